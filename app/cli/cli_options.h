@@ -1,0 +1,25 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "train/train_config.h"
+
+namespace dp {
+
+// What a dp-train command line asks for.
+struct CliCommand {
+    enum class Action { train, help };
+    Action action = Action::train;
+    TrainConfig config;
+};
+
+// Parses the arguments after the program name. Throws dp::Error with a
+// one-line message for an unknown flag, a missing or malformed value, or an
+// impossible setting; dp-train prints it and exits with code 2.
+CliCommand parse_cli(const std::vector<std::string>& args);
+
+// The --help text, listing the models.
+std::string cli_help();
+
+}  // namespace dp

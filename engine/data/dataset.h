@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace dp {
+
+// An in-memory image classification set: float32 NCHW pixels in [0, 1]
+// (as d2l's ToTensor) and integer labels.
+struct Dataset {
+    int count = 0;
+    int channels = 1, height = 0, width = 0;
+    int classes = 10;
+    std::vector<float> images;
+    std::vector<std::int32_t> labels;
+
+    std::size_t sample_size() const { return std::size_t(channels) * height * width; }
+};
+
+struct TrainTestSets {
+    Dataset train, test;
+};
+
+// DP_DATA_DIR if set, else Debian's dataset-fashion-mnist location.
+std::filesystem::path default_fashion_mnist_dir();
+
+// Loads {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] from `dir`, keeping
+// the first `limit_train` / `limit_test` samples in file order (0 = all).
+// Throws dp::Error naming the file and the problem, including image/label
+// count mismatches and labels outside 0..9.
+TrainTestSets load_mnist_format(const std::filesystem::path& dir, int limit_train = 0,
+                                int limit_test = 0);
+
+}  // namespace dp

@@ -1,0 +1,56 @@
+#include "nn/sequential.h"
+
+#include "core/error.h"
+
+namespace dp {
+
+Sequential::Sequential(SampleShape input, int classes) : input_(input), classes_(classes) {}
+
+void Sequential::add(std::unique_ptr<Layer> layer) { layers_.push_back(std::move(layer)); }
+
+void Sequential::declare() {
+    if (declared_) return;
+    declared_ = true;
+    SampleShape shape = input_;
+    for (auto& layer : layers_) {
+        layer->build(parameters_, shape);
+        shape = layer->output_shape(shape);
+        output_shapes_.push_back(shape);
+    }
+    if (shape.size() != std::size_t(classes_))
+        throw Error("model: the last layer gives " + std::to_string(shape.size()) +
+                    " outputs for " + std::to_string(classes_) + " classes");
+}
+
+void Sequential::build(Backend& backend, int max_batch, std::uint64_t seed) {
+    declare();
+    backend_ = &backend;
+    max_batch_ = max_batch;
+    parameters_.allocate(backend, seed);
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+        const std::size_t floats = output_shapes_[i].size() * max_batch;
+        outputs_.push_back(backend.allocate(floats));
+        if (i + 1 < layers_.size()) output_grads_.push_back(backend.allocate(floats));
+    }
+}
+
+const float* Sequential::forward(int batch, const float* input) {
+    const float* x = input;
+    for (std::size_t i = 0; i < layers_.size(); ++i) {
+        layers_[i]->forward(*backend_, batch, x, outputs_[i].get());
+        x = outputs_[i].get();
+    }
+    return x;
+}
+
+void Sequential::backward(int batch, const float* input, const float* dlogits) {
+    const float* dy = dlogits;
+    for (std::size_t i = layers_.size(); i-- > 0;) {
+        const float* x = i == 0 ? input : outputs_[i - 1].get();
+        float* dx = i == 0 ? nullptr : output_grads_[i - 1].get();
+        layers_[i]->backward(*backend_, batch, x, outputs_[i].get(), dy, dx);
+        dy = dx;
+    }
+}
+
+}  // namespace dp

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/layer.h"
+#include "nn/parameter_store.h"
+
+namespace dp {
+
+// A chain of layers on one device: one replica of a model. It owns the
+// parameters, their gradients and the activations of a batch of up to
+// `max_batch` samples, all allocated by build(), so a training step allocates
+// nothing. A smaller batch uses a prefix of each activation buffer (NCHW).
+class Sequential {
+public:
+    Sequential(SampleShape input, int classes);
+
+    void add(std::unique_ptr<Layer> layer);
+
+    // Builds the layers and declares their parameters, allocating nothing.
+    // Call once, after the last add() (build() calls it if needed).
+    void declare();
+
+    // Allocates everything on `backend` and initializes the parameters from `seed`.
+    void build(Backend& backend, int max_batch, std::uint64_t seed);
+
+    // Returns the logits, [batch, classes], in device memory.
+    const float* forward(int batch, const float* input);
+
+    // Back-propagates `dlogits` through the activations of the last forward,
+    // writing every parameter's gradient.
+    void backward(int batch, const float* input, const float* dlogits);
+
+    ParameterStore& parameters() { return parameters_; }
+    const ParameterStore& parameters() const { return parameters_; }
+    SampleShape input_shape() const { return input_; }
+    int classes() const { return classes_; }
+    int max_batch() const { return max_batch_; }
+    Backend& backend() { return *backend_; }
+
+private:
+    SampleShape input_;
+    int classes_;
+    bool declared_ = false;
+    int max_batch_ = 0;
+    Backend* backend_ = nullptr;
+    std::vector<std::unique_ptr<Layer>> layers_;
+    std::vector<SampleShape> output_shapes_;  // per layer
+    ParameterStore parameters_;
+    std::vector<DeviceBuffer> outputs_;       // per layer
+    std::vector<DeviceBuffer> output_grads_;  // per layer, except the last (dlogits is given)
+};
+
+}  // namespace dp

@@ -1,0 +1,26 @@
+#include "train/train_config.h"
+
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+#include "models/model_registry.h"
+
+namespace dp {
+
+void validate(const TrainConfig& config) {
+    if (config.batch_size <= 0)
+        throw Error("batch size must be positive (got " + std::to_string(config.batch_size) + ")");
+    if (!(config.lr > 0) || !std::isfinite(config.lr))
+        throw Error("learning rate must be a positive number (got " + std::to_string(config.lr) +
+                    ")");
+    if (config.epochs <= 0)
+        throw Error("epochs must be positive (got " + std::to_string(config.epochs) + ")");
+    if (config.limit_train < 0 || config.limit_test < 0)
+        throw Error("sample limits must be 0 (all) or positive");
+    bool known = false;
+    for (const auto& info : model_registry()) known |= info.name == config.model;
+    if (!known) build_model(config.model, {});  // throws the error that lists the models
+}
+
+}  // namespace dp

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace dp {
+
+// Everything that defines a training run. Defaults are the seeds' LeNet run
+// (d2l 12.5: batch 256, lr 0.2, 10 epochs).
+struct TrainConfig {
+    std::string model = "lenet";
+    int batch_size = 256;
+    float lr = 0.2f;
+    int epochs = 10;
+    std::uint64_t seed = 0;
+    std::string data_dir;  // empty: default_fashion_mnist_dir()
+    int limit_train = 0;   // 0: all; else the first N training images in file order
+    int limit_test = 0;    // 0: all; else the first N test images in file order
+    bool shuffle = true;
+};
+
+// Throws dp::Error with a one-line message for impossible settings
+// (non-positive batch size, learning rate or epochs, unknown model, ...).
+void validate(const TrainConfig& config);
+
+}  // namespace dp
