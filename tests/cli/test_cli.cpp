@@ -1,0 +1,105 @@
+// dp-train's command line: parsing, and the program's exit codes and one-line
+// errors as a user sees them.
+#include <QtTest>
+
+#include "cli/cli_options.h"
+#include "core/error.h"
+
+namespace {
+
+dp::CliCommand parse(std::initializer_list<std::string> args) { return dp::parse_cli(args); }
+
+struct ProgramResult {
+    int exit_code = -1;
+    QString out, err;
+};
+
+ProgramResult run_dp_train(const QStringList& args, const QString& data_dir = {}) {
+    QProcess process;
+    if (!data_dir.isEmpty()) {
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert("DP_DATA_DIR", data_dir);
+        process.setProcessEnvironment(env);
+    }
+    process.start(DP_TRAIN_PATH, args);
+    process.waitForFinished(120000);
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            process.readAllStandardOutput(), process.readAllStandardError()};
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void defaultsAreTheSeedsRun() {
+        const auto command = parse({});
+        QCOMPARE(command.config.model, std::string("lenet"));
+        QCOMPARE(command.config.batch_size, 256);
+        QCOMPARE(command.config.lr, 0.2f);
+        QCOMPARE(command.config.epochs, 10);
+    }
+
+    void parsesEveryFlag() {
+        const auto command =
+            parse({"--model", "lenet", "--batch-size", "128", "--lr=0.05", "--epochs", "3",
+                   "--seed", "7", "--data-dir", "/d", "--limit-train", "100", "--limit-test=50",
+                   "--no-shuffle"});
+        const auto& c = command.config;
+        QCOMPARE(c.batch_size, 128);
+        QCOMPARE(c.lr, 0.05f);
+        QCOMPARE(c.epochs, 3);
+        QCOMPARE(c.seed, std::uint64_t(7));
+        QCOMPARE(c.data_dir, std::string("/d"));
+        QCOMPARE(c.limit_train, 100);
+        QCOMPARE(c.limit_test, 50);
+        QVERIFY(!c.shuffle);
+    }
+
+    void helpListsModels() {
+        QCOMPARE(parse({"--help"}).action, dp::CliCommand::Action::help);
+        QVERIFY(dp::cli_help().find("lenet") != std::string::npos);
+    }
+
+    void rejectsBadArguments_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown flag") << QStringList{"--bogus"} << "unknown option '--bogus'";
+        QTest::newRow("missing value") << QStringList{"--lr"} << "--lr needs a value";
+        QTest::newRow("not a number") << QStringList{"--epochs", "ten"} << "not a valid number";
+        QTest::newRow("trailing junk") << QStringList{"--batch-size", "12x"} << "not a valid number";
+        QTest::newRow("zero batch") << QStringList{"--batch-size", "0"} << "batch size must be positive";
+        QTest::newRow("negative lr") << QStringList{"--lr", "-0.1"} << "learning rate must be";
+        QTest::newRow("nan lr") << QStringList{"--lr", "nan"} << "learning rate must be";
+        QTest::newRow("zero epochs") << QStringList{"--epochs", "0"} << "epochs must be positive";
+        QTest::newRow("unknown model") << QStringList{"--model", "vgg"} << "unknown model 'vgg'";
+    }
+    void rejectsBadArguments() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        std::vector<std::string> argv;
+        for (const auto& a : args) argv.push_back(a.toStdString());
+        try {
+            dp::parse_cli(argv);
+            QFAIL("accepted bad arguments");
+        } catch (const dp::Error& error) {
+            QVERIFY2(QString(error.what()).contains(message), error.what());
+        }
+        // The program says the same in one line and exits with code 2.
+        const auto result = run_dp_train(args);
+        QCOMPARE(result.exit_code, 2);
+        QCOMPARE(result.err.count('\n'), 1);
+        QVERIFY2(result.err.contains(message), qPrintable(result.err));
+    }
+
+    void missingDataIsOneLineAndExitOne() {
+        const auto result = run_dp_train({"--data-dir", "/nonexistent/fashion", "--epochs", "1"});
+        QCOMPARE(result.exit_code, 1);
+        QCOMPARE(result.err.count('\n'), 1);
+        QVERIFY2(result.err.startsWith("dp-train: /nonexistent/fashion"), qPrintable(result.err));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCli)
+#include "test_cli.moc"
