@@ -20,18 +20,46 @@ Number parse_number(const std::string& flag, const std::string& text) {
     return value;
 }
 
-using Setter = std::function<void(TrainConfig&, const std::string& flag, const std::string& value)>;
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = std::min(text.find(',', start), text.size());
+        items.push_back(text.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return items;
+}
+
+using Setter = std::function<void(CliCommand&, const std::string& flag, const std::string& value)>;
 
 const std::map<std::string, Setter>& value_flags() {
     static const std::map<std::string, Setter> flags{
-        {"--model", [](TrainConfig& c, auto&, auto& v) { c.model = v; }},
-        {"--batch-size", [](TrainConfig& c, auto& f, auto& v) { c.batch_size = parse_number<int>(f, v); }},
-        {"--lr", [](TrainConfig& c, auto& f, auto& v) { c.lr = parse_number<float>(f, v); }},
-        {"--epochs", [](TrainConfig& c, auto& f, auto& v) { c.epochs = parse_number<int>(f, v); }},
-        {"--seed", [](TrainConfig& c, auto& f, auto& v) { c.seed = parse_number<std::uint64_t>(f, v); }},
-        {"--data-dir", [](TrainConfig& c, auto&, auto& v) { c.data_dir = v; }},
-        {"--limit-train", [](TrainConfig& c, auto& f, auto& v) { c.limit_train = parse_number<int>(f, v); }},
-        {"--limit-test", [](TrainConfig& c, auto& f, auto& v) { c.limit_test = parse_number<int>(f, v); }},
+        {"--model", [](CliCommand& c, auto&, auto& v) { c.config.model = v; }},
+        {"--batch-size", [](CliCommand& c, auto& f, auto& v) { c.config.batch_size = parse_number<int>(f, v); }},
+        {"--lr", [](CliCommand& c, auto& f, auto& v) { c.config.lr = parse_number<float>(f, v); }},
+        {"--epochs", [](CliCommand& c, auto& f, auto& v) { c.config.epochs = parse_number<int>(f, v); }},
+        {"--seed", [](CliCommand& c, auto& f, auto& v) { c.config.seed = parse_number<std::uint64_t>(f, v); }},
+        {"--data-dir", [](CliCommand& c, auto&, auto& v) { c.config.data_dir = v; }},
+        {"--limit-train", [](CliCommand& c, auto& f, auto& v) { c.config.limit_train = parse_number<int>(f, v); }},
+        {"--limit-test", [](CliCommand& c, auto& f, auto& v) { c.config.limit_test = parse_number<int>(f, v); }},
+        {"--devices", [](CliCommand& c, auto&, auto& v) { c.config.devices = split_list(v); }},
+        {"--allreduce", [](CliCommand& c, auto&, auto& v) { c.config.allreduce = v; }},
+        {"--bucket-mb", [](CliCommand& c, auto& f, auto& v) { c.config.bucket_mb = parse_number<double>(f, v); }},
+        {"--compare", [](CliCommand& c, auto& f, auto& v) {
+             c.action = CliCommand::Action::compare;
+             c.compare_counts.clear();
+             for (const auto& item : split_list(v)) c.compare_counts.push_back(parse_number<int>(f, item));
+         }},
+    };
+    return flags;
+}
+
+const std::map<std::string, std::function<void(CliCommand&)>>& switch_flags() {
+    static const std::map<std::string, std::function<void(CliCommand&)>> flags{
+        {"--no-shuffle", [](CliCommand& c) { c.config.shuffle = false; }},
+        {"--scale-lr", [](CliCommand& c) { c.scale_lr = true; }},
+        {"--verbose", [](CliCommand& c) { c.verbose = true; }},
     };
     return flags;
 }
@@ -53,8 +81,12 @@ CliCommand parse_cli(const std::vector<std::string>& args) {
             command.action = CliCommand::Action::help;
             return command;
         }
-        if (flag == "--no-shuffle") {
-            command.config.shuffle = false;
+        if (flag == "--list-devices") {
+            command.action = CliCommand::Action::list_devices;
+            return command;
+        }
+        if (const auto toggle = switch_flags().find(flag); toggle != switch_flags().end()) {
+            toggle->second(command);
             continue;
         }
         const auto setter = value_flags().find(flag);
@@ -64,8 +96,10 @@ CliCommand parse_cli(const std::vector<std::string>& args) {
             if (i + 1 == args.size()) throw Error(flag + " needs a value (see dp-train --help)");
             value = args[++i];
         }
-        setter->second(command.config, flag, value);
+        setter->second(command, flag, value);
     }
+    if (command.scale_lr && command.action != CliCommand::Action::compare)
+        throw Error("--scale-lr only applies to --compare");
     validate(command.config);
     return command;
 }
@@ -76,7 +110,7 @@ std::string cli_help() {
     for (const auto& info : model_registry())
         models += "  " + info.name + std::string(12 - std::min<std::size_t>(11, info.name.size()), ' ') +
                   info.description + "\n";
-    char text[2048];
+    char text[4096];
     std::snprintf(text, sizeof text,
                   "Usage: dp-train [options]\n"
                   "Trains a model on Fashion-MNIST and prints test accuracy and sec/epoch per epoch.\n"
@@ -92,11 +126,23 @@ std::string cli_help() {
                   "  --limit-train N     train on the first N training images only\n"
                   "  --limit-test N      evaluate on the first N test images only\n"
                   "  --no-shuffle        visit training images in file order\n"
+                  "\n"
+                  "Data parallelism:\n"
+                  "  --devices LIST      cpu:0,cpu:1 or cpu:all (default: every device)\n"
+                  "  --list-devices      print this machine's devices and exit\n"
+                  "  --allreduce NAME    ring (reduce-scatter + all-gather, default) or naive\n"
+                  "                      (d2l's: sum on device 0, copy back)\n"
+                  "  --bucket-mb X       gradient bucket size for the all-reduce (default %g)\n"
+                  "  --compare LIST      run on each device count in LIST (e.g. 1,2) and print\n"
+                  "                      speedup and scaling efficiency\n"
+                  "  --scale-lr          with --compare: scale batch and lr with the device count\n"
+                  "  --verbose           print each device's step time breakdown per epoch\n"
                   "  -h, --help          show this help\n"
                   "\n"
                   "Models:\n%s",
                   defaults.model.c_str(), defaults.batch_size, double(defaults.lr), defaults.epochs,
-                  static_cast<unsigned long long>(defaults.seed), models.c_str());
+                  static_cast<unsigned long long>(defaults.seed), defaults.bucket_mb,
+                  models.c_str());
     return text;
 }
 

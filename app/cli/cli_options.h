@@ -9,9 +9,12 @@ namespace dp {
 
 // What a dp-train command line asks for.
 struct CliCommand {
-    enum class Action { train, help };
+    enum class Action { train, compare, list_devices, help };
     Action action = Action::train;
     TrainConfig config;
+    bool verbose = false;            // per-device step timing after each epoch
+    std::vector<int> compare_counts;  // --compare 1,2
+    bool scale_lr = false;            // --scale-lr with --compare
 };
 
 // Parses the arguments after the program name. Throws dp::Error with a

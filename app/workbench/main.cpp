@@ -1,5 +1,5 @@
-// dp-workbench: the Qt front end. Hidden options let scripts/screenshot start
-// a run at launch and save the window mid-run.
+// dp-workbench: the Qt front end. Options preset the run settings; hidden
+// ones let scripts/screenshot start a run at launch and save the window.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
@@ -10,11 +10,6 @@
 #include "main_window.h"
 
 namespace {
-
-struct ScreenshotRequest {
-    QString path;
-    int afterEpochs = 3;
-};
 
 int intValue(const QCommandLineParser& parser, const QCommandLineOption& option, int minimum)
 {
@@ -29,20 +24,18 @@ int intValue(const QCommandLineParser& parser, const QCommandLineOption& option,
     return value;
 }
 
-QCommandLineOption hiddenOption(const QString& name, const QString& description,
-                                const QString& valueName, const QString& defaultValue = {})
+QCommandLineOption hidden(QCommandLineOption option)
 {
-    QCommandLineOption option(name, description, valueName, defaultValue);
     option.setFlags(QCommandLineOption::HiddenFromHelp);
     return option;
 }
 
-// Starts the window's run and saves the window to a PNG once the chart holds
+// Starts the window's run and saves the window to `path` once the chart holds
 // `afterEpochs` points, then quits. A run that ends sooner is captured as it
 // ended (to show why) and the program exits non-zero.
-void captureRun(MainWindow& window, const ScreenshotRequest& request)
+void captureRun(MainWindow& window, const QString& path, int afterEpochs)
 {
-    const auto saveAndQuit = [&window, path = request.path](int exitCode) {
+    const auto saveAndQuit = [&window, path](int exitCode) {
         if (!window.grab().save(path)) {
             std::fprintf(stderr, "dp-workbench: cannot write %s\n", qPrintable(path));
             exitCode = 1;
@@ -55,7 +48,7 @@ void captureRun(MainWindow& window, const ScreenshotRequest& request)
             saveAndQuit(1);
         });
     QObject::connect(&window, &MainWindow::epochPlotted, &window,
-                     [&window, saveAndQuit, endedEarly, afterEpochs = request.afterEpochs](int epoch) {
+                     [&window, saveAndQuit, endedEarly, afterEpochs](int epoch) {
                          if (epoch != afterEpochs)
                              return;
                          QObject::disconnect(endedEarly);
@@ -72,35 +65,40 @@ int main(int argc, char* argv[])
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("DP Workbench"));
 
+    const dp::TrainConfig defaults;
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Train a network on Fashion-MNIST and watch its test accuracy."));
     parser.addHelpOption();
-    const QCommandLineOption screenshotOption = hiddenOption(
-        QStringLiteral("screenshot"), QStringLiteral("Start a run and save the window to <path>."),
-        QStringLiteral("path"));
-    const QCommandLineOption afterEpochsOption = hiddenOption(
-        QStringLiteral("screenshot-after-epochs"),
-        QStringLiteral("Save the screenshot once <epochs> epochs are plotted."),
-        QStringLiteral("epochs"), QStringLiteral("3"));
-    const QCommandLineOption limitTrainOption = hiddenOption(
-        QStringLiteral("limit-train"), QStringLiteral("Train on the first <count> images."),
-        QStringLiteral("count"), QStringLiteral("0"));
-    const QCommandLineOption limitTestOption = hiddenOption(
-        QStringLiteral("limit-test"), QStringLiteral("Test on the first <count> images."),
-        QStringLiteral("count"), QStringLiteral("0"));
-    parser.addOptions({screenshotOption, afterEpochsOption, limitTrainOption, limitTestOption});
+    const QCommandLineOption batchSizeOption(
+        QStringLiteral("batch-size"), QStringLiteral("Preset the batch size."),
+        QStringLiteral("N"), QString::number(defaults.batch_size));
+    const QCommandLineOption limitTrainOption(
+        QStringLiteral("limit-train"), QStringLiteral("Preset training on the first N images."),
+        QStringLiteral("N"), QString::number(defaults.limit_train));
+    const QCommandLineOption limitTestOption(
+        QStringLiteral("limit-test"), QStringLiteral("Preset testing on the first N images."),
+        QStringLiteral("N"), QString::number(defaults.limit_test));
+    const QCommandLineOption screenshotOption = hidden(
+        {QStringLiteral("screenshot"), QStringLiteral("Start a run and save the window to PATH."),
+         QStringLiteral("PATH")});
+    const QCommandLineOption afterEpochsOption = hidden(
+        {QStringLiteral("screenshot-after-epochs"),
+         QStringLiteral("Save the screenshot once N epochs are plotted."), QStringLiteral("N"),
+         QStringLiteral("3")});
+    parser.addOptions(
+        {batchSizeOption, limitTrainOption, limitTestOption, screenshotOption, afterEpochsOption});
     parser.process(app);
 
-    MainWindow window;
-    dp::TrainConfig config;
+    dp::TrainConfig config = defaults;
+    config.batch_size = intValue(parser, batchSizeOption, 1);
     config.limit_train = intValue(parser, limitTrainOption, 0);
     config.limit_test = intValue(parser, limitTestOption, 0);
+
+    MainWindow window;
     window.setRunConfig(config);
     window.show();
-
     if (parser.isSet(screenshotOption))
-        captureRun(window, {parser.value(screenshotOption),
-                            intValue(parser, afterEpochsOption, 1)});
+        captureRun(window, parser.value(screenshotOption), intValue(parser, afterEpochsOption, 1));
     return app.exec();
 }

@@ -13,6 +13,7 @@ void Sequential::declare() {
     declared_ = true;
     SampleShape shape = input_;
     for (auto& layer : layers_) {
+        first_parameter_.push_back(parameters_.infos().size());
         layer->build(parameters_, shape);
         shape = layer->output_shape(shape);
         output_shapes_.push_back(shape);
@@ -43,12 +44,17 @@ const float* Sequential::forward(int batch, const float* input) {
     return x;
 }
 
-void Sequential::backward(int batch, const float* input, const float* dlogits) {
+void Sequential::backward(int batch, const float* input, const float* dlogits,
+                          const GradientsFinal& on_gradients_final) {
     const float* dy = dlogits;
     for (std::size_t i = layers_.size(); i-- > 0;) {
         const float* x = i == 0 ? input : outputs_[i - 1].get();
         float* dx = i == 0 ? nullptr : output_grads_[i - 1].get();
         layers_[i]->backward(*backend_, batch, x, outputs_[i].get(), dy, dx);
+        const std::size_t next_layer_first = i + 1 < layers_.size() ? first_parameter_[i + 1]
+                                                                    : parameters_.infos().size();
+        if (on_gradients_final && first_parameter_[i] < next_layer_first)
+            on_gradients_final(first_parameter_[i]);
         dy = dx;
     }
 }

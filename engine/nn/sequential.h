@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,9 +31,15 @@ public:
     // Returns the logits, [batch, classes], in device memory.
     const float* forward(int batch, const float* input);
 
+    // Called during backward each time a layer's parameter gradients are
+    // final, with the index of that layer's first parameter: from it to the
+    // last parameter, every gradient is then final (backward runs in reverse).
+    using GradientsFinal = std::function<void(std::size_t first_final_parameter)>;
+
     // Back-propagates `dlogits` through the activations of the last forward,
     // writing every parameter's gradient.
-    void backward(int batch, const float* input, const float* dlogits);
+    void backward(int batch, const float* input, const float* dlogits,
+                  const GradientsFinal& on_gradients_final = {});
 
     ParameterStore& parameters() { return parameters_; }
     const ParameterStore& parameters() const { return parameters_; }
@@ -49,6 +56,7 @@ private:
     Backend* backend_ = nullptr;
     std::vector<std::unique_ptr<Layer>> layers_;
     std::vector<SampleShape> output_shapes_;  // per layer
+    std::vector<std::size_t> first_parameter_;  // per layer: its first index in parameters_
     ParameterStore parameters_;
     std::vector<DeviceBuffer> outputs_;       // per layer
     std::vector<DeviceBuffer> output_grads_;  // per layer, except the last (dlogits is given)

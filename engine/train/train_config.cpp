@@ -4,7 +4,9 @@
 #include <string>
 
 #include "core/error.h"
+#include "devices/device.h"
 #include "models/model_registry.h"
+#include "parallel/communicator.h"
 
 namespace dp {
 
@@ -18,6 +20,14 @@ void validate(const TrainConfig& config) {
         throw Error("epochs must be positive (got " + std::to_string(config.epochs) + ")");
     if (config.limit_train < 0 || config.limit_test < 0)
         throw Error("sample limits must be 0 (all) or positive");
+    if (!(config.bucket_mb > 0))
+        throw Error("bucket size must be positive (got " + std::to_string(config.bucket_mb) + " MB)");
+    make_thread_communicator(config.allreduce, 1);  // throws for an unknown strategy, listing them
+    const auto devices = select_devices(config.devices);
+    if (config.batch_size < int(devices.size()))
+        throw Error("batch size " + std::to_string(config.batch_size) + " is smaller than the " +
+                    std::to_string(devices.size()) +
+                    " devices: every device needs a sample; raise the batch size or use fewer devices");
     bool known = false;
     for (const auto& info : model_registry()) known |= info.name == config.model;
     if (!known) build_model(config.model, {});  // throws the error that lists the models

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dp {
 
@@ -17,6 +18,11 @@ struct TrainConfig {
     int limit_train = 0;   // 0: all; else the first N training images in file order
     int limit_test = 0;    // 0: all; else the first N test images in file order
     bool shuffle = true;
+
+    // Data parallelism. batch_size is the global batch, split across devices.
+    std::vector<std::string> devices;  // ids ("cpu:0"); empty: every device of the machine
+    std::string allreduce = "ring";    // "ring" or "naive"
+    double bucket_mb = 25;             // gradient bucket cap (PyTorch DDP's default)
 };
 
 // Throws dp::Error with a one-line message for impossible settings

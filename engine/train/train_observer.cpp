@@ -13,9 +13,14 @@ double RunSummary::mean_seconds_per_epoch() const {
     return total / double(epochs.size());
 }
 
-std::string RunSummary::summary_line() const {
+std::string RunSummary::device_list() const {
     std::string names;
     for (const auto& device : devices) names += (names.empty() ? "" : ", ") + device;
+    return names;
+}
+
+std::string RunSummary::summary_line() const {
+    const std::string names = device_list();
     char line[160];
     std::snprintf(line, sizeof line, "test acc: %.2f, %.1f sec/epoch on [%s]", final_test_acc(),
                   mean_seconds_per_epoch(), names.c_str());

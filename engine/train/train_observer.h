@@ -20,12 +20,26 @@ struct BatchProgress {
     double loss = 0;  // mean loss of this batch
 };
 
+// Where one device spent one training step, in seconds.
+struct DeviceStepTiming {
+    int shard = 0;  // samples this device got
+    double data = 0, forward = 0, backward = 0, allreduce = 0, update = 0;
+};
+
+// One step across all devices: the split of the global batch and the timings.
+struct StepReport {
+    int epoch = 0, batch = 0;
+    std::vector<DeviceStepTiming> devices;  // in device order
+};
+
 struct RunSummary {
     std::vector<EpochMetrics> epochs;
     std::vector<std::string> devices;  // e.g. {"cpu:0"}
 
     double final_test_acc() const;
     double mean_seconds_per_epoch() const;
+    // "cpu:0, cpu:1"
+    std::string device_list() const;
     // d2l's closing line: "test acc: 0.83, 2.7 sec/epoch on [cpu:0]"
     std::string summary_line() const;
 };
@@ -37,6 +51,7 @@ public:
     virtual ~TrainObserver() = default;
     virtual void on_log(const std::string& /*line*/) {}
     virtual void on_batch(const BatchProgress& /*progress*/) {}
+    virtual void on_step(const StepReport& /*report*/) {}
     virtual void on_epoch(const EpochMetrics& /*metrics*/) {}
     // A run that was stopped early still finishes, with the epochs it completed.
     virtual void on_finished(const RunSummary& /*summary*/) {}

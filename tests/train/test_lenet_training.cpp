@@ -80,9 +80,11 @@ private slots:
 
     void nanLossFailsWithAdvice() {
         dp::TrainConfig config;
-        config.limit_train = 512;
+        // lr 1e6 overflows the activations to inf within three steps.
+        config.limit_train = 1024;
         config.limit_test = 10;
-        config.lr = 1e30f;
+        config.batch_size = 32;
+        config.lr = 1e6f;
         config.epochs = 3;
         RecordingObserver observer;
         QCOMPARE(dp::Trainer(config).run(observer), dp::RunOutcome::failed);

@@ -1,0 +1,95 @@
+#include "train/replica.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <utility>
+
+#include "data/epoch_sampler.h"
+#include "models/model_registry.h"
+
+namespace dp {
+namespace {
+
+class Stopwatch {
+public:
+    // Seconds since the last lap (or construction).
+    double lap() {
+        const auto now = std::chrono::steady_clock::now();
+        return std::chrono::duration<double>(now - std::exchange(last_, now)).count();
+    }
+
+private:
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+Replica::Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
+                 int max_rows, std::uint64_t seed)
+    : backend_(make_backend(device)),
+      model_(build_model(model, input)),
+      max_rows_(max_rows),
+      host_images_(std::size_t(max_rows) * input.size()),
+      host_labels_(max_rows),
+      eval_indices_(max_rows),
+      images_(backend_->allocate(std::size_t(max_rows) * input.size())),
+      labels_(backend_->allocate(max_rows)),
+      dlogits_(backend_->allocate(std::size_t(max_rows) * model_->classes())) {
+    model_->build(*backend_, max_rows, seed);
+}
+
+void Replica::load(const Dataset& set, std::span<const int> indices) {
+    gather_batch(set, indices, host_images_.data(), host_labels_.data());
+    backend_->upload(host_images_.data(), images_.get(), indices.size() * set.sample_size());
+    backend_->upload_labels(host_labels_.data(), labels_.get(), indices.size());
+}
+
+DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> shard,
+                                     int global_batch, float lr, GradientReducer& reducer,
+                                     Backend::LossResult& loss) {
+    const int rows = int(shard.size());
+    DeviceStepTiming timing;
+    timing.shard = rows;
+    Stopwatch watch;
+    reducer.begin_step();
+    ParameterStore& parameters = model_->parameters();
+    if (rows == 0) {
+        loss = {};
+        backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
+    } else {
+        load(set, shard);
+        timing.data = watch.lap();
+        const float* logits = model_->forward(rows, images_.get());
+        loss = backend_->softmax_cross_entropy(rows, model_->classes(), logits, labels_.get(),
+                                               dlogits_.get(), 1.f / float(global_batch));
+        timing.forward = watch.lap();
+        model_->backward(rows, images_.get(), dlogits_.get(),
+                         [&](std::size_t first) { reducer.on_gradients_final(first); });
+    }
+    reducer.finish_step();
+    backend_->synchronize();
+    timing.allreduce = reducer.seconds();
+    timing.backward = watch.lap() - timing.allreduce;
+    backend_->sgd_update(parameters.total_size(), lr, parameters.values(), parameters.gradients());
+    backend_->synchronize();
+    timing.update = watch.lap();
+    return timing;
+}
+
+std::int64_t Replica::count_correct(const Dataset& set, int first, int count) {
+    std::int64_t correct = 0;
+    for (int offset = 0; offset < count; offset += max_rows_) {
+        const int rows = std::min(max_rows_, count - offset);
+        std::iota(eval_indices_.begin(), eval_indices_.begin() + rows, first + offset);
+        load(set, {eval_indices_.data(), std::size_t(rows)});
+        const float* logits = model_->forward(rows, images_.get());
+        correct += backend_
+                       ->softmax_cross_entropy(rows, model_->classes(), logits, labels_.get(),
+                                               nullptr, 0.f)
+                       .correct;
+    }
+    return correct;
+}
+
+}  // namespace dp

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "data/dataset.h"
+#include "devices/device.h"
+#include "nn/sequential.h"
+#include "parallel/gradient_reducer.h"
+#include "train/train_observer.h"
+
+namespace dp {
+
+// One model replica on one device: its backend, its model (parameters,
+// gradients, activations) and its batch buffers. Construct and use it on the
+// device's thread only.
+class Replica {
+public:
+    Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
+            int max_rows, std::uint64_t seed);
+
+    // One training step on this device's shard of a global batch: forward,
+    // loss summed over the shard with gradients scaled by 1/global_batch,
+    // backward with bucketed all-reduce, SGD update. A shard of 0 rows still
+    // joins every collective, with zero gradients.
+    DeviceStepTiming train_step(const Dataset& set, std::span<const int> shard, int global_batch,
+                                float lr, GradientReducer& reducer, Backend::LossResult& loss);
+
+    // Test samples [first, first + count) of `set` that the model classifies correctly.
+    std::int64_t count_correct(const Dataset& set, int first, int count);
+
+    Sequential& model() { return *model_; }
+    Backend& backend() { return *backend_; }
+
+private:
+    void load(const Dataset& set, std::span<const int> indices);
+
+    std::unique_ptr<Backend> backend_;
+    std::unique_ptr<Sequential> model_;
+    int max_rows_;
+    std::vector<float> host_images_;
+    std::vector<std::int32_t> host_labels_;
+    std::vector<int> eval_indices_;
+    DeviceBuffer images_, labels_, dlogits_;
+};
+
+}  // namespace dp
