@@ -1,0 +1,42 @@
+#include "parallel/communicator.h"
+
+#include "core/error.h"
+#include "parallel/naive_communicator.h"
+#include "parallel/ring_communicator.h"
+
+namespace dp {
+namespace {
+
+template <typename ThreadStrategy>
+std::unique_ptr<Communicator> make_strategy(int ranks) {
+    return std::make_unique<ThreadStrategy>(ranks);
+}
+
+struct Strategy {
+    const char* name;
+    std::unique_ptr<Communicator> (*make)(int ranks);
+};
+
+constexpr Strategy kStrategies[] = {
+    {"naive", &make_strategy<NaiveCommunicator>},
+    {"ring", &make_strategy<RingCommunicator>},
+};
+
+}  // namespace
+
+std::vector<std::string> thread_communicator_strategies() {
+    std::vector<std::string> names;
+    for (const Strategy& strategy : kStrategies) names.emplace_back(strategy.name);
+    return names;
+}
+
+std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks) {
+    for (const Strategy& known : kStrategies)
+        if (strategy == known.name) return known.make(ranks);
+    std::string known_names;
+    for (const std::string& name : thread_communicator_strategies())
+        known_names += (known_names.empty() ? "" : ", ") + name;
+    throw Error("unknown all-reduce strategy '" + strategy + "' (known: " + known_names + ")");
+}
+
+}  // namespace dp

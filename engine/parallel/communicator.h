@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace dp {
+
+// What a collective throws once its communicator was aborted because another
+// rank failed: a consequence, so callers report the other rank's error first.
+class CollectiveAborted : public Error {
+public:
+    using Error::Error;
+};
+
+// Collectives over float buffers among `size()` ranks. Each rank calls each
+// collective with its own buffer of the same length, in the same order.
+// Implementations: ranks as threads of one process (below); NCCL and MPI later.
+class Communicator {
+public:
+    virtual ~Communicator() = default;
+    virtual std::string name() const = 0;  // "naive", "ring"
+    virtual int size() const = 0;
+    // On return every rank's buffer holds the elementwise sum over ranks.
+    virtual void all_reduce_sum(int rank, float* data, std::size_t count) = 0;
+    // On return every rank's buffer holds root's.
+    virtual void broadcast(int rank, float* data, std::size_t count, int root) = 0;
+    // For a rank that failed: wakes every rank blocked in a collective, which
+    // then throws CollectiveAborted("collective aborted: ..."), as does every later
+    // collective. The communicator stays unusable afterwards. Safe to call from
+    // any thread, any number of times.
+    virtual void abort() = 0;
+};
+
+// The strategies make_thread_communicator knows, in the order to show them.
+std::vector<std::string> thread_communicator_strategies();
+
+// Ranks are `ranks` threads of this process, buffers host memory (CPU
+// devices). `strategy` is "naive" (d2l's:
+// rank 0 sums everything, the others copy) or "ring" (NCCL's reduce-scatter
+// then all-gather). Throws dp::Error for an unknown strategy or ranks < 1.
+std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks);
+
+}  // namespace dp

@@ -1,0 +1,32 @@
+#include "parallel/gradient_reducer.h"
+
+#include <chrono>
+
+namespace dp {
+
+GradientReducer::GradientReducer(Communicator& communicator, int rank,
+                                 std::vector<GradientBucket> buckets, float* gradients)
+    : communicator_(communicator), rank_(rank), buckets_(std::move(buckets)), gradients_(gradients) {}
+
+void GradientReducer::begin_step() {
+    next_ = 0;
+    seconds_ = 0;
+}
+
+void GradientReducer::on_gradients_final(std::size_t first_final_parameter) {
+    while (next_ < buckets_.size() && buckets_[next_].first_param >= first_final_parameter)
+        reduce_next();
+}
+
+void GradientReducer::finish_step() {
+    while (next_ < buckets_.size()) reduce_next();
+}
+
+void GradientReducer::reduce_next() {
+    const auto start = std::chrono::steady_clock::now();
+    const auto& bucket = buckets_[next_++];
+    communicator_.all_reduce_sum(rank_, gradients_ + bucket.offset, bucket.size);
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace dp

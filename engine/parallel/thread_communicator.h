@@ -1,0 +1,26 @@
+#pragma once
+
+#include "parallel/communicator.h"
+#include "parallel/thread_rendezvous.h"
+
+namespace dp {
+
+// What the thread strategies share: ranks are threads of this process meeting
+// at a ThreadRendezvous, and broadcast is every rank copying root's buffer.
+// Strategies differ only in all_reduce_sum.
+class ThreadCommunicator : public Communicator {
+public:
+    explicit ThreadCommunicator(int ranks) : rendezvous_(ranks) {}
+
+    int size() const override { return rendezvous_.ranks(); }
+    void broadcast(int rank, float* data, std::size_t count, int root) override;
+    void abort() override;
+
+protected:
+    ThreadRendezvous rendezvous_;
+};
+
+// dst[i] += src[i]: the one reduction the strategies apply.
+void add_into(float* dst, const float* src, std::size_t count);
+
+}  // namespace dp

@@ -1,0 +1,84 @@
+#include "parallel/thread_rendezvous.h"
+
+#include "parallel/communicator.h"
+
+#include "core/error.h"
+
+namespace dp {
+namespace {
+
+std::string describe(const CollectiveCall& call) {
+    std::string text = std::string(call.collective) + "(count " + std::to_string(call.count);
+    if (call.root >= 0) text += ", root " + std::to_string(call.root);
+    return text + ")";
+}
+
+}  // namespace
+
+ThreadRendezvous::ThreadRendezvous(int ranks) : ranks_(ranks) {
+    if (ranks < 1)
+        throw Error("a communicator needs at least 1 rank, got " + std::to_string(ranks));
+    buffers_.resize(std::size_t(ranks));
+    calls_.resize(std::size_t(ranks));
+}
+
+std::span<float* const> ThreadRendezvous::join(int rank, float* data, const CollectiveCall& call) {
+    if (rank < 0 || rank >= ranks_)
+        throw Error(std::string(call.collective) + ": rank " + std::to_string(rank) +
+                    " is out of range for a communicator of " + std::to_string(ranks_) + " ranks");
+    std::unique_lock lock(mutex_);
+    throw_if_aborted();
+    buffers_[std::size_t(rank)] = data;
+    calls_[std::size_t(rank)] = call;
+    arrive_and_wait(lock);
+    // Every rank runs the same check on the same table, so all throw or none
+    // does; aborting also stops a rank that catches this from going on alone.
+    for (int other = 0; other < ranks_; ++other) {
+        if (calls_[std::size_t(other)] == calls_[0]) continue;
+        const std::string reason = "collectives out of step: rank 0 called " + describe(calls_[0]) +
+                                   " but rank " + std::to_string(other) + " called " +
+                                   describe(calls_[std::size_t(other)]);
+        if (!aborted_) {
+            aborted_ = true;
+            abort_reason_ = reason;
+            all_arrived_.notify_all();
+        }
+        throw Error(reason);
+    }
+    return buffers_;
+}
+
+void ThreadRendezvous::sync() {
+    std::unique_lock lock(mutex_);
+    throw_if_aborted();
+    arrive_and_wait(lock);
+}
+
+void ThreadRendezvous::abort(const std::string& reason) {
+    {
+        std::lock_guard lock(mutex_);
+        if (aborted_) return;
+        aborted_ = true;
+        abort_reason_ = reason;
+    }
+    all_arrived_.notify_all();
+}
+
+void ThreadRendezvous::arrive_and_wait(std::unique_lock<std::mutex>& lock) {
+    const std::uint64_t generation = generation_;
+    if (++arrived_ == ranks_) {
+        arrived_ = 0;
+        ++generation_;
+        all_arrived_.notify_all();
+        return;
+    }
+    all_arrived_.wait(lock, [&] { return generation_ != generation || aborted_; });
+    // A barrier that completed before the abort still counts as passed.
+    if (generation_ == generation) throw_if_aborted();
+}
+
+void ThreadRendezvous::throw_if_aborted() const {
+    if (aborted_) throw CollectiveAborted("collective aborted: " + abort_reason_);
+}
+
+}  // namespace dp

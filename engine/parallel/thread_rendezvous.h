@@ -1,0 +1,66 @@
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dp {
+
+// What one rank asks of a collective. Every rank of a collective must ask the
+// same; only the buffers differ.
+struct CollectiveCall {
+    std::string_view collective;  // "all_reduce_sum", "broadcast"
+    std::size_t count = 0;
+    int root = -1;  // broadcast only
+    bool operator==(const CollectiveCall&) const = default;
+};
+
+// The meeting point of thread ranks: an abortable barrier (mutex, condition
+// variable and a generation counter, so the barrier is reusable at once and
+// abort() can wake its waiters, which std::barrier cannot) and a table of each
+// rank's buffer for the collective in progress, so ranks read each other's
+// buffers directly.
+//
+// A collective is join(), then steps separated by sync(), ending with a sync()
+// after the last read of another rank's buffer: until then no rank may return
+// and reuse its buffer or its slot in the table.
+class ThreadRendezvous {
+public:
+    explicit ThreadRendezvous(int ranks);  // dp::Error if ranks < 1
+
+    int ranks() const { return ranks_; }
+
+    // Publishes `rank`'s buffer, waits for every rank, and returns every rank's
+    // buffer indexed by rank, valid until the collective's final sync(). Throws
+    // dp::Error, on every rank, if the ranks' calls differ (which aborts).
+    std::span<float* const> join(int rank, float* data, const CollectiveCall& call);
+
+    // Waits until every rank has called sync() as often as this one.
+    void sync();
+
+    // Wakes every waiting rank; they and all later calls throw
+    // dp::Error("collective aborted: " + reason). The first reason sticks.
+    void abort(const std::string& reason);
+
+private:
+    // Both expect mutex_ held by `lock`.
+    void arrive_and_wait(std::unique_lock<std::mutex>& lock);
+    void throw_if_aborted() const;
+
+    const int ranks_;
+    std::mutex mutex_;
+    std::condition_variable all_arrived_;
+    int arrived_ = 0;
+    std::uint64_t generation_ = 0;  // barriers completed so far
+    bool aborted_ = false;
+    std::string abort_reason_;
+    std::vector<float*> buffers_;        // per rank, for the collective in progress
+    std::vector<CollectiveCall> calls_;  // per rank, to check that they match
+};
+
+}  // namespace dp

@@ -1,0 +1,485 @@
+// Tests of engine/parallel: splitting a batch over replicas, the thread
+// communicators (naive and ring: all-reduce against a sum in double, ranks
+// bit-identical, repeatable bits, broadcast, back-to-back reuse, abort, calls
+// out of step) and DDP-style gradient buckets on LeNet's parameters.
+// Ranks are threads; QTest checks run on the main thread only, after the rank
+// threads have joined (QTest's result logging is not thread-safe).
+
+#include <QTest>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.h"
+#include "nn/parameter_store.h"
+#include "parallel/batch_split.h"
+#include "parallel/bucket_plan.h"
+#include "parallel/communicator.h"
+
+namespace {
+
+using dp::GradientBucket;
+using dp::ParameterInfo;
+
+constexpr std::uint32_t kSeed = 20240607;
+
+std::unique_ptr<dp::Communicator> make_communicator(const QString& strategy, int ranks) {
+    return dp::make_thread_communicator(strategy.toStdString(), ranks);
+}
+
+// Runs body(rank) on one thread per rank and returns each rank's error
+// message, empty where it succeeded. A failing rank aborts the communicator, as
+// the trainer does, so the other ranks cannot hang.
+std::vector<std::string> run_ranks(dp::Communicator& communicator,
+                                   const std::function<void(int rank)>& body) {
+    std::vector<std::string> errors(std::size_t(communicator.size()));
+    std::vector<std::thread> threads;
+    for (int rank = 0; rank < communicator.size(); ++rank) {
+        threads.emplace_back([&, rank] {
+            try {
+                body(rank);
+            } catch (const std::exception& error) {
+                errors[std::size_t(rank)] = error.what();
+                communicator.abort();
+            }
+        });
+    }
+    for (std::thread& thread : threads) thread.join();
+    return errors;
+}
+
+QByteArray describe_errors(const std::vector<std::string>& errors) {
+    QByteArray text;
+    for (std::size_t rank = 0; rank < errors.size(); ++rank)
+        if (!errors[rank].empty())
+            text +=
+                "rank " + QByteArray::number(qulonglong(rank)) + ": " + errors[rank].c_str() + "; ";
+    return text;
+}
+
+std::vector<float> uniform_floats(std::size_t count, std::mt19937& rng) {
+    std::uniform_real_distribution<float> distribution(-1.f, 1.f);
+    std::vector<float> values(count);
+    for (float& value : values) value = distribution(rng);
+    return values;
+}
+
+// Bitwise equality: replicas must stay bit-identical, and -0.0 != 0.0 here.
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](float x, float y) {
+        return std::bit_cast<std::uint32_t>(x) == std::bit_cast<std::uint32_t>(y);
+    });
+}
+
+// Every rank's copy of its input, all-reduced by `strategy` over one thread per rank.
+std::vector<std::vector<float>> all_reduced(const QString& strategy,
+                                            std::vector<std::vector<float>> buffers) {
+    const auto communicator = make_communicator(strategy, int(buffers.size()));
+    const auto errors = run_ranks(*communicator, [&](int rank) {
+        auto& buffer = buffers[std::size_t(rank)];
+        communicator->all_reduce_sum(rank, buffer.data(), buffer.size());
+    });
+    if (!describe_errors(errors).isEmpty())
+        throw std::runtime_error(describe_errors(errors).toStdString());
+    return buffers;
+}
+
+void add_strategy_rows(const std::vector<int>& rank_counts) {
+    for (const std::string& strategy : dp::thread_communicator_strategies())
+        for (int ranks : rank_counts)
+            QTest::addRow("%s, %d ranks", strategy.c_str(), ranks)
+                << QString::fromStdString(strategy) << ranks;
+}
+
+// d2l's LeNet (12.5) with 3x3 first-layer kernels: offsets as the store lays them out.
+std::vector<ParameterInfo> lenet_parameters() {
+    dp::ParameterStore store;
+    const auto weight = dp::ParameterInit::normal_0_01, bias = dp::ParameterInit::zeros;
+    store.declare("conv1.weight", {20, 1, 3, 3}, weight);
+    store.declare("conv1.bias", {20}, bias);
+    store.declare("conv2.weight", {50, 20, 5, 5}, weight);
+    store.declare("conv2.bias", {50}, bias);
+    store.declare("fc1.weight", {128, 800}, weight);
+    store.declare("fc1.bias", {128}, bias);
+    store.declare("fc2.weight", {10, 128}, weight);
+    store.declare("fc2.bias", {10}, bias);
+    return store.infos();
+}
+
+QByteArray describe(const GradientBucket& bucket) {
+    return QByteArray("{offset ") + QByteArray::number(qulonglong(bucket.offset)) + ", size " +
+           QByteArray::number(qulonglong(bucket.size)) + ", params " +
+           QByteArray::number(qulonglong(bucket.first_param)) + ".." +
+           QByteArray::number(qulonglong(bucket.last_param)) + "}";
+}
+
+}  // namespace
+
+class ParallelTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void split_batch_matches_torch_chunk_data() {
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("parts");
+        QTest::addColumn<std::vector<int>>("sizes");
+        QTest::newRow("30 over 4") << 30 << 4 << std::vector<int>{8, 8, 8, 6};
+        QTest::newRow("9 over 4") << 9 << 4 << std::vector<int>{3, 3, 3, 0};
+        QTest::newRow("5 over 4") << 5 << 4 << std::vector<int>{2, 2, 1, 0};
+        QTest::newRow("10 over 3") << 10 << 3 << std::vector<int>{4, 4, 2};
+        QTest::newRow("256 over 2") << 256 << 2 << std::vector<int>{128, 128};
+        QTest::newRow("3 over 5") << 3 << 5 << std::vector<int>{1, 1, 1, 0, 0};
+        QTest::newRow("0 over 3") << 0 << 3 << std::vector<int>{0, 0, 0};
+        QTest::newRow("7 over 1") << 7 << 1 << std::vector<int>{7};
+    }
+    void split_batch_matches_torch_chunk() {
+        QFETCH(int, rows);
+        QFETCH(int, parts);
+        QFETCH(std::vector<int>, sizes);
+        QCOMPARE(dp::split_batch(rows, parts), sizes);
+    }
+
+    // For every rows/parts combination up to 100 x 12 (parts > rows included):
+    // shard i has clamp(rows - i*ceil(rows/parts), 0, ceil(rows/parts)) rows,
+    // torch.chunk's sizes padded with empty shards, and the shards tile the batch.
+    void split_batch_sizes_and_offsets_add_up() {
+        for (int rows = 0; rows <= 100; ++rows) {
+            for (int parts = 1; parts <= 12; ++parts) {
+                const QByteArray where =
+                    QByteArray::number(rows) + " rows over " + QByteArray::number(parts);
+                const std::vector<int> sizes = dp::split_batch(rows, parts);
+                const std::vector<dp::BatchShard> shards = dp::shard_batch(rows, parts);
+                QVERIFY2(int(sizes.size()) == parts, where);
+                QVERIFY2(int(shards.size()) == parts, where);
+                const int chunk = (rows + parts - 1) / parts;
+                int offset = 0;
+                for (int i = 0; i < parts; ++i) {
+                    const int expected = std::clamp(rows - i * chunk, 0, chunk);
+                    QVERIFY2(sizes[std::size_t(i)] == expected,
+                             where + ", shard " + QByteArray::number(i));
+                    QVERIFY2((shards[std::size_t(i)] == dp::BatchShard{offset, expected}),
+                             where + ", shard " + QByteArray::number(i));
+                    offset += expected;
+                }
+                QVERIFY2(offset == rows, where);
+            }
+        }
+    }
+
+    void split_batch_rejects_bad_arguments() {
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::split_batch(10, 0));
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::split_batch(10, -2));
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::split_batch(-1, 2));
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::shard_batch(10, 0));
+    }
+
+    // Both strategies, 1 to 4 ranks, lengths 0, 1 (fewer floats than ranks), 7
+    // (chunks of unequal length) and 1,000,003: the result is within float
+    // rounding of the sum in double, identical on every rank, and identical
+    // when the same inputs are reduced again.
+    void all_reduce_sums_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("count");
+        for (const std::string& strategy : dp::thread_communicator_strategies())
+            for (int ranks = 1; ranks <= 4; ++ranks)
+                for (int count : {0, 1, 7, 1'000'003})
+                    QTest::addRow("%s, %d ranks, %d floats", strategy.c_str(), ranks, count)
+                        << QString::fromStdString(strategy) << ranks << count;
+    }
+    void all_reduce_sums() {
+        QFETCH(QString, strategy);
+        QFETCH(int, ranks);
+        QFETCH(int, count);
+        std::mt19937 rng(kSeed + std::uint32_t(ranks * 31 + count));
+        std::vector<std::vector<float>> inputs;
+        for (int rank = 0; rank < ranks; ++rank)
+            inputs.push_back(uniform_floats(std::size_t(count), rng));
+
+        const auto reduced = all_reduced(strategy, inputs);
+
+        // A float sum of n terms is off by about (n-1)·(eps/2)·Σ|x| at most.
+        const double tolerance = double(ranks) * std::numeric_limits<float>::epsilon();
+        int wrong = 0;
+        for (std::size_t i = 0; i < std::size_t(count); ++i) {
+            double sum = 0, magnitude = 0;
+            for (const auto& input : inputs) {
+                sum += input[i];
+                magnitude += std::abs(input[i]);
+            }
+            if (std::abs(reduced[0][i] - sum) > tolerance * magnitude && wrong++ == 0)
+                qWarning("element %zu: got %.9g, sum is %.9g", i, double(reduced[0][i]), sum);
+        }
+        QCOMPARE(wrong, 0);
+        for (int rank = 1; rank < ranks; ++rank)
+            QVERIFY2(same_bits(reduced[std::size_t(rank)], reduced[0]),
+                     "rank " + QByteArray::number(rank));
+        QVERIFY(same_bits(all_reduced(strategy, inputs)[0], reduced[0]));
+    }
+
+    void broadcast_copies_root_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("ranks");
+        add_strategy_rows({1, 2, 3, 4});
+    }
+    void broadcast_copies_root() {
+        QFETCH(QString, strategy);
+        QFETCH(int, ranks);
+        const auto communicator = make_communicator(strategy, ranks);
+        std::mt19937 rng(kSeed);
+        for (int root = 0; root < ranks; ++root) {
+            std::vector<std::vector<float>> inputs;
+            for (int rank = 0; rank < ranks; ++rank) inputs.push_back(uniform_floats(1001, rng));
+            auto buffers = inputs;
+            const auto errors = run_ranks(*communicator, [&](int rank) {
+                communicator->broadcast(rank, buffers[std::size_t(rank)].data(), 1001, root);
+            });
+            QVERIFY2(describe_errors(errors).isEmpty(), describe_errors(errors));
+            for (int rank = 0; rank < ranks; ++rank)
+                QVERIFY2(same_bits(buffers[std::size_t(rank)], inputs[std::size_t(root)]),
+                         "root " + QByteArray::number(root) + ", rank " + QByteArray::number(rank));
+        }
+    }
+
+    // 1000 collectives back to back on one communicator, every fourth a
+    // broadcast, lengths 1 to 9: catches a barrier or buffer table reused
+    // before every rank is done with it. Values are small integers, so every
+    // sum is exact; each rank checks its own result after every call.
+    void back_to_back_collectives_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("ranks");
+        add_strategy_rows({2, 3, 4});
+    }
+    void back_to_back_collectives() {
+        QFETCH(QString, strategy);
+        QFETCH(int, ranks);
+        const auto communicator = make_communicator(strategy, ranks);
+        const auto value = [](int rank, int call, std::size_t i) {
+            return float(rank + 1 + call % 7 + int(i));
+        };
+        const auto errors = run_ranks(*communicator, [&](int rank) {
+            for (int call = 0; call < 1000; ++call) {
+                std::vector<float> buffer(std::size_t(1 + call % 9));
+                for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = value(rank, call, i);
+                const bool is_broadcast = call % 4 == 3;
+                const int root = call % ranks;
+                if (is_broadcast)
+                    communicator->broadcast(rank, buffer.data(), buffer.size(), root);
+                else
+                    communicator->all_reduce_sum(rank, buffer.data(), buffer.size());
+                for (std::size_t i = 0; i < buffer.size(); ++i) {
+                    float expected = 0;
+                    for (int other = 0; other < ranks; ++other) expected += value(other, call, i);
+                    if (is_broadcast) expected = value(root, call, i);
+                    if (buffer[i] != expected)
+                        throw std::runtime_error("call " + std::to_string(call) + ", element " +
+                                                 std::to_string(i) + ": got " +
+                                                 std::to_string(buffer[i]) + ", expected " +
+                                                 std::to_string(expected));
+                }
+            }
+        });
+        QVERIFY2(describe_errors(errors).isEmpty(), describe_errors(errors));
+    }
+
+    // The last rank never arrives; once the others wait in the all-reduce,
+    // another thread aborts and they all throw dp::CollectiveAborted. Later
+    // calls throw it at once.
+    void abort_wakes_blocked_ranks_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("ranks");
+        add_strategy_rows({2, 3, 4});
+    }
+    void abort_wakes_blocked_ranks() {
+        QFETCH(QString, strategy);
+        QFETCH(int, ranks);
+        const auto communicator = make_communicator(strategy, ranks);
+        const int absent = ranks - 1;
+        std::vector<std::string> errors(static_cast<std::size_t>(absent));
+        std::vector<std::thread> waiting;
+        for (int rank = 0; rank < absent; ++rank) {
+            waiting.emplace_back([&, rank] {
+                std::vector<float> buffer(100, 1.f);
+                try {
+                    communicator->all_reduce_sum(rank, buffer.data(), buffer.size());
+                    errors[std::size_t(rank)] = "returned";
+                } catch (const dp::CollectiveAborted& error) {
+                    errors[std::size_t(rank)] = error.what();
+                }
+            });
+        }
+        // Enough for them to block; were they late, they would throw all the
+        // same, since an abort is permanent.
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::thread([&] { communicator->abort(); }).join();
+        for (std::thread& thread : waiting) thread.join();
+        for (const std::string& error : errors)
+            QVERIFY2(error.starts_with("collective aborted: "), error.c_str());
+
+        std::vector<float> buffer(4);
+        QVERIFY_THROWS_EXCEPTION(dp::CollectiveAborted, communicator->all_reduce_sum(
+                                                            absent, buffer.data(), buffer.size()));
+        QVERIFY_THROWS_EXCEPTION(dp::CollectiveAborted,
+                                 communicator->broadcast(0, buffer.data(), buffer.size(), 0));
+    }
+
+    // Ranks that disagree on a call throw, all of them, instead of reading past
+    // a shorter buffer or waiting forever.
+    void calls_out_of_step_throw_on_every_rank_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("ranks");
+        add_strategy_rows({2, 3});
+    }
+    void calls_out_of_step_throw_on_every_rank() {
+        QFETCH(QString, strategy);
+        QFETCH(int, ranks);
+        const auto communicator = make_communicator(strategy, ranks);
+        std::vector<std::vector<float>> buffers(std::size_t(ranks), std::vector<float>(8));
+        const auto errors = run_ranks(*communicator, [&](int rank) {
+            float* data = buffers[std::size_t(rank)].data();
+            if (rank == 1)
+                communicator->all_reduce_sum(rank, data, 7);
+            else
+                communicator->all_reduce_sum(rank, data, 8);
+        });
+        for (const std::string& error : errors)
+            QVERIFY2(error.find("out of step") != std::string::npos, error.c_str());
+
+        const auto mixed = make_communicator(strategy, ranks);
+        const auto mixed_errors = run_ranks(*mixed, [&](int rank) {
+            float* data = buffers[std::size_t(rank)].data();
+            if (rank == 0)
+                mixed->broadcast(rank, data, 8, 0);
+            else
+                mixed->all_reduce_sum(rank, data, 8);
+        });
+        for (const std::string& error : mixed_errors)
+            QVERIFY2(error.find("out of step") != std::string::npos, error.c_str());
+    }
+
+    void bad_arguments_throw() {
+        try {
+            dp::make_thread_communicator("tree", 2);
+            QFAIL("no error for an unknown strategy");
+        } catch (const dp::Error& error) {
+            QVERIFY2(std::string(error.what()).find("naive, ring") != std::string::npos,
+                     error.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::make_thread_communicator("ring", 0));
+        const auto communicator = dp::make_thread_communicator("ring", 1);
+        QCOMPARE(communicator->name(), std::string("ring"));
+        QCOMPARE(communicator->size(), 1);
+        float value = 3.f;
+        QVERIFY_THROWS_EXCEPTION(dp::Error, communicator->all_reduce_sum(1, &value, 1));
+        QVERIFY_THROWS_EXCEPTION(dp::Error, communicator->broadcast(0, &value, 1, 1));
+        communicator->all_reduce_sum(0, &value, 1);
+        QCOMPARE(value, 3.f);
+    }
+
+    // Buckets on LeNet for several caps: every parameter in exactly one bucket,
+    // buckets in reverse parameter order, each a contiguous slice right below
+    // the one before, caps respected except by a lone parameter, and every
+    // bucket but the last as full as the next parameter allows.
+    void bucket_plan_covers_lenet_data() {
+        QTest::addColumn<qulonglong>("bucket_bytes");
+        QTest::addColumn<qulonglong>("first_bucket_bytes");
+        constexpr qulonglong KB = 1024, MB = 1024 * KB;
+        QTest::newRow("DDP defaults: 25 MB, 1 MB") << 25 * MB << 1 * MB;
+        QTest::newRow("64 KB, 8 KB") << 64 * KB << 8 * KB;
+        QTest::newRow("400 KB, 1 KB") << 400 * KB << 1 * KB;
+        QTest::newRow("first larger: 4 KB, 500 KB") << 4 * KB << 500 * KB;
+        QTest::newRow("one float") << qulonglong(4) << qulonglong(4);
+        QTest::newRow("zero") << qulonglong(0) << qulonglong(0);
+    }
+    void bucket_plan_covers_lenet() {
+        QFETCH(qulonglong, bucket_bytes);
+        QFETCH(qulonglong, first_bucket_bytes);
+        const std::vector<ParameterInfo> params = lenet_parameters();
+        const std::vector<GradientBucket> buckets =
+            dp::plan_buckets(params, bucket_bytes, first_bucket_bytes);
+        QVERIFY(!buckets.empty());
+        QCOMPARE(buckets.front().last_param, params.size() - 1);
+        QCOMPARE(buckets.back().first_param, std::size_t(0));
+        QCOMPARE(buckets.back().offset, std::size_t(0));
+        for (std::size_t b = 0; b < buckets.size(); ++b) {
+            const GradientBucket& bucket = buckets[b];
+            const QByteArray where =
+                "bucket " + QByteArray::number(qulonglong(b)) + " " + describe(bucket);
+            QVERIFY2(bucket.first_param <= bucket.last_param, where);
+            QVERIFY2(bucket.offset == params[bucket.first_param].offset, where);
+            QVERIFY2(bucket.offset + bucket.size ==
+                         params[bucket.last_param].offset + params[bucket.last_param].size,
+                     where);
+            if (b > 0) {
+                QVERIFY2(bucket.last_param + 1 == buckets[b - 1].first_param, where);
+                QVERIFY2(bucket.offset + bucket.size == buckets[b - 1].offset, where);
+            }
+            const std::size_t cap = b == 0 ? first_bucket_bytes : bucket_bytes;
+            QVERIFY2(bucket.size * sizeof(float) <= cap || bucket.first_param == bucket.last_param,
+                     where);
+            if (b + 1 < buckets.size())
+                QVERIFY2((bucket.size + params[bucket.first_param - 1].size) * sizeof(float) > cap,
+                         where);
+        }
+    }
+
+    // 64 KB buckets after an 8 KB first one, worked out by hand: fc1.weight
+    // (400 KB) and conv2.weight (100 KB) are over the cap and get a bucket each;
+    // conv2.bias is alone because conv2.weight does not fit beside it.
+    void bucket_plan_small_caps_on_lenet() {
+        const std::vector<GradientBucket> buckets =
+            dp::plan_buckets(lenet_parameters(), 64 << 10, 8 << 10);
+        const std::vector<GradientBucket> expected = {
+            {127650, 1418, 5, 7},   // fc1.bias, fc2.weight, fc2.bias: 5,672 bytes
+            {25250, 102400, 4, 4},  // fc1.weight
+            {25200, 50, 3, 3},      // conv2.bias
+            {200, 25000, 2, 2},     // conv2.weight
+            {0, 200, 0, 1},         // conv1.weight, conv1.bias
+        };
+        QCOMPARE(buckets, expected);
+        QCOMPARE(dp::plan_buckets(lenet_parameters(), 25 << 20, 1 << 20),
+                 (std::vector<GradientBucket>{{0, 129068, 0, 7}}));
+        QVERIFY(dp::plan_buckets({}, 25 << 20, 1 << 20).empty());
+    }
+
+    // Walking backward's order (last parameter first), each bucket is reported
+    // complete exactly once, in bucket order, when all its parameters are written.
+    void bucket_completes_with_its_first_parameter() {
+        const std::vector<ParameterInfo> params = lenet_parameters();
+        const std::vector<GradientBucket> buckets = dp::plan_buckets(params, 64 << 10, 8 << 10);
+        std::vector<bool> written(params.size(), false);
+        std::size_t next_bucket = 0;
+        for (std::size_t param = params.size(); param-- > 0;) {
+            written[param] = true;
+            const std::optional<std::size_t> completed = dp::bucket_completed_by(buckets, param);
+            if (!completed) continue;
+            QCOMPARE(*completed, next_bucket);
+            const GradientBucket& bucket = buckets[next_bucket++];
+            for (std::size_t member = bucket.first_param; member <= bucket.last_param; ++member)
+                QVERIFY(written[member]);
+        }
+        QCOMPARE(next_bucket, buckets.size());
+    }
+
+    void bucket_plan_rejects_a_gap() {
+        std::vector<ParameterInfo> params = lenet_parameters();
+        params[3].offset += 1;
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::plan_buckets(params, 25 << 20, 1 << 20));
+    }
+};
+
+QTEST_APPLESS_MAIN(ParallelTest)
+#include "test_parallel.moc"
