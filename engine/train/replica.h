@@ -34,6 +34,7 @@ public:
     std::int64_t count_correct(const Dataset& set, int first, int count);
 
     Sequential& model() { return *model_; }
+    const Sequential& model() const { return *model_; }
     Backend& backend() { return *backend_; }
 
 private:

@@ -25,6 +25,7 @@ public:
     ~ReplicaGroup();
 
     int size() const { return int(replicas_.size()); }
+    std::size_t parameter_count() const { return replicas_[0]->model().parameters().total_size(); }
 
     // One step on a global batch (`batch` indexes `set`), split across the
     // devices like nn.parallel.scatter. `loss` receives the sums over the batch.

@@ -42,7 +42,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         RunSummary summary;
         for (const auto& device : devices) summary.devices.push_back(device.id);
         observer.on_log(format("%s: %zu parameters, global batch %d, lr %g, all-reduce %s, on %s",
-                               config_.model.c_str(), parameter_count(config_.model, input),
+                               config_.model.c_str(), replicas.parameter_count(),
                                batch_size, config_.lr, config_.allreduce.c_str(),
                                summary.device_list().c_str()));
 
