@@ -26,13 +26,13 @@ Pool2dShape AvgPool2d::shape(int batch) const {
     return s;
 }
 
-void AvgPool2d::forward(Backend& backend, int batch, const float* x, float* y) {
-    backend.avg_pool2d_forward(shape(batch), x, y);
+void AvgPool2d::forward(Backend& backend, const Pass& pass, const float* x, float* y) {
+    backend.avg_pool2d_forward(shape(pass.batch), x, y);
 }
 
-void AvgPool2d::backward(Backend& backend, int batch, const float*, const float*, const float* dy,
+void AvgPool2d::backward(Backend& backend, const Pass& pass, const float*, const float*, const float* dy,
                          float* dx) {
-    if (dx) backend.avg_pool2d_backward(shape(batch), dy, dx);
+    if (dx) backend.avg_pool2d_backward(shape(pass.batch), dy, dx);
 }
 
 }  // namespace dp

@@ -43,15 +43,15 @@ Conv2dShape Conv2d::shape(int batch) const {
     return s;
 }
 
-void Conv2d::forward(Backend& backend, int batch, const float* x, float* y) {
-    backend.conv2d_forward(shape(batch), x, store_->value(weight_), store_->value(bias_), y);
+void Conv2d::forward(Backend& backend, const Pass& pass, const float* x, float* y) {
+    backend.conv2d_forward(shape(pass.batch), x, store_->value(weight_), store_->value(bias_), y);
 }
 
-void Conv2d::backward(Backend& backend, int batch, const float* x, const float*, const float* dy,
+void Conv2d::backward(Backend& backend, const Pass& pass, const float* x, const float*, const float* dy,
                       float* dx) {
-    backend.conv2d_backward_weights(shape(batch), x, dy, store_->gradient(weight_),
+    backend.conv2d_backward_weights(shape(pass.batch), x, dy, store_->gradient(weight_),
                                     store_->gradient(bias_));
-    if (dx) backend.conv2d_backward_data(shape(batch), dy, store_->value(weight_), dx);
+    if (dx) backend.conv2d_backward_data(shape(pass.batch), dy, store_->value(weight_), dx);
 }
 
 }  // namespace dp

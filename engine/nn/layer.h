@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "backend/backend.h"
@@ -12,6 +13,15 @@ struct SampleShape {
     int channels = 1, height = 1, width = 1;
     std::size_t size() const { return std::size_t(channels) * height * width; }
     auto operator<=>(const SampleShape&) const = default;
+};
+
+// What one forward and backward pass is: its batch, and whether it trains
+// (BatchNorm's batch statistics, dropout) or evaluates.
+struct Pass {
+    int batch = 0;
+    bool training = true;
+    std::uint64_t step = 0;          // counts training steps: dropout's masks
+    std::uint64_t first_sample = 0;  // this shard's offset in the global batch: dropout's masks
 };
 
 // A layer knows its parameters (declared into the replica's ParameterStore)
@@ -27,11 +37,16 @@ public:
     // the indices it returns.
     virtual void build(ParameterStore& /*store*/, const SampleShape& /*input*/) {}
 
-    virtual void forward(Backend& backend, int batch, const float* x, float* y) = 0;
+    // Allocates what the layer keeps between its forward and backward (saved
+    // statistics, masks, inner activations) for batches of up to max_batch.
+    virtual void allocate(Backend& /*backend*/, int /*max_batch*/) {}
+
+    virtual void forward(Backend& backend, const Pass& pass, const float* x, float* y) = 0;
 
     // Writes the gradients of this layer's parameters and, if dx is not null,
-    // the gradient of its input. x and y are this layer's forward input and output.
-    virtual void backward(Backend& backend, int batch, const float* x, const float* y,
+    // the gradient of its input. x and y are this layer's forward input and
+    // output in the training pass `pass`.
+    virtual void backward(Backend& backend, const Pass& pass, const float* x, const float* y,
                           const float* dy, float* dx) = 0;
 };
 

@@ -19,15 +19,15 @@ void Linear::build(ParameterStore& store, const SampleShape& input) {
     bias_ = store.declare(name_ + ".bias", {out_features_}, ParameterInit::zeros);
 }
 
-void Linear::forward(Backend& backend, int batch, const float* x, float* y) {
-    backend.linear_forward(shape(batch), x, store_->value(weight_), store_->value(bias_), y);
+void Linear::forward(Backend& backend, const Pass& pass, const float* x, float* y) {
+    backend.linear_forward(shape(pass.batch), x, store_->value(weight_), store_->value(bias_), y);
 }
 
-void Linear::backward(Backend& backend, int batch, const float* x, const float*, const float* dy,
+void Linear::backward(Backend& backend, const Pass& pass, const float* x, const float*, const float* dy,
                       float* dx) {
-    backend.linear_backward_weights(shape(batch), x, dy, store_->gradient(weight_),
+    backend.linear_backward_weights(shape(pass.batch), x, dy, store_->gradient(weight_),
                                     store_->gradient(bias_));
-    if (dx) backend.linear_backward_data(shape(batch), dy, store_->value(weight_), dx);
+    if (dx) backend.linear_backward_data(shape(pass.batch), dy, store_->value(weight_), dx);
 }
 
 }  // namespace dp

@@ -12,9 +12,9 @@ public:
 
     SampleShape output_shape(const SampleShape& input) const override;
     void build(ParameterStore& store, const SampleShape& input) override;
-    void forward(Backend& backend, int batch, const float* x, float* y) override;
-    void backward(Backend& backend, int batch, const float* x, const float* y, const float* dy,
-                  float* dx) override;
+    void forward(Backend& backend, const Pass& pass, const float* x, float* y) override;
+    void backward(Backend& backend, const Pass& pass, const float* x, const float* y,
+                  const float* dy, float* dx) override;
 
 private:
     LinearShape shape(int batch) const { return {batch, in_features_, out_features_}; }

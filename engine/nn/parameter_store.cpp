@@ -25,28 +25,49 @@ private:
     std::mt19937_64 bits_;
 };
 
+// Appends a tensor to a contiguous layout; returns its index.
+std::size_t append(std::vector<ParameterInfo>& infos, std::size_t& total, std::string name,
+                   std::vector<int> shape, ParameterInit init) {
+    const std::size_t size =
+        std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
+    infos.push_back({std::move(name), std::move(shape), init, total, size});
+    total += size;
+    return infos.size() - 1;
+}
+
+// Initial values of a layout on the host, normal draws in declaration order.
+std::vector<float> initial_values(const std::vector<ParameterInfo>& infos, std::size_t total,
+                                  PortableNormal& normal) {
+    std::vector<float> host(total, 0.f);
+    for (const auto& info : infos)
+        for (std::size_t i = 0; i < info.size; ++i)
+            host[info.offset + i] = info.init == ParameterInit::normal_0_01 ? float(0.01 * normal())
+                                    : info.init == ParameterInit::ones      ? 1.f
+                                                                            : 0.f;
+    return host;
+}
+
 }  // namespace
 
 std::size_t ParameterStore::declare(std::string name, std::vector<int> shape, ParameterInit init) {
-    const std::size_t size =
-        std::accumulate(shape.begin(), shape.end(), std::size_t{1}, std::multiplies<>());
-    infos_.push_back({std::move(name), std::move(shape), init, total_size_, size});
-    total_size_ += size;
-    return infos_.size() - 1;
+    return append(infos_, total_size_, std::move(name), std::move(shape), init);
+}
+
+std::size_t ParameterStore::declare_buffer(std::string name, std::vector<int> shape,
+                                           ParameterInit init) {
+    return append(buffer_infos_, buffers_size_, std::move(name), std::move(shape), init);
 }
 
 void ParameterStore::allocate(Backend& backend, std::uint64_t seed) {
     values_ = backend.allocate(total_size_);
     gradients_ = backend.allocate(total_size_);
+    buffers_ = backend.allocate(buffers_size_);
 
-    std::vector<float> host(total_size_, 0.f);
     PortableNormal normal(seed);
-    for (const auto& info : infos_) {
-        if (info.init != ParameterInit::normal_0_01) continue;
-        for (std::size_t i = 0; i < info.size; ++i) host[info.offset + i] = float(0.01 * normal());
-    }
-    backend.upload(host.data(), values_.get(), total_size_);
+    backend.upload(initial_values(infos_, total_size_, normal).data(), values_.get(), total_size_);
     backend.fill(gradients_.get(), total_size_, 0.f);
+    backend.upload(initial_values(buffer_infos_, buffers_size_, normal).data(), buffers_.get(),
+                   buffers_size_);
 }
 
 }  // namespace dp

@@ -9,9 +9,10 @@
 
 namespace dp {
 
-// How a parameter starts: the seeds draw weights from normal(0, 0.01) and
-// set biases to zero.
-enum class ParameterInit { normal_0_01, zeros };
+// How a parameter or buffer starts: the seeds draw weights from
+// normal(0, 0.01) and set biases to zero; BatchNorm's scale and running
+// variance start at one.
+enum class ParameterInit { normal_0_01, zeros, ones };
 
 struct ParameterInfo {
     std::string name;        // PyTorch state_dict name, e.g. "conv1.weight"
@@ -24,16 +25,24 @@ struct ParameterInfo {
 // All parameters of one replica in one contiguous device buffer, and all its
 // gradients in another with the same offsets (Caffe's design): all-reduce and
 // the optimizer work on large slices, and each layer sees views into them.
+// Untrained state that a checkpoint keeps (PyTorch's buffers: BatchNorm's
+// running statistics) lives in a third contiguous buffer.
 class ParameterStore {
 public:
-    // Layers declare their parameters before allocate(); returns the index.
+    // Layers declare their parameters and buffers before allocate(); each
+    // returns the index.
     std::size_t declare(std::string name, std::vector<int> shape, ParameterInit init);
+    std::size_t declare_buffer(std::string name, std::vector<int> shape, ParameterInit init);
 
-    // Allocates both buffers on `backend` and initializes the values from `seed`.
+    // Allocates everything on `backend` and initializes the values from `seed`.
     void allocate(Backend& backend, std::uint64_t seed);
 
     const std::vector<ParameterInfo>& infos() const { return infos_; }
     std::size_t total_size() const { return total_size_; }
+    const std::vector<ParameterInfo>& buffer_infos() const { return buffer_infos_; }
+    std::size_t buffers_size() const { return buffers_size_; }
+    float* buffers() { return buffers_.get(); }
+    float* buffer(std::size_t index) { return buffers_.get() + buffer_infos_[index].offset; }
 
     float* values() { return values_.get(); }
     float* gradients() { return gradients_.get(); }
@@ -41,10 +50,11 @@ public:
     float* gradient(std::size_t index) { return gradients_.get() + infos_[index].offset; }
 
 private:
-    std::vector<ParameterInfo> infos_;
-    std::size_t total_size_ = 0;
+    std::vector<ParameterInfo> infos_, buffer_infos_;
+    std::size_t total_size_ = 0, buffers_size_ = 0;
     DeviceBuffer values_{nullptr, nullptr};
     DeviceBuffer gradients_{nullptr, nullptr};
+    DeviceBuffer buffers_{nullptr, nullptr};
 };
 
 }  // namespace dp

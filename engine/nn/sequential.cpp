@@ -29,28 +29,29 @@ void Sequential::build(Backend& backend, int max_batch, std::uint64_t seed) {
     max_batch_ = max_batch;
     parameters_.allocate(backend, seed);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
+        layers_[i]->allocate(backend, max_batch);
         const std::size_t floats = output_shapes_[i].size() * max_batch;
         outputs_.push_back(backend.allocate(floats));
         if (i + 1 < layers_.size()) output_grads_.push_back(backend.allocate(floats));
     }
 }
 
-const float* Sequential::forward(int batch, const float* input) {
+const float* Sequential::forward(const Pass& pass, const float* input) {
     const float* x = input;
     for (std::size_t i = 0; i < layers_.size(); ++i) {
-        layers_[i]->forward(*backend_, batch, x, outputs_[i].get());
+        layers_[i]->forward(*backend_, pass, x, outputs_[i].get());
         x = outputs_[i].get();
     }
     return x;
 }
 
-void Sequential::backward(int batch, const float* input, const float* dlogits,
+void Sequential::backward(const Pass& pass, const float* input, const float* dlogits,
                           const GradientsFinal& on_gradients_final) {
     const float* dy = dlogits;
     for (std::size_t i = layers_.size(); i-- > 0;) {
         const float* x = i == 0 ? input : outputs_[i - 1].get();
         float* dx = i == 0 ? nullptr : output_grads_[i - 1].get();
-        layers_[i]->backward(*backend_, batch, x, outputs_[i].get(), dy, dx);
+        layers_[i]->backward(*backend_, pass, x, outputs_[i].get(), dy, dx);
         const std::size_t next_layer_first = i + 1 < layers_.size() ? first_parameter_[i + 1]
                                                                     : parameters_.infos().size();
         if (on_gradients_final && first_parameter_[i] < next_layer_first)

@@ -28,8 +28,9 @@ public:
     // Allocates everything on `backend` and initializes the parameters from `seed`.
     void build(Backend& backend, int max_batch, std::uint64_t seed);
 
-    // Returns the logits, [batch, classes], in device memory.
-    const float* forward(int batch, const float* input);
+    // Returns the outputs (logits, or log-probabilities for a model that ends
+    // in log-softmax), [batch, classes], in device memory.
+    const float* forward(const Pass& pass, const float* input);
 
     // Called during backward each time a layer's parameter gradients are
     // final, with the index of that layer's first parameter: from it to the
@@ -38,7 +39,7 @@ public:
 
     // Back-propagates `dlogits` through the activations of the last forward,
     // writing every parameter's gradient.
-    void backward(int batch, const float* input, const float* dlogits,
+    void backward(const Pass& pass, const float* input, const float* dlogits,
                   const GradientsFinal& on_gradients_final = {});
 
     ParameterStore& parameters() { return parameters_; }

@@ -46,9 +46,9 @@ void Replica::load(const Dataset& set, std::span<const int> indices) {
 }
 
 DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> shard,
-                                     int global_batch, float lr, GradientReducer& reducer,
-                                     Backend::LossResult& loss) {
-    const int rows = int(shard.size());
+                                     const Pass& pass, int global_batch, float lr,
+                                     GradientReducer& reducer, Backend::LossResult& loss) {
+    const int rows = pass.batch;
     DeviceStepTiming timing;
     timing.shard = rows;
     Stopwatch watch;
@@ -60,11 +60,11 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
     } else {
         load(set, shard);
         timing.data = watch.lap();
-        const float* logits = model_->forward(rows, images_.get());
+        const float* logits = model_->forward(pass, images_.get());
         loss = backend_->softmax_cross_entropy(rows, model_->classes(), logits, labels_.get(),
                                                dlogits_.get(), 1.f / float(global_batch));
         timing.forward = watch.lap();
-        model_->backward(rows, images_.get(), dlogits_.get(),
+        model_->backward(pass, images_.get(), dlogits_.get(),
                          [&](std::size_t first) { reducer.on_gradients_final(first); });
     }
     reducer.finish_step();
@@ -83,7 +83,7 @@ std::int64_t Replica::count_correct(const Dataset& set, int first, int count) {
         const int rows = std::min(max_rows_, count - offset);
         std::iota(eval_indices_.begin(), eval_indices_.begin() + rows, first + offset);
         load(set, {eval_indices_.data(), std::size_t(rows)});
-        const float* logits = model_->forward(rows, images_.get());
+        const float* logits = model_->forward({.batch = rows, .training = false}, images_.get());
         correct += backend_
                        ->softmax_cross_entropy(rows, model_->classes(), logits, labels_.get(),
                                                nullptr, 0.f)

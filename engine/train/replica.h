@@ -27,8 +27,10 @@ public:
     // loss summed over the shard with gradients scaled by 1/global_batch,
     // backward with bucketed all-reduce, SGD update. A shard of 0 rows still
     // joins every collective, with zero gradients.
-    DeviceStepTiming train_step(const Dataset& set, std::span<const int> shard, int global_batch,
-                                float lr, GradientReducer& reducer, Backend::LossResult& loss);
+    // `pass` describes the shard: its rows, step and offset in the global batch.
+    DeviceStepTiming train_step(const Dataset& set, std::span<const int> shard, const Pass& pass,
+                                int global_batch, float lr, GradientReducer& reducer,
+                                Backend::LossResult& loss);
 
     // Test samples [first, first + count) of `set` that the model classifies correctly.
     std::int64_t count_correct(const Dataset& set, int first, int count);

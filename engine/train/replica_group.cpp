@@ -73,10 +73,16 @@ std::vector<DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
     const auto shards = shard_batch(int(batch.size()), size());
     std::vector<DeviceStepTiming> timings(size());
     std::vector<Backend::LossResult> losses(size());
+    const std::uint64_t step = steps_++;
     on_all_devices([&](int rank) {
-        timings[rank] = replicas_[rank]->train_step(
-            set, batch.subspan(shards[rank].offset, shards[rank].rows), int(batch.size()), lr,
-            *reducers_[rank], losses[rank]);
+        const auto& shard = shards[rank];
+        const Pass pass{.batch = shard.rows,
+                        .training = true,
+                        .step = step,
+                        .first_sample = std::uint64_t(shard.offset)};
+        timings[rank] = replicas_[rank]->train_step(set, batch.subspan(shard.offset, shard.rows),
+                                                    pass, int(batch.size()), lr,
+                                                    *reducers_[rank], losses[rank]);
     });
     loss = {};
     for (const auto& shard_loss : losses) {

@@ -48,6 +48,7 @@ private:
     std::vector<std::unique_ptr<DeviceThread>> threads_;
     std::vector<std::unique_ptr<Replica>> replicas_;
     std::vector<std::unique_ptr<GradientReducer>> reducers_;
+    std::uint64_t steps_ = 0;
 };
 
 }  // namespace dp
