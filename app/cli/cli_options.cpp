@@ -43,6 +43,8 @@ const std::map<std::string, Setter>& value_flags() {
         {"--data-dir", [](CliCommand& c, auto&, auto& v) { c.config.data_dir = v; }},
         {"--limit-train", [](CliCommand& c, auto& f, auto& v) { c.config.limit_train = parse_number<int>(f, v); }},
         {"--limit-test", [](CliCommand& c, auto& f, auto& v) { c.config.limit_test = parse_number<int>(f, v); }},
+        {"--save", [](CliCommand& c, auto&, auto& v) { c.config.save_path = v; }},
+        {"--load", [](CliCommand& c, auto&, auto& v) { c.config.load_path = v; }},
         {"--devices", [](CliCommand& c, auto&, auto& v) { c.config.devices = split_list(v); }},
         {"--allreduce", [](CliCommand& c, auto&, auto& v) { c.config.allreduce = v; }},
         {"--bucket-mb", [](CliCommand& c, auto& f, auto& v) { c.config.bucket_mb = parse_number<double>(f, v); }},
@@ -108,7 +110,7 @@ std::string cli_help() {
     const TrainConfig defaults;
     std::string models;
     for (const auto& info : model_registry())
-        models += "  " + info.name + std::string(12 - std::min<std::size_t>(11, info.name.size()), ' ') +
+        models += "  " + info.name + std::string(18 - std::min<std::size_t>(17, info.name.size()), ' ') +
                   info.description + "\n";
     char text[4096];
     std::snprintf(text, sizeof text,
@@ -126,6 +128,9 @@ std::string cli_help() {
                   "  --limit-train N     train on the first N training images only\n"
                   "  --limit-test N      evaluate on the first N test images only\n"
                   "  --no-shuffle        visit training images in file order\n"
+                  "  --save PATH         write a checkpoint (safetensors, PyTorch state_dict\n"
+                  "                      names) after every epoch, atomically\n"
+                  "  --load PATH         start from a checkpoint (from --save or PyTorch)\n"
                   "\n"
                   "Data parallelism:\n"
                   "  --devices LIST      cpu:0,cpu:1 or cpu:all (default: every device)\n"

@@ -22,14 +22,51 @@ struct Conv2dShape {
     auto operator<=>(const Conv2dShape&) const = default;
 };
 
+// Average and max pooling with square windows. Padding, at most kernel / 2
+// on every side (PyTorch's limit), is never the maximum of a window and
+// counts as zeros in its average (PyTorch's count_include_pad=True default:
+// every window divides by kernel^2).
 struct Pool2dShape {
     int batch = 0;
     int channels = 0, in_h = 0, in_w = 0;
     int kernel = 2, stride = 2;
+    int pad = 0;
 
-    int out_h() const { return (in_h - kernel) / stride + 1; }
-    int out_w() const { return (in_w - kernel) / stride + 1; }
+    int out_h() const { return (in_h + 2 * pad - kernel) / stride + 1; }
+    int out_w() const { return (in_w + 2 * pad - kernel) / stride + 1; }
     auto operator<=>(const Pool2dShape&) const = default;
+};
+
+// An NCHW activation, for the ops that act on whole planes: global average
+// pooling and dropout2d.
+struct NchwShape {
+    int batch = 0;
+    int channels = 0, h = 0, w = 0;
+    auto operator<=>(const NchwShape&) const = default;
+};
+
+// nn.BatchNorm2d(channels, eps, momentum) on an N x C x H x W activation:
+// statistics per channel over the count = N * H * W elements of its planes.
+struct BatchNorm2dShape {
+    int batch = 0;
+    int channels = 0, h = 0, w = 0;
+    float eps = 1e-5f;       // added to the variance
+    float momentum = 0.1f;   // running = (1 - momentum) * running + momentum * batch value
+    auto operator<=>(const BatchNorm2dShape&) const = default;
+};
+
+// The randomness of dropout, counter-based so that a mask depends only on
+// these numbers: not on threads, backend or batch split. Unit i (an element
+// for dropout, an N x C plane for dropout2d) of a call is dropped when a
+// hash of (seed, step, offset + i) falls below p; the others are scaled by
+// 1 / (1 - p). A new step gives a new mask; a data-parallel shard passes as
+// offset the index of its first unit in the global batch and gets exactly
+// the mask that the whole batch would give it.
+struct DropoutConfig {
+    float p = 0.5f;  // in [0, 1]
+    std::uint64_t seed = 0;
+    std::uint64_t step = 0;
+    std::uint64_t offset = 0;
 };
 
 struct LinearShape {
@@ -74,6 +111,113 @@ public:
     virtual void avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y) = 0;
     virtual void avg_pool2d_backward(const Pool2dShape& s, const float* dy, float* dx) = 0;
 
+    // y = maximum of each window. The forward records which element won in
+    // a workspace that the caller owns, one per layer (layers of one shape
+    // may run at once), of max_pool2d_workspace_size(s) bytes: allocate()
+    // that many bytes rounded up to floats. Its contents are the backend's;
+    // one sized for a batch serves every smaller batch of the same geometry.
+    virtual std::size_t max_pool2d_workspace_size(const Pool2dShape& s) = 0;
+    virtual void max_pool2d_forward(const Pool2dShape& s, const float* x, float* y,
+                                    void* workspace) = 0;
+    // dx: each window's dy goes to its maximum (the first in row-major order
+    // on ties), summed where windows overlap; 0 elsewhere.
+    virtual void max_pool2d_backward(const Pool2dShape& s, const float* dy,
+                                     const void* workspace, float* dx) = 0;
+
+    // nn.AdaptiveAvgPool2d(1): y[n][c] = mean of the plane x[n][c]; y is N x C (x 1 x 1).
+    virtual void global_avg_pool2d_forward(const NchwShape& s, const float* x, float* y) = 0;
+    virtual void global_avg_pool2d_backward(const NchwShape& s, const float* dy, float* dx) = 0;
+
+    // y = a + b (a residual connection); y may be a or b. Its backward needs
+    // no op: da = db = dy, so both branches can read the one dy buffer.
+    virtual void add(std::size_t n, const float* a, const float* b, float* y) = 0;
+    // dst += src: sums the gradients of a tensor that feeds several branches.
+    void accumulate(std::size_t n, const float* src, float* dst) { add(n, dst, src, dst); }
+
+    // Training-mode dropout (nn.Dropout): y = x * mask, mask[i] = 0 or
+    // 1 / (1 - p) drawn per element as DropoutConfig says. The mask, n
+    // floats, is kept for the backward. y may be x.
+    virtual void dropout_forward(std::size_t n, const DropoutConfig& config, const float* x,
+                                 float* y, float* mask) = 0;
+    // nn.Dropout2d: one draw per N x C plane, written to every element of
+    // the plane's mask (the mask is as large as x), so that one backward
+    // serves both.
+    virtual void dropout2d_forward(const NchwShape& s, const DropoutConfig& config,
+                                   const float* x, float* y, float* mask) = 0;
+    // dx = dy * mask
+    virtual void dropout_backward(std::size_t n, const float* mask, const float* dy,
+                                  float* dx) = 0;
+
+    // Batch normalization, training mode: with the batch mean and biased
+    // variance of each channel, y = gamma * (x - mean) / sqrt(var + eps) + beta.
+    // mean and var (C floats each) are written for the backward, and the
+    // running statistics updated in place as PyTorch does, the variance
+    // unbiased: running_var = (1 - momentum) * running_var + momentum *
+    // var * count / (count - 1). Needs count > 1.
+    virtual void batch_norm2d_forward_training(const BatchNorm2dShape& s, const float* x,
+                                               const float* gamma, const float* beta, float* y,
+                                               float* mean, float* var, float* running_mean,
+                                               float* running_var) = 0;
+    // The same y with statistics given, not computed nor updated: the running
+    // ones in evaluation mode, the global ones of synchronized batch
+    // normalization in training (see below).
+    virtual void batch_norm2d_forward_given_stats(const BatchNorm2dShape& s, const float* x,
+                                                  const float* gamma, const float* beta,
+                                                  const float* mean, const float* var,
+                                                  float* y) = 0;
+    // The backward of the training forward, from its saved mean and var.
+    virtual void batch_norm2d_backward(const BatchNorm2dShape& s, const float* x,
+                                       const float* dy, const float* gamma, const float* mean,
+                                       const float* var, float* dx, float* dgamma,
+                                       float* dbeta) = 0;
+
+    // Synchronized batch normalization (nn.SyncBatchNorm) is built from the
+    // four ops below, each replica r holding a shard x_r of the batch, with
+    // s its shard's shape and count the global N * H * W:
+    //  forward:  batch_norm2d_sums(s, x_r, running_mean, sum, sum_sq);
+    //            all-reduce (sum) of sum and sum_sq, 2C floats;
+    //            batch_norm2d_stats_from_sums(s, count, sum, sum_sq, running_mean,
+    //                                         mean, var, running_mean, running_var);
+    //            batch_norm2d_forward_given_stats(s, x_r, gamma, beta, mean, var, y_r);
+    //  backward: batch_norm2d_backward_reduce(s, x_r, dy_r, mean, var, dgamma, dbeta);
+    //            all-reduce (sum) of dgamma and dbeta, 2C floats;
+    //            batch_norm2d_backward_elementwise(s, count, x_r, dy_r, gamma, mean, var,
+    //                                              dgamma, dbeta, dx_r).
+    // Every replica then holds the global mean, var and running statistics,
+    // and the gradients of gamma and beta summed over the global batch: they
+    // must not be all-reduced again with the other gradients. With one
+    // replica this is exactly the training forward and backward above.
+    // Evaluation-mode (frozen) batch normalization uses the same two backward
+    // ops with the running statistics and no all-reduce, passing zeros as
+    // dgamma and dbeta to batch_norm2d_backward_elementwise (the statistics
+    // are constants): dx = gamma * dy / sqrt(var + eps).
+
+    // Per channel, sum = sum of (x - shift) and sum_sq = sum of (x - shift)^2
+    // (shift may be null: 0). A shift near the mean, such as the running
+    // mean, keeps sum_sq / count - (sum / count)^2 free of cancellation.
+    virtual void batch_norm2d_sums(const BatchNorm2dShape& s, const float* x,
+                                   const float* shift, float* sum, float* sum_sq) = 0;
+    // mean and biased var of `count` values per channel from their sums (the
+    // same shift, which may be running_mean), and the running statistics
+    // updated as by the training forward with that count.
+    virtual void batch_norm2d_stats_from_sums(const BatchNorm2dShape& s, std::int64_t count,
+                                              const float* sum, const float* sum_sq,
+                                              const float* shift, float* mean, float* var,
+                                              float* running_mean, float* running_var) = 0;
+    // Per channel, dgamma = sum of dy * (x - mean) / sqrt(var + eps) and dbeta = sum of dy.
+    virtual void batch_norm2d_backward_reduce(const BatchNorm2dShape& s, const float* x,
+                                              const float* dy, const float* mean,
+                                              const float* var, float* dgamma,
+                                              float* dbeta) = 0;
+    // dx = gamma / sqrt(var + eps) * (dy - dbeta / count - xhat * dgamma / count),
+    // xhat = (x - mean) / sqrt(var + eps), with dgamma and dbeta summed over
+    // the `count` elements of each channel.
+    virtual void batch_norm2d_backward_elementwise(const BatchNorm2dShape& s, std::int64_t count,
+                                                   const float* x, const float* dy,
+                                                   const float* gamma, const float* mean,
+                                                   const float* var, const float* dgamma,
+                                                   const float* dbeta, float* dx) = 0;
+
     // y = x w^T + b, w is [out, in]
     virtual void linear_forward(const LinearShape& s, const float* x, const float* w,
                                 const float* b, float* y) = 0;
@@ -93,6 +237,19 @@ public:
     virtual LossResult softmax_cross_entropy(int batch, int classes, const float* logits,
                                              const float* labels, float* dlogits,
                                              float grad_scale) = 0;
+
+    // y = log softmax of each of `batch` rows of `classes` values (nn.LogSoftmax(1)).
+    virtual void log_softmax_forward(int batch, int classes, const float* x, float* y) = 0;
+    // dx = dy - exp(y) * (sum of the row's dy), from the forward output y.
+    virtual void log_softmax_backward(int batch, int classes, const float* y, const float* dy,
+                                      float* dx) = 0;
+    // Negative log-likelihood (F.nll_loss, summed) of rows of log-probabilities:
+    // the loss sum is -sum of log_probs[n][label n], correct counts as for
+    // softmax_cross_entropy, and dlog_probs, if not null, receives
+    // grad_scale * d(sum)/dlog_probs: -grad_scale at the label, 0 elsewhere.
+    // After log_softmax_forward it is softmax_cross_entropy of the logits.
+    virtual LossResult nll_loss(int batch, int classes, const float* log_probs,
+                                const float* labels, float* dlog_probs, float grad_scale) = 0;
 
     // param -= lr * grad
     virtual void sgd_update(std::size_t n, float lr, float* param, const float* grad) = 0;

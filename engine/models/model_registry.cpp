@@ -4,6 +4,8 @@
 
 #include "core/error.h"
 #include "models/lenet.h"
+#include "models/mnistnet.h"
+#include "models/resnet18.h"
 
 namespace dp {
 namespace {
@@ -17,6 +19,12 @@ const std::vector<ModelEntry>& entries() {
     static const std::vector<ModelEntry> models{
         {{"lenet", "LeNet of d2l 12.5: two conv + avg-pool stages, two linear layers"},
          make_lenet},
+        {{"resnet18", "ResNet-18 of d2l 12.6: 8 residual blocks with BatchNorm, 64-512 channels"},
+         [](const SampleShape& input, int classes) { return make_resnet18(input, classes); }},
+        {{"resnet18-narrow", "ResNet-18 with 1/8 of the channels (8-64): quick CPU demos"},
+         [](const SampleShape& input, int classes) { return make_resnet18(input, classes, 8); }},
+        {{"mnistnet", "PyTorch's MNIST example CNN: conv, max-pool, dropout, log-softmax"},
+         [](const SampleShape& input, int classes) { return make_mnistnet(input, classes); }},
     };
     return models;
 }

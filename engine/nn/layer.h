@@ -20,6 +20,7 @@ struct SampleShape {
 struct Pass {
     int batch = 0;
     bool training = true;
+    std::uint64_t seed = 0;          // the run's seed: dropout's masks
     std::uint64_t step = 0;          // counts training steps: dropout's masks
     std::uint64_t first_sample = 0;  // this shard's offset in the global batch: dropout's masks
 };

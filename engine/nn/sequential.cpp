@@ -4,7 +4,8 @@
 
 namespace dp {
 
-Sequential::Sequential(SampleShape input, int classes) : input_(input), classes_(classes) {}
+Sequential::Sequential(SampleShape input, int classes, Loss loss)
+    : input_(input), classes_(classes), loss_(loss) {}
 
 void Sequential::add(std::unique_ptr<Layer> layer) { layers_.push_back(std::move(layer)); }
 

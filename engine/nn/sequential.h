@@ -17,7 +17,11 @@ namespace dp {
 // nothing. A smaller batch uses a prefix of each activation buffer (NCHW).
 class Sequential {
 public:
-    Sequential(SampleShape input, int classes);
+    // How the outputs become a loss: cross-entropy of logits (nn.CrossEntropyLoss),
+    // or NLL of log-probabilities for a model ending in LogSoftmax (F.nll_loss).
+    enum class Loss { softmax_cross_entropy, nll };
+
+    Sequential(SampleShape input, int classes, Loss loss = Loss::softmax_cross_entropy);
 
     void add(std::unique_ptr<Layer> layer);
 
@@ -46,12 +50,14 @@ public:
     const ParameterStore& parameters() const { return parameters_; }
     SampleShape input_shape() const { return input_; }
     int classes() const { return classes_; }
+    Loss loss() const { return loss_; }
     int max_batch() const { return max_batch_; }
     Backend& backend() { return *backend_; }
 
 private:
     SampleShape input_;
     int classes_;
+    Loss loss_;
     bool declared_ = false;
     int max_batch_ = 0;
     Backend* backend_ = nullptr;

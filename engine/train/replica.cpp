@@ -45,6 +45,14 @@ void Replica::load(const Dataset& set, std::span<const int> indices) {
     backend_->upload_labels(host_labels_.data(), labels_.get(), indices.size());
 }
 
+Backend::LossResult Replica::compute_loss(const float* outputs, int rows, float* doutputs,
+                                         float grad_scale) {
+    const auto loss = model_->loss() == Sequential::Loss::nll ? &Backend::nll_loss
+                                                              : &Backend::softmax_cross_entropy;
+    return (backend_.get()->*loss)(rows, model_->classes(), outputs, labels_.get(), doutputs,
+                                   grad_scale);
+}
+
 DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> shard,
                                      const Pass& pass, int global_batch, float lr,
                                      GradientReducer& reducer, Backend::LossResult& loss) {
@@ -61,8 +69,7 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
         load(set, shard);
         timing.data = watch.lap();
         const float* logits = model_->forward(pass, images_.get());
-        loss = backend_->softmax_cross_entropy(rows, model_->classes(), logits, labels_.get(),
-                                               dlogits_.get(), 1.f / float(global_batch));
+        loss = compute_loss(logits, rows, dlogits_.get(), 1.f / float(global_batch));
         timing.forward = watch.lap();
         model_->backward(pass, images_.get(), dlogits_.get(),
                          [&](std::size_t first) { reducer.on_gradients_final(first); });
@@ -84,10 +91,7 @@ std::int64_t Replica::count_correct(const Dataset& set, int first, int count) {
         std::iota(eval_indices_.begin(), eval_indices_.begin() + rows, first + offset);
         load(set, {eval_indices_.data(), std::size_t(rows)});
         const float* logits = model_->forward({.batch = rows, .training = false}, images_.get());
-        correct += backend_
-                       ->softmax_cross_entropy(rows, model_->classes(), logits, labels_.get(),
-                                               nullptr, 0.f)
-                       .correct;
+        correct += compute_loss(logits, rows, nullptr, 0.f).correct;
     }
     return correct;
 }

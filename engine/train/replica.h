@@ -41,6 +41,9 @@ public:
 
 private:
     void load(const Dataset& set, std::span<const int> indices);
+    // The model's loss of the loaded labels; see Backend::softmax_cross_entropy.
+    Backend::LossResult compute_loss(const float* outputs, int rows, float* doutputs,
+                                     float grad_scale);
 
     std::unique_ptr<Backend> backend_;
     std::unique_ptr<Sequential> model_;

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "parallel/batch_split.h"
+#include "io/model_checkpoint.h"
 #include "parallel/bucket_plan.h"
 
 namespace dp {
@@ -11,7 +12,8 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainCo
                            const SampleShape& input)
     : communicator_(make_thread_communicator(config.allreduce, int(devices.size()))),
       replicas_(devices.size()),
-      reducers_(devices.size()) {
+      reducers_(devices.size()),
+      seed_(config.seed) {
     for (const auto& device : devices) threads_.push_back(std::make_unique<DeviceThread>(device));
     const int max_rows = split_batch(config.batch_size, size()).front();
     const auto bucket_bytes = std::size_t(config.bucket_mb * 1024 * 1024);
@@ -78,6 +80,7 @@ std::vector<DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
         const auto& shard = shards[rank];
         const Pass pass{.batch = shard.rows,
                         .training = true,
+                        .seed = seed_,
                         .step = step,
                         .first_sample = std::uint64_t(shard.offset)};
         timings[rank] = replicas_[rank]->train_step(set, batch.subspan(shard.offset, shard.rows),
@@ -101,6 +104,22 @@ double ReplicaGroup::evaluate(const Dataset& set) {
     std::int64_t total = 0;
     for (auto count : correct) total += count;
     return set.count ? double(total) / set.count : 0;
+}
+
+void ReplicaGroup::save(const std::filesystem::path& file, const std::string& model_name) {
+    on_all_devices([&](int rank) {
+        if (rank == 0) save_model(file, model_name, replicas_[0]->model().parameters(),
+                                  replicas_[0]->backend());
+    });
+}
+
+void ReplicaGroup::load(const std::filesystem::path& file, const std::string& model_name) {
+    on_all_devices([&](int rank) {
+        ParameterStore& store = replicas_[rank]->model().parameters();
+        if (rank == 0) load_model(file, model_name, store, replicas_[0]->backend());
+        communicator_->broadcast(rank, store.values(), store.total_size(), 0);
+        communicator_->broadcast(rank, store.buffers(), store.buffers_size(), 0);
+    });
 }
 
 std::vector<float> ReplicaGroup::parameters(int rank) {

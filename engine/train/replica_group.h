@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <span>
@@ -35,6 +36,11 @@ public:
     // Test accuracy, with the set split across the devices.
     double evaluate(const Dataset& set);
 
+    // Checkpoints, PyTorch-compatible (see io/model_checkpoint.h). A load
+    // goes into replica 0 and is broadcast to the others.
+    void save(const std::filesystem::path& file, const std::string& model_name);
+    void load(const std::filesystem::path& file, const std::string& model_name);
+
     // Replica `rank`'s parameters, copied to the host.
     std::vector<float> parameters(int rank);
 
@@ -48,6 +54,7 @@ private:
     std::vector<std::unique_ptr<DeviceThread>> threads_;
     std::vector<std::unique_ptr<Replica>> replicas_;
     std::vector<std::unique_ptr<GradientReducer>> reducers_;
+    std::uint64_t seed_;
     std::uint64_t steps_ = 0;
 };
 

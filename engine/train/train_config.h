@@ -18,6 +18,8 @@ struct TrainConfig {
     int limit_train = 0;   // 0: all; else the first N training images in file order
     int limit_test = 0;    // 0: all; else the first N test images in file order
     bool shuffle = true;
+    std::string load_path;  // start from this checkpoint (empty: from the seed)
+    std::string save_path;  // write a checkpoint here after every epoch (empty: none)
 
     // Data parallelism. batch_size is the global batch, split across devices.
     std::vector<std::string> devices;  // ids ("cpu:0"); empty: every device of the machine

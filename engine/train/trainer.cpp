@@ -46,6 +46,11 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                                batch_size, config_.lr, config_.allreduce.c_str(),
                                summary.device_list().c_str()));
 
+        if (!config_.load_path.empty()) {
+            replicas.load(config_.load_path, config_.model);
+            observer.on_log("loaded " + config_.load_path);
+        }
+
         EpochSampler sampler(data.train.count, config_.seed, config_.shuffle);
         const int batches = (data.train.count + batch_size - 1) / batch_size;
         for (int epoch = 1; epoch <= config_.epochs && !stop_requested_; ++epoch) {
@@ -78,6 +83,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                                        replicas.evaluate(data.test), seconds};
             summary.epochs.push_back(metrics);
             observer.on_epoch(metrics);
+            if (!config_.save_path.empty()) replicas.save(config_.save_path, config_.model);
         }
         observer.on_log(summary.summary_line());
         observer.on_finished(summary);

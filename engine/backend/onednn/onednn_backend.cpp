@@ -24,33 +24,53 @@ struct Step {
     dnnl::primitive primitive;
     std::unordered_map<int, memory> args;
 
-    void run(dnnl::stream& stream, std::initializer_list<std::pair<int, const float*>> handles) {
+    void run(dnnl::stream& stream, std::initializer_list<std::pair<int, const void*>> handles) {
         for (const auto& [arg, pointer] : handles)
-            args.at(arg).set_data_handle(const_cast<float*>(pointer));
+            args.at(arg).set_data_handle(const_cast<void*>(pointer));
         primitive.execute(stream, args);
+    }
+
+    // Adds an argument whose data handle each run sets.
+    void bind(int arg, const memory::desc& desc, const dnnl::engine& engine) {
+        args.emplace(arg, memory(desc, engine, DNNL_MEMORY_NONE));
     }
 };
 
 Step make_step(dnnl::primitive primitive, const dnnl::engine& engine,
                std::initializer_list<std::pair<int, memory::desc>> args) {
     Step step{std::move(primitive), {}};
-    for (const auto& [arg, desc] : args) step.args.emplace(arg, memory(desc, engine, DNNL_MEMORY_NONE));
+    for (const auto& [arg, desc] : args) step.bind(arg, desc, engine);
     return step;
 }
 
 memory::desc nchw(int n, int c, int h, int w) { return {{n, c, h, w}, f32, tag::nchw}; }
 memory::desc vec(int n) { return {{n}, f32, tag::a}; }
 
+// Runs body(i) for every i in [0, n) on the OpenMP threads: for the host
+// loops of reference_ops.h, one channel or unit per call.
+template <typename Body>
+void parallel_for(std::size_t n, Body&& body) {
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) body(i);
+}
+
 struct ConvPlan {
     Step forward, backward_data, backward_weights;
 };
 struct PoolPlan {
     Step forward, backward;
+    std::size_t workspace_bytes = 0;  // max pooling's, 0 for average pooling
 };
 struct LinearPlan {
     Step forward, backward_data, backward_weights;
 };
 struct ReluPlan {
+    Step forward, backward;
+};
+struct BatchNormPlan {
+    Step forward_given_stats, backward;
+};
+struct LogSoftmaxPlan {
     Step forward, backward;
 };
 
@@ -61,6 +81,10 @@ struct OneDnnBackend::Impl {
     dnnl::stream stream{engine};
     PlanCache<Conv2dShape, ConvPlan> conv_plans;
     PlanCache<Pool2dShape, PoolPlan> pool_plans;
+    PlanCache<Pool2dShape, PoolPlan> max_pool_plans;
+    PlanCache<NchwShape, PoolPlan> global_pool_plans;
+    PlanCache<BatchNorm2dShape, BatchNormPlan> batch_norm_plans;
+    PlanCache<std::pair<int, int>, LogSoftmaxPlan> log_softmax_plans;  // (batch, classes)
     PlanCache<LinearShape, LinearPlan> linear_plans;
     PlanCache<std::size_t, ReluPlan> relu_plans;
 
@@ -95,22 +119,109 @@ struct OneDnnBackend::Impl {
         };
     }
 
-    PoolPlan build_pool(const Pool2dShape& s) {
+    // Pooling of NCHW src to dst with the given window; the workspace of
+    // max pooling is bound to both steps, its data handle the caller's.
+    PoolPlan build_pooling(dnnl::algorithm algorithm, const memory::desc& src,
+                           const memory::desc& dst, const memory::dims& kernel,
+                           const memory::dims& strides, const memory::dims& padding) {
         using namespace dnnl;
-        auto src = nchw(s.batch, s.channels, s.in_h, s.in_w);
-        auto dst = nchw(s.batch, s.channels, s.out_h(), s.out_w());
-        memory::dims strides{s.stride, s.stride}, kernel{s.kernel, s.kernel}, padding{0, 0};
-        pooling_forward::primitive_desc fwd({prop_kind::forward_training,
-                                             algorithm::pooling_avg_exclude_padding, src, dst,
-                                             strides, kernel, padding, padding},
-                                            engine);
+        pooling_forward::primitive_desc fwd(
+            {prop_kind::forward_training, algorithm, src, dst, strides, kernel, padding, padding},
+            engine);
         pooling_backward::primitive_desc bwd(
-            {algorithm::pooling_avg_exclude_padding, src, dst, strides, kernel, padding, padding},
-            engine, fwd);
-        return {
+            {algorithm, src, dst, strides, kernel, padding, padding}, engine, fwd);
+        PoolPlan plan{
             make_step(pooling_forward(fwd), engine, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}),
-            make_step(pooling_backward(bwd), engine, {{DNNL_ARG_DIFF_DST, dst}, {DNNL_ARG_DIFF_SRC, src}}),
+            make_step(pooling_backward(bwd), engine,
+                      {{DNNL_ARG_DIFF_DST, dst}, {DNNL_ARG_DIFF_SRC, src}}),
         };
+        const memory::desc workspace = fwd.workspace_desc();
+        if (!workspace.is_zero()) {
+            plan.forward.bind(DNNL_ARG_WORKSPACE, workspace, engine);
+            plan.backward.bind(DNNL_ARG_WORKSPACE, workspace, engine);
+            plan.workspace_bytes = workspace.get_size();
+        }
+        return plan;
+    }
+
+    PoolPlan build_pool(const Pool2dShape& s, dnnl::algorithm algorithm) {
+        reference::check_pool2d_shape(s);
+        return build_pooling(algorithm, nchw(s.batch, s.channels, s.in_h, s.in_w),
+                             nchw(s.batch, s.channels, s.out_h(), s.out_w()),
+                             {s.kernel, s.kernel}, {s.stride, s.stride}, {s.pad, s.pad});
+    }
+
+    // One window covering each whole plane.
+    PoolPlan build_global_pool(const NchwShape& s) {
+        return build_pooling(dnnl::algorithm::pooling_avg_include_padding,
+                             nchw(s.batch, s.channels, s.h, s.w), nchw(s.batch, s.channels, 1, 1),
+                             {s.h, s.w}, {s.h, s.w}, {0, 0});
+    }
+
+    PoolPlan& avg_pool(const Pool2dShape& s) {
+        return pool_plans.get(s, [&](const auto& k) {
+            return build_pool(k, dnnl::algorithm::pooling_avg_include_padding);
+        });
+    }
+    PoolPlan& max_pool(const Pool2dShape& s) {
+        return max_pool_plans.get(
+            s, [&](const auto& k) { return build_pool(k, dnnl::algorithm::pooling_max); });
+    }
+    PoolPlan& global_pool(const NchwShape& s) {
+        return global_pool_plans.get(s, [&](const auto& k) { return build_global_pool(k); });
+    }
+
+    // Scale (gamma) and shift (beta) as separate C-vectors; the statistics
+    // are inputs (computed by batch_norm2d_forward_training). The backward's
+    // descriptor needs a training forward's as its hint.
+    BatchNormPlan build_batch_norm(const BatchNorm2dShape& s) {
+        using namespace dnnl;
+        auto data = nchw(s.batch, s.channels, s.h, s.w);
+        auto channel = vec(s.channels);
+        const auto affine = normalization_flags::use_scale | normalization_flags::use_shift;
+        batch_normalization_forward::primitive_desc training(
+            {prop_kind::forward_training, data, s.eps, affine}, engine);
+        batch_normalization_forward::primitive_desc given_stats(
+            {prop_kind::forward_training, data, s.eps,
+             affine | normalization_flags::use_global_stats},
+            engine);
+        batch_normalization_backward::primitive_desc bwd(
+            {prop_kind::backward, data, data, s.eps, affine}, engine, training);
+        Step backward = make_step(
+            batch_normalization_backward(bwd), engine,
+            {{DNNL_ARG_SRC, data}, {DNNL_ARG_MEAN, channel}, {DNNL_ARG_VARIANCE, channel},
+             {DNNL_ARG_DIFF_DST, data}, {DNNL_ARG_SCALE, channel}, {DNNL_ARG_DIFF_SRC, data},
+             {DNNL_ARG_DIFF_SCALE, channel}, {DNNL_ARG_DIFF_SHIFT, channel}});
+        // oneDNN 2.6 fails the backward unless the shift is bound too, though
+        // no gradient depends on it: a buffer of its own, never read.
+        backward.args.emplace(DNNL_ARG_SHIFT, memory(channel, engine));
+        return {
+            make_step(batch_normalization_forward(given_stats), engine,
+                      {{DNNL_ARG_SRC, data}, {DNNL_ARG_MEAN, channel}, {DNNL_ARG_VARIANCE, channel},
+                       {DNNL_ARG_SCALE, channel}, {DNNL_ARG_SHIFT, channel},
+                       {DNNL_ARG_DST, data}}),
+            std::move(backward),
+        };
+    }
+    BatchNormPlan& batch_norm(const BatchNorm2dShape& s) {
+        return batch_norm_plans.get(s, [&](const auto& k) { return build_batch_norm(k); });
+    }
+
+    LogSoftmaxPlan build_log_softmax(std::pair<int, int> rows) {
+        using namespace dnnl;
+        memory::desc data({rows.first, rows.second}, f32, tag::nc);
+        logsoftmax_forward::primitive_desc fwd({prop_kind::forward_training, data, 1}, engine);
+        logsoftmax_backward::primitive_desc bwd({data, data, 1}, engine, fwd);
+        return {
+            make_step(logsoftmax_forward(fwd), engine,
+                      {{DNNL_ARG_SRC, data}, {DNNL_ARG_DST, data}}),
+            make_step(logsoftmax_backward(bwd), engine,
+                      {{DNNL_ARG_DST, data}, {DNNL_ARG_DIFF_DST, data}, {DNNL_ARG_DIFF_SRC, data}}),
+        };
+    }
+    LogSoftmaxPlan& log_softmax(int batch, int classes) {
+        return log_softmax_plans.get({batch, classes},
+                                     [&](auto k) { return build_log_softmax(k); });
     }
 
     LinearPlan build_linear(const LinearShape& s) {
@@ -215,13 +326,145 @@ void OneDnnBackend::relu_backward(std::size_t n, const float* y, const float* dy
 }
 
 void OneDnnBackend::avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y) {
-    auto& plan = impl_->pool_plans.get(s, [&](const auto& k) { return impl_->build_pool(k); });
-    plan.forward.run(impl_->stream, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+    impl_->avg_pool(s).forward.run(impl_->stream, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
 }
 
 void OneDnnBackend::avg_pool2d_backward(const Pool2dShape& s, const float* dy, float* dx) {
-    auto& plan = impl_->pool_plans.get(s, [&](const auto& k) { return impl_->build_pool(k); });
-    plan.backward.run(impl_->stream, {{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_SRC, dx}});
+    impl_->avg_pool(s).backward.run(impl_->stream,
+                                    {{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_SRC, dx}});
+}
+
+std::size_t OneDnnBackend::max_pool2d_workspace_size(const Pool2dShape& s) {
+    return impl_->max_pool(s).workspace_bytes;
+}
+
+void OneDnnBackend::max_pool2d_forward(const Pool2dShape& s, const float* x, float* y,
+                                       void* workspace) {
+    impl_->max_pool(s).forward.run(
+        impl_->stream, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}, {DNNL_ARG_WORKSPACE, workspace}});
+}
+
+void OneDnnBackend::max_pool2d_backward(const Pool2dShape& s, const float* dy,
+                                        const void* workspace, float* dx) {
+    impl_->max_pool(s).backward.run(impl_->stream, {{DNNL_ARG_DIFF_DST, dy},
+                                                    {DNNL_ARG_WORKSPACE, workspace},
+                                                    {DNNL_ARG_DIFF_SRC, dx}});
+}
+
+void OneDnnBackend::global_avg_pool2d_forward(const NchwShape& s, const float* x, float* y) {
+    impl_->global_pool(s).forward.run(impl_->stream, {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+}
+
+void OneDnnBackend::global_avg_pool2d_backward(const NchwShape& s, const float* dy, float* dx) {
+    impl_->global_pool(s).backward.run(impl_->stream,
+                                       {{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_SRC, dx}});
+}
+
+// Memory-bound elementwise loops: as fast as a oneDNN binary primitive, and
+// one loop serves any size and in-place use.
+void OneDnnBackend::add(std::size_t n, const float* a, const float* b, float* y) {
+#pragma omp parallel for simd schedule(static)
+    for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+// The masks of reference_ops.h's counter-based draws, which any thread can
+// make for any unit: identical to ReferenceBackend's.
+void OneDnnBackend::dropout_forward(std::size_t n, const DropoutConfig& config, const float* x,
+                                    float* y, float* mask) {
+    const reference::DropoutDraw draw(config);
+    parallel_for(n, [&](std::size_t i) { reference::dropout_unit(draw, i, 1, x, y, mask); });
+}
+
+void OneDnnBackend::dropout2d_forward(const NchwShape& s, const DropoutConfig& config,
+                                      const float* x, float* y, float* mask) {
+    const reference::DropoutDraw draw(config);
+    const std::size_t area = std::size_t(s.h) * s.w;
+    parallel_for(std::size_t(s.batch) * s.channels,
+                 [&](std::size_t p) { reference::dropout_unit(draw, p, area, x, y, mask); });
+}
+
+void OneDnnBackend::dropout_backward(std::size_t n, const float* mask, const float* dy,
+                                     float* dx) {
+#pragma omp parallel for simd schedule(static)
+    for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * mask[i];
+}
+
+void OneDnnBackend::batch_norm2d_forward_training(const BatchNorm2dShape& s, const float* x,
+                                                  const float* gamma, const float* beta,
+                                                  float* y, float* mean, float* var,
+                                                  float* running_mean, float* running_var) {
+    // oneDNN 2.6's own statistics drift on channels whose variance is tiny next
+    // to their mean (1% gradient errors in ResNet-18's golden test): the
+    // statistics come from the two-pass reference, the normalization from oneDNN.
+    parallel_for(s.channels, [&](std::size_t c) {
+        const auto moments = reference::batch_norm2d_channel_moments(s, int(c), x);
+        mean[c] = float(moments.mean);
+        var[c] = float(moments.var);
+    });
+    batch_norm2d_forward_given_stats(s, x, gamma, beta, mean, var, y);
+    reference::update_running_stats(s, reference::batch_norm2d_count(s), mean, var, running_mean,
+                                    running_var);
+}
+
+void OneDnnBackend::batch_norm2d_forward_given_stats(const BatchNorm2dShape& s, const float* x,
+                                                     const float* gamma, const float* beta,
+                                                     const float* mean, const float* var,
+                                                     float* y) {
+    impl_->batch_norm(s).forward_given_stats.run(
+        impl_->stream, {{DNNL_ARG_SRC, x}, {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var},
+                        {DNNL_ARG_SCALE, gamma}, {DNNL_ARG_SHIFT, beta}, {DNNL_ARG_DST, y}});
+}
+
+void OneDnnBackend::batch_norm2d_backward(const BatchNorm2dShape& s, const float* x,
+                                          const float* dy, const float* gamma, const float* mean,
+                                          const float* var, float* dx, float* dgamma,
+                                          float* dbeta) {
+    impl_->batch_norm(s).backward.run(
+        impl_->stream, {{DNNL_ARG_SRC, x}, {DNNL_ARG_MEAN, mean}, {DNNL_ARG_VARIANCE, var},
+                        {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_SCALE, gamma}, {DNNL_ARG_DIFF_SRC, dx},
+                        {DNNL_ARG_DIFF_SCALE, dgamma}, {DNNL_ARG_DIFF_SHIFT, dbeta}});
+}
+
+// The synchronized batch normalization ops have no oneDNN primitive (its
+// backward takes only local reductions): reference_ops.h's per-channel
+// loops, the channels in parallel.
+void OneDnnBackend::batch_norm2d_sums(const BatchNorm2dShape& s, const float* x,
+                                      const float* shift, float* sum, float* sum_sq) {
+    parallel_for(s.channels, [&](std::size_t c) {
+        const double channel_shift = shift ? shift[c] : 0.0;
+        const auto sums = reference::batch_norm2d_channel_sums(s, int(c), x, channel_shift);
+        sum[c] = float(sums.sum);
+        sum_sq[c] = float(sums.sum_sq);
+    });
+}
+
+void OneDnnBackend::batch_norm2d_stats_from_sums(const BatchNorm2dShape& s, std::int64_t count,
+                                                 const float* sum, const float* sum_sq,
+                                                 const float* shift, float* mean, float* var,
+                                                 float* running_mean, float* running_var) {
+    // C values: a loop is faster than waking the threads.
+    reference::batch_norm2d_stats_from_sums(s, count, sum, sum_sq, shift, mean, var, running_mean,
+                                            running_var);
+}
+
+void OneDnnBackend::batch_norm2d_backward_reduce(const BatchNorm2dShape& s, const float* x,
+                                                 const float* dy, const float* mean,
+                                                 const float* var, float* dgamma, float* dbeta) {
+    parallel_for(s.channels, [&](std::size_t c) {
+        reference::batch_norm2d_channel_backward_reduce(s, int(c), x, dy, mean, var, dgamma, dbeta);
+    });
+}
+
+void OneDnnBackend::batch_norm2d_backward_elementwise(const BatchNorm2dShape& s,
+                                                      std::int64_t count, const float* x,
+                                                      const float* dy, const float* gamma,
+                                                      const float* mean, const float* var,
+                                                      const float* dgamma, const float* dbeta,
+                                                      float* dx) {
+    parallel_for(s.channels, [&](std::size_t c) {
+        reference::batch_norm2d_channel_backward_elementwise(s, int(c), count, x, dy, gamma, mean,
+                                                             var, dgamma, dbeta, dx);
+    });
 }
 
 void OneDnnBackend::linear_forward(const LinearShape& s, const float* x, const float* w,
@@ -253,6 +496,24 @@ Backend::LossResult OneDnnBackend::softmax_cross_entropy(int batch, int classes,
     // A few thousand floats a batch: the reference loop is as fast as any
     // primitive call, and oneDNN has no fused loss with this contract.
     return reference::softmax_cross_entropy(batch, classes, logits, labels, dlogits, grad_scale);
+}
+
+void OneDnnBackend::log_softmax_forward(int batch, int classes, const float* x, float* y) {
+    impl_->log_softmax(batch, classes).forward.run(impl_->stream,
+                                                   {{DNNL_ARG_SRC, x}, {DNNL_ARG_DST, y}});
+}
+
+void OneDnnBackend::log_softmax_backward(int batch, int classes, const float* y, const float* dy,
+                                         float* dx) {
+    impl_->log_softmax(batch, classes).backward.run(
+        impl_->stream, {{DNNL_ARG_DST, y}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_SRC, dx}});
+}
+
+Backend::LossResult OneDnnBackend::nll_loss(int batch, int classes, const float* log_probs,
+                                            const float* labels, float* dlog_probs,
+                                            float grad_scale) {
+    // As softmax_cross_entropy: a host loop, the rows already in memory.
+    return reference::nll_loss(batch, classes, log_probs, labels, dlog_probs, grad_scale);
 }
 
 void OneDnnBackend::sgd_update(std::size_t n, float lr, float* param, const float* grad) {

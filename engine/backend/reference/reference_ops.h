@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace dp::reference {
@@ -31,6 +33,16 @@ inline std::size_t pool2d_input_size(const Pool2dShape& s) {
 }
 inline std::size_t pool2d_output_size(const Pool2dShape& s) {
     return std::size_t(s.batch) * s.channels * s.out_h() * s.out_w();
+}
+inline std::size_t nchw_size(const NchwShape& s) {
+    return std::size_t(s.batch) * s.channels * s.h * s.w;
+}
+inline std::size_t batch_norm2d_size(const BatchNorm2dShape& s) {
+    return std::size_t(s.batch) * s.channels * s.h * s.w;
+}
+// The elements of each channel, over which batch normalization takes statistics.
+inline std::int64_t batch_norm2d_count(const BatchNorm2dShape& s) {
+    return std::int64_t(s.batch) * s.h * s.w;
 }
 inline std::size_t linear_input_size(const LinearShape& s) {
     return std::size_t(s.batch) * s.in_features;
@@ -127,12 +139,21 @@ void relu_backward(std::size_t n, const T* y, const T* dy, T* dx) {
     for (std::size_t i = 0; i < n; ++i) dx[i] = y[i] > T(0) ? dy[i] : T(0);
 }
 
-// ---------------------------------------------------------------- avg_pool2d
+// ---------------------------------------------------------------- pool2d
+
+// Throws unless the padding is within PyTorch's limit, kernel / 2, so that
+// every window holds at least one input element.
+inline void check_pool2d_shape(const Pool2dShape& s) {
+    if (s.pad < 0 || 2 * s.pad > s.kernel)
+        throw Error("pool2d padding " + std::to_string(s.pad) + " is not within half the kernel " +
+                    std::to_string(s.kernel));
+}
 
 // Calls tap(x_index, y_index) for every input element inside the window of
-// every output: window [oh * stride, oh * stride + kernel) in each dimension.
-// Windows overlap when stride < kernel; input rows and columns past the last
-// full window belong to no window.
+// every output: window [oh * stride - pad, oh * stride - pad + kernel) in
+// each dimension, less the taps in the padding. Windows overlap when
+// stride < kernel; input rows and columns past the last full window belong
+// to no window. The taps of a window come in row-major order.
 template <typename Tap>
 void for_each_pool2d_tap(const Pool2dShape& s, Tap&& tap) {
     const int out_h = s.out_h(), out_w = s.out_w();
@@ -141,17 +162,22 @@ void for_each_pool2d_tap(const Pool2dShape& s, Tap&& tap) {
             for (int oh = 0; oh < out_h; ++oh)
                 for (int ow = 0; ow < out_w; ++ow) {
                     const std::size_t y_index = offset4(n, c, oh, ow, s.channels, out_h, out_w);
-                    for (int kh = 0; kh < s.kernel; ++kh)
-                        for (int kw = 0; kw < s.kernel; ++kw)
-                            tap(offset4(n, c, oh * s.stride + kh, ow * s.stride + kw, s.channels,
-                                        s.in_h, s.in_w),
-                                y_index);
+                    for (int kh = 0; kh < s.kernel; ++kh) {
+                        const int ih = oh * s.stride - s.pad + kh;
+                        if (ih < 0 || ih >= s.in_h) continue;
+                        for (int kw = 0; kw < s.kernel; ++kw) {
+                            const int iw = ow * s.stride - s.pad + kw;
+                            if (iw < 0 || iw >= s.in_w) continue;
+                            tap(offset4(n, c, ih, iw, s.channels, s.in_h, s.in_w), y_index);
+                        }
+                    }
                 }
 }
 
-// y = mean of x over each window.
+// y = mean of x over each window, the padding counted as zeros.
 template <typename T>
 void avg_pool2d_forward(const Pool2dShape& s, const T* x, T* y) {
+    check_pool2d_shape(s);
     const std::size_t out = pool2d_output_size(s);
     std::fill_n(y, out, T(0));
     for_each_pool2d_tap(s, [&](std::size_t xi, std::size_t yi) { y[yi] += x[xi]; });
@@ -162,9 +188,328 @@ void avg_pool2d_forward(const Pool2dShape& s, const T* x, T* y) {
 // dx: each output spreads dy / window area evenly over its window.
 template <typename T>
 void avg_pool2d_backward(const Pool2dShape& s, const T* dy, T* dx) {
+    check_pool2d_shape(s);
     std::fill_n(dx, pool2d_input_size(s), T(0));
     const T window_area = T(s.kernel * s.kernel);
     for_each_pool2d_tap(s, [&](std::size_t xi, std::size_t yi) { dx[xi] += dy[yi] / window_area; });
+}
+
+// The workspace of the reference max pooling: for each output, the index of
+// the input element that won, as a std::int64_t. Read and written with
+// memcpy, so that any buffer of the size will do (a float one included).
+inline std::size_t max_pool2d_workspace_size(const Pool2dShape& s) {
+    return pool2d_output_size(s) * sizeof(std::int64_t);
+}
+inline std::int64_t load_index(const void* workspace, std::size_t i) {
+    std::int64_t index;
+    std::memcpy(&index, static_cast<const std::byte*>(workspace) + i * sizeof index, sizeof index);
+    return index;
+}
+inline void store_index(void* workspace, std::size_t i, std::int64_t index) {
+    std::memcpy(static_cast<std::byte*>(workspace) + i * sizeof index, &index, sizeof index);
+}
+
+// y = maximum of x over each window; the workspace receives the index of the
+// first maximum (a later tap replaces it only if strictly greater).
+template <typename T>
+void max_pool2d_forward(const Pool2dShape& s, const T* x, T* y, void* workspace) {
+    check_pool2d_shape(s);
+    const std::size_t out = pool2d_output_size(s);
+    for (std::size_t i = 0; i < out; ++i) store_index(workspace, i, -1);
+    for_each_pool2d_tap(s, [&](std::size_t xi, std::size_t yi) {
+        if (load_index(workspace, yi) < 0 || x[xi] > y[yi]) {
+            y[yi] = x[xi];
+            store_index(workspace, yi, std::int64_t(xi));
+        }
+    });
+}
+
+// dx: each output's dy goes to the input element that won its window.
+template <typename T>
+void max_pool2d_backward(const Pool2dShape& s, const T* dy, const void* workspace, T* dx) {
+    check_pool2d_shape(s);
+    std::fill_n(dx, pool2d_input_size(s), T(0));
+    const std::size_t out = pool2d_output_size(s);
+    for (std::size_t i = 0; i < out; ++i) dx[load_index(workspace, i)] += dy[i];
+}
+
+// ---------------------------------------------------------------- global_avg_pool2d
+
+// y[plane] = mean of the H x W values of the plane.
+template <typename T>
+void global_avg_pool2d_forward(const NchwShape& s, const T* x, T* y) {
+    const std::size_t planes = std::size_t(s.batch) * s.channels, area = std::size_t(s.h) * s.w;
+    for (std::size_t p = 0; p < planes; ++p) {
+        T sum = 0;
+        for (std::size_t i = 0; i < area; ++i) sum += x[p * area + i];
+        y[p] = sum / T(area);
+    }
+}
+
+// dx: each plane receives its dy / (H x W) in every element.
+template <typename T>
+void global_avg_pool2d_backward(const NchwShape& s, const T* dy, T* dx) {
+    const std::size_t planes = std::size_t(s.batch) * s.channels, area = std::size_t(s.h) * s.w;
+    for (std::size_t p = 0; p < planes; ++p)
+        std::fill_n(dx + p * area, area, dy[p] / T(area));
+}
+
+// ---------------------------------------------------------------- add
+
+// y = a + b; y may be a or b.
+template <typename T>
+void add(std::size_t n, const T* a, const T* b, T* y) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+// ---------------------------------------------------------------- dropout
+
+// The random draws of dropout: unit i of a call is dropped when
+// uniform(offset + i) < p. uniform hashes its counter with the output
+// function of SplitMix64 (Steele, Lea and Flood, 2014), whose stream for
+// (seed, step) starts at a key mixed from both: a counter-based generator
+// like Philox, so any unit can be drawn alone, on any thread, in any order.
+// Shared by the CPU backends, so their masks are identical.
+class DropoutDraw {
+public:
+    explicit DropoutDraw(const DropoutConfig& config)
+        : key_(mix(mix(config.seed + kGolden) + config.step * kGolden)),
+          offset_(config.offset),
+          p_(config.p),
+          scale_(1.0f / (1.0f - config.p)) {
+        if (!(config.p >= 0 && config.p <= 1))
+            throw Error("dropout probability " + std::to_string(config.p) + " is not in [0, 1]");
+    }
+
+    // A 24-bit uniform float in [0, 1).
+    float uniform(std::uint64_t unit) const {
+        return float(mix(key_ + (offset_ + unit + 1) * kGolden) >> 40) * 0x1p-24f;
+    }
+    // The mask value of a unit: 0 with probability p, else 1 / (1 - p).
+    float mask(std::uint64_t unit) const { return uniform(unit) < p_ ? 0.0f : scale_; }
+
+private:
+    static constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15;  // 2^64 / golden ratio
+    static std::uint64_t mix(std::uint64_t z) {
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+        return z ^ (z >> 31);
+    }
+
+    std::uint64_t key_, offset_;
+    float p_, scale_;
+};
+
+// Unit `unit` of dropout: its `unit_size` elements share one mask value;
+// y = x * mask. Dropout has units of one element, dropout2d of one plane.
+template <typename T>
+void dropout_unit(const DropoutDraw& draw, std::size_t unit, std::size_t unit_size, const T* x,
+                  T* y, T* mask) {
+    const T value = T(draw.mask(unit));
+    for (std::size_t i = unit * unit_size; i < (unit + 1) * unit_size; ++i) {
+        mask[i] = value;
+        y[i] = x[i] * value;
+    }
+}
+
+template <typename T>
+void dropout_forward(std::size_t n, const DropoutConfig& config, const T* x, T* y, T* mask) {
+    const DropoutDraw draw(config);
+    for (std::size_t i = 0; i < n; ++i) dropout_unit(draw, i, 1, x, y, mask);
+}
+
+template <typename T>
+void dropout2d_forward(const NchwShape& s, const DropoutConfig& config, const T* x, T* y,
+                       T* mask) {
+    const DropoutDraw draw(config);
+    const std::size_t planes = std::size_t(s.batch) * s.channels, area = std::size_t(s.h) * s.w;
+    for (std::size_t p = 0; p < planes; ++p) dropout_unit(draw, p, area, x, y, mask);
+}
+
+// dx = dy * mask
+template <typename T>
+void dropout_backward(std::size_t n, const T* mask, const T* dy, T* dx) {
+    for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * mask[i];
+}
+
+// ---------------------------------------------------------------- batch_norm2d
+// Per channel c, over its count = N * H * W elements. Sums accumulate in
+// double, so that float statistics of large batches lose nothing to them.
+// The per-channel functions are shared by the CPU backends, which run the
+// channels in parallel.
+
+// Calls f(i) for the index i of every element of channel c.
+template <typename F>
+void for_each_in_channel(const BatchNorm2dShape& s, int c, F&& f) {
+    const std::size_t area = std::size_t(s.h) * s.w;
+    for (int n = 0; n < s.batch; ++n) {
+        const std::size_t plane = (std::size_t(n) * s.channels + c) * area;
+        for (std::size_t i = plane; i < plane + area; ++i) f(i);
+    }
+}
+
+struct Sums {
+    double sum = 0, sum_sq = 0;
+};
+// Sums of d = x - shift and of d^2 over channel c.
+template <typename T>
+Sums batch_norm2d_channel_sums(const BatchNorm2dShape& s, int c, const T* x, double shift) {
+    Sums sums;
+    for_each_in_channel(s, c, [&](std::size_t i) {
+        const double d = double(x[i]) - shift;
+        sums.sum += d;
+        sums.sum_sq += d * d;
+    });
+    return sums;
+}
+
+struct Moments {
+    double mean = 0, var = 0;  // var biased: the mean square deviation
+};
+// The mean and variance of `count` values from the sums of their
+// deviations from `shift`; the closer the shift to the mean, the less
+// E[d^2] - E[d]^2 cancels.
+inline Moments moments_from_sums(std::int64_t count, const Sums& sums, double shift) {
+    const double mean_d = sums.sum / double(count);
+    return {shift + mean_d, std::max(0.0, sums.sum_sq / double(count) - mean_d * mean_d)};
+}
+
+// running = (1 - momentum) * running + momentum * batch, the batch variance
+// made unbiased (x count / (count - 1)) as PyTorch does.
+template <typename T>
+void update_running_stats(const BatchNorm2dShape& s, std::int64_t count, const T* mean,
+                          const T* var, T* running_mean, T* running_var) {
+    if (count < 2)
+        throw Error("batch norm needs more than one value per channel, got " +
+                    std::to_string(count));
+    const double m = s.momentum, unbias = double(count) / double(count - 1);
+    for (int c = 0; c < s.channels; ++c) {
+        running_mean[c] = T((1 - m) * running_mean[c] + m * mean[c]);
+        running_var[c] = T((1 - m) * running_var[c] + m * var[c] * unbias);
+    }
+}
+
+// y = gamma * (x - mean) / sqrt(var + eps) + beta over channel c.
+template <typename T>
+void batch_norm2d_channel_forward(const BatchNorm2dShape& s, int c, const T* x, const T* gamma,
+                                  const T* beta, const T* mean, const T* var, T* y) {
+    const T inv_std = T(1) / std::sqrt(var[c] + T(s.eps));
+    for_each_in_channel(s, c, [&](std::size_t i) {
+        y[i] = gamma[c] * (x[i] - mean[c]) * inv_std + beta[c];
+    });
+}
+
+// dgamma = sum of dy * xhat and dbeta = sum of dy over channel c.
+template <typename T>
+void batch_norm2d_channel_backward_reduce(const BatchNorm2dShape& s, int c, const T* x,
+                                          const T* dy, const T* mean, const T* var, T* dgamma,
+                                          T* dbeta) {
+    const double inv_std = 1 / std::sqrt(double(var[c]) + double(T(s.eps)));
+    double dy_xhat = 0, dy_sum = 0;
+    for_each_in_channel(s, c, [&](std::size_t i) {
+        dy_xhat += double(dy[i]) * (double(x[i]) - double(mean[c])) * inv_std;
+        dy_sum += double(dy[i]);
+    });
+    dgamma[c] = T(dy_xhat);
+    dbeta[c] = T(dy_sum);
+}
+
+// y = xhat * gamma + beta with xhat = (x - mean) * inv_std, where mean and
+// var depend on x: dL/dx = gamma * inv_std * (dy - mean(dy) - xhat * mean(dy * xhat)),
+// the means over the channel's `count` elements: dbeta / count and dgamma / count.
+template <typename T>
+void batch_norm2d_channel_backward_elementwise(const BatchNorm2dShape& s, int c,
+                                               std::int64_t count, const T* x, const T* dy,
+                                               const T* gamma, const T* mean, const T* var,
+                                               const T* dgamma, const T* dbeta, T* dx) {
+    const T inv_std = T(1) / std::sqrt(var[c] + T(s.eps));
+    const T mean_dy = dbeta[c] / T(count), mean_dy_xhat = dgamma[c] / T(count);
+    for_each_in_channel(s, c, [&](std::size_t i) {
+        const T xhat = (x[i] - mean[c]) * inv_std;
+        dx[i] = gamma[c] * inv_std * (dy[i] - mean_dy - xhat * mean_dy_xhat);
+    });
+}
+
+// A channel's mean and biased variance in two passes, the second shifted by
+// the first's mean (as PyTorch), so a variance tiny next to the mean keeps
+// its digits.
+template <typename T>
+Moments batch_norm2d_channel_moments(const BatchNorm2dShape& s, int c, const T* x) {
+    const std::int64_t count = batch_norm2d_count(s);
+    const double first_mean = batch_norm2d_channel_sums(s, c, x, 0).sum / double(count);
+    return moments_from_sums(count, batch_norm2d_channel_sums(s, c, x, first_mean), first_mean);
+}
+
+// The training forward: mean, then the variance from the deviations of the
+// mean (two passes, the second shifted by the first's mean), y, and the
+// running statistics.
+template <typename T>
+void batch_norm2d_forward_training(const BatchNorm2dShape& s, const T* x, const T* gamma,
+                                   const T* beta, T* y, T* mean, T* var, T* running_mean,
+                                   T* running_var) {
+    const std::int64_t count = batch_norm2d_count(s);
+    for (int c = 0; c < s.channels; ++c) {
+        const Moments moments = batch_norm2d_channel_moments(s, c, x);
+        mean[c] = T(moments.mean);
+        var[c] = T(moments.var);
+        batch_norm2d_channel_forward(s, c, x, gamma, beta, mean, var, y);
+    }
+    update_running_stats(s, count, mean, var, running_mean, running_var);
+}
+
+template <typename T>
+void batch_norm2d_forward_given_stats(const BatchNorm2dShape& s, const T* x, const T* gamma,
+                                      const T* beta, const T* mean, const T* var, T* y) {
+    for (int c = 0; c < s.channels; ++c)
+        batch_norm2d_channel_forward(s, c, x, gamma, beta, mean, var, y);
+}
+
+template <typename T>
+void batch_norm2d_sums(const BatchNorm2dShape& s, const T* x, const T* shift, T* sum, T* sum_sq) {
+    for (int c = 0; c < s.channels; ++c) {
+        const Sums sums = batch_norm2d_channel_sums(s, c, x, shift ? double(shift[c]) : 0.0);
+        sum[c] = T(sums.sum);
+        sum_sq[c] = T(sums.sum_sq);
+    }
+}
+
+// shift may be running_mean: each channel reads it before updating it.
+template <typename T>
+void batch_norm2d_stats_from_sums(const BatchNorm2dShape& s, std::int64_t count, const T* sum,
+                                  const T* sum_sq, const T* shift, T* mean, T* var,
+                                  T* running_mean, T* running_var) {
+    for (int c = 0; c < s.channels; ++c) {
+        const Moments moments = moments_from_sums(count, {double(sum[c]), double(sum_sq[c])},
+                                                  shift ? double(shift[c]) : 0.0);
+        mean[c] = T(moments.mean);
+        var[c] = T(moments.var);
+    }
+    update_running_stats(s, count, mean, var, running_mean, running_var);
+}
+
+template <typename T>
+void batch_norm2d_backward_reduce(const BatchNorm2dShape& s, const T* x, const T* dy,
+                                  const T* mean, const T* var, T* dgamma, T* dbeta) {
+    for (int c = 0; c < s.channels; ++c)
+        batch_norm2d_channel_backward_reduce(s, c, x, dy, mean, var, dgamma, dbeta);
+}
+
+template <typename T>
+void batch_norm2d_backward_elementwise(const BatchNorm2dShape& s, std::int64_t count, const T* x,
+                                       const T* dy, const T* gamma, const T* mean, const T* var,
+                                       const T* dgamma, const T* dbeta, T* dx) {
+    for (int c = 0; c < s.channels; ++c)
+        batch_norm2d_channel_backward_elementwise(s, c, count, x, dy, gamma, mean, var, dgamma,
+                                                  dbeta, dx);
+}
+
+// The backward of the training forward: the synchronized backward of one replica.
+template <typename T>
+void batch_norm2d_backward(const BatchNorm2dShape& s, const T* x, const T* dy, const T* gamma,
+                           const T* mean, const T* var, T* dx, T* dgamma, T* dbeta) {
+    batch_norm2d_backward_reduce(s, x, dy, mean, var, dgamma, dbeta);
+    batch_norm2d_backward_elementwise(s, batch_norm2d_count(s), x, dy, gamma, mean, var, dgamma,
+                                      dbeta, dx);
 }
 
 // ---------------------------------------------------------------- linear
@@ -213,6 +558,33 @@ void linear_backward_weights(const LinearShape& s, const T* x, const T* dy, T* d
 
 // ---------------------------------------------------------------- loss
 
+// The class index of row n, checked.
+template <typename T>
+int row_label(const T* labels, int n, int classes) {
+    const int label = static_cast<int>(labels[n]);
+    if (label < 0 || label >= classes)
+        throw Error("label " + std::to_string(label) + " of row " + std::to_string(n) +
+                    " is not a class index below " + std::to_string(classes));
+    return label;
+}
+
+// The index of the largest of `classes` values, the first of equal maxima
+// (as std::max_element).
+template <typename T>
+int first_arg_max(const T* row, int classes) {
+    return static_cast<int>(std::max_element(row, row + classes) - row);
+}
+
+// log sum_c exp(z_c) = max + log sum_c exp(z_c - max): every exponent is
+// <= 0, so nothing overflows, and the sum is >= 1.
+template <typename T>
+T log_sum_exp(const T* z, int classes) {
+    const T max_value = z[first_arg_max(z, classes)];
+    T sum_exp = 0;
+    for (int c = 0; c < classes; ++c) sum_exp += std::exp(z[c] - max_value);
+    return max_value + std::log(sum_exp);
+}
+
 // Softmax cross-entropy over `batch` rows of `classes` logits; labels are
 // class indices stored as T. Returns the loss summed over the rows and the
 // number of rows whose arg-max (the first index on ties) equals the label.
@@ -223,28 +595,59 @@ Backend::LossResult softmax_cross_entropy(int batch, int classes, const T* logit
     Backend::LossResult result;
     for (int n = 0; n < batch; ++n) {
         const T* z = logits + std::size_t(n) * classes;
-        const int label = static_cast<int>(labels[n]);
-        if (label < 0 || label >= classes)
-            throw Error("label " + std::to_string(label) + " of row " + std::to_string(n) +
-                        " is not a class index below " + std::to_string(classes));
+        const int label = row_label(labels, n, classes);
+        if (first_arg_max(z, classes) == label) ++result.correct;
 
-        // std::max_element returns the first of equal maxima.
-        const int predicted = static_cast<int>(std::max_element(z, z + classes) - z);
-        if (predicted == label) ++result.correct;
-
-        // log sum_c exp(z_c) = max + log sum_c exp(z_c - max): every exponent
-        // is <= 0, so nothing overflows, and the sum is >= 1.
-        const T max_logit = z[predicted];
-        T sum_exp = 0;
-        for (int c = 0; c < classes; ++c) sum_exp += std::exp(z[c] - max_logit);
-        const T log_sum_exp = max_logit + std::log(sum_exp);
-        result.loss_sum += log_sum_exp - z[label];  // -log softmax(z)[label]
+        const T log_z = log_sum_exp(z, classes);
+        result.loss_sum += log_z - z[label];  // -log softmax(z)[label]
 
         // d(-log softmax(z)[label]) / dz_c = softmax(z)_c - [c == label]
         if (dlogits != nullptr) {
             T* dz = dlogits + std::size_t(n) * classes;
             for (int c = 0; c < classes; ++c)
-                dz[c] = grad_scale * (std::exp(z[c] - log_sum_exp) - T(c == label ? 1 : 0));
+                dz[c] = grad_scale * (std::exp(z[c] - log_z) - T(c == label ? 1 : 0));
+        }
+    }
+    return result;
+}
+
+// y = z - log sum exp(z) per row.
+template <typename T>
+void log_softmax_forward(int batch, int classes, const T* x, T* y) {
+    for (int n = 0; n < batch; ++n) {
+        const T* z = x + std::size_t(n) * classes;
+        const T log_z = log_sum_exp(z, classes);
+        for (int c = 0; c < classes; ++c) y[std::size_t(n) * classes + c] = z[c] - log_z;
+    }
+}
+
+// dy_c/dz_k = [c == k] - softmax(z)_k, so dx_k = dy_k - exp(y_k) * sum_c dy_c.
+template <typename T>
+void log_softmax_backward(int batch, int classes, const T* y, const T* dy, T* dx) {
+    for (int n = 0; n < batch; ++n) {
+        const std::size_t row = std::size_t(n) * classes;
+        T dy_sum = 0;
+        for (int c = 0; c < classes; ++c) dy_sum += dy[row + c];
+        for (int c = 0; c < classes; ++c)
+            dx[row + c] = dy[row + c] - std::exp(y[row + c]) * dy_sum;
+    }
+}
+
+// Negative log-likelihood of rows of log-probabilities: the contract of
+// softmax_cross_entropy with -log_probs[label] as each row's loss.
+template <typename T>
+Backend::LossResult nll_loss(int batch, int classes, const T* log_probs, const T* labels,
+                             T* dlog_probs, T grad_scale) {
+    Backend::LossResult result;
+    for (int n = 0; n < batch; ++n) {
+        const T* row = log_probs + std::size_t(n) * classes;
+        const int label = row_label(labels, n, classes);
+        if (first_arg_max(row, classes) == label) ++result.correct;
+        result.loss_sum -= row[label];
+        if (dlog_probs != nullptr) {
+            T* d = dlog_probs + std::size_t(n) * classes;
+            std::fill_n(d, classes, T(0));
+            d[label] = -grad_scale;
         }
     }
     return result;

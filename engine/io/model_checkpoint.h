@@ -1,0 +1,19 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "backend/backend.h"
+#include "nn/parameter_store.h"
+
+namespace dp {
+
+// A replica's parameters and buffers to and from a PyTorch-compatible
+// safetensors checkpoint (see io/checkpoint.h): downloads from / uploads to
+// the device, and stores num_batches_tracked as PyTorch's int64 scalar.
+void save_model(const std::filesystem::path& file, const std::string& model_name,
+                ParameterStore& store, Backend& backend);
+void load_model(const std::filesystem::path& file, const std::string& model_name,
+                ParameterStore& store, Backend& backend);
+
+}  // namespace dp

@@ -1,0 +1,663 @@
+#include "io/safetensors.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <system_error>
+#include <tuple>
+#include <utility>
+
+#include "core/error.h"
+
+namespace dp {
+
+// Tensor data is copied between memory and file as is.
+static_assert(std::endian::native == std::endian::little,
+              "safetensors data is little-endian; big-endian hosts would need byte swaps");
+
+namespace {
+
+// The reference implementation refuses larger headers; so does this reader,
+// which keeps a corrupt length from allocating gigabytes.
+constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+constexpr std::uint64_t kMaxDimension = std::numeric_limits<std::int64_t>::max();
+constexpr std::string_view kMetadataKey = "__metadata__";
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& problem) {
+    throw Error(file.string() + ": " + problem);
+}
+
+std::string system_message(int error) { return std::error_code(error, std::generic_category()).message(); }
+
+template <typename Integer>
+std::string list_text(const std::vector<Integer>& values) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) text += ',';
+        text += std::to_string(values[i]);
+    }
+    return text + "]";
+}
+
+bool is_control_character(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
+
+// Tensor names appear in one-line error messages, so neither the reader nor
+// the writer allows control characters in them.
+bool has_control_character(std::string_view text) {
+    return std::any_of(text.begin(), text.end(), is_control_character);
+}
+
+// Other strings from the file, shown in an error message.
+std::string shown(std::string text) {
+    std::replace_if(text.begin(), text.end(), is_control_character, '?');
+    return text;
+}
+
+// ---- Reading the header --------------------------------------------------
+
+struct HeaderTensor {
+    std::string name;
+    TensorDtype dtype = TensorDtype::f32;
+    std::vector<std::int64_t> shape;
+    std::uint64_t begin = 0, end = 0;
+};
+
+struct Header {
+    std::vector<HeaderTensor> tensors;  // in header order
+    std::map<std::string, std::string> metadata;
+};
+
+// Length of the valid UTF-8 sequence starting at text[0], or 0 if there is none
+// (overlong forms, surrogates and code points past U+10FFFF are invalid).
+std::size_t utf8_sequence_length(std::string_view text) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const auto continuation = [&](std::size_t i, unsigned low = 0x80, unsigned high = 0xBF) {
+        return i < text.size() && byte(i) >= low && byte(i) <= high;
+    };
+    const unsigned lead = byte(0);
+    if (lead < 0x80) return 1;
+    if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
+    if (lead >= 0xE0 && lead <= 0xEF) {
+        const unsigned low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
+        return continuation(1, low, high) && continuation(2) ? 3 : 0;
+    }
+    if (lead >= 0xF0 && lead <= 0xF4) {
+        const unsigned low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
+        return continuation(1, low, high) && continuation(2) && continuation(3) ? 4 : 0;
+    }
+    return 0;
+}
+
+void append_utf8(std::string& out, std::uint32_t code_point) {
+    if (code_point < 0x80) {
+        out += char(code_point);
+    } else if (code_point < 0x800) {
+        out += char(0xC0 | code_point >> 6);
+        out += char(0x80 | (code_point & 0x3F));
+    } else if (code_point < 0x10000) {
+        out += char(0xE0 | code_point >> 12);
+        out += char(0x80 | (code_point >> 6 & 0x3F));
+        out += char(0x80 | (code_point & 0x3F));
+    } else {
+        out += char(0xF0 | code_point >> 18);
+        out += char(0x80 | (code_point >> 12 & 0x3F));
+        out += char(0x80 | (code_point >> 6 & 0x3F));
+        out += char(0x80 | (code_point & 0x3F));
+    }
+}
+
+// A strict parser for exactly the JSON a safetensors header holds: one object
+// of tensor descriptions and an optional "__metadata__" object of strings.
+// It follows that schema rather than building a generic JSON tree, so nesting
+// is bounded and every error can say what was expected where.
+class HeaderParser {
+public:
+    HeaderParser(const std::filesystem::path& file, std::string_view text) : file_(file), text_(text) {}
+
+    Header parse() {
+        Header header;
+        skip_whitespace();
+        std::set<std::string> keys;
+        parse_object([&](std::string key, std::size_t key_position) {
+            if (has_control_character(key))
+                syntax_error_at(key_position, "tensor name with a control character");
+            if (!keys.insert(key).second) syntax_error_at(key_position, "duplicate key \"" + key + "\"");
+            if (key == kMetadataKey)
+                header.metadata = parse_metadata();
+            else
+                header.tensors.push_back(parse_tensor(std::move(key)));
+        });
+        skip_whitespace();  // the writer pads with spaces
+        if (position_ != text_.size()) syntax_error("unexpected data after the header object");
+        return header;
+    }
+
+private:
+    [[noreturn]] void syntax_error_at(std::size_t position, const std::string& reason) {
+        fail(file_, "bad header JSON at byte " + std::to_string(position) + " of the header: " + reason);
+    }
+    [[noreturn]] void syntax_error(const std::string& reason) { syntax_error_at(position_, reason); }
+
+    bool at_end() const { return position_ >= text_.size(); }
+    // '\0' at the end, which no token starts with.
+    char peek() const { return at_end() ? '\0' : text_[position_]; }
+
+    void skip_whitespace() {
+        while (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r') ++position_;
+    }
+
+    void expect(char c, const char* what) {
+        skip_whitespace();
+        if (peek() != c) syntax_error(std::string("expected ") + what);
+        ++position_;
+    }
+
+    // Calls on_member(key, key_position) with the position at the member's
+    // value, for each member of an object.
+    void parse_object(const std::function<void(std::string, std::size_t)>& on_member) {
+        expect('{', "'{'");
+        skip_whitespace();
+        if (peek() == '}') {
+            ++position_;
+            return;
+        }
+        while (true) {
+            skip_whitespace();
+            const std::size_t key_position = position_;
+            std::string key = parse_string();
+            expect(':', "':'");
+            on_member(std::move(key), key_position);
+            skip_whitespace();
+            if (peek() == '}') {
+                ++position_;
+                return;
+            }
+            expect(',', "',' or '}'");
+        }
+    }
+
+    std::string parse_string() {
+        expect('"', "a string");
+        std::string value;
+        while (true) {
+            if (at_end()) syntax_error("unterminated string");
+            const char c = text_[position_];
+            if (c == '"') {
+                ++position_;
+                return value;
+            }
+            if (static_cast<unsigned char>(c) < 0x20) syntax_error("control character in a string");
+            if (c == '\\') {
+                parse_escape(value);
+                continue;
+            }
+            const std::size_t length = utf8_sequence_length(text_.substr(position_));
+            if (length == 0) syntax_error("invalid UTF-8");
+            value.append(text_.substr(position_, length));
+            position_ += length;
+        }
+    }
+
+    void parse_escape(std::string& value) {
+        ++position_;  // the backslash
+        if (at_end()) syntax_error("unterminated string");
+        const char c = text_[position_++];
+        switch (c) {
+            case '"':
+                value += '"';
+                return;
+            case '\\':
+                value += '\\';
+                return;
+            case '/':
+                value += '/';
+                return;
+            case 'b':
+                value += '\b';
+                return;
+            case 'f':
+                value += '\f';
+                return;
+            case 'n':
+                value += '\n';
+                return;
+            case 'r':
+                value += '\r';
+                return;
+            case 't':
+                value += '\t';
+                return;
+            case 'u':
+                break;
+            default:
+                syntax_error_at(position_ - 1, "invalid escape");
+        }
+        std::uint32_t code_point = parse_hex4();
+        if (code_point >= 0xDC00 && code_point <= 0xDFFF) syntax_error("lone low surrogate in \\u escape");
+        if (code_point >= 0xD800 && code_point <= 0xDBFF) {
+            if (text_.substr(position_, 2) != "\\u") syntax_error("lone high surrogate in \\u escape");
+            position_ += 2;
+            const std::uint32_t low = parse_hex4();
+            if (low < 0xDC00 || low > 0xDFFF) syntax_error("lone high surrogate in \\u escape");
+            code_point = 0x10000 + ((code_point - 0xD800) << 10) + (low - 0xDC00);
+        }
+        append_utf8(value, code_point);
+    }
+
+    std::uint32_t parse_hex4() {
+        std::uint32_t value = 0;
+        for (int i = 0; i < 4; ++i, ++position_) {
+            const char c = peek();
+            int digit = -1;
+            if (c >= '0' && c <= '9') digit = c - '0';
+            if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+            if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+            if (digit < 0) syntax_error("expected 4 hex digits after \\u");
+            value = value << 4 | std::uint32_t(digit);
+        }
+        return value;
+    }
+
+    std::uint64_t parse_unsigned() {
+        skip_whitespace();
+        if (peek() == '-') syntax_error("expected a non-negative integer");
+        if (peek() < '0' || peek() > '9') syntax_error("expected an integer");
+        const std::size_t start = position_;
+        std::uint64_t value = 0;
+        while (peek() >= '0' && peek() <= '9') {
+            const auto digit = std::uint64_t(peek() - '0');
+            if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10)
+                syntax_error_at(start, "integer too large");
+            value = value * 10 + digit;
+            ++position_;
+        }
+        if (text_[start] == '0' && position_ - start > 1)
+            syntax_error_at(start, "leading zero in an integer");
+        if (peek() == '.' || peek() == 'e' || peek() == 'E') syntax_error("expected an integer");
+        return value;
+    }
+
+    std::vector<std::uint64_t> parse_unsigned_array() {
+        expect('[', "'['");
+        std::vector<std::uint64_t> values;
+        skip_whitespace();
+        if (peek() == ']') {
+            ++position_;
+            return values;
+        }
+        while (true) {
+            values.push_back(parse_unsigned());
+            skip_whitespace();
+            if (peek() == ']') {
+                ++position_;
+                return values;
+            }
+            expect(',', "',' or ']'");
+        }
+    }
+
+    std::map<std::string, std::string> parse_metadata() {
+        std::map<std::string, std::string> metadata;
+        parse_object([&](std::string key, std::size_t key_position) {
+            std::string value = parse_string();
+            if (!metadata.emplace(std::move(key), std::move(value)).second)
+                syntax_error_at(key_position, "duplicate key in __metadata__");
+        });
+        return metadata;
+    }
+
+    HeaderTensor parse_tensor(std::string name) {
+        HeaderTensor tensor;
+        tensor.name = std::move(name);
+        std::optional<std::string> dtype;
+        std::optional<std::vector<std::uint64_t>> shape, offsets;
+        const std::size_t start = position_;
+        parse_object([&](std::string key, std::size_t key_position) {
+            const auto set_once = [&](auto& field, auto value) {
+                if (field) syntax_error_at(key_position, "duplicate key \"" + key + "\"");
+                field = std::move(value);
+            };
+            if (key == "dtype")
+                set_once(dtype, parse_string());
+            else if (key == "shape")
+                set_once(shape, parse_unsigned_array());
+            else if (key == "data_offsets")
+                set_once(offsets, parse_unsigned_array());
+            else
+                syntax_error_at(key_position,
+                                "unexpected key \"" + shown(key) + "\" in tensor " + tensor.name);
+        });
+        const char* missing = !dtype ? "dtype" : !shape ? "shape" : !offsets ? "data_offsets" : nullptr;
+        if (missing) syntax_error_at(start, "tensor " + tensor.name + " lacks " + missing);
+        if (offsets->size() != 2)
+            syntax_error_at(start, "data_offsets of tensor " + tensor.name + " has " +
+                                       std::to_string(offsets->size()) + " entries, not 2");
+
+        if (*dtype == "F32")
+            tensor.dtype = TensorDtype::f32;
+        else if (*dtype == "I64")
+            tensor.dtype = TensorDtype::i64;
+        else
+            fail(file_, "tensor " + tensor.name + " has dtype " + shown(*dtype) +
+                            "; only F32 and I64 are supported");
+        for (std::uint64_t dimension : *shape) {
+            if (dimension > kMaxDimension)
+                fail(file_, "tensor " + tensor.name + " has a dimension too large: " + list_text(*shape));
+            tensor.shape.push_back(std::int64_t(dimension));
+        }
+        tensor.begin = (*offsets)[0];
+        tensor.end = (*offsets)[1];
+        return tensor;
+    }
+
+    const std::filesystem::path& file_;
+    std::string_view text_;
+    std::size_t position_ = 0;
+};
+
+// Checks each tensor's size and that the tensors tile [0, end) without gaps
+// or overlaps, as the reference implementation requires; returns that end and
+// sorts the tensors by offset.
+std::uint64_t validate_layout(const std::filesystem::path& file, std::vector<HeaderTensor>& tensors) {
+    for (const HeaderTensor& tensor : tensors) {
+        const std::string offsets = list_text(std::vector{tensor.begin, tensor.end});
+        if (tensor.end < tensor.begin)
+            fail(file,
+                 "tensor " + tensor.name + " has data_offsets " + offsets + " that end before they begin");
+        std::uint64_t bytes = dtype_size(tensor.dtype);
+        for (std::int64_t dimension : tensor.shape) {
+            if (dimension != 0 &&
+                bytes > std::numeric_limits<std::uint64_t>::max() / std::uint64_t(dimension))
+                fail(file, "tensor " + tensor.name + " has a shape too large: " + list_text(tensor.shape));
+            bytes *= std::uint64_t(dimension);
+        }
+        if (tensor.end - tensor.begin != bytes)
+            fail(file, "tensor " + tensor.name + " has data_offsets " + offsets + " (" +
+                           std::to_string(tensor.end - tensor.begin) + " bytes) but its shape " +
+                           list_text(tensor.shape) + " of " + dtype_name(tensor.dtype) + " needs " +
+                           std::to_string(bytes) + " bytes");
+    }
+    std::sort(tensors.begin(), tensors.end(), [](const HeaderTensor& a, const HeaderTensor& b) {
+        return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+    });
+    std::uint64_t end = 0;
+    const HeaderTensor* previous = nullptr;
+    for (const HeaderTensor& tensor : tensors) {
+        if (tensor.begin < end)
+            fail(file, "tensor " + tensor.name + " overlaps tensor " + previous->name + " in the data");
+        if (tensor.begin > end)
+            fail(file, "tensor " + tensor.name + " starts at data offset " + std::to_string(tensor.begin) +
+                           ", leaving a gap after offset " + std::to_string(end));
+        end = tensor.end;
+        previous = &tensor;
+    }
+    return end;
+}
+
+// ---- Writing ---------------------------------------------------------------
+
+// JSON string as serde_json (the reference implementation's library) writes it.
+void append_json_string(std::string& out, std::string_view text) {
+    constexpr std::string_view kShortEscaped = "\b\f\n\r\t", kShortEscapes = "bfnrt";
+    constexpr char kHex[] = "0123456789abcdef";
+    out += '"';
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (const auto i = kShortEscaped.find(c); i != std::string_view::npos) {
+            out += '\\';
+            out += kShortEscapes[i];
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            out += "\\u00";
+            out += kHex[c >> 4];
+            out += kHex[c & 0xF];
+        } else {
+            out += c;
+        }
+    }
+    out += '"';
+}
+
+std::string header_bytes(std::span<const TensorEntry* const> tensors,
+                         const std::map<std::string, std::string>& metadata) {
+    std::string json = "{";
+    if (!metadata.empty()) {
+        append_json_string(json, kMetadataKey);
+        json += ':';
+        const char* separator = "{";
+        for (const auto& [key, value] : metadata) {
+            json += std::exchange(separator, ",");
+            append_json_string(json, key);
+            json += ':';
+            append_json_string(json, value);
+        }
+        json += '}';
+    }
+    std::uint64_t offset = 0;
+    for (const TensorEntry* tensor : tensors) {
+        if (json.size() > 1) json += ',';
+        append_json_string(json, tensor->name);
+        json += ":{\"dtype\":";
+        append_json_string(json, dtype_name(tensor->dtype));
+        json += ",\"shape\":" + list_text(tensor->shape);
+        json += ",\"data_offsets\":" + list_text(std::vector{offset, offset + tensor->data.size()});
+        json += '}';
+        offset += tensor->data.size();
+    }
+    json += '}';
+    // Padding makes the data start at a multiple of 8, aligning every tensor.
+    json.append((8 - json.size() % 8) % 8, ' ');
+    return json;
+}
+
+void check_writable(std::span<const TensorEntry> tensors) {
+    std::set<std::string_view> names;
+    for (const TensorEntry& tensor : tensors) {
+        const std::string what = "write_safetensors_atomically: tensor " + tensor.name;
+        if (tensor.name == kMetadataKey || has_control_character(tensor.name))
+            throw std::invalid_argument(what + ": reserved name or control character");
+        if (!names.insert(tensor.name).second) throw std::invalid_argument(what + " appears twice");
+        if (tensor.data.size() != tensor.element_count() * dtype_size(tensor.dtype))
+            throw std::invalid_argument(what + ": " + std::to_string(tensor.data.size()) +
+                                        " bytes do not match its shape " + list_text(tensor.shape));
+    }
+}
+
+// The temporary file of an atomic write: removed unless committed.
+class TemporaryFile {
+public:
+    TemporaryFile(const std::filesystem::path& file, std::filesystem::path temporary)
+        : file_(file), path_(std::move(temporary)) {
+        fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd_ < 0) fail_with_errno("cannot create " + path_.filename().string());
+    }
+    ~TemporaryFile() {
+        if (fd_ >= 0) ::close(fd_);
+        if (!committed_) ::unlink(path_.c_str());
+    }
+    TemporaryFile(const TemporaryFile&) = delete;
+    TemporaryFile& operator=(const TemporaryFile&) = delete;
+
+    void write(std::span<const std::byte> bytes) {
+        while (!bytes.empty()) {
+            const ssize_t written = ::write(fd_, bytes.data(), bytes.size());
+            if (written < 0 && errno == EINTR) continue;
+            if (written < 0) fail_with_errno("cannot write");
+            bytes = bytes.subspan(std::size_t(written));
+        }
+    }
+
+    // Flushes the data to disk before the rename, so a crash cannot leave
+    // the new name pointing at a file whose blocks were never written.
+    void commit() {
+        if (::fsync(fd_) != 0) fail_with_errno("cannot flush to disk");
+        const int fd = std::exchange(fd_, -1);
+        if (::close(fd) != 0) fail_with_errno("cannot write");
+        if (std::rename(path_.c_str(), file_.c_str()) != 0)
+            fail_with_errno("cannot rename " + path_.filename().string() + " over it");
+        committed_ = true;
+        // Makes the rename itself durable. Past this point the new file is in
+        // place, so a failure here is not reported as a failed write.
+        const std::filesystem::path directory = file_.parent_path().empty() ? "." : file_.parent_path();
+        const int directory_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (directory_fd >= 0) {
+            ::fsync(directory_fd);
+            ::close(directory_fd);
+        }
+    }
+
+private:
+    [[noreturn]] void fail_with_errno(const std::string& what) {
+        fail(file_, what + ": " + system_message(errno));
+    }
+
+    const std::filesystem::path& file_;
+    std::filesystem::path path_;
+    int fd_ = -1;
+    bool committed_ = false;
+};
+
+}  // namespace
+
+const char* dtype_name(TensorDtype dtype) { return dtype == TensorDtype::f32 ? "F32" : "I64"; }
+
+std::size_t dtype_size(TensorDtype dtype) { return dtype == TensorDtype::f32 ? 4 : 8; }
+
+std::size_t TensorEntry::element_count() const {
+    return std::accumulate(
+        shape.begin(), shape.end(), std::size_t{1},
+        [](std::size_t count, std::int64_t dimension) { return count * std::size_t(dimension); });
+}
+
+namespace {
+
+template <typename T>
+TensorEntry make_tensor(std::string name, TensorDtype dtype, std::vector<std::int64_t> shape,
+                        std::span<const T> values) {
+    TensorEntry tensor{std::move(name), dtype, std::move(shape), {}};
+    if (tensor.element_count() != values.size())
+        throw std::invalid_argument("tensor " + tensor.name + ": " + std::to_string(values.size()) +
+                                    " values for shape " + list_text(tensor.shape));
+    const auto bytes = std::as_bytes(values);
+    tensor.data.assign(bytes.begin(), bytes.end());
+    return tensor;
+}
+
+template <typename T>
+void copy_out(const TensorEntry& tensor, TensorDtype dtype, std::span<T> out) {
+    if (tensor.dtype != dtype || out.size() != tensor.element_count() ||
+        tensor.data.size() != out.size_bytes())
+        throw std::invalid_argument("copy_elements: tensor " + tensor.name + " is not " +
+                                    std::to_string(out.size()) + " elements of " + dtype_name(dtype));
+    std::copy(tensor.data.begin(), tensor.data.end(), std::as_writable_bytes(out).begin());
+}
+
+}  // namespace
+
+TensorEntry f32_tensor(std::string name, std::vector<std::int64_t> shape, std::span<const float> values) {
+    return make_tensor(std::move(name), TensorDtype::f32, std::move(shape), values);
+}
+
+TensorEntry i64_tensor(std::string name, std::vector<std::int64_t> shape,
+                       std::span<const std::int64_t> values) {
+    return make_tensor(std::move(name), TensorDtype::i64, std::move(shape), values);
+}
+
+void copy_elements(const TensorEntry& tensor, std::span<float> out) {
+    copy_out(tensor, TensorDtype::f32, out);
+}
+
+void copy_elements(const TensorEntry& tensor, std::span<std::int64_t> out) {
+    copy_out(tensor, TensorDtype::i64, out);
+}
+
+const TensorEntry* SafetensorsFile::find(std::string_view name) const {
+    const auto it = std::find_if(tensors.begin(), tensors.end(),
+                                 [&](const TensorEntry& tensor) { return tensor.name == name; });
+    return it == tensors.end() ? nullptr : &*it;
+}
+
+SafetensorsFile read_safetensors(const std::filesystem::path& file) {
+    std::error_code error;
+    const auto status = std::filesystem::status(file, error);
+    if (status.type() == std::filesystem::file_type::not_found) fail(file, "file not found");
+    if (error) fail(file, "cannot access: " + error.message());
+    if (!std::filesystem::is_regular_file(status)) fail(file, "not a regular file");
+    const std::uintmax_t file_size = std::filesystem::file_size(file, error);
+    if (error) fail(file, "cannot access: " + error.message());
+
+    std::ifstream in(file, std::ios::binary);
+    if (!in) fail(file, "cannot open: " + system_message(errno));
+    const auto read_exactly = [&](void* out, std::uint64_t size) {
+        if (!in.read(static_cast<char*>(out), std::streamsize(size)))
+            fail(file, "read error (was the file changed while it was read?)");
+    };
+
+    if (file_size < 8)
+        fail(file,
+             "truncated: " + std::to_string(file_size) + " bytes, too short for the 8-byte header length");
+    std::uint64_t header_size = 0;
+    read_exactly(&header_size, 8);
+    if (header_size > kMaxHeaderBytes)
+        fail(file, "header length " + std::to_string(header_size) +
+                       " is over the 100 MB limit (corrupt file, or not a safetensors file)");
+    if (header_size > file_size - 8)
+        fail(file, "truncated: the header length is " + std::to_string(header_size) + " bytes but only " +
+                       std::to_string(file_size - 8) + " follow it");
+    std::string header_text(header_size, '\0');
+    read_exactly(header_text.data(), header_size);
+
+    Header header = HeaderParser(file, header_text).parse();
+    const std::uint64_t data_size = validate_layout(file, header.tensors);
+    const std::uint64_t available = file_size - 8 - header_size;
+    if (data_size > available)
+        fail(file, "truncated: the tensors need " + std::to_string(data_size) + " bytes of data but only " +
+                       std::to_string(available) + " follow the header");
+    if (data_size < available)
+        fail(file, "unexpected data after the last tensor (" + std::to_string(available - data_size) +
+                       " bytes; corrupt header?)");
+
+    SafetensorsFile result;
+    result.metadata = std::move(header.metadata);
+    for (HeaderTensor& tensor : header.tensors) {  // sorted by offset, so the reads are sequential
+        TensorEntry entry{std::move(tensor.name), tensor.dtype, std::move(tensor.shape), {}};
+        entry.data.resize(tensor.end - tensor.begin);
+        read_exactly(entry.data.data(), entry.data.size());
+        result.tensors.push_back(std::move(entry));
+    }
+    return result;
+}
+
+void write_safetensors_atomically(const std::filesystem::path& file, std::span<const TensorEntry> tensors,
+                                  const std::map<std::string, std::string>& metadata) {
+    check_writable(tensors);
+    // Larger elements first keeps each tensor aligned to its element size.
+    std::vector<const TensorEntry*> sorted;
+    for (const TensorEntry& tensor : tensors) sorted.push_back(&tensor);
+    std::sort(sorted.begin(), sorted.end(), [](const TensorEntry* a, const TensorEntry* b) {
+        const std::size_t a_size = dtype_size(a->dtype), b_size = dtype_size(b->dtype);
+        return a_size != b_size ? a_size > b_size : a->name < b->name;
+    });
+    const std::string header = header_bytes(sorted, metadata);
+    const std::uint64_t header_size = header.size();
+
+    TemporaryFile temporary(file, file.string() + ".tmp");
+    temporary.write(std::as_bytes(std::span(&header_size, 1)));
+    temporary.write(std::as_bytes(std::span(header)));
+    for (const TensorEntry* tensor : sorted) temporary.write(tensor->data);
+    temporary.commit();
+}
+
+}  // namespace dp

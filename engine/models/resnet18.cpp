@@ -1,0 +1,35 @@
+#include "models/resnet18.h"
+
+#include "nn/batch_norm2d.h"
+#include "nn/conv2d.h"
+#include "nn/global_avg_pool2d.h"
+#include "nn/linear.h"
+#include "nn/relu.h"
+#include "nn/residual_block.h"
+
+namespace dp {
+
+std::unique_ptr<Sequential> make_resnet18(const SampleShape& input, int classes,
+                                          int width_divisor) {
+    const int stem = 64 / width_divisor;
+    auto model = std::make_unique<Sequential>(input, classes);
+    // Names follow the seed's nn.Sequential: "0" the conv, "1" its BatchNorm.
+    model->add(std::make_unique<Conv2d>("0", input.channels, stem, 3, 1, 1));
+    model->add(std::make_unique<BatchNorm2d>("1", stem));
+    model->add(std::make_unique<Relu>());
+    int channels = stem;
+    for (int stage = 1; stage <= 4; ++stage) {
+        const int out = stem << (stage - 1);
+        const std::string prefix = "resnet_block" + std::to_string(stage);
+        const bool downsample = stage > 1;
+        model->add(std::make_unique<ResidualBlock>(prefix + ".0", channels, out, downsample,
+                                                   downsample ? 2 : 1));
+        model->add(std::make_unique<ResidualBlock>(prefix + ".1", out, out, false, 1));
+        channels = out;
+    }
+    model->add(std::make_unique<GlobalAvgPool2d>());
+    model->add(std::make_unique<Linear>("fc.1", channels, classes));  // "fc.0" is the Flatten
+    return model;
+}
+
+}  // namespace dp

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "nn/layer.h"
+
+namespace dp {
+
+// nn.BatchNorm2d(channels), eps 1e-5, momentum 0.1: batch statistics in
+// training (and running statistics updated as PyTorch does), running
+// statistics in evaluation. Parameters weight (gamma) and bias (beta);
+// buffers running_mean, running_var and num_batches_tracked.
+class BatchNorm2d final : public Layer {
+public:
+    BatchNorm2d(std::string name, int channels);
+
+    SampleShape output_shape(const SampleShape& input) const override { return input; }
+    void build(ParameterStore& store, const SampleShape& input) override;
+    void allocate(Backend& backend, int max_batch) override;
+    void forward(Backend& backend, const Pass& pass, const float* x, float* y) override;
+    void backward(Backend& backend, const Pass& pass, const float* x, const float* y,
+                  const float* dy, float* dx) override;
+
+private:
+    BatchNorm2dShape shape(int batch) const;
+
+    std::string name_;
+    int channels_;
+    SampleShape input_;
+    ParameterStore* store_ = nullptr;
+    std::size_t weight_ = 0, bias_ = 0;
+    std::size_t running_mean_ = 0, running_var_ = 0, batches_tracked_ = 0;
+    DeviceBuffer mean_{nullptr, nullptr}, var_{nullptr, nullptr};  // saved for backward
+    DeviceBuffer one_{nullptr, nullptr};  // the constant 1, to count batches on the device
+};
+
+}  // namespace dp
