@@ -62,6 +62,7 @@ const std::map<std::string, std::function<void(CliCommand&)>>& switch_flags() {
         {"--no-shuffle", [](CliCommand& c) { c.config.shuffle = false; }},
         {"--scale-lr", [](CliCommand& c) { c.scale_lr = true; }},
         {"--verbose", [](CliCommand& c) { c.verbose = true; }},
+        {"--sync-bn", [](CliCommand& c) { c.config.sync_bn = true; }},
     };
     return flags;
 }
@@ -130,7 +131,8 @@ std::string cli_help() {
                   "  --no-shuffle        visit training images in file order\n"
                   "  --save PATH         write a checkpoint (safetensors, PyTorch state_dict\n"
                   "                      names) after every epoch, atomically\n"
-                  "  --load PATH         start from a checkpoint (from --save or PyTorch)\n"
+                  "  --load PATH         start from a checkpoint (from --save or PyTorch);\n"
+                  "                      with --epochs 0, only evaluate it\n"
                   "\n"
                   "Data parallelism:\n"
                   "  --devices LIST      cpu:0,cpu:1 or cpu:all (default: every device)\n"
@@ -138,6 +140,7 @@ std::string cli_help() {
                   "  --allreduce NAME    ring (reduce-scatter + all-gather, default) or naive\n"
                   "                      (d2l's: sum on device 0, copy back)\n"
                   "  --bucket-mb X       gradient bucket size for the all-reduce (default %g)\n"
+                  "  --sync-bn           BatchNorm statistics over the global batch, not per device\n"
                   "  --compare LIST      run on each device count in LIST (e.g. 1,2) and print\n"
                   "                      speedup and scaling efficiency\n"
                   "  --scale-lr          with --compare: scale batch and lr with the device count\n"

@@ -133,6 +133,10 @@ public:
     virtual void add(std::size_t n, const float* a, const float* b, float* y) = 0;
     // dst += src: sums the gradients of a tensor that feeds several branches.
     void accumulate(std::size_t n, const float* src, float* dst) { add(n, dst, src, dst); }
+    // dst = src
+    virtual void copy(std::size_t n, const float* src, float* dst) = 0;
+    // x *= factor (averaging what an all-reduce summed).
+    virtual void scale(std::size_t n, float factor, float* x) = 0;
 
     // Training-mode dropout (nn.Dropout): y = x * mask, mask[i] = 0 or
     // 1 / (1 - p) drawn per element as DropoutConfig says. The mask, n

@@ -24,6 +24,7 @@ void BatchNorm2d::allocate(Backend& backend, int) {
     mean_ = backend.allocate(channels_);
     var_ = backend.allocate(channels_);
     one_ = backend.allocate(1);
+    global_sums_ = backend.allocate(3 * std::size_t(channels_));
     backend.fill(one_.get(), 1, 1.f);
 }
 
@@ -41,17 +42,66 @@ void BatchNorm2d::forward(Backend& backend, const Pass& pass, const float* x, fl
                                                  running_var, y);
         return;
     }
-    backend.batch_norm2d_forward_training(shape(pass.batch), x, gamma, beta, y, mean_.get(),
-                                          var_.get(), running_mean, running_var);
+    if (pass.sync_batch_norm)
+        forward_synchronized(backend, pass, x, y);
+    else
+        backend.batch_norm2d_forward_training(shape(pass.batch), x, gamma, beta, y, mean_.get(),
+                                              var_.get(), running_mean, running_var);
     float* tracked = store_->buffer(batches_tracked_);
     backend.add(1, tracked, one_.get(), tracked);
 }
 
 void BatchNorm2d::backward(Backend& backend, const Pass& pass, const float* x, const float*,
                            const float* dy, float* dx) {
+    if (pass.sync_batch_norm) return backward_synchronized(backend, pass, x, dy, dx);
     backend.batch_norm2d_backward(shape(pass.batch), x, dy, store_->value(weight_), mean_.get(),
                                   var_.get(), dx, store_->gradient(weight_),
                                   store_->gradient(bias_));
+}
+
+// nn.SyncBatchNorm: statistics of the global batch from all-reduced
+// per-channel sums, in two passes like the single-device statistics: the
+// global mean first, then the squares of the deviations from it. (One pass,
+// sum of squares minus squared mean, loses the variance to cancellation when
+// it is small next to the mean: 1e-3 loss differences between 1 and 3
+// devices after two ResNet steps.)
+void BatchNorm2d::forward_synchronized(Backend& backend, const Pass& pass, const float* x,
+                                       float* y) {
+    const auto s = shape(pass.batch);
+    const auto channels = std::size_t(channels_);
+    float* sum = global_sums_.get();
+    float* sum_sq = sum + channels;
+    float* global_mean = sum_sq + channels;
+    const std::int64_t count = std::int64_t(pass.global_batch) * input_.height * input_.width;
+    backend.batch_norm2d_sums(s, x, nullptr, sum, sum_sq);
+    pass.sync_batch_norm->all_reduce_sum(pass.rank, sum, channels);
+    backend.copy(channels, sum, global_mean);
+    backend.scale(channels, 1.f / float(count), global_mean);
+    backend.batch_norm2d_sums(s, x, global_mean, sum, sum_sq);
+    pass.sync_batch_norm->all_reduce_sum(pass.rank, sum, 2 * channels);
+    backend.batch_norm2d_stats_from_sums(s, count, sum, sum_sq, global_mean, mean_.get(),
+                                         var_.get(), store_->buffer(running_mean_),
+                                         store_->buffer(running_var_));
+    backend.batch_norm2d_forward_given_stats(s, x, store_->value(weight_), store_->value(bias_),
+                                             mean_.get(), var_.get(), y);
+}
+
+// The parameter gradients keep this replica's share, which the gradient
+// all-reduce sums like every other gradient; dx needs the global sums now.
+void BatchNorm2d::backward_synchronized(Backend& backend, const Pass& pass, const float* x,
+                                        const float* dy, float* dx) {
+    const auto s = shape(pass.batch);
+    float* dgamma = store_->gradient(weight_);
+    float* dbeta = store_->gradient(bias_);
+    backend.batch_norm2d_backward_reduce(s, x, dy, mean_.get(), var_.get(), dgamma, dbeta);
+    float* global_dgamma = global_sums_.get();
+    float* global_dbeta = global_dgamma + channels_;
+    backend.copy(channels_, dgamma, global_dgamma);
+    backend.copy(channels_, dbeta, global_dbeta);
+    pass.sync_batch_norm->all_reduce_sum(pass.rank, global_dgamma, 2 * std::size_t(channels_));
+    const std::int64_t count = std::int64_t(pass.global_batch) * input_.height * input_.width;
+    backend.batch_norm2d_backward_elementwise(s, count, x, dy, store_->value(weight_), mean_.get(),
+                                              var_.get(), global_dgamma, global_dbeta, dx);
 }
 
 }  // namespace dp

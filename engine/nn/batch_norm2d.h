@@ -21,6 +21,9 @@ public:
 
 private:
     BatchNorm2dShape shape(int batch) const;
+    void forward_synchronized(Backend& backend, const Pass& pass, const float* x, float* y);
+    void backward_synchronized(Backend& backend, const Pass& pass, const float* x,
+                               const float* dy, float* dx);
 
     std::string name_;
     int channels_;
@@ -30,6 +33,9 @@ private:
     std::size_t running_mean_ = 0, running_var_ = 0, batches_tracked_ = 0;
     DeviceBuffer mean_{nullptr, nullptr}, var_{nullptr, nullptr};  // saved for backward
     DeviceBuffer one_{nullptr, nullptr};  // the constant 1, to count batches on the device
+    // Synchronized BatchNorm: per-channel sums and the global mean, then
+    // dgamma and dbeta, over the global batch.
+    DeviceBuffer global_sums_{nullptr, nullptr};
 };
 
 }  // namespace dp

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "parallel/communicator.h"
 #include "nn/parameter_store.h"
 
 namespace dp {
@@ -23,6 +24,11 @@ struct Pass {
     std::uint64_t seed = 0;          // the run's seed: dropout's masks
     std::uint64_t step = 0;          // counts training steps: dropout's masks
     std::uint64_t first_sample = 0;  // this shard's offset in the global batch: dropout's masks
+    // Synchronized BatchNorm: the replicas' communicator, this replica's rank
+    // in it and the global batch; null for per-replica statistics.
+    Communicator* sync_batch_norm = nullptr;
+    int rank = 0;
+    int global_batch = 0;
 };
 
 // A layer knows its parameters (declared into the replica's ParameterStore)

@@ -54,22 +54,22 @@ Backend::LossResult Replica::compute_loss(const float* outputs, int rows, float*
 }
 
 DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> shard,
-                                     const Pass& pass, int global_batch, float lr,
-                                     GradientReducer& reducer, Backend::LossResult& loss) {
+                                     const Pass& pass, float lr, GradientReducer& reducer,
+                                     Backend::LossResult& loss) {
     const int rows = pass.batch;
     DeviceStepTiming timing;
     timing.shard = rows;
     Stopwatch watch;
     reducer.begin_step();
     ParameterStore& parameters = model_->parameters();
-    if (rows == 0) {
+    if (rows == 0 && !pass.sync_batch_norm) {
         loss = {};
         backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
-    } else {
+    } else {  // an empty shard still joins synchronized BatchNorm's collectives
         load(set, shard);
         timing.data = watch.lap();
         const float* logits = model_->forward(pass, images_.get());
-        loss = compute_loss(logits, rows, dlogits_.get(), 1.f / float(global_batch));
+        loss = compute_loss(logits, rows, dlogits_.get(), 1.f / float(pass.global_batch));
         timing.forward = watch.lap();
         model_->backward(pass, images_.get(), dlogits_.get(),
                          [&](std::size_t first) { reducer.on_gradients_final(first); });

@@ -29,8 +29,7 @@ public:
     // joins every collective, with zero gradients.
     // `pass` describes the shard: its rows, step and offset in the global batch.
     DeviceStepTiming train_step(const Dataset& set, std::span<const int> shard, const Pass& pass,
-                                int global_batch, float lr, GradientReducer& reducer,
-                                Backend::LossResult& loss);
+                                float lr, GradientReducer& reducer, Backend::LossResult& loss);
 
     // Test samples [first, first + count) of `set` that the model classifies correctly.
     std::int64_t count_correct(const Dataset& set, int first, int count);

@@ -13,7 +13,8 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainCo
     : communicator_(make_thread_communicator(config.allreduce, int(devices.size()))),
       replicas_(devices.size()),
       reducers_(devices.size()),
-      seed_(config.seed) {
+      seed_(config.seed),
+      sync_bn_(config.sync_bn) {
     for (const auto& device : devices) threads_.push_back(std::make_unique<DeviceThread>(device));
     const int max_rows = split_batch(config.batch_size, size()).front();
     const auto bucket_bytes = std::size_t(config.bucket_mb * 1024 * 1024);
@@ -82,10 +83,12 @@ std::vector<DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
                         .training = true,
                         .seed = seed_,
                         .step = step,
-                        .first_sample = std::uint64_t(shard.offset)};
+                        .first_sample = std::uint64_t(shard.offset),
+                        .sync_batch_norm = sync_bn_ ? communicator_.get() : nullptr,
+                        .rank = rank,
+                        .global_batch = int(batch.size())};
         timings[rank] = replicas_[rank]->train_step(set, batch.subspan(shard.offset, shard.rows),
-                                                    pass, int(batch.size()), lr,
-                                                    *reducers_[rank], losses[rank]);
+                                                    pass, lr, *reducers_[rank], losses[rank]);
     });
     loss = {};
     for (const auto& shard_loss : losses) {
@@ -99,6 +102,15 @@ double ReplicaGroup::evaluate(const Dataset& set) {
     const auto shards = shard_batch(set.count, size());
     std::vector<std::int64_t> correct(size());
     on_all_devices([&](int rank) {
+        // BatchNorm keeps statistics per replica while training (DataParallel's
+        // behaviour); evaluation uses their mean, the same on every replica,
+        // so an evaluation split across devices equals one on any of them.
+        ParameterStore& store = replicas_[rank]->model().parameters();
+        if (size() > 1 && store.buffers_size() > 0) {
+            communicator_->all_reduce_sum(rank, store.buffers(), store.buffers_size());
+            replicas_[rank]->backend().scale(store.buffers_size(), 1.f / float(size()),
+                                             store.buffers());
+        }
         correct[rank] = replicas_[rank]->count_correct(set, shards[rank].offset, shards[rank].rows);
     });
     std::int64_t total = 0;

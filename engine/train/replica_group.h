@@ -55,6 +55,7 @@ private:
     std::vector<std::unique_ptr<Replica>> replicas_;
     std::vector<std::unique_ptr<GradientReducer>> reducers_;
     std::uint64_t seed_;
+    bool sync_bn_;
     std::uint64_t steps_ = 0;
 };
 

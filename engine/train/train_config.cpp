@@ -16,8 +16,9 @@ void validate(const TrainConfig& config) {
     if (!(config.lr > 0) || !std::isfinite(config.lr))
         throw Error("learning rate must be a positive number (got " + std::to_string(config.lr) +
                     ")");
-    if (config.epochs <= 0)
-        throw Error("epochs must be positive (got " + std::to_string(config.epochs) + ")");
+    if (config.epochs < 0 || (config.epochs == 0 && config.load_path.empty()))
+        throw Error("epochs must be positive, or 0 with a checkpoint to evaluate it (got " +
+                    std::to_string(config.epochs) + ")");
     if (config.limit_train < 0 || config.limit_test < 0)
         throw Error("sample limits must be 0 (all) or positive");
     if (!(config.bucket_mb > 0))

@@ -12,7 +12,7 @@ struct TrainConfig {
     std::string model = "lenet";
     int batch_size = 256;
     float lr = 0.2f;
-    int epochs = 10;
+    int epochs = 10;  // 0 with load_path: evaluate the checkpoint only
     std::uint64_t seed = 0;
     std::string data_dir;  // empty: default_fashion_mnist_dir()
     int limit_train = 0;   // 0: all; else the first N training images in file order
@@ -25,6 +25,7 @@ struct TrainConfig {
     std::vector<std::string> devices;  // ids ("cpu:0"); empty: every device of the machine
     std::string allreduce = "ring";    // "ring" or "naive"
     double bucket_mb = 25;             // gradient bucket cap (PyTorch DDP's default)
+    bool sync_bn = false;  // BatchNorm statistics over the global batch (nn.SyncBatchNorm)
 };
 
 // Throws dp::Error with a one-line message for impossible settings

@@ -49,6 +49,9 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         if (!config_.load_path.empty()) {
             replicas.load(config_.load_path, config_.model);
             observer.on_log("loaded " + config_.load_path);
+            if (config_.epochs == 0)
+                observer.on_log(format("test acc: %.4f (evaluation only)",
+                                       replicas.evaluate(data.test)));
         }
 
         EpochSampler sampler(data.train.count, config_.seed, config_.shuffle);

@@ -99,6 +99,49 @@ private slots:
         QCOMPARE(result.err.count('\n'), 1);
         QVERIFY2(result.err.startsWith("dp-train: /nonexistent/fashion"), qPrintable(result.err));
     }
+
+    // Bad checkpoints fail the run in one line, and the checkpoint a run
+    // would have overwritten survives.
+    void badCheckpointsFailCleanly() {
+        QTemporaryDir dir;
+        const QString saved = dir.filePath("mnistnet.safetensors");
+        const QString garbage = dir.filePath("garbage.safetensors");
+        const QStringList tiny{"--limit-train", "64", "--limit-test", "32", "--batch-size", "32"};
+        QCOMPARE(run_dp_train(tiny + QStringList{"--model", "mnistnet", "--epochs", "1", "--save", saved})
+                     .exit_code,
+                 0);
+        QFile saved_file(saved);
+        QVERIFY(saved_file.open(QIODevice::ReadOnly));
+        const QByteArray saved_bytes = saved_file.readAll();
+        QFile garbage_file(garbage);
+        QVERIFY(garbage_file.open(QIODevice::WriteOnly));
+        garbage_file.write("not a checkpoint at all");
+        garbage_file.close();
+
+        const struct {
+            QStringList args;
+            QString message;
+        } cases[] = {
+            {{"--load", dir.filePath("none.safetensors")}, "none.safetensors"},
+            {{"--load", garbage}, "garbage.safetensors"},
+            {{"--model", "lenet", "--load", saved}, "checkpoint of model 'mnistnet', not 'lenet'"},
+        };
+        for (const auto& bad : cases) {
+            const auto result =
+                run_dp_train(tiny + bad.args + QStringList{"--epochs", "1", "--save", saved});
+            QCOMPARE(result.exit_code, 1);
+            QCOMPARE(result.err.count('\n'), 1);
+            QVERIFY2(result.err.contains(bad.message), qPrintable(result.err));
+        }
+        QVERIFY(saved_file.seek(0));
+        QCOMPARE(saved_file.readAll(), saved_bytes);
+
+        // The checkpoint evaluates to what the run that saved it measured.
+        const auto evaluated =
+            run_dp_train(tiny + QStringList{"--model", "mnistnet", "--load", saved, "--epochs", "0"});
+        QCOMPARE(evaluated.exit_code, 0);
+        QVERIFY2(evaluated.out.contains("(evaluation only)"), qPrintable(evaluated.out));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestCli)

@@ -208,6 +208,10 @@ public:
         ref::add(dst.size(), dst.data(), src.data(), dst.data());
         return dst;
     }
+    Vector scale(Vector x, T factor) {
+        ref::scale(x.size(), factor, x.data());
+        return x;
+    }
 
     // {y, mask}
     std::pair<Vector, Vector> dropout_forward(const DropoutConfig& config, const Vector& x) {
@@ -428,6 +432,11 @@ public:
         const DeviceVector device_dst = upload(dst), device_src = upload(src);
         backend_.accumulate(dst.size(), device_src.data(), device_dst.data());
         return download(device_dst);
+    }
+    Vector scale(const Vector& x, float factor) {
+        const DeviceVector device_x = upload(x);
+        backend_.scale(x.size(), factor, device_x.data());
+        return download(device_x);
     }
 
     // {y, mask}
@@ -1563,8 +1572,8 @@ private slots:
         QVERIFY2(failures.empty(), failures.text());
     }
 
-    // Each sum is one float addition, so the results are bit-exact;
-    // accumulate adds in place (add with y = a).
+    // Each sum is one float addition and each scaling one multiplication, so
+    // the results are bit-exact; accumulate adds in place (add with y = a).
     void add_and_accumulate_are_exact() {
         std::mt19937 rng(kSeed);
         const std::vector<float> a = uniform<float>(1001, -1, 1, rng);
@@ -1572,7 +1581,10 @@ private slots:
         std::vector<float> expected(a.size());
         for (std::size_t i = 0; i < a.size(); ++i) expected[i] = a[i] + b[i];
         Failures failures;
+        std::vector<float> scaled(a.size());
+        for (std::size_t i = 0; i < a.size(); ++i) scaled[i] = a[i] * 0.25f;
         for (BackendOps* ops : backends()) {
+            check_values(failures, ops->name() + ": scale", ops->scale(a, 0.25f), scaled, 0);
             check_values(failures, ops->name() + ": add", ops->add(a, b), expected, 0);
             check_values(failures, ops->name() + ": accumulate", ops->accumulate(a, b), expected,
                          0);

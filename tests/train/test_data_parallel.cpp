@@ -19,8 +19,11 @@ public:
     ~DeviceCountOverride() { qunsetenv("DP_CPU_DEVICES"); }
 };
 
-dp::TrainConfig config_on(int devices, const std::string& allreduce = "ring") {
+dp::TrainConfig config_on(int devices, const std::string& allreduce = "ring",
+                          const std::string& model = "lenet", bool sync_bn = false) {
     dp::TrainConfig config;
+    config.model = model;
+    config.sync_bn = sync_bn;
     config.batch_size = 64;
     config.lr = 0.2f;
     for (int i = 0; i < devices; ++i) config.devices.push_back("cpu:" + std::to_string(i));
@@ -52,39 +55,56 @@ private slots:
     // 20 steps in file order from the same start: 3 devices (shards 22, 22,
     // 20) end where 1 device ends. Also checks that replicas are bit-identical
     // after every step, and that the evaluation split across devices equals
-    // the evaluation on one.
+    // the evaluation on one. A BatchNorm model needs synchronized statistics
+    // for that (per-replica statistics are DataParallel's different model).
     void threeDevicesTrainLikeOne_data() {
         QTest::addColumn<QString>("allreduce");
-        QTest::newRow("ring") << "ring";
-        QTest::newRow("naive") << "naive";
+        QTest::addColumn<QString>("model");
+        QTest::newRow("lenet ring") << "ring" << "lenet";
+        QTest::newRow("lenet naive") << "naive" << "lenet";
+        QTest::newRow("resnet18-narrow sync-bn") << "ring" << "resnet18-narrow";
     }
     void threeDevicesTrainLikeOne() {
         QFETCH(QString, allreduce);
+        QFETCH(QString, model);
         DeviceCountOverride three_devices(3);
         const dp::SampleShape input{1, 28, 28};
-        dp::ReplicaGroup one(dp::select_devices(config_on(1).devices), config_on(1), input);
-        const auto config = config_on(3, allreduce.toStdString());
+        const bool sync_bn = model != "lenet";
+        const auto single = config_on(1, "ring", model.toStdString(), sync_bn);
+        dp::ReplicaGroup one(dp::select_devices(single.devices), single, input);
+        auto config = config_on(3, allreduce.toStdString(), model.toStdString(), sync_bn);
+        // ResNet-18 from its normal(0, 0.01) start amplifies float rounding
+        // about 300-fold a step for its first steps, at any learning rate
+        // (3e-9, 9e-7, 3e-4 relative loss differences here; PyTorch's float32
+        // and float64 runs part the same way, tests/golden/README.md): only
+        // its first two steps can be compared.
+        const int steps = sync_bn ? 2 : 20;
         dp::ReplicaGroup three(dp::select_devices(config.devices), config, input);
         QCOMPARE(three.parameters(1), three.parameters(0));  // the broadcast at start
         QCOMPARE(three.parameters(0), one.parameters(0));    // same seed for replica 0
 
         dp::EpochSampler in_file_order(data_.train.count, 0, false);
         const auto order = in_file_order.order(0);
-        for (int step = 0; step < 20; ++step) {
+        for (int step = 0; step < steps; ++step) {
             const auto batch = order.subspan(step * 64, 64);
             dp::Backend::LossResult loss_one, loss_three;
             one.train_step(data_.train, batch, config.lr, loss_one);
             const auto timings = three.train_step(data_.train, batch, config.lr, loss_three);
             QCOMPARE(timings.size(), std::size_t(3));
             QCOMPARE(timings[0].shard + timings[1].shard + timings[2].shard, 64);
-            QVERIFY(std::abs(loss_one.loss_sum - loss_three.loss_sum) <= 1e-4 * loss_one.loss_sum);
+            QVERIFY2(std::abs(loss_one.loss_sum - loss_three.loss_sum) <= 1e-5 * loss_one.loss_sum,
+                     qPrintable(QString("step %1: loss %2 on one device, %3 on three")
+                                    .arg(step).arg(loss_one.loss_sum).arg(loss_three.loss_sum)));
             const auto replica0 = three.parameters(0);
             QCOMPARE(three.parameters(1), replica0);
             QCOMPARE(three.parameters(2), replica0);
         }
         const double difference = max_relative_difference(one.parameters(0), three.parameters(0));
-        qInfo("max relative parameter difference after 20 steps: %.2e", difference);
-        QVERIFY(difference <= 1e-5);
+        qInfo("max relative parameter difference after %d steps: %.2e", steps, difference);
+        // BatchNorm makes the loss blind to the scale of the convolution
+        // weights before it, so their tiny (0.01) starting values take
+        // gradients that magnify rounding: the losses above are the measure there.
+        if (!sync_bn) QVERIFY(difference <= 1e-5);
         QCOMPARE(three.evaluate(data_.test), one.evaluate(data_.test));
     }
 

@@ -367,6 +367,15 @@ void OneDnnBackend::add(std::size_t n, const float* a, const float* b, float* y)
     for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
 }
 
+void OneDnnBackend::copy(std::size_t n, const float* src, float* dst) {
+    std::memcpy(dst, src, n * sizeof(float));
+}
+
+void OneDnnBackend::scale(std::size_t n, float factor, float* x) {
+#pragma omp parallel for simd schedule(static)
+    for (std::size_t i = 0; i < n; ++i) x[i] *= factor;
+}
+
 // The masks of reference_ops.h's counter-based draws, which any thread can
 // make for any unit: identical to ReferenceBackend's.
 void OneDnnBackend::dropout_forward(std::size_t n, const DropoutConfig& config, const float* x,

@@ -43,6 +43,8 @@ public:
     void global_avg_pool2d_backward(const NchwShape& s, const float* dy, float* dx) override;
 
     void add(std::size_t n, const float* a, const float* b, float* y) override;
+    void scale(std::size_t n, float factor, float* x) override;
+    void copy(std::size_t n, const float* src, float* dst) override;
 
     void dropout_forward(std::size_t n, const DropoutConfig& config, const float* x, float* y,
                          float* mask) override;

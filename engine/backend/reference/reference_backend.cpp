@@ -88,6 +88,14 @@ void ReferenceBackend::add(std::size_t n, const float* a, const float* b, float*
     reference::add(n, a, b, y);
 }
 
+void ReferenceBackend::copy(std::size_t n, const float* src, float* dst) {
+    std::copy(src, src + n, dst);
+}
+
+void ReferenceBackend::scale(std::size_t n, float factor, float* x) {
+    reference::scale(n, factor, x);
+}
+
 void ReferenceBackend::dropout_forward(std::size_t n, const DropoutConfig& config,
                                        const float* x, float* y, float* mask) {
     reference::dropout_forward(n, config, x, y, mask);

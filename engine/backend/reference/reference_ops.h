@@ -257,6 +257,12 @@ void global_avg_pool2d_backward(const NchwShape& s, const T* dy, T* dx) {
 // ---------------------------------------------------------------- add
 
 // y = a + b; y may be a or b.
+// x *= factor
+template <typename T>
+void scale(std::size_t n, T factor, T* x) {
+    for (std::size_t i = 0; i < n; ++i) x[i] *= factor;
+}
+
 template <typename T>
 void add(std::size_t n, const T* a, const T* b, T* y) {
     for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
