@@ -79,8 +79,8 @@ def main():
     images, labels = test_set()
     with tempfile.TemporaryDirectory() as tmp:
         ours = os.path.join(tmp, "dp-train.safetensors")
-        out = dp_train(args.dp_train, "--model", args.model, "--epochs", "1", "--limit-train", "4096",
-                       "--batch-size", "64", "--lr", "0.05", "--save", ours)
+        out = dp_train(args.dp_train, "--model", args.model, "--epochs", "1", "--limit-train", "16384",
+                       "--batch-size", "32", "--lr", "0.2", "--save", ours)
         dp_acc = float(re.findall(r"test acc ([0-9.]+)", out)[-1])
         model = BUILDERS[args.model]()
         model.load_state_dict(read_safetensors(ours), strict=True)
