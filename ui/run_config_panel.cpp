@@ -40,8 +40,10 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
 {
     modelCombo_->setObjectName(QStringLiteral("modelCombo"));
     for (const dp::ModelInfo& model : dp::model_registry())
-        modelCombo_->addItem(QString::fromStdString(model.name),
-                             QString::fromStdString(model.description));
+        modelCombo_->addItem(QStringLiteral("%1  (%2 parameters)")
+                                 .arg(QString::fromStdString(model.name))
+                                 .arg(QLocale().toString(qulonglong(model.parameters))),
+                             QString::fromStdString(model.name));
     modelDescription_->setWordWrap(true);
     modelDescription_->setForegroundRole(QPalette::PlaceholderText);
 
@@ -100,7 +102,7 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
 dp::TrainConfig RunConfigPanel::config() const
 {
     dp::TrainConfig config = hiddenSettings_;
-    config.model = modelCombo_->currentText().toStdString();
+    config.model = modelCombo_->currentData().toString().toStdString();
     config.batch_size = batchSizeSpin_->value();
     config.lr = static_cast<float>(learningRateSpin_->value());
     config.epochs = epochsSpin_->value();
@@ -119,7 +121,7 @@ void RunConfigPanel::setConfig(const dp::TrainConfig& config)
     const QSignalBlocker blockEpochs(epochsSpin_);
     const QSignalBlocker blockTrainSamples(trainSamplesSpin_);
     const QSignalBlocker blockTestSamples(testSamplesSpin_);
-    modelCombo_->setCurrentIndex(modelCombo_->findText(QString::fromStdString(config.model)));
+    modelCombo_->setCurrentIndex(modelCombo_->findData(QString::fromStdString(config.model)));
     batchSizeSpin_->setValue(config.batch_size);
     learningRateSpin_->setValue(config.lr);
     epochsSpin_->setValue(config.epochs);
@@ -146,7 +148,9 @@ void RunConfigPanel::revalidate()
 
 void RunConfigPanel::showModelDescription()
 {
-    const QString description = modelCombo_->currentData().toString();
+    const int index = modelCombo_->currentIndex();
+    const QString description =
+        index < 0 ? QString() : QString::fromStdString(dp::model_registry()[index].description);
     modelDescription_->setText(description);
     modelDescription_->setVisible(!description.isEmpty());
 }

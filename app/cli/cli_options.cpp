@@ -41,6 +41,9 @@ const std::map<std::string, Setter>& value_flags() {
         {"--epochs", [](CliCommand& c, auto& f, auto& v) { c.config.epochs = parse_number<int>(f, v); }},
         {"--seed", [](CliCommand& c, auto& f, auto& v) { c.config.seed = parse_number<std::uint64_t>(f, v); }},
         {"--data-dir", [](CliCommand& c, auto&, auto& v) { c.config.data_dir = v; }},
+        {"--dataset", [](CliCommand& c, auto&, auto& v) { c.config.dataset = v; }},
+        {"--input-size", [](CliCommand& c, auto& f, auto& v) { c.config.input_size = parse_number<int>(f, v); }},
+        {"--samples", [](CliCommand& c, auto& f, auto& v) { c.config.samples = parse_number<int>(f, v); }},
         {"--limit-train", [](CliCommand& c, auto& f, auto& v) { c.config.limit_train = parse_number<int>(f, v); }},
         {"--limit-test", [](CliCommand& c, auto& f, auto& v) { c.config.limit_test = parse_number<int>(f, v); }},
         {"--save", [](CliCommand& c, auto&, auto& v) { c.config.save_path = v; }},
@@ -110,13 +113,16 @@ CliCommand parse_cli(const std::vector<std::string>& args) {
 std::string cli_help() {
     const TrainConfig defaults;
     std::string models;
-    for (const auto& info : model_registry())
-        models += "  " + info.name + std::string(18 - std::min<std::size_t>(17, info.name.size()), ' ') +
-                  info.description + "\n";
+    for (const auto& info : model_registry()) {
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-16s %10zu params  %s\n", info.name.c_str(),
+                      info.parameters, info.description.c_str());
+        models += line;
+    }
     char text[4096];
     std::snprintf(text, sizeof text,
                   "Usage: dp-train [options]\n"
-                  "Trains a model on Fashion-MNIST and prints test accuracy and sec/epoch per epoch.\n"
+                  "Trains a model data-parallel and prints test accuracy and sec/epoch per epoch.\n"
                   "\n"
                   "Options:\n"
                   "  --model NAME        model to train (default %s)\n"
@@ -124,6 +130,9 @@ std::string cli_help() {
                   "  --lr X              SGD learning rate (default %g)\n"
                   "  --epochs N          epochs (default %d)\n"
                   "  --seed N            seed for initial weights and shuffling (default %llu)\n"
+                  "  --dataset NAME      fashion-mnist (default), mnist-format (any folder of\n"
+                  "                      MNIST-layout IDX files, with --data-dir) or random\n"
+                  "                      (seed 004's: --input-size N features, --samples N, 2 classes)\n"
                   "  --data-dir DIR      folder with the four MNIST-format IDX files\n"
                   "                      (default $DP_DATA_DIR, else /usr/share/datasets/fashion-mnist)\n"
                   "  --limit-train N     train on the first N training images only\n"

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,16 +12,16 @@ namespace dp {
 struct ModelInfo {
     std::string name;         // what --model takes, e.g. "lenet"
     std::string description;  // one line, for --help and the GUI
+    std::size_t parameters;   // trainable parameters on Fashion-MNIST (1 x 28 x 28, 10 classes)
 };
 
 // The models a user can pick, in display order.
 const std::vector<ModelInfo>& model_registry();
 
-// Builds the named model for inputs of shape channels x height x width.
-// Throws dp::Error for an unknown name, listing the known ones.
-std::unique_ptr<Sequential> build_model(const std::string& name, const SampleShape& input);
-
-// Number of trainable parameters of the named model on that input.
-std::size_t parameter_count(const std::string& name, const SampleShape& input);
+// Builds the named model for inputs of shape channels x height x width and
+// `classes` outputs. Throws dp::Error for an unknown name, listing the known
+// ones (and, when the model is built, for an input it cannot take).
+std::unique_ptr<Sequential> build_model(const std::string& name, const SampleShape& input,
+                                        int classes);
 
 }  // namespace dp

@@ -26,9 +26,9 @@ private:
 }  // namespace
 
 Replica::Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
-                 int max_rows, std::uint64_t seed)
+                 int classes, int max_rows, std::uint64_t seed)
     : backend_(make_backend(device)),
-      model_(build_model(model, input)),
+      model_(build_model(model, input, classes)),
       max_rows_(max_rows),
       host_images_(std::size_t(max_rows) * input.size()),
       host_labels_(max_rows),

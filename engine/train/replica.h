@@ -21,7 +21,7 @@ namespace dp {
 class Replica {
 public:
     Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
-            int max_rows, std::uint64_t seed);
+            int classes, int max_rows, std::uint64_t seed);
 
     // One training step on this device's shard of a global batch: forward,
     // loss summed over the shard with gradients scaled by 1/global_batch,

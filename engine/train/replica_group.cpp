@@ -9,7 +9,7 @@
 namespace dp {
 
 ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainConfig& config,
-                           const SampleShape& input)
+                           const SampleShape& input, int classes)
     : communicator_(make_thread_communicator(config.allreduce, int(devices.size()))),
       replicas_(devices.size()),
       reducers_(devices.size()),
@@ -21,7 +21,7 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainCo
     // DDP's small first bucket, so the first reduction starts early in backward.
     const auto first_bucket_bytes = std::min<std::size_t>(bucket_bytes, 1024 * 1024);
     on_all_devices([&](int rank) {
-        auto replica = std::make_unique<Replica>(devices[rank], config.model, input, max_rows,
+        auto replica = std::make_unique<Replica>(devices[rank], config.model, input, classes, max_rows,
                                                  config.seed + std::uint64_t(rank));
         // Different seeds on purpose: the broadcast, not the seed, makes replicas equal.
         ParameterStore& parameters = replica->model().parameters();

@@ -22,7 +22,7 @@ namespace dp {
 class ReplicaGroup {
 public:
     ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainConfig& config,
-                 const SampleShape& input);
+                 const SampleShape& input, int classes);
     ~ReplicaGroup();
 
     int size() const { return int(replicas_.size()); }

@@ -1,5 +1,6 @@
 #include "train/train_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "devices/device.h"
 #include "models/model_registry.h"
 #include "parallel/communicator.h"
+#include "train/training_data.h"
 
 namespace dp {
 
@@ -31,7 +33,15 @@ void validate(const TrainConfig& config) {
                     " devices: every device needs a sample; raise the batch size or use fewer devices");
     bool known = false;
     for (const auto& info : model_registry()) known |= info.name == config.model;
-    if (!known) build_model(config.model, {});  // throws the error that lists the models
+    if (!known) build_model(config.model, {}, 0);  // throws the error that lists the models
+    const auto& datasets = dataset_names();
+    if (std::find(datasets.begin(), datasets.end(), config.dataset) == datasets.end())
+        throw Error("unknown dataset '" + config.dataset +
+                    "' (known: fashion-mnist, mnist-format, random)");
+    if (config.dataset == "mnist-format" && config.data_dir.empty())
+        throw Error("--dataset mnist-format needs --data-dir, the folder with the four IDX files");
+    if (config.dataset == "random" && (config.input_size <= 0 || config.samples <= 0))
+        throw Error("--input-size and --samples must be positive for --dataset random");
 }
 
 }  // namespace dp

@@ -14,7 +14,10 @@ struct TrainConfig {
     float lr = 0.2f;
     int epochs = 10;  // 0 with load_path: evaluate the checkpoint only
     std::uint64_t seed = 0;
+    std::string dataset = "fashion-mnist";  // or "mnist-format" (with data_dir), "random"
     std::string data_dir;  // empty: default_fashion_mnist_dir()
+    int input_size = 5;    // "random": features per sample (seed 004)
+    int samples = 100;     // "random": samples in the training (and the test) set
     int limit_train = 0;   // 0: all; else the first N training images in file order
     int limit_test = 0;    // 0: all; else the first N test images in file order
     bool shuffle = true;

@@ -11,6 +11,7 @@
 #include "devices/device.h"
 #include "models/model_registry.h"
 #include "train/replica_group.h"
+#include "train/training_data.h"
 
 namespace dp {
 namespace {
@@ -28,16 +29,13 @@ Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {}
 RunOutcome Trainer::run(TrainObserver& observer) {
     try {
         validate(config_);
-        const auto dir = config_.data_dir.empty() ? default_fashion_mnist_dir()
-                                                  : std::filesystem::path(config_.data_dir);
-        observer.on_log("loading " + dir.string());
-        const TrainTestSets data = load_mnist_format(dir, config_.limit_train, config_.limit_test);
+        const TrainTestSets data = load_training_data(config_);
         observer.on_log(format("%d training and %d test images", data.train.count,
                                data.test.count));
 
         const auto devices = select_devices(config_.devices);
         const SampleShape input{data.train.channels, data.train.height, data.train.width};
-        ReplicaGroup replicas(devices, config_, input);
+        ReplicaGroup replicas(devices, config_, input, data.train.classes);
         const int batch_size = config_.batch_size;
         RunSummary summary;
         for (const auto& device : devices) summary.devices.push_back(device.id);

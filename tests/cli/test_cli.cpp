@@ -74,6 +74,9 @@ private slots:
         QTest::newRow("nan lr") << QStringList{"--lr", "nan"} << "learning rate must be";
         QTest::newRow("zero epochs") << QStringList{"--epochs", "0"} << "epochs must be positive";
         QTest::newRow("unknown model") << QStringList{"--model", "vgg"} << "unknown model 'vgg'";
+        QTest::newRow("unknown dataset") << QStringList{"--dataset", "cifar"} << "unknown dataset 'cifar'";
+        QTest::newRow("mnist-format without folder")
+            << QStringList{"--dataset", "mnist-format"} << "needs --data-dir";
     }
     void rejectsBadArguments() {
         QFETCH(QStringList, args);
@@ -91,6 +94,24 @@ private slots:
         QCOMPARE(result.exit_code, 2);
         QCOMPARE(result.err.count('\n'), 1);
         QVERIFY2(result.err.contains(message), qPrintable(result.err));
+    }
+
+    // Seed 004's toy: a linear layer on 100 random 5-feature samples, batch 30
+    // (30, 30, 30, 10: the last batch is partial).
+    void linearToyTrainsOnRandomData() {
+        const auto result = run_dp_train({"--model", "linear", "--dataset", "random", "--input-size",
+                                          "5", "--samples", "100", "--batch-size", "30",
+                                          "--epochs", "2"});
+        QCOMPARE(result.exit_code, 0);
+        QVERIFY2(result.out.contains("100 training and 100 test images"), qPrintable(result.out));
+        QVERIFY2(result.out.contains("linear: 12 parameters"), qPrintable(result.out));
+        QVERIFY2(result.out.contains("epoch 2/2"), qPrintable(result.out));
+    }
+
+    void modelThatCannotTakeTheInputSaysSo() {
+        const auto result = run_dp_train({"--model", "lenet", "--dataset", "random", "--epochs", "1"});
+        QCOMPARE(result.exit_code, 1);
+        QVERIFY2(result.err.contains("smaller than the kernel"), qPrintable(result.err));
     }
 
     void missingDataIsOneLineAndExitOne() {

@@ -71,7 +71,7 @@ private slots:
         const dp::SampleShape input{1, 28, 28};
         const bool sync_bn = model != "lenet";
         const auto single = config_on(1, "ring", model.toStdString(), sync_bn);
-        dp::ReplicaGroup one(dp::select_devices(single.devices), single, input);
+        dp::ReplicaGroup one(dp::select_devices(single.devices), single, input, 10);
         auto config = config_on(3, allreduce.toStdString(), model.toStdString(), sync_bn);
         // ResNet-18 from its normal(0, 0.01) start amplifies float rounding
         // about 300-fold a step for its first steps, at any learning rate
@@ -79,7 +79,7 @@ private slots:
         // and float64 runs part the same way, tests/golden/README.md): only
         // its first two steps can be compared.
         const int steps = sync_bn ? 2 : 20;
-        dp::ReplicaGroup three(dp::select_devices(config.devices), config, input);
+        dp::ReplicaGroup three(dp::select_devices(config.devices), config, input, 10);
         QCOMPARE(three.parameters(1), three.parameters(0));  // the broadcast at start
         QCOMPARE(three.parameters(0), one.parameters(0));    // same seed for replica 0
 
@@ -115,10 +115,10 @@ private slots:
         const dp::SampleShape input{1, 28, 28};
         auto config = config_on(4);
         config.batch_size = 5;
-        dp::ReplicaGroup four(dp::select_devices(config.devices), config, input);
+        dp::ReplicaGroup four(dp::select_devices(config.devices), config, input, 10);
         auto single = config_on(1);
         single.batch_size = 5;
-        dp::ReplicaGroup one(dp::select_devices(single.devices), single, input);
+        dp::ReplicaGroup one(dp::select_devices(single.devices), single, input, 10);
         const std::vector<int> batch{0, 1, 2, 3, 4};
         dp::Backend::LossResult loss_one, loss_four;
         one.train_step(data_.train, batch, config.lr, loss_one);

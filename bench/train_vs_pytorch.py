@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Benchmark dp-train's LeNet (d2l 12.5) against the same training in PyTorch on CPU.
+"""Benchmark dp-train's LeNet (d2l 12.5) or ResNet-18 (d2l 12.6) against the same training in
+PyTorch on CPU, next to the machine's measured convolution ceiling.
 
 Prints one JSON object to stdout; progress goes to stderr. See bench/README.md.
 """
@@ -17,10 +18,15 @@ import torch
 from torch import nn
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "golden"))
+from make_golden import resnet18  # noqa: E402  (d2l's ResNet-18, the seed's nn.Sequential names)
+
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
 BATCH_SIZE = 256
-LR = 0.2
 THREADS = 2
+LIMITED_TEST_IMAGES = 1000  # test images evaluated when --limit-train is given
+CEILING_INPUT = (64, 64, 28, 28)  # [N, C, H, W] of the ceiling's 64->64 3x3 convolution
+CEILING_WARMUP, CEILING_ITERATIONS = 3, 10
 
 COUNT_LINE = re.compile(r"(\d+) training and \d+ test images")
 EPOCH_LINE = re.compile(r"epoch \d+/\d+: train loss \S+, train acc \S+, test acc ([\d.]+), ([\d.]+) sec")
@@ -42,14 +48,27 @@ def machine_info():
 
 
 def lenet():
-    """d2l 12.5's LeNet, initialised as the seed: weights N(0, 0.01), biases 0."""
-    net = nn.Sequential(
+    """d2l 12.5's LeNet."""
+    return nn.Sequential(
         nn.Conv2d(1, 20, kernel_size=3), nn.ReLU(), nn.AvgPool2d(2),
         nn.Conv2d(20, 50, kernel_size=5), nn.ReLU(), nn.AvgPool2d(2),
         nn.Flatten(),
         nn.Linear(800, 128), nn.ReLU(),
         nn.Linear(128, 10))
-    for layer in net:
+
+
+# name -> (constructor, SGD learning rate): lr 0.2 is d2l 12.5's, 0.1 seed 000's 1-GPU ResNet run.
+MODELS = {
+    "lenet": (lenet, 0.2),
+    "resnet18": (lambda: resnet18(10, 1), 0.1),
+}
+
+
+def build_model(name):
+    """The model initialised as the seed (and dp-train): conv/linear weights N(0, 0.01), biases 0,
+    BatchNorm scale 1 and shift 0 (PyTorch's defaults)."""
+    net = MODELS[name][0]()
+    for layer in net.modules():
         if isinstance(layer, (nn.Conv2d, nn.Linear)):
             nn.init.normal_(layer.weight, 0, 0.01)
             nn.init.zeros_(layer.bias)
@@ -57,28 +76,57 @@ def lenet():
 
 
 def forward_macs_per_image(net, image_shape=(1, 28, 28)):
-    """Multiply-adds of the conv and linear layers for one image, from the layer shapes."""
+    """Multiply-adds of the conv and linear layers for one image, from the shapes seen by forward
+    hooks."""
     macs = 0
-    x = torch.zeros(1, *image_shape)
+
+    def count(layer, inputs, output):
+        nonlocal macs
+        if isinstance(layer, nn.Conv2d):
+            macs += output.numel() * layer.weight[0].numel()  # (C_in / groups) x kH x kW each
+        else:
+            macs += layer.in_features * layer.out_features
+
+    hooks = [m.register_forward_hook(count) for m in net.modules()
+             if isinstance(m, (nn.Conv2d, nn.Linear))]
+    net.eval()
     with torch.no_grad():
-        for layer in net:
-            y = layer(x)
-            if isinstance(layer, nn.Conv2d):
-                macs += y.numel() * layer.in_channels * layer.weight[0, 0].numel()
-            elif isinstance(layer, nn.Linear):
-                macs += layer.in_features * layer.out_features
-            x = y
+        net(torch.zeros(1, *image_shape))
+    for hook in hooks:
+        hook.remove()
     return macs
 
 
-def load_split(prefix):
-    """Images as float32 NCHW in [0, 1] and labels as int64, from the gzipped IDX files."""
+def conv_ceiling():
+    """GFLOP/s of a large float32 3x3 convolution (64->64 channels, padding 1) in PyTorch (oneDNN
+    underneath), forward only, on THREADS threads: what the achieved GFLOP/s compare with."""
+    torch.set_num_threads(THREADS)
+    n, c, h, w = CEILING_INPUT
+    conv = nn.Conv2d(c, c, kernel_size=3, padding=1)
+    x = torch.randn(*CEILING_INPUT)
+    with torch.no_grad():
+        for _ in range(CEILING_WARMUP):
+            conv(x)
+        start = time.perf_counter()
+        for _ in range(CEILING_ITERATIONS):
+            conv(x)
+        seconds = time.perf_counter() - start
+    flop = 2 * n * c * h * w * c * 3 * 3 * CEILING_ITERATIONS
+    log(f"ceiling: {flop / seconds / 1e9:.1f} GFLOP/s")
+    return {"op": f"conv2d {c}->{c} 3x3 pad 1 on {list(CEILING_INPUT)}, forward",
+            "threads": THREADS, "iterations": CEILING_ITERATIONS,
+            "gflop_s": flop / seconds / 1e9}
+
+
+def load_split(prefix, limit):
+    """The first `limit` images (all if None) as float32 NCHW in [0, 1] and labels as int64, from
+    the gzipped IDX files."""
     with gzip.open(os.path.join(DATA_DIR, f"{prefix}-images-idx3-ubyte.gz")) as f:
         images = np.frombuffer(f.read(), np.uint8, offset=16)
     with gzip.open(os.path.join(DATA_DIR, f"{prefix}-labels-idx1-ubyte.gz")) as f:
         labels = np.frombuffer(f.read(), np.uint8, offset=8)
-    images = images.reshape(-1, 1, 28, 28).astype(np.float32) / 255
-    return torch.from_numpy(images), torch.from_numpy(labels.astype(np.int64))
+    images = images.reshape(-1, 1, 28, 28)[:limit].astype(np.float32) / 255
+    return torch.from_numpy(images), torch.from_numpy(labels[:limit].astype(np.int64))
 
 
 def evaluate(net, images, labels):
@@ -91,16 +139,16 @@ def evaluate(net, images, labels):
     return correct / len(labels)
 
 
-def train_pytorch(epochs):
+def train_pytorch(model, epochs, limit_train, limit_test):
     """Train as d2l's train_ch6 does; returns per-epoch seconds, the final test accuracy and
     training images per epoch."""
     torch.set_num_threads(THREADS)
     torch.manual_seed(0)
-    train_x, train_y = load_split("train")
-    test_x, test_y = load_split("t10k")
-    net = lenet()
+    train_x, train_y = load_split("train", limit_train)
+    test_x, test_y = load_split("t10k", limit_test)
+    net = build_model(model)
     loss_fn = nn.CrossEntropyLoss()
-    optimizer = torch.optim.SGD(net.parameters(), lr=LR)
+    optimizer = torch.optim.SGD(net.parameters(), lr=MODELS[model][1])
     seconds = []
     for epoch in range(1, epochs + 1):
         net.train()
@@ -124,13 +172,15 @@ def train_pytorch(epochs):
     return seconds, evaluate(net, test_x, test_y), len(train_y)
 
 
-def train_dp(dp_train, epochs):
+def train_dp(dp_train, model, epochs, limit_train, limit_test):
     """Run the dp-train CLI; returns per-epoch seconds, final test accuracy, training images
     per epoch and devices."""
     if not os.access(dp_train, os.X_OK):
         sys.exit(f"{dp_train} not found: build it first (see bench/README.md)")
-    command = [dp_train, "--model", "lenet", "--batch-size", str(BATCH_SIZE),
-               "--lr", str(LR), "--epochs", str(epochs)]
+    command = [dp_train, "--model", model, "--batch-size", str(BATCH_SIZE),
+               "--lr", str(MODELS[model][1]), "--epochs", str(epochs)]
+    if limit_train is not None:
+        command += ["--limit-train", str(limit_train), "--limit-test", str(limit_test)]
     log("running " + " ".join(command))
     seconds, test_acc, samples, devices = [], None, None, None
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
@@ -162,28 +212,40 @@ def summarize(seconds, test_acc, samples_per_epoch, flop_per_sample):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--model", choices=sorted(MODELS), default="lenet",
+                        help="model to train (default lenet)")
     parser.add_argument("--epochs", type=int, default=2, help="epochs for both (default 2)")
+    parser.add_argument("--limit-train", type=int, metavar="N",
+                        help="train both on the first N training images only (default all 60000) "
+                             f"and test on the first {LIMITED_TEST_IMAGES} test images")
     parser.add_argument("--dp-train", default=os.path.join(REPO_ROOT, "build/release/app/dp-train"),
                         help="dp-train binary (default build/release/app/dp-train in the repo)")
     parser.add_argument("--skip-pytorch", action="store_true", help="run dp-train only")
     args = parser.parse_args()
+    limit_test = LIMITED_TEST_IMAGES if args.limit_train is not None else None
 
-    macs = forward_macs_per_image(lenet())
+    macs = forward_macs_per_image(build_model(args.model))
     flop_per_sample = 3 * 2 * macs  # forward + backward (~2x forward), 2 FLOP per multiply-add
     result = {
         "machine": machine_info(),
-        "model": {"forward_macs_per_image": macs, "train_flop_per_image": flop_per_sample},
+        "ceiling": conv_ceiling(),
+        "model": {"name": args.model, "forward_macs_per_image": macs,
+                  "train_flop_per_image": flop_per_sample},
         "epochs": args.epochs,
         "batch_size": BATCH_SIZE,
-        "lr": LR,
+        "lr": MODELS[args.model][1],
+        "limit_train": args.limit_train,
+        "limit_test": limit_test,
     }
 
-    seconds, test_acc, samples, devices = train_dp(args.dp_train, args.epochs)
+    seconds, test_acc, samples, devices = train_dp(args.dp_train, args.model, args.epochs,
+                                                   args.limit_train, limit_test)
     result["dp_train"] = summarize(seconds, test_acc, samples, flop_per_sample)
     result["dp_train"]["devices"] = devices
 
     if not args.skip_pytorch:
-        seconds, test_acc, samples = train_pytorch(args.epochs)
+        seconds, test_acc, samples = train_pytorch(args.model, args.epochs, args.limit_train,
+                                                   limit_test)
         result["pytorch"] = summarize(seconds, test_acc, samples, flop_per_sample)
         result["pytorch"].update(threads=torch.get_num_threads(), version=torch.__version__)
         result["speedup"] = result["pytorch"]["sec_per_epoch"] / result["dp_train"]["sec_per_epoch"]

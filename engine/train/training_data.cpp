@@ -1,0 +1,29 @@
+#include "train/training_data.h"
+
+#include "data/random_dataset.h"
+
+namespace dp {
+namespace {
+
+constexpr int random_classes = 2;  // seed 004's output_size
+
+}  // namespace
+
+const std::vector<std::string>& dataset_names() {
+    static const std::vector<std::string> names{"fashion-mnist", "mnist-format", "random"};
+    return names;
+}
+
+TrainTestSets load_training_data(const TrainConfig& config) {
+    if (config.dataset == "random") {
+        // A separate test set of the same size: accuracy on it stays at chance, as it should.
+        return {make_random_dataset(config.samples, config.input_size, random_classes, config.seed),
+                make_random_dataset(config.samples, config.input_size, random_classes,
+                                    config.seed + 1)};
+    }
+    const auto dir = config.data_dir.empty() ? default_fashion_mnist_dir()
+                                             : std::filesystem::path(config.data_dir);
+    return load_mnist_format(dir, config.limit_train, config.limit_test);
+}
+
+}  // namespace dp

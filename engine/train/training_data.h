@@ -1,0 +1,19 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+#include "train/train_config.h"
+
+namespace dp {
+
+// The data sets --dataset takes, in display order.
+const std::vector<std::string>& dataset_names();
+
+// The training and test sets `config` asks for: Fashion-MNIST (from data_dir
+// or the default folder), any MNIST-format folder (data_dir), or seed 004's
+// random set. Throws dp::Error naming the problem.
+TrainTestSets load_training_data(const TrainConfig& config);
+
+}  // namespace dp
