@@ -29,6 +29,7 @@ Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {}
 RunOutcome Trainer::run(TrainObserver& observer) {
     try {
         validate(config_);
+        observer.on_log("loading " + training_data_source(config_));
         const TrainTestSets data = load_training_data(config_);
         observer.on_log(format("%d training and %d test images", data.train.count,
                                data.test.count));

@@ -14,6 +14,22 @@ const std::vector<std::string>& dataset_names() {
     return names;
 }
 
+namespace {
+
+std::filesystem::path data_folder(const TrainConfig& config) {
+    return config.data_dir.empty() ? default_fashion_mnist_dir()
+                                   : std::filesystem::path(config.data_dir);
+}
+
+}  // namespace
+
+std::string training_data_source(const TrainConfig& config) {
+    if (config.dataset == "random")
+        return "random data: " + std::to_string(config.samples) + " samples of " +
+               std::to_string(config.input_size) + " features";
+    return data_folder(config).string();
+}
+
 TrainTestSets load_training_data(const TrainConfig& config) {
     if (config.dataset == "random") {
         // A separate test set of the same size: accuracy on it stays at chance, as it should.
@@ -21,9 +37,7 @@ TrainTestSets load_training_data(const TrainConfig& config) {
                 make_random_dataset(config.samples, config.input_size, random_classes,
                                     config.seed + 1)};
     }
-    const auto dir = config.data_dir.empty() ? default_fashion_mnist_dir()
-                                             : std::filesystem::path(config.data_dir);
-    return load_mnist_format(dir, config.limit_train, config.limit_test);
+    return load_mnist_format(data_folder(config), config.limit_train, config.limit_test);
 }
 
 }  // namespace dp

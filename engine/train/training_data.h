@@ -11,6 +11,9 @@ namespace dp {
 // The data sets --dataset takes, in display order.
 const std::vector<std::string>& dataset_names();
 
+// Where the data of `config` comes from, for the log: a folder, or "random ...".
+std::string training_data_source(const TrainConfig& config);
+
 // The training and test sets `config` asks for: Fashion-MNIST (from data_dir
 // or the default folder), any MNIST-format folder (data_dir), or seed 004's
 // random set. Throws dp::Error naming the problem.
