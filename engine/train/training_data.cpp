@@ -7,21 +7,17 @@ namespace {
 
 constexpr int random_classes = 2;  // seed 004's output_size
 
-}  // namespace
-
-const std::vector<std::string>& dataset_names() {
-    static const std::vector<std::string> names{"fashion-mnist", "mnist-format", "random"};
-    return names;
-}
-
-namespace {
-
 std::filesystem::path data_folder(const TrainConfig& config) {
     return config.data_dir.empty() ? default_fashion_mnist_dir()
                                    : std::filesystem::path(config.data_dir);
 }
 
 }  // namespace
+
+const std::vector<std::string>& dataset_names() {
+    static const std::vector<std::string> names{"fashion-mnist", "mnist-format", "random"};
+    return names;
+}
 
 std::string training_data_source(const TrainConfig& config) {
     if (config.dataset == "random")
