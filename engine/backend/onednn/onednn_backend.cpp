@@ -267,30 +267,6 @@ struct OneDnnBackend::Impl {
 OneDnnBackend::OneDnnBackend() : impl_(std::make_unique<Impl>()) {}
 OneDnnBackend::~OneDnnBackend() = default;
 
-DeviceBuffer OneDnnBackend::allocate(std::size_t floats) {
-    // 64-byte alignment: whole cache lines and AVX-512 vectors for oneDNN.
-    const std::size_t bytes = std::max<std::size_t>(64, (floats * sizeof(float) + 63) / 64 * 64);
-    auto* data = static_cast<float*>(std::aligned_alloc(64, bytes));
-    if (!data) throw std::bad_alloc();
-    return DeviceBuffer(data, [](float* p) { std::free(p); });
-}
-
-void OneDnnBackend::upload(const float* host, float* device, std::size_t floats) {
-    std::memcpy(device, host, floats * sizeof(float));
-}
-
-void OneDnnBackend::download(const float* device, float* host, std::size_t floats) {
-    std::memcpy(host, device, floats * sizeof(float));
-}
-
-void OneDnnBackend::upload_labels(const std::int32_t* host, float* device, std::size_t count) {
-    std::transform(host, host + count, device, [](std::int32_t label) { return float(label); });
-}
-
-void OneDnnBackend::fill(float* device, std::size_t floats, float value) {
-    std::fill(device, device + floats, value);
-}
-
 void OneDnnBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
                                    const float* b, float* y) {
     auto& plan = impl_->conv_plans.get(s, [&](const auto& k) { return impl_->build_conv(k); });
@@ -365,10 +341,6 @@ void OneDnnBackend::global_avg_pool2d_backward(const NchwShape& s, const float* 
 void OneDnnBackend::add(std::size_t n, const float* a, const float* b, float* y) {
 #pragma omp parallel for simd schedule(static)
     for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
-}
-
-void OneDnnBackend::copy(std::size_t n, const float* src, float* dst) {
-    std::memcpy(dst, src, n * sizeof(float));
 }
 
 void OneDnnBackend::scale(std::size_t n, float factor, float* x) {

@@ -2,23 +2,18 @@
 
 #include <memory>
 
-#include "backend/backend.h"
+#include "backend/host_memory_backend.h"
 
 namespace dp {
 
 // The CPU backend: every op on oneDNN, primitives cached per shape.
-class OneDnnBackend final : public Backend {
+class OneDnnBackend final : public HostMemoryBackend {
 public:
     OneDnnBackend();
     ~OneDnnBackend() override;
 
     std::string name() const override { return "onednn"; }
 
-    DeviceBuffer allocate(std::size_t floats) override;
-    void upload(const float* host, float* device, std::size_t floats) override;
-    void download(const float* device, float* host, std::size_t floats) override;
-    void upload_labels(const std::int32_t* host, float* device, std::size_t count) override;
-    void fill(float* device, std::size_t floats, float value) override;
 
     void conv2d_forward(const Conv2dShape& s, const float* x, const float* w, const float* b,
                         float* y) override;
@@ -44,7 +39,6 @@ public:
 
     void add(std::size_t n, const float* a, const float* b, float* y) override;
     void scale(std::size_t n, float factor, float* x) override;
-    void copy(std::size_t n, const float* src, float* dst) override;
 
     void dropout_forward(std::size_t n, const DropoutConfig& config, const float* x, float* y,
                          float* mask) override;

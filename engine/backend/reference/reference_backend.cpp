@@ -9,27 +9,6 @@ namespace dp {
 
 std::string ReferenceBackend::name() const { return "reference"; }
 
-// Zero-initialised, so a buffer never holds stale values.
-DeviceBuffer ReferenceBackend::allocate(std::size_t floats) {
-    return DeviceBuffer(new float[floats](), [](float* p) { delete[] p; });
-}
-
-void ReferenceBackend::upload(const float* host, float* device, std::size_t floats) {
-    std::memcpy(device, host, floats * sizeof(float));
-}
-
-void ReferenceBackend::download(const float* device, float* host, std::size_t floats) {
-    std::memcpy(host, device, floats * sizeof(float));
-}
-
-void ReferenceBackend::upload_labels(const std::int32_t* host, float* device, std::size_t count) {
-    std::transform(host, host + count, device, [](std::int32_t label) { return float(label); });
-}
-
-void ReferenceBackend::fill(float* device, std::size_t floats, float value) {
-    std::fill_n(device, floats, value);
-}
-
 void ReferenceBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
                                       const float* b, float* y) {
     reference::conv2d_forward(s, x, w, b, y);
@@ -86,10 +65,6 @@ void ReferenceBackend::global_avg_pool2d_backward(const NchwShape& s, const floa
 
 void ReferenceBackend::add(std::size_t n, const float* a, const float* b, float* y) {
     reference::add(n, a, b, y);
-}
-
-void ReferenceBackend::copy(std::size_t n, const float* src, float* dst) {
-    std::copy(src, src + n, dst);
 }
 
 void ReferenceBackend::scale(std::size_t n, float factor, float* x) {
@@ -202,7 +177,5 @@ Backend::LossResult ReferenceBackend::nll_loss(int batch, int classes, const flo
 void ReferenceBackend::sgd_update(std::size_t n, float lr, float* param, const float* grad) {
     reference::sgd_update(n, lr, param, grad);
 }
-
-void ReferenceBackend::synchronize() {}
 
 }  // namespace dp

@@ -1,21 +1,16 @@
 #pragma once
 
-#include "backend/backend.h"
+#include "backend/host_memory_backend.h"
 
 namespace dp {
 
 // The Backend on host memory, computing with the naive float loops of
 // reference_ops.h: slow, single-threaded and synchronous, but the standard
 // that the fast backends are tested against.
-class ReferenceBackend final : public Backend {
+class ReferenceBackend final : public HostMemoryBackend {
 public:
     std::string name() const override;
 
-    DeviceBuffer allocate(std::size_t floats) override;
-    void upload(const float* host, float* device, std::size_t floats) override;
-    void download(const float* device, float* host, std::size_t floats) override;
-    void upload_labels(const std::int32_t* host, float* device, std::size_t count) override;
-    void fill(float* device, std::size_t floats, float value) override;
 
     void conv2d_forward(const Conv2dShape& s, const float* x, const float* w, const float* b,
                         float* y) override;
@@ -41,7 +36,6 @@ public:
 
     void add(std::size_t n, const float* a, const float* b, float* y) override;
     void scale(std::size_t n, float factor, float* x) override;
-    void copy(std::size_t n, const float* src, float* dst) override;
 
     void dropout_forward(std::size_t n, const DropoutConfig& config, const float* x, float* y,
                          float* mask) override;
@@ -94,7 +88,6 @@ public:
 
     void sgd_update(std::size_t n, float lr, float* param, const float* grad) override;
 
-    void synchronize() override;
 };
 
 }  // namespace dp
