@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "accuracy_chart.h"
+#include "batch_split_view.h"
 #include "run_config_panel.h"
 #include "training_worker.h"
 
@@ -30,6 +31,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       configPanel_(new RunConfigPanel),
       accuracyChart_(new AccuracyChart),
+      batchSplitView_(new BatchSplitView),
       startButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"))),
       stopButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"))),
       batchProgressBar_(new QProgressBar),
@@ -62,6 +64,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     auto* chartColumn = new QVBoxLayout;
     chartColumn->addWidget(accuracyChart_, 1);
+    chartColumn->addWidget(batchSplitView_);
     chartColumn->addLayout(controlsRow);
     chartColumn->addWidget(statusLabel_);
 
@@ -93,6 +96,8 @@ MainWindow::MainWindow(QWidget* parent)
     const TrainingWorker* worker = training_.worker();
     connect(worker, &TrainingWorker::logLine, this, &MainWindow::appendLog, Qt::QueuedConnection);
     connect(worker, &TrainingWorker::batchProgress, this, &MainWindow::showBatchProgress,
+            Qt::QueuedConnection);
+    connect(worker, &TrainingWorker::stepReported, batchSplitView_, &BatchSplitView::showStep,
             Qt::QueuedConnection);
     connect(worker, &TrainingWorker::epochFinished, this, &MainWindow::showEpoch,
             Qt::QueuedConnection);
@@ -127,6 +132,7 @@ void MainWindow::startRun()
                                 .arg(config.batch_size)
                                 .arg(double(config.lr));
     accuracyChart_->startRun(runName, config.epochs);
+    batchSplitView_->clear();
     appendLog(QStringLiteral("— %1, %2 epochs").arg(runName).arg(config.epochs));
     batchProgressBar_->setRange(0, 0);  // busy until the first batch reports
     batchProgressBar_->setFormat(tr("loading data"));

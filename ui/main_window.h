@@ -7,6 +7,7 @@
 #include "training_controller.h"
 
 class AccuracyChart;
+class BatchSplitView;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -46,6 +47,7 @@ private:
 
     RunConfigPanel* configPanel_;
     AccuracyChart* accuracyChart_;
+    BatchSplitView* batchSplitView_;
     QPushButton* startButton_;
     QPushButton* stopButton_;
     QProgressBar* batchProgressBar_;

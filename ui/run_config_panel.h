@@ -4,9 +4,11 @@
 
 #include "train/train_config.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QListWidget;
 class QSpinBox;
 
 // The inputs that define a training run. Settings without a widget (data
@@ -40,5 +42,8 @@ private:
     QSpinBox* epochsSpin_;
     QSpinBox* trainSamplesSpin_;
     QSpinBox* testSamplesSpin_;
+    QListWidget* deviceList_;
+    QComboBox* allreduceCombo_;
+    QCheckBox* syncBnCheck_;
     QLabel* validationLabel_;
 };

@@ -5,6 +5,8 @@ namespace {
 // Batches can finish every few microseconds (tiny models, batch size 1);
 // signalling each one would flood the GUI thread's event queue.
 constexpr qint64 kMinBatchSignalIntervalMs = 30;
+// Step reports feed a picture, not a counter: a few per second is plenty.
+constexpr qint64 kMinStepSignalIntervalMs = 100;
 
 }  // namespace
 
@@ -13,6 +15,7 @@ void TrainingWorker::run(std::shared_ptr<dp::Trainer> trainer)
     summaryLine_.clear();
     failure_.clear();
     sinceBatchSignal_.invalidate();
+    sinceStepSignal_.invalidate();
 
     // Trainer::run reports errors through on_failed, never by throwing.
     const dp::RunOutcome outcome = trainer->run(*this);
@@ -35,6 +38,14 @@ void TrainingWorker::on_batch(const dp::BatchProgress& progress)
         return;
     sinceBatchSignal_.start();
     emit batchProgress(progress.epoch, progress.batch, progress.batches_per_epoch, progress.loss);
+}
+
+void TrainingWorker::on_step(const dp::StepReport& report)
+{
+    if (sinceStepSignal_.isValid() && sinceStepSignal_.elapsed() < kMinStepSignalIntervalMs)
+        return;
+    sinceStepSignal_.start();
+    emit stepReported(report);
 }
 
 void TrainingWorker::on_epoch(const dp::EpochMetrics& metrics)

@@ -29,17 +29,21 @@ signals:
     // Q_DECLARE_METATYPE is needed.
     void epochFinished(const dp::EpochMetrics& metrics);
     // summaryLine is d2l's "test acc: 0.83, 2.7 sec/epoch on [cpu:0]".
+    // One step's batch split and per-device timings, at most one per 100 ms.
+    void stepReported(const dp::StepReport& report);
     void runFinished(const QString& summaryLine, bool stoppedEarly);
     void runFailed(const QString& message);
 
 private:
     void on_log(const std::string& line) override;
     void on_batch(const dp::BatchProgress& progress) override;
+    void on_step(const dp::StepReport& report) override;
     void on_epoch(const dp::EpochMetrics& metrics) override;
     void on_finished(const dp::RunSummary& summary) override;
     void on_failed(const std::string& message) override;
 
     QElapsedTimer sinceBatchSignal_;
+    QElapsedTimer sinceStepSignal_;
     QString summaryLine_;
     QString failure_;
 };

@@ -1,8 +1,11 @@
 // Drives the workbench window like a user would, on the offscreen platform,
 // with the real engine on the real Fashion-MNIST files.
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QListWidget>
 #include <QLineSeries>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -13,9 +16,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <numeric>
 
 #include "accuracy_chart.h"
+#include "batch_split_view.h"
 #include "data/dataset.h"
+#include "devices/device.h"
 #include "main_window.h"
 #include "run_config_panel.h"
 
@@ -100,6 +106,9 @@ private slots:
     void invalidSettingsShowAnErrorAndDisableStart();
     void missingDataDirectoryIsReportedInTheWindow();
     void closingMidRunStopsTheRun();
+    void deviceListShowsEveryDevice();
+    void uncheckingAllDevicesShowsAnErrorAndDisablesStart();
+    void configRoundTripsDataParallelSettings();
 };
 
 void TestMainWindow::stopEndsTheRunAndKeepsItsPoints()
@@ -128,6 +137,14 @@ void TestMainWindow::stopEndsTheRunAndKeepsItsPoints()
     QVERIFY2(gapMeter.longestGapMs() < 1000,
              qPrintable(QStringLiteral("GUI thread blocked for %1 ms during training")
                             .arg(gapMeter.longestGapMs())));
+
+    // The batch split view shows a step whose shards add up to the batch.
+    auto* splitView = window.findChild<BatchSplitView*>(QStringLiteral("batchSplitView"));
+    QVERIFY(splitView);
+    QTRY_VERIFY_WITH_TIMEOUT(!splitView->lastShards().empty(), kStopTimeoutMs);
+    const std::vector<int> shards = splitView->lastShards();
+    QCOMPARE(shards.size(), dp::available_devices().size());
+    QCOMPARE(std::accumulate(shards.begin(), shards.end(), 0), tinyRun().batch_size);
 
     QTest::mouseClick(parts.stopButton, Qt::LeftButton);
     QVERIFY(!parts.stopButton->isEnabled());
@@ -222,6 +239,77 @@ void TestMainWindow::closingMidRunStopsTheRun()
     window.reset();
     QVERIFY2(closing.elapsed() < kStopTimeoutMs,
              qPrintable(QStringLiteral("closing took %1 ms").arg(closing.elapsed())));
+}
+
+void TestMainWindow::deviceListShowsEveryDevice()
+{
+    MainWindow window;
+    auto* deviceList = window.findChild<QListWidget*>(QStringLiteral("deviceList"));
+    QVERIFY(deviceList);
+    const std::vector<dp::DeviceInfo> devices = dp::available_devices();
+    QCOMPARE(deviceList->count(), int(devices.size()));
+    for (int row = 0; row < deviceList->count(); ++row) {
+        QVERIFY(deviceList->item(row)->text().startsWith(QString::fromStdString(devices[row].id)));
+        QCOMPARE(deviceList->item(row)->checkState(), Qt::Checked);
+    }
+}
+
+void TestMainWindow::uncheckingAllDevicesShowsAnErrorAndDisablesStart()
+{
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    auto* deviceList = window.findChild<QListWidget*>(QStringLiteral("deviceList"));
+    auto* validationLabel = window.findChild<QLabel*>(QStringLiteral("validationLabel"));
+    QVERIFY(deviceList && validationLabel);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(parts.startButton->isEnabled());
+
+    for (int row = 0; row < deviceList->count(); ++row)
+        deviceList->item(row)->setCheckState(Qt::Unchecked);
+    QVERIFY(validationLabel->isVisible());
+    QVERIFY2(validationLabel->text().contains(QStringLiteral("at least one device")),
+             qPrintable(validationLabel->text()));
+    QVERIFY(!parts.startButton->isEnabled());
+
+    deviceList->item(0)->setCheckState(Qt::Checked);
+    QVERIFY(!validationLabel->isVisible());
+    QVERIFY(parts.startButton->isEnabled());
+}
+
+void TestMainWindow::configRoundTripsDataParallelSettings()
+{
+    MainWindow window;
+    const auto* panel = window.findChild<RunConfigPanel*>(QStringLiteral("runConfigPanel"));
+    auto* allreduceCombo = window.findChild<QComboBox*>(QStringLiteral("allreduceCombo"));
+    auto* syncBnCheck = window.findChild<QCheckBox*>(QStringLiteral("syncBnCheck"));
+    QVERIFY(panel && allreduceCombo && syncBnCheck);
+
+    std::vector<std::string> allIds;
+    for (const dp::DeviceInfo& device : dp::available_devices())
+        allIds.push_back(device.id);
+    // All checked by default, listed explicitly.
+    QCOMPARE(panel->config().devices, allIds);
+    QCOMPARE(panel->config().allreduce, std::string("ring"));
+    QVERIFY(!panel->config().sync_bn);
+
+    dp::TrainConfig config;
+    config.devices = {allIds.back()};
+    config.allreduce = "naive";
+    config.sync_bn = true;
+    window.setRunConfig(config);
+    QCOMPARE(panel->config().devices, config.devices);
+    QCOMPARE(panel->config().allreduce, std::string("naive"));
+    QVERIFY(panel->config().sync_bn);
+    QCOMPARE(allreduceCombo->currentText(), QStringLiteral("naive"));
+    QVERIFY(syncBnCheck->isChecked());
+
+    // No devices in a config means the whole machine.
+    window.setRunConfig(dp::TrainConfig{});
+    QCOMPARE(panel->config().devices, allIds);
+    QCOMPARE(panel->config().allreduce, std::string("ring"));
+    QVERIFY(!panel->config().sync_bn);
 }
 
 QTEST_MAIN(TestMainWindow)
