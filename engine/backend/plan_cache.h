@@ -18,7 +18,6 @@ public:
         return it->second;
     }
 
-    std::size_t size() const { return plans_.size(); }
 
 private:
     std::map<Shape, Plan> plans_;

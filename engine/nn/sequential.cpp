@@ -27,7 +27,6 @@ void Sequential::declare() {
 void Sequential::build(Backend& backend, int max_batch, std::uint64_t seed) {
     declare();
     backend_ = &backend;
-    max_batch_ = max_batch;
     parameters_.allocate(backend, seed);
     for (std::size_t i = 0; i < layers_.size(); ++i) {
         layers_[i]->allocate(backend, max_batch);

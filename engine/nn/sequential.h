@@ -51,7 +51,6 @@ public:
     SampleShape input_shape() const { return input_; }
     int classes() const { return classes_; }
     Loss loss() const { return loss_; }
-    int max_batch() const { return max_batch_; }
     Backend& backend() { return *backend_; }
 
 private:
@@ -59,7 +58,6 @@ private:
     int classes_;
     Loss loss_;
     bool declared_ = false;
-    int max_batch_ = 0;
     Backend* backend_ = nullptr;
     std::vector<std::unique_ptr<Layer>> layers_;
     std::vector<SampleShape> output_shapes_;  // per layer

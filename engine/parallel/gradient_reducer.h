@@ -26,7 +26,6 @@ public:
 
     // Seconds spent in collectives since begin_step: the all-reduce wait.
     double seconds() const { return seconds_; }
-    const std::vector<GradientBucket>& buckets() const { return buckets_; }
 
 private:
     void reduce_next();

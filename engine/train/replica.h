@@ -35,7 +35,6 @@ public:
     std::int64_t count_correct(const Dataset& set, int first, int count);
 
     Sequential& model() { return *model_; }
-    const Sequential& model() const { return *model_; }
     Backend& backend() { return *backend_; }
 
 private:

@@ -11,6 +11,24 @@
 #include "train/training_data.h"
 
 namespace dp {
+namespace {
+
+// Throws "unknown <what> '<value>' (known: a, b, ...)" unless value is one of names.
+void require_known(const std::string& what, const std::string& value,
+                   const std::vector<std::string>& names) {
+    if (std::find(names.begin(), names.end(), value) != names.end()) return;
+    std::string known;
+    for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+    throw Error("unknown " + what + " '" + value + "' (known: " + known + ")");
+}
+
+std::vector<std::string> model_names() {
+    std::vector<std::string> names;
+    for (const auto& info : model_registry()) names.push_back(info.name);
+    return names;
+}
+
+}  // namespace
 
 void validate(const TrainConfig& config) {
     if (config.batch_size <= 0)
@@ -25,19 +43,14 @@ void validate(const TrainConfig& config) {
         throw Error("sample limits must be 0 (all) or positive");
     if (!(config.bucket_mb > 0))
         throw Error("bucket size must be positive (got " + std::to_string(config.bucket_mb) + " MB)");
-    make_thread_communicator(config.allreduce, 1);  // throws for an unknown strategy, listing them
+    require_known("all-reduce strategy", config.allreduce, thread_communicator_strategies());
     const auto devices = select_devices(config.devices);
     if (config.batch_size < int(devices.size()))
         throw Error("batch size " + std::to_string(config.batch_size) + " is smaller than the " +
                     std::to_string(devices.size()) +
                     " devices: every device needs a sample; raise the batch size or use fewer devices");
-    bool known = false;
-    for (const auto& info : model_registry()) known |= info.name == config.model;
-    if (!known) build_model(config.model, {}, 0);  // throws the error that lists the models
-    const auto& datasets = dataset_names();
-    if (std::find(datasets.begin(), datasets.end(), config.dataset) == datasets.end())
-        throw Error("unknown dataset '" + config.dataset +
-                    "' (known: fashion-mnist, mnist-format, random)");
+    require_known("model", config.model, model_names());
+    require_known("dataset", config.dataset, dataset_names());
     if (config.dataset == "mnist-format" && config.data_dir.empty())
         throw Error("--dataset mnist-format needs --data-dir, the folder with the four IDX files");
     if (config.dataset == "random" && (config.input_size <= 0 || config.samples <= 0))
