@@ -121,6 +121,9 @@ int main(int argc, char** argv) {
         case dp::CliCommand::Action::compare:
             return compare(command);
         case dp::CliCommand::Action::train:
+            // An unknown or absent device is a usage error (exit 2), found
+            // before any data is loaded.
+            dp::select_devices(command.config.devices);
             return train(command.config, command.verbose);
         }
     } catch (const dp::Error& error) {

@@ -39,4 +39,9 @@ std::unique_ptr<Communicator> make_thread_communicator(const std::string& strate
     throw Error("unknown all-reduce strategy '" + strategy + "' (known: " + known_names + ")");
 }
 
+std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
+                                                      const std::string& strategy) {
+    return make_thread_communicator(strategy, int(devices.size()));
+}
+
 }  // namespace dp

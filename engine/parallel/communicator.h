@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "devices/device.h"
 
 namespace dp {
 
@@ -43,5 +44,10 @@ std::vector<std::string> thread_communicator_strategies();
 // rank 0 sums everything, the others copy) or "ring" (NCCL's reduce-scatter
 // then all-gather). Throws dp::Error for an unknown strategy or ranks < 1.
 std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks);
+
+// The communicator among replicas on `devices`, all in this process: threads
+// over host memory for CPU devices (strategy as above), NCCL for GPUs.
+std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
+                                                      const std::string& strategy);
 
 }  // namespace dp

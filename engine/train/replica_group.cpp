@@ -10,7 +10,7 @@ namespace dp {
 
 ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainConfig& config,
                            const SampleShape& input, int classes)
-    : communicator_(make_thread_communicator(config.allreduce, int(devices.size()))),
+    : communicator_(make_local_communicator(devices, config.allreduce)),
       replicas_(devices.size()),
       reducers_(devices.size()),
       seed_(config.seed),
