@@ -1,7 +1,5 @@
 #include "io/safetensors.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -19,6 +17,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "io/atomic_file.h"
 
 namespace dp {
 
@@ -475,60 +474,6 @@ void check_writable(std::span<const TensorEntry> tensors) {
     }
 }
 
-// The temporary file of an atomic write: removed unless committed.
-class TemporaryFile {
-public:
-    TemporaryFile(const std::filesystem::path& file, std::filesystem::path temporary)
-        : file_(file), path_(std::move(temporary)) {
-        fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd_ < 0) fail_with_errno("cannot create " + path_.filename().string());
-    }
-    ~TemporaryFile() {
-        if (fd_ >= 0) ::close(fd_);
-        if (!committed_) ::unlink(path_.c_str());
-    }
-    TemporaryFile(const TemporaryFile&) = delete;
-    TemporaryFile& operator=(const TemporaryFile&) = delete;
-
-    void write(std::span<const std::byte> bytes) {
-        while (!bytes.empty()) {
-            const ssize_t written = ::write(fd_, bytes.data(), bytes.size());
-            if (written < 0 && errno == EINTR) continue;
-            if (written < 0) fail_with_errno("cannot write");
-            bytes = bytes.subspan(std::size_t(written));
-        }
-    }
-
-    // Flushes the data to disk before the rename, so a crash cannot leave
-    // the new name pointing at a file whose blocks were never written.
-    void commit() {
-        if (::fsync(fd_) != 0) fail_with_errno("cannot flush to disk");
-        const int fd = std::exchange(fd_, -1);
-        if (::close(fd) != 0) fail_with_errno("cannot write");
-        if (std::rename(path_.c_str(), file_.c_str()) != 0)
-            fail_with_errno("cannot rename " + path_.filename().string() + " over it");
-        committed_ = true;
-        // Makes the rename itself durable. Past this point the new file is in
-        // place, so a failure here is not reported as a failed write.
-        const std::filesystem::path directory = file_.parent_path().empty() ? "." : file_.parent_path();
-        const int directory_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (directory_fd >= 0) {
-            ::fsync(directory_fd);
-            ::close(directory_fd);
-        }
-    }
-
-private:
-    [[noreturn]] void fail_with_errno(const std::string& what) {
-        fail(file_, what + ": " + system_message(errno));
-    }
-
-    const std::filesystem::path& file_;
-    std::filesystem::path path_;
-    int fd_ = -1;
-    bool committed_ = false;
-};
-
 }  // namespace
 
 const char* dtype_name(TensorDtype dtype) { return dtype == TensorDtype::f32 ? "F32" : "I64"; }
@@ -653,9 +598,9 @@ void write_safetensors_atomically(const std::filesystem::path& file, std::span<c
     const std::string header = header_bytes(sorted, metadata);
     const std::uint64_t header_size = header.size();
 
-    TemporaryFile temporary(file, file.string() + ".tmp");
+    AtomicFile temporary(file);
     temporary.write(std::as_bytes(std::span(&header_size, 1)));
-    temporary.write(std::as_bytes(std::span(header)));
+    temporary.write(header);
     for (const TensorEntry* tensor : sorted) temporary.write(tensor->data);
     temporary.commit();
 }

@@ -12,20 +12,20 @@ namespace dp {
 namespace {
 
 struct ModelEntry {
-    std::string name, description;
+    std::string name, title, description;
     std::function<std::unique_ptr<Sequential>(const SampleShape&, int)> make;
 };
 
 const std::vector<ModelEntry>& entries() {
     static const std::vector<ModelEntry> models{
-        {"lenet", "LeNet of d2l 12.5: two conv + avg-pool stages, two linear layers", make_lenet},
-        {"resnet18", "ResNet-18 of d2l 12.6: 8 residual blocks with BatchNorm, 64-512 channels",
+        {"lenet", "LeNet", "LeNet of d2l 12.5: two conv + avg-pool stages, two linear layers", make_lenet},
+        {"resnet18", "ResNet-18", "ResNet-18 of d2l 12.6: 8 residual blocks with BatchNorm, 64-512 channels",
          [](const SampleShape& input, int classes) { return make_resnet18(input, classes); }},
-        {"resnet18-narrow", "ResNet-18 with 1/8 of the channels (8-64): quick CPU demos",
+        {"resnet18-narrow", "ResNet-18/8", "ResNet-18 with 1/8 of the channels (8-64): quick CPU demos",
          [](const SampleShape& input, int classes) { return make_resnet18(input, classes, 8); }},
-        {"mnistnet", "PyTorch's MNIST example CNN: conv, max-pool, dropout, log-softmax",
+        {"mnistnet", "MNIST CNN", "PyTorch's MNIST example CNN: conv, max-pool, dropout, log-softmax",
          [](const SampleShape& input, int classes) { return make_mnistnet(input, classes); }},
-        {"linear", "seed 004's toy: one linear layer (softmax regression on images)",
+        {"linear", "Linear", "seed 004's toy: one linear layer (softmax regression on images)",
          make_linear_model},
     };
     return models;
@@ -40,20 +40,35 @@ const std::vector<ModelInfo>& model_registry() {
         for (const auto& entry : entries()) {
             auto model = entry.make(fashion_mnist, 10);
             model->declare();  // counts parameters without allocating them
-            list.push_back({entry.name, entry.description, model->parameters().total_size()});
+            list.push_back({entry.name, entry.title, entry.description,
+                            model->parameters().total_size()});
         }
         return list;
     }();
     return infos;
 }
 
+namespace {
+
+[[noreturn]] void unknown_model(const std::string& name) {
+    std::string known;
+    for (const auto& entry : entries()) known += (known.empty() ? "" : ", ") + entry.name;
+    throw Error("unknown model '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace
+
+const ModelInfo& model_info(const std::string& name) {
+    for (const auto& info : model_registry())
+        if (info.name == name) return info;
+    unknown_model(name);
+}
+
 std::unique_ptr<Sequential> build_model(const std::string& name, const SampleShape& input,
                                         int classes) {
     for (const auto& entry : entries())
         if (entry.name == name) return entry.make(input, classes);
-    std::string known;
-    for (const auto& entry : entries()) known += (known.empty() ? "" : ", ") + entry.name;
-    throw Error("unknown model '" + name + "' (known: " + known + ")");
+    unknown_model(name);
 }
 
 }  // namespace dp

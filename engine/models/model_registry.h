@@ -11,6 +11,7 @@ namespace dp {
 
 struct ModelInfo {
     std::string name;         // what --model takes, e.g. "lenet"
+    std::string title;        // how people write it, e.g. "LeNet": chart legends
     std::string description;  // one line, for --help and the GUI
     std::size_t parameters;   // trainable parameters on Fashion-MNIST (1 x 28 x 28, 10 classes)
 };
@@ -21,6 +22,9 @@ const std::vector<ModelInfo>& model_registry();
 // Builds the named model for inputs of shape channels x height x width and
 // `classes` outputs. Throws dp::Error for an unknown name, listing the known
 // ones (and, when the model is built, for an input it cannot take).
+// The registry entry of `name`; throws dp::Error for an unknown one.
+const ModelInfo& model_info(const std::string& name);
+
 std::unique_ptr<Sequential> build_model(const std::string& name, const SampleShape& input,
                                         int classes);
 

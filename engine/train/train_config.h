@@ -23,6 +23,8 @@ struct TrainConfig {
     bool shuffle = true;
     std::string load_path;  // start from this checkpoint (empty: from the seed)
     std::string save_path;  // write a checkpoint here after every epoch (empty: none)
+    std::string record_path;  // write the run record (JSON) here after every epoch (empty: none)
+    int preview_samples = 0;  // test images whose predictions each epoch reports (the GUI's strip)
 
     // Data parallelism. batch_size is the global batch, split across devices.
     std::vector<std::string> devices;  // ids ("cpu:0"); empty: every device of the machine

@@ -32,6 +32,15 @@ struct StepReport {
     std::vector<DeviceStepTiming> devices;  // in device order
 };
 
+// The model's classes for the first test images after an epoch: the
+// GUI's strip of sample predictions. Images as the dataset holds them.
+struct PredictionSamples {
+    int epoch = 0;
+    int channels = 1, height = 0, width = 0;
+    std::vector<float> images;  // count x channels x height x width, in [0, 1]
+    std::vector<int> predicted, labels;
+};
+
 struct RunSummary {
     std::vector<EpochMetrics> epochs;
     std::vector<std::string> devices;  // e.g. {"cpu:0"}
@@ -53,6 +62,8 @@ public:
     virtual void on_batch(const BatchProgress& /*progress*/) {}
     virtual void on_step(const StepReport& /*report*/) {}
     virtual void on_epoch(const EpochMetrics& /*metrics*/) {}
+    // After each epoch's evaluation, when TrainConfig::preview_samples > 0.
+    virtual void on_predictions(const PredictionSamples& /*samples*/) {}
     // A run that was stopped early still finishes, with the epochs it completed.
     virtual void on_finished(const RunSummary& /*summary*/) {}
     virtual void on_failed(const std::string& /*message*/) {}

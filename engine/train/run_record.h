@@ -1,0 +1,40 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "train/train_config.h"
+#include "train/train_observer.h"
+
+namespace dp {
+
+// Everything a run leaves behind for comparison later: its configuration,
+// where it ran and what each completed epoch measured. dp-train writes it as
+// JSON (--record), the workbench keeps it in its history database, and a
+// cluster run's record imports into the workbench beside local runs.
+struct RunRecord {
+    std::string id;          // unique: "<started_at>-<pid>"
+    std::string started_at;  // UTC, ISO 8601: "2026-11-22T01:30:00Z"
+    std::string source;      // "dp-train", "dp-workbench" or "mpirun"
+    std::string status = "running";  // "running", "finished", "stopped" or "failed"
+    std::string error;       // the one-line message of a failed run
+    TrainConfig config;      // as run: devices resolved to ids
+    int processes = 1;       // MPI ranks (1: a single process)
+    std::vector<EpochMetrics> epochs;
+
+    // "ResNet-18 · 2× cpu · b512 · lr 0.2": the label of the run's chart series.
+    std::string label() const;
+};
+
+// A new record for `config`, stamped with the current time and this process.
+RunRecord start_run_record(const TrainConfig& config, const std::string& source);
+
+// The JSON text of a record (format version 1, documented in run_record.cpp).
+std::string to_json(const RunRecord& record);
+
+// Writes to_json(record) to `file` atomically (temporary file, then rename),
+// so a crash mid-write leaves the previous record. Throws dp::Error.
+void write_run_record(const std::filesystem::path& file, const RunRecord& record);
+
+}  // namespace dp
