@@ -1,0 +1,578 @@
+// The run history database, run record import, exports and the cluster
+// command line: dp_run_history, without widgets.
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "cluster_command.h"
+#include "core/error.h"
+#include "run_comparison.h"
+#include "run_export.h"
+#include "run_history.h"
+#include "run_record_json.h"
+
+namespace {
+
+bool sameDouble(double a, double b)
+{
+    return a == b || (std::isnan(a) && std::isnan(b));
+}
+
+#define VERIFY_SAME_DOUBLE(a, b)                                                                   \
+    QVERIFY2(sameDouble((a), (b)),                                                                 \
+             qPrintable(QStringLiteral(#a " = %1, " #b " = %2")                                  \
+                                .arg((a), 0, 'g', 17)                                              \
+                                .arg((b), 0, 'g', 17)))
+
+void compareConfigs(const dp::TrainConfig& a, const dp::TrainConfig& b)
+{
+    QCOMPARE(a.model, b.model);
+    QCOMPARE(a.batch_size, b.batch_size);
+    QVERIFY(a.lr == b.lr);  // exactly, not QCOMPARE's fuzzy float comparison
+    QCOMPARE(a.epochs, b.epochs);
+    QCOMPARE(a.seed, b.seed);
+    QCOMPARE(a.dataset, b.dataset);
+    QCOMPARE(a.data_dir, b.data_dir);
+    QCOMPARE(a.input_size, b.input_size);
+    QCOMPARE(a.samples, b.samples);
+    QCOMPARE(a.limit_train, b.limit_train);
+    QCOMPARE(a.limit_test, b.limit_test);
+    QCOMPARE(a.shuffle, b.shuffle);
+    QCOMPARE(a.load_path, b.load_path);
+    QCOMPARE(a.save_path, b.save_path);
+    QCOMPARE(a.record_path, b.record_path);
+    QCOMPARE(a.preview_samples, b.preview_samples);
+    QCOMPARE(a.devices, b.devices);
+    QCOMPARE(a.allreduce, b.allreduce);
+    VERIFY_SAME_DOUBLE(a.bucket_mb, b.bucket_mb);
+    QCOMPARE(a.sync_bn, b.sync_bn);
+}
+
+void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
+{
+    QCOMPARE(a.id, b.id);
+    QCOMPARE(a.started_at, b.started_at);
+    QCOMPARE(a.source, b.source);
+    QCOMPARE(a.status, b.status);
+    QCOMPARE(a.error, b.error);
+    QCOMPARE(a.processes, b.processes);
+    compareConfigs(a.config, b.config);
+    QCOMPARE(a.epochs.size(), b.epochs.size());
+    for (std::size_t i = 0; i < a.epochs.size(); ++i) {
+        QCOMPARE(a.epochs[i].epoch, b.epochs[i].epoch);
+        VERIFY_SAME_DOUBLE(a.epochs[i].train_loss, b.epochs[i].train_loss);
+        VERIFY_SAME_DOUBLE(a.epochs[i].train_acc, b.epochs[i].train_acc);
+        VERIFY_SAME_DOUBLE(a.epochs[i].test_acc, b.epochs[i].test_acc);
+        VERIFY_SAME_DOUBLE(a.epochs[i].seconds, b.epochs[i].seconds);
+    }
+}
+
+// Every field away from its default, with values that decimal text rounds.
+dp::RunRecord everyFieldRecord()
+{
+    dp::RunRecord record;
+    record.id = "2026-11-22T01:30:00Z-4242";
+    record.started_at = "2026-11-22T01:30:00Z";
+    record.source = "mpirun";
+    record.status = "failed";
+    record.error = "rank 1: \"loss is NaN\", lower --lr";
+    record.processes = 4;
+    dp::TrainConfig& c = record.config;
+    c.model = "resnet18-narrow";
+    c.batch_size = 512;
+    c.lr = 0.1f;
+    c.epochs = 7;
+    c.seed = std::numeric_limits<std::uint64_t>::max();
+    c.dataset = "mnist-format";
+    c.data_dir = "/data/my mnist, 'copy' · ü";
+    c.input_size = 7;
+    c.samples = 33;
+    c.limit_train = 1000;
+    c.limit_test = 200;
+    c.shuffle = false;
+    c.load_path = "/tmp/start.safetensors";
+    c.save_path = "/tmp/end.safetensors";
+    c.record_path = "/tmp/run.json";
+    c.preview_samples = 8;
+    c.devices = {"cpu:0", "cpu:1", "cpu:2", "cpu:3"};
+    c.allreduce = "naive";
+    c.bucket_mb = 0.1;
+    c.sync_bn = true;
+    record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567},
+                     {2, std::numeric_limits<double>::quiet_NaN(), 5e-324, 0.9999999999999999,
+                      std::numeric_limits<double>::max()}};
+    return record;
+}
+
+dp::RunRecord madeRun(const std::string& id, const std::string& model, int devices,
+                      const std::vector<double>& seconds, const std::vector<double>& testAcc)
+{
+    dp::RunRecord run;
+    run.id = id;
+    run.started_at = "2026-01-01T00:00:00Z";
+    run.source = "dp-workbench";
+    run.status = "finished";
+    run.config.model = model;
+    for (int i = 0; i < devices; ++i)
+        run.config.devices.push_back("cpu:" + std::to_string(i));
+    for (std::size_t i = 0; i < seconds.size(); ++i)
+        run.epochs.push_back({int(i) + 1, 1.0, 0.5, testAcc[i], seconds[i]});
+    return run;
+}
+
+// The hand-made comparison: a 1-device baseline, the same on 2 devices, and
+// a model without a baseline that never reaches 0.8.
+std::vector<dp::RunRecord> comparisonRuns()
+{
+    dp::RunRecord baseline =
+            madeRun("one \"device\", lenet", "lenet", 1, {10, 10, 10}, {0.5, 0.75, 0.85});
+    dp::RunRecord twoDevices = madeRun("two", "lenet", 2, {6, 6, 6}, {0.6, 0.81, 0.86});
+    twoDevices.config.batch_size = 512;
+    twoDevices.config.lr = 0.4f;
+    dp::RunRecord otherModel = madeRun("narrow", "resnet18-narrow", 2, {4, 5}, {0.3, 0.4});
+    otherModel.status = "stopped";
+    return {baseline, twoDevices, otherModel};
+}
+
+// RFC 4180: fields separated by commas, quoted fields may hold commas,
+// doubled quotes and line breaks, records end with CRLF.
+QList<QStringList> parseCsv(const QByteArray& csv)
+{
+    QList<QStringList> records;
+    QStringList record;
+    QByteArray field;
+    bool quoted = false;
+    for (qsizetype i = 0; i < csv.size(); ++i) {
+        const char c = csv[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < csv.size() && csv[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            record << QString::fromUtf8(field);
+            field.clear();
+        } else if (c == '\r' && i + 1 < csv.size() && csv[i + 1] == '\n') {
+            record << QString::fromUtf8(field);
+            field.clear();
+            records << record;
+            record.clear();
+            ++i;
+        } else {
+            field += c;
+        }
+    }
+    return records;
+}
+
+QString errorOf(const std::function<void()>& action)
+{
+    try {
+        action();
+    } catch (const dp::Error& error) {
+        return QString::fromStdString(error.what());
+    }
+    return QString();
+}
+
+#define VERIFY_ONE_LINE_ERROR(message, expected)                                                   \
+    do {                                                                                           \
+        const QString text = (message);                                                            \
+        QVERIFY2(!text.isEmpty(), "no dp::Error thrown");                                          \
+        QVERIFY2(!text.contains(QLatin1Char('\n')), qPrintable(text));                             \
+        QVERIFY2(text.contains(expected), qPrintable(text));                                       \
+    } while (false)
+
+} // namespace
+
+class TestRunHistory : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    // A fresh folder for each test, never the user's data folder.
+    void init()
+    {
+        m_dir = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_dir->isValid());
+    }
+
+    void historyKeepsEveryField()
+    {
+        const dp::RunRecord record = everyFieldRecord();
+        RunHistory history(path("runs.sqlite"));
+        history.save(record);
+        const std::optional<dp::RunRecord> stored = history.run(record.id);
+        QVERIFY(stored);
+        compareRecords(*stored, record);
+        QCOMPARE(history.runs().size(), std::size_t(1));
+        compareRecords(history.runs().front(), record);
+        QVERIFY(!history.run("no such run"));
+    }
+
+    void saveReplacesTheRunWithTheSameId()
+    {
+        RunHistory history(path("runs.sqlite"));
+        dp::RunRecord later = madeRun("later", "lenet", 1, {1, 2}, {0.5, 0.6});
+        later.started_at = "2026-05-01T10:00:00Z";
+        later.status = "running";
+        dp::RunRecord earlier = madeRun("earlier", "lenet", 2, {3}, {0.7});
+        earlier.started_at = "2026-05-01T09:00:00Z";
+        history.save(later);
+        history.save(earlier);
+
+        // The run saves again after its third epoch, then finishes.
+        later.epochs.push_back({3, 0.4, 0.8, 0.81, 2.5});
+        history.save(later);
+        later.status = "finished";
+        history.save(later);
+
+        const std::vector<dp::RunRecord> runs = history.runs();
+        QCOMPARE(runs.size(), std::size_t(2));
+        compareRecords(runs[0], earlier);  // oldest first
+        compareRecords(runs[1], later);
+
+        // Fewer epochs than stored (a run restarted under its id) leaves none behind.
+        later.epochs.resize(1);
+        history.save(later);
+        compareRecords(*history.run("later"), later);
+    }
+
+    void removeDeletesTheRunAndItsEpochs()
+    {
+        const QString file = path("runs.sqlite");
+        RunHistory history(file);
+        history.save(madeRun("kept", "lenet", 1, {1, 1}, {0.5, 0.6}));
+        history.save(madeRun("removed", "lenet", 2, {1, 1, 1}, {0.5, 0.6, 0.7}));
+        history.remove("removed");
+        history.remove("never saved");
+        QVERIFY(!history.run("removed"));
+        QCOMPARE(history.runs().size(), std::size_t(1));
+        QCOMPARE(history.runs().front().id, std::string("kept"));
+        QCOMPARE(epochRowsIn(file), 2);
+    }
+
+    void historySurvivesReopening()
+    {
+        const QString file = path("data/nested/runs.sqlite");  // folders are created
+        const dp::RunRecord record = everyFieldRecord();
+        {
+            RunHistory history(file);
+            history.save(record);
+        }
+        RunHistory reopened(file);
+        QCOMPARE(reopened.runs().size(), std::size_t(1));
+        compareRecords(reopened.runs().front(), record);
+
+        // The workbench and a dp-train run can hold the same file at once.
+        RunHistory second(file);
+        second.remove(record.id);
+        QVERIFY(reopened.runs().empty());
+    }
+
+    void foreignFilesAreRefused()
+    {
+        const QString garbage = path("garbage.sqlite");
+        writeFile(garbage, QByteArray(4096, 'x'));
+        const QString garbageError = errorOf([&] { RunHistory history(garbage); });
+        VERIFY_ONE_LINE_ERROR(garbageError, garbage);
+        VERIFY_ONE_LINE_ERROR(garbageError, QStringLiteral("not a DP Workbench database"));
+
+        const QString otherApp = path("other.sqlite");
+        {
+            QSqlDatabase db =
+                    QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("other"));
+            db.setDatabaseName(otherApp);
+            QVERIFY(db.open());
+            QVERIFY(QSqlQuery(db).exec(QStringLiteral("CREATE TABLE notes (text TEXT)")));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("other"));
+        const QString otherError = errorOf([&] { RunHistory history(otherApp); });
+        VERIFY_ONE_LINE_ERROR(otherError, otherApp);
+        VERIFY_ONE_LINE_ERROR(otherError, QStringLiteral("not a DP Workbench database"));
+
+        const QString newer = path("newer.sqlite");
+        RunHistory(newer).save(everyFieldRecord());
+        setUserVersion(newer, 2);
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { RunHistory history(newer); }),
+                              QStringLiteral("schema version 2"));
+
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { RunHistory history(m_dir->path()); }), m_dir->path());
+
+        // A refused file leaves no connection behind: the same path opens once fixed.
+        QFile::remove(garbage);
+        RunHistory fixed(garbage);
+        QVERIFY(fixed.runs().empty());
+    }
+
+    void defaultPathFollowsTheEnvironment()
+    {
+        const QByteArray saved = qgetenv("DP_WORKBENCH_DATA_DIR");
+        qputenv("DP_WORKBENCH_DATA_DIR", m_dir->path().toUtf8());
+        QCOMPARE(RunHistory::defaultPath(), m_dir->filePath(QStringLiteral("runs.sqlite")));
+        qunsetenv("DP_WORKBENCH_DATA_DIR");
+        const QString userPath = RunHistory::defaultPath();
+        QVERIFY2(userPath.endsWith(QStringLiteral("/DP Workbench/DP Workbench/runs.sqlite")),
+                 qPrintable(userPath));
+        qputenv("DP_WORKBENCH_DATA_DIR", saved);
+    }
+
+    void importReadsWhatToJsonWrites()
+    {
+        dp::RunRecord record = everyFieldRecord();
+        // JSON has no NaN, and DBL_MAX at to_json's 10 digits rounds past it.
+        record.epochs[1].train_loss = 0.25;
+        record.epochs[1].seconds = 3600.5;
+        record.config.seed = 1234567890123456789ull;
+        const dp::RunRecord imported =
+                runRecordFromJson(QByteArray::fromStdString(dp::to_json(record)));
+        QCOMPARE(dp::to_json(imported), dp::to_json(record));
+        QVERIFY(imported.config.lr == record.config.lr);
+        QCOMPARE(imported.config.seed, record.config.seed);
+        QCOMPARE(imported.config.devices, record.config.devices);
+        QCOMPARE(imported.config.data_dir, record.config.data_dir);
+        QCOMPARE(imported.error, record.error);
+
+        const QString file = path("run.json");
+        dp::write_run_record(file.toStdString(), record);
+        QCOMPARE(dp::to_json(readRunRecord(file)), dp::to_json(record));
+    }
+
+    void importRefusesWhatIsNotARecord_data()
+    {
+        const QByteArray good =
+                QByteArray::fromStdString(dp::to_json(madeRun("r", "lenet", 1, {1}, {0.5})));
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("not JSON") << QByteArray("epoch 1/10: test acc 0.5") << "not JSON";
+        QTest::newRow("truncated") << good.left(good.size() / 2) << "not JSON";
+        QTest::newRow("empty") << QByteArray() << "not JSON";
+        QTest::newRow("array") << QByteArray("[1, 2]") << "not an object";
+        QTest::newRow("wrong format")
+                << QByteArray(good).replace("dp-workbench run record", "safetensors")
+                << "\"format\"";
+        QTest::newRow("newer version")
+                << QByteArray(good).replace("\"version\": 1", "\"version\": 2") << "version 2";
+        QTest::newRow("missing field")
+                << QByteArray(good).replace("\"lr\": ", "\"learning_rate\": ")
+                << "\"config.lr\" is missing";
+        QTest::newRow("mistyped field")
+                << QByteArray(good).replace("\"processes\": 1", "\"processes\": \"one\"")
+                << "\"processes\" is not a number";
+        QTest::newRow("fractional count")
+                << QByteArray(good).replace("\"epochs\": 10", "\"epochs\": 2.5")
+                << "\"config.epochs\" is not a whole number";
+        QTest::newRow("mistyped epoch")
+                << QByteArray(good).replace("\"test_acc\": 0.5", "\"test_acc\": null")
+                << "\"epochs[0].test_acc\" is not a number";
+    }
+
+    void importRefusesWhatIsNotARecord()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, problem);
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { runRecordFromJson(json); }), problem);
+        const QString file = path("bad.json");
+        writeFile(file, json);
+        const QString fileError = errorOf([&] { readRunRecord(file); });
+        VERIFY_ONE_LINE_ERROR(fileError, file);
+        VERIFY_ONE_LINE_ERROR(fileError, problem);
+    }
+
+    void importNamesAMissingFile()
+    {
+        const QString missing = path("missing.json");
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(missing); }), missing);
+    }
+
+    void comparisonFollowsTheBaseline()
+    {
+        const std::vector<RunComparison> rows = compareRuns(comparisonRuns());
+        QCOMPARE(rows.size(), std::size_t(3));
+        QCOMPARE(rows[0].baseline, std::optional<std::size_t>(0));
+        QCOMPARE(*rows[0].speedup, 1.0);
+        QCOMPARE(*rows[0].secondsToTarget, 30.0);
+        QCOMPARE(rows[1].secondsPerEpoch, 6.0);
+        QCOMPARE(*rows[1].speedup, 10.0 / 6.0);
+        QCOMPARE(*rows[1].efficiency, 10.0 / 6.0 / 2.0);
+        QCOMPARE(*rows[1].secondsToTarget, 12.0);
+        QVERIFY(!rows[2].baseline && !rows[2].speedup && !rows[2].efficiency);
+        QVERIFY(!rows[2].secondsToTarget);
+        QCOMPARE(*compareRuns(comparisonRuns(), 0.6)[1].secondsToTarget, 6.0);
+
+        // A 1-device run on other samples is not a baseline.
+        std::vector<dp::RunRecord> runs = comparisonRuns();
+        runs[0].config.limit_train = 1000;
+        QVERIFY(!compareRuns(runs)[1].baseline);
+    }
+
+    void runsExportAsCsv()
+    {
+        const std::vector<dp::RunRecord> runs = comparisonRuns();
+        const QList<QStringList> csv = parseCsv(runsToCsv(runs));
+        QCOMPARE(csv.size(), 4);
+        const QStringList& header = csv[0];
+        for (const QStringList& row : csv)
+            QCOMPARE(row.size(), header.size());
+        const auto cell = [&](int run, const char* column) {
+            const qsizetype index = header.indexOf(QLatin1String(column));
+            return index < 0 ? QStringLiteral("<no column>") : csv[run + 1][index];
+        };
+        QCOMPARE(cell(0, "id"), QStringLiteral("one \"device\", lenet"));
+        QCOMPARE(cell(1, "label"), QString::fromStdString(runs[1].label()));
+        QCOMPARE(cell(1, "devices"), QStringLiteral("cpu:0,cpu:1"));
+        QCOMPARE(cell(1, "device_count"), QStringLiteral("2"));
+        QCOMPARE(cell(1, "processes"), QStringLiteral("1"));
+        QCOMPARE(cell(1, "global_batch"), QStringLiteral("512"));
+        QCOMPARE(cell(1, "lr"), QStringLiteral("0.4"));
+        QCOMPARE(cell(1, "epochs_done"), QStringLiteral("3"));
+        QCOMPARE(cell(1, "mean_seconds_per_epoch"), QStringLiteral("6"));
+        QCOMPARE(cell(1, "final_test_acc"), QStringLiteral("0.86"));
+        QCOMPARE(cell(1, "baseline_id"), cell(0, "id"));
+        QCOMPARE(cell(1, "speedup").toDouble(), 10.0 / 6.0);
+        QCOMPARE(cell(1, "efficiency").toDouble(), 10.0 / 6.0 / 2.0);
+        QCOMPARE(cell(1, "target_test_acc"), QStringLiteral("0.8"));
+        QCOMPARE(cell(1, "seconds_to_target"), QStringLiteral("12"));
+        QCOMPARE(cell(2, "status"), QStringLiteral("stopped"));
+        QCOMPARE(cell(2, "speedup"), QString());
+        QCOMPARE(cell(2, "seconds_to_target"), QString());
+        const qsizetype toTarget = header.indexOf(QStringLiteral("seconds_to_target"));
+        QCOMPARE(parseCsv(runsToCsv(runs, 0.6))[2][toTarget], QStringLiteral("6"));
+    }
+
+    void runsExportAsJson()
+    {
+        QJsonParseError error;
+        const QJsonDocument json = QJsonDocument::fromJson(runsToJson(comparisonRuns()), &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        const QJsonArray runs = json.array();
+        QCOMPARE(runs.size(), 3);
+        const QJsonObject two = runs[1].toObject();
+        QCOMPARE(two[QStringLiteral("id")].toString(), QStringLiteral("two"));
+        QCOMPARE(two[QStringLiteral("devices")].toArray().size(), 2);
+        QCOMPARE(two[QStringLiteral("lr")].toDouble(), 0.4);
+        QCOMPARE(two[QStringLiteral("speedup")].toDouble(), 10.0 / 6.0);
+        QCOMPARE(two[QStringLiteral("efficiency")].toDouble(), 10.0 / 6.0 / 2.0);
+        QCOMPARE(two[QStringLiteral("seconds_to_target")].toDouble(), 12.0);
+        const QJsonObject narrow = runs[2].toObject();
+        QVERIFY(narrow[QStringLiteral("speedup")].isNull());
+        QVERIFY(narrow[QStringLiteral("baseline_id")].isNull());
+        QVERIFY(narrow[QStringLiteral("seconds_to_target")].isNull());
+    }
+
+    void epochsExportAsCsv()
+    {
+        const QList<QStringList> csv = parseCsv(epochsToCsv(comparisonRuns()));
+        QCOMPARE(csv.size(), 1 + 3 + 3 + 2);
+        QCOMPARE(csv[0], QStringList({"run_id", "label", "epoch", "train_loss", "train_acc",
+                                      "test_acc", "seconds", "cumulative_seconds"}));
+        QCOMPARE(csv[1][0], QStringLiteral("one \"device\", lenet"));
+        QCOMPARE(csv[6], QStringList({"two", QString::fromStdString(comparisonRuns()[1].label()),
+                                      "3", "1", "0.5", "0.86", "6", "18"}));
+        QCOMPARE(csv[8][7], QStringLiteral("9"));
+    }
+
+    void mpirunCommandReproducesTheConfig()
+    {
+        QCOMPARE(mpirunCommand(dp::TrainConfig(), 2),
+                 QStringLiteral("mpirun -np 2 --hostfile hosts dp-train --distributed "
+                                "--model lenet --batch-size 256 --lr 0.2 --epochs 10 --seed 0 "
+                                "--record run.json"));
+
+        dp::TrainConfig config;
+        config.model = "resnet18-narrow";
+        config.batch_size = 512;
+        config.lr = 0.1f;
+        config.epochs = 3;
+        config.seed = 7;
+        config.dataset = "mnist-format";
+        config.data_dir = "/data/O'Brien's mnist";
+        config.limit_train = 1024;
+        config.limit_test = 256;
+        config.shuffle = false;
+        config.allreduce = "naive";
+        config.sync_bn = true;
+        config.devices = {"cpu:0", "cpu:1"};  // each rank picks its own device
+        QCOMPARE(mpirunCommand(config, 4, QStringLiteral("my hosts")),
+                 QStringLiteral("mpirun -np 4 --hostfile 'my hosts' dp-train --distributed "
+                                "--model resnet18-narrow --batch-size 512 --lr 0.1 --epochs 3 "
+                                "--seed 7 --dataset mnist-format "
+                                "--data-dir '/data/O'\\''Brien'\\''s mnist' --limit-train 1024 "
+                                "--limit-test 256 --no-shuffle --allreduce naive --sync-bn "
+                                "--record run.json"));
+
+        dp::TrainConfig random;
+        random.dataset = "random";
+        random.samples = 1000;
+        random.bucket_mb = 0.5;
+        QCOMPARE(mpirunCommand(random, 3, QString()),
+                 QStringLiteral("mpirun -np 3 dp-train --distributed --model lenet "
+                                "--batch-size 256 --lr 0.2 --epochs 10 --seed 0 "
+                                "--dataset random --samples 1000 "
+                                "--bucket-mb 0.5 --record run.json"));
+    }
+
+private:
+    QString path(const QString& name) const { return m_dir->filePath(name); }
+
+    static void writeFile(const QString& file, const QByteArray& contents)
+    {
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        out.write(contents);
+    }
+
+    // Reads or changes the file behind RunHistory's back, on a connection of its own.
+    template <typename Action>
+    static void withConnection(const QString& file, Action action)
+    {
+        {
+            QSqlDatabase db =
+                    QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
+            db.setDatabaseName(file);
+            QVERIFY(db.open());
+            action(db);
+            db.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("raw"));
+    }
+
+    static int epochRowsIn(const QString& file)
+    {
+        int rows = -1;
+        withConnection(file, [&](QSqlDatabase& db) {
+            QSqlQuery query(QStringLiteral("SELECT count(*) FROM epochs"), db);
+            if (query.next())
+                rows = query.value(0).toInt();
+        });
+        return rows;
+    }
+
+    static void setUserVersion(const QString& file, int version)
+    {
+        withConnection(file, [&](QSqlDatabase& db) {
+            QSqlQuery(db).exec(QStringLiteral("PRAGMA user_version = %1").arg(version));
+        });
+    }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+QTEST_GUILESS_MAIN(TestRunHistory)
+#include "test_run_history.moc"

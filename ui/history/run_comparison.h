@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "train/run_record.h"
+
+// How each run of a list compares with the others: what the runs table shows
+// and the exports write. The throughput arithmetic is the engine's
+// (dp::compare_runs, as dp-train --compare prints it); this adds which run
+// is the baseline and the time to a target accuracy.
+struct RunComparison {
+    double secondsPerEpoch = 0;  // mean over the completed epochs
+    double finalTestAcc = 0;     // after the last completed epoch
+    // The first 1-device run of the same workload in the list, if any.
+    std::optional<std::size_t> baseline;
+    // Throughput over the baseline's; empty without a baseline or epochs.
+    std::optional<double> speedup;
+    // speedup / (devices / baseline devices): 1 is perfect scaling.
+    std::optional<double> efficiency;
+    // Training seconds up to the first epoch reaching the target; empty if none did.
+    std::optional<double> secondsToTarget;
+};
+
+// Whether two configurations train on the same samples with the same model,
+// so that their seconds per epoch are comparable.
+bool sameWorkload(const dp::TrainConfig& a, const dp::TrainConfig& b);
+
+// Training seconds from the start of the run to the end of each epoch: the x
+// of "accuracy vs time".
+std::vector<double> cumulativeSeconds(const dp::RunRecord& run);
+
+// Cumulative training seconds up to and including the first epoch whose test
+// accuracy is at least `targetAccuracy`; empty if no epoch reached it.
+std::optional<double> secondsToAccuracy(const dp::RunRecord& run, double targetAccuracy);
+
+// One entry per run, in the same order.
+std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
+                                       double targetAccuracy = 0.8);

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <QByteArray>
+
+#include <vector>
+
+#include "train/run_record.h"
+
+// Exports of the runs table and of the per-epoch metrics, for spreadsheets
+// and scripts. CSV follows RFC 4180 (CRLF lines, fields with commas, quotes
+// or line breaks quoted); CSV headers and JSON keys are the same snake_case
+// names. Numbers are written in their shortest exact form.
+//
+// One row (CSV) or object (JSON array) per run: id, label, model, dataset,
+// devices, device_count, processes, global_batch, lr, epochs_done,
+// mean_seconds_per_epoch, final_test_acc, baseline_id, speedup, efficiency,
+// target_test_acc, seconds_to_target, status. Speedup and efficiency are
+// against the first 1-device run of the same workload in `runs` (see
+// compareRuns); values that do not exist are empty (CSV) or null (JSON).
+QByteArray runsToCsv(const std::vector<dp::RunRecord>& runs, double targetAccuracy = 0.8);
+QByteArray runsToJson(const std::vector<dp::RunRecord>& runs, double targetAccuracy = 0.8);
+
+// One row per completed epoch of every run: run_id, label, epoch, train_loss,
+// train_acc, test_acc, seconds, cumulative_seconds.
+QByteArray epochsToCsv(const std::vector<dp::RunRecord>& runs);

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <QString>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "train/run_record.h"
+
+// Every run's record, kept in an SQLite database that dp-train and the
+// workbench share, so that reopening the workbench shows past runs beside
+// new ones. save() is called after every epoch: a run that is killed keeps
+// the epochs it completed.
+//
+// Each instance has its own connection; use it on the thread that made it
+// (Qt SQL's rule). Failures throw dp::Error with a one-line message that
+// names the database file.
+class RunHistory
+{
+public:
+    // $DP_WORKBENCH_DATA_DIR/runs.sqlite, else runs.sqlite in the user's
+    // application data folder for "DP Workbench".
+    static QString defaultPath();
+
+    // Opens the database at `path`, creating it (and its folder) if needed.
+    explicit RunHistory(const QString& path = defaultPath());
+    ~RunHistory();
+    RunHistory(const RunHistory&) = delete;
+    RunHistory& operator=(const RunHistory&) = delete;
+
+    QString path() const { return m_path; }
+
+    // Inserts the run, or replaces the one with the same id, epochs and all,
+    // in one transaction.
+    void save(const dp::RunRecord& record);
+    // Oldest first (by start time).
+    std::vector<dp::RunRecord> runs() const;
+    std::optional<dp::RunRecord> run(const std::string& id) const;
+    // Removing a run that is not there does nothing.
+    void remove(const std::string& id);
+
+private:
+    QString m_path;
+    QString m_connectionName;
+};

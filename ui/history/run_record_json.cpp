@@ -1,0 +1,190 @@
+#include "run_record_json.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <utility>
+
+#include "core/error.h"
+
+namespace {
+
+constexpr auto kFormat = "dp-workbench run record";
+constexpr int kVersion = 1;
+
+[[noreturn]] void fail(const QString& problem)
+{
+    throw dp::Error("not a valid run record: " + problem.toStdString());
+}
+
+// One JSON object and where it sits in the record ("config", "epochs[2]"),
+// so that a missing or mistyped field is named by its full path.
+class FieldReader
+{
+public:
+    FieldReader(const QJsonObject& object, const QString& path) : m_object(object), m_path(path) {}
+
+    QJsonValue value(const QString& key) const
+    {
+        const QJsonValue value = m_object.value(key);
+        if (value.isUndefined())
+            fail(name(key) + " is missing");
+        return value;
+    }
+
+    std::string string(const QString& key) const
+    {
+        const QJsonValue field = value(key);
+        if (!field.isString())
+            fail(name(key) + " is not a string");
+        return field.toString().toStdString();
+    }
+
+    bool boolean(const QString& key) const
+    {
+        const QJsonValue field = value(key);
+        if (!field.isBool())
+            fail(name(key) + " is not true or false");
+        return field.toBool();
+    }
+
+    double number(const QString& key) const
+    {
+        const QJsonValue field = value(key);
+        if (!field.isDouble())
+            fail(name(key) + " is not a number");
+        return field.toDouble();
+    }
+
+    // Qt keeps whole numbers that fit in qint64 exact (a uint64 seed above 2^63
+    // would not be, and is rejected rather than changed).
+    template <typename Integer>
+    Integer integer(const QString& key) const
+    {
+        const double number = this->number(key);
+        const qint64 whole = m_object.value(key).toInteger();
+        if (double(whole) != number || !std::in_range<Integer>(whole))
+            fail(name(key) + " is not a whole number in range");
+        return Integer(whole);
+    }
+
+    FieldReader object(const QString& key) const
+    {
+        const QJsonValue field = value(key);
+        if (!field.isObject())
+            fail(name(key) + " is not an object");
+        return {field.toObject(), fieldPath(key)};
+    }
+
+    QJsonArray array(const QString& key) const
+    {
+        const QJsonValue field = value(key);
+        if (!field.isArray())
+            fail(name(key) + " is not an array");
+        return field.toArray();
+    }
+
+    QString fieldPath(const QString& key) const
+    {
+        return m_path.isEmpty() ? key : m_path + '.' + key;
+    }
+
+    // How messages name a field: "config.lr".
+    QString name(const QString& key) const { return '"' + fieldPath(key) + '"'; }
+
+private:
+    QJsonObject m_object;
+    QString m_path;
+};
+
+dp::TrainConfig readConfig(const FieldReader& c)
+{
+    dp::TrainConfig config;
+    config.model = c.string("model");
+    config.dataset = c.string("dataset");
+    config.data_dir = c.string("data_dir");
+    config.input_size = c.integer<int>("input_size");
+    config.samples = c.integer<int>("samples");
+    config.limit_train = c.integer<int>("limit_train");
+    config.limit_test = c.integer<int>("limit_test");
+    config.batch_size = c.integer<int>("batch_size");
+    config.lr = float(c.number("lr"));
+    config.epochs = c.integer<int>("epochs");
+    config.seed = c.integer<std::uint64_t>("seed");
+    config.shuffle = c.boolean("shuffle");
+    const QJsonArray devices = c.array("devices");
+    for (qsizetype i = 0; i < devices.size(); ++i) {
+        if (!devices[i].isString())
+            fail(QStringLiteral("\"%1[%2]\" is not a string").arg(c.fieldPath("devices")).arg(i));
+        config.devices.push_back(devices[i].toString().toStdString());
+    }
+    config.allreduce = c.string("allreduce");
+    config.bucket_mb = c.number("bucket_mb");
+    config.sync_bn = c.boolean("sync_bn");
+    return config;
+}
+
+dp::EpochMetrics readEpoch(const FieldReader& e)
+{
+    dp::EpochMetrics metrics;
+    metrics.epoch = e.integer<int>("epoch");
+    metrics.train_loss = e.number("train_loss");
+    metrics.train_acc = e.number("train_acc");
+    metrics.test_acc = e.number("test_acc");
+    metrics.seconds = e.number("seconds");
+    return metrics;
+}
+
+} // namespace
+
+dp::RunRecord runRecordFromJson(const QByteArray& json)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        throw dp::Error(QStringLiteral("not a run record: not JSON (%1 at byte %2)")
+                                .arg(parseError.errorString())
+                                .arg(parseError.offset)
+                                .toStdString());
+    if (!document.isObject())
+        throw dp::Error("not a run record: the JSON is not an object");
+    const FieldReader r(document.object(), QString());
+    if (r.value("format").toString() != QLatin1String(kFormat))
+        throw dp::Error(std::string("not a run record: \"format\" is not \"") + kFormat + '"');
+    if (const QJsonValue version = r.value("version"); version != kVersion)
+        throw dp::Error("unsupported run record version "
+                        + version.toVariant().toString().toStdString()
+                        + " (this DP Workbench reads version " + std::to_string(kVersion) + ")");
+
+    dp::RunRecord record;
+    record.id = r.string("id");
+    record.started_at = r.string("started_at");
+    record.source = r.string("source");
+    record.status = r.string("status");
+    record.error = r.string("error");
+    record.processes = r.integer<int>("processes");
+    record.config = readConfig(r.object("config"));
+    const QJsonArray epochs = r.array("epochs");
+    for (qsizetype i = 0; i < epochs.size(); ++i) {
+        const QString path = QStringLiteral("epochs[%1]").arg(i);
+        if (!epochs[i].isObject())
+            fail('"' + path + "\" is not an object");
+        record.epochs.push_back(readEpoch(FieldReader(epochs[i].toObject(), path)));
+    }
+    return record;
+}
+
+dp::RunRecord readRunRecord(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw dp::Error("cannot read " + path.toStdString() + ": "
+                        + file.errorString().toStdString());
+    try {
+        return runRecordFromJson(file.readAll());
+    } catch (const dp::Error& error) {
+        throw dp::Error(path.toStdString() + ": " + error.what());
+    }
+}
