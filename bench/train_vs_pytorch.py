@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import torch
+import torch.utils.mkldnn
 from torch import nn
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -98,14 +99,14 @@ def forward_macs_per_image(net, image_shape=(1, 28, 28)):
 
 
 def conv_ceiling():
-    """GFLOP/s of a large float32 3x3 convolution (64->64 channels, padding 1) in PyTorch (oneDNN
-    underneath), forward only, on THREADS threads: what the achieved GFLOP/s compare with. The
-    fastest of CEILING_ROUNDS timed rounds counts, so that other load on the machine lowers it
-    less."""
+    """GFLOP/s of a large float32 3x3 convolution (64->64 channels, padding 1) on oneDNN's blocked
+    layout (PyTorch's mkldnn tensors: the jit kernel alone, no reorders), forward only, on THREADS
+    threads: what the achieved GFLOP/s compare with. The fastest of CEILING_ROUNDS timed rounds
+    counts, so that other load on the machine lowers it less."""
     torch.set_num_threads(THREADS)
     n, c, h, w = CEILING_INPUT
-    conv = nn.Conv2d(c, c, kernel_size=3, padding=1)
-    x = torch.randn(*CEILING_INPUT)
+    conv = torch.utils.mkldnn.to_mkldnn(nn.Conv2d(c, c, kernel_size=3, padding=1))
+    x = torch.randn(*CEILING_INPUT).to_mkldnn()
     flop_per_round = 2 * n * c * h * w * c * 3 * 3 * CEILING_ITERATIONS
     round_gflop_s = []
     with torch.no_grad():
@@ -117,7 +118,7 @@ def conv_ceiling():
                 conv(x)
             round_gflop_s.append(flop_per_round / (time.perf_counter() - start) / 1e9)
     log("ceiling rounds (GFLOP/s): " + ", ".join(f"{g:.1f}" for g in round_gflop_s))
-    return {"op": f"conv2d {c}->{c} 3x3 pad 1 on {list(CEILING_INPUT)}, forward",
+    return {"op": f"conv2d {c}->{c} 3x3 pad 1 on {list(CEILING_INPUT)}, forward, blocked layout",
             "threads": THREADS, "rounds": CEILING_ROUNDS, "iterations_per_round": CEILING_ITERATIONS,
             "gflop_s": max(round_gflop_s)}
 
@@ -202,11 +203,12 @@ def train_dp(dp_train, model, epochs, limit_train, limit_test):
     return seconds, test_acc, samples, devices
 
 
-def summarize(seconds, test_acc, samples_per_epoch, flop_per_sample):
+def summarize(seconds, test_acc, samples_per_epoch, flop_per_sample, ceiling_gflop_s):
     total = sum(seconds)
     samples = samples_per_epoch * len(seconds)
     return {
         "sec_per_epoch": total / len(seconds),
+        "flop_floor_sec_per_epoch": samples_per_epoch * flop_per_sample / ceiling_gflop_s / 1e9,
         "epoch_seconds": seconds,
         "samples_per_s": samples / total,
         "achieved_gflop_s": samples * flop_per_sample / total / 1e9,
@@ -230,9 +232,10 @@ def main():
 
     macs = forward_macs_per_image(build_model(args.model))
     flop_per_sample = 3 * 2 * macs  # forward + backward (~2x forward), 2 FLOP per multiply-add
+    ceiling = conv_ceiling()
     result = {
         "machine": machine_info(),
-        "ceiling": conv_ceiling(),
+        "ceiling": ceiling,
         "model": {"name": args.model, "forward_macs_per_image": macs,
                   "train_flop_per_image": flop_per_sample},
         "epochs": args.epochs,
@@ -244,13 +247,13 @@ def main():
 
     seconds, test_acc, samples, devices = train_dp(args.dp_train, args.model, args.epochs,
                                                    args.limit_train, limit_test)
-    result["dp_train"] = summarize(seconds, test_acc, samples, flop_per_sample)
+    result["dp_train"] = summarize(seconds, test_acc, samples, flop_per_sample, ceiling["gflop_s"])
     result["dp_train"]["devices"] = devices
 
     if not args.skip_pytorch:
         seconds, test_acc, samples = train_pytorch(args.model, args.epochs, args.limit_train,
                                                    limit_test)
-        result["pytorch"] = summarize(seconds, test_acc, samples, flop_per_sample)
+        result["pytorch"] = summarize(seconds, test_acc, samples, flop_per_sample, ceiling["gflop_s"])
         result["pytorch"].update(threads=torch.get_num_threads(), version=torch.__version__)
         result["speedup"] = result["pytorch"]["sec_per_epoch"] / result["dp_train"]["sec_per_epoch"]
 
