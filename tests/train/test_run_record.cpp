@@ -1,0 +1,108 @@
+// The run record's JSON: what dp-train writes with --record and the
+// workbench imports. Parsed back with Qt's JSON reader, an independent one.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "train/run_record.h"
+
+namespace {
+
+dp::RunRecord sample_record() {
+    dp::TrainConfig config;
+    config.model = "resnet18";
+    config.batch_size = 512;
+    config.lr = 0.2f;
+    config.devices = {"cpu:0", "cpu:1"};
+    config.data_dir = "/data/\"quoted\"\\dir\n";  // characters JSON must escape
+    dp::RunRecord record = dp::start_run_record(config, "dp-train");
+    record.epochs.push_back({1, 0.61, 0.78, 0.83, 12.5});
+    record.epochs.push_back({2, 0.42, 0.85, 0.86, 12.25});
+    record.status = "finished";
+    return record;
+}
+
+QJsonObject parse(const std::string& text) {
+    QJsonParseError error;
+    const auto document = QJsonDocument::fromJson(QByteArray::fromStdString(text), &error);
+    if (error.error != QJsonParseError::NoError) qFatal("not JSON: %s", qPrintable(error.errorString()));
+    return document.object();
+}
+
+std::string read_file(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+class TestRunRecord : public QObject {
+    Q_OBJECT
+
+private slots:
+    void labelNamesModelDevicesBatchAndLearningRate() {
+        QCOMPARE(QString::fromStdString(sample_record().label()),
+                 QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2"));
+    }
+
+    void jsonHoldsEveryField() {
+        const dp::RunRecord record = sample_record();
+        const QJsonObject json = parse(dp::to_json(record));
+        QCOMPARE(json["format"].toString(), QStringLiteral("dp-workbench run record"));
+        QCOMPARE(json["version"].toInt(), 1);
+        QCOMPARE(json["id"].toString().toStdString(), record.id);
+        QVERIFY(QDateTime::fromString(json["started_at"].toString(), Qt::ISODate).isValid());
+        QCOMPARE(json["status"].toString(), QStringLiteral("finished"));
+        QCOMPARE(json["processes"].toInt(), 1);
+        const QJsonObject config = json["config"].toObject();
+        QCOMPARE(config["model"].toString(), QStringLiteral("resnet18"));
+        QCOMPARE(config["data_dir"].toString().toStdString(), record.config.data_dir);
+        QCOMPARE(config["batch_size"].toInt(), 512);
+        QCOMPARE(float(config["lr"].toDouble()), 0.2f);
+        QCOMPARE(config["devices"].toArray().size(), 2);
+        QCOMPARE(config["shuffle"].toBool(), true);
+        const QJsonArray epochs = json["epochs"].toArray();
+        QCOMPARE(epochs.size(), 2);
+        QCOMPARE(epochs[1].toObject()["test_acc"].toDouble(), 0.86);
+        QCOMPARE(epochs[1].toObject()["seconds"].toDouble(), 12.25);
+    }
+
+    // A rewrite replaces the file whole and leaves no temporary behind.
+    void writesAtomically() {
+        QTemporaryDir dir;
+        const std::filesystem::path file = dir.filePath("run.json").toStdString();
+        dp::RunRecord record = sample_record();
+        dp::write_run_record(file, record);
+        record.epochs.pop_back();
+        record.status = "stopped";
+        dp::write_run_record(file, record);
+        const QJsonObject json = parse(read_file(file));
+        QCOMPARE(json["status"].toString(), QStringLiteral("stopped"));
+        QCOMPARE(json["epochs"].toArray().size(), 1);
+        QVERIFY(!std::filesystem::exists(file.string() + ".tmp"));
+    }
+
+    void unwritableFolderIsAOneLineError() {
+        try {
+            dp::write_run_record("/nonexistent-folder/run.json", sample_record());
+            QFAIL("no error");
+        } catch (const dp::Error& error) {
+            const std::string message = error.what();
+            QVERIFY(message.find("/nonexistent-folder/run.json") != std::string::npos);
+            QVERIFY(message.find('\n') == std::string::npos);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunRecord)
+#include "test_run_record.moc"
