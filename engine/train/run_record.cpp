@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -18,7 +19,14 @@ std::string format(const char* pattern, auto... values) {
     return text;
 }
 
-std::string number(double value) { return format("%.10g", value); }
+// The shortest text that reads back as the same value: records round-trip
+// exactly, and a float learning rate of 0.2 reads "0.2".
+template <typename Number>
+std::string number(Number value) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    return std::string(text, end);
+}
 
 // A JSON string literal: quotes, backslashes and control characters escaped.
 std::string quoted(const std::string& text) {
