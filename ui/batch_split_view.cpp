@@ -1,5 +1,6 @@
 #include "batch_split_view.h"
 
+#include <QEvent>
 #include <QPainter>
 
 #include <algorithm>
@@ -68,6 +69,13 @@ QSize BatchSplitView::sizeHint() const
     // Batch bar, room for two timing rows with labels, legend.
     const int height = kMargin + (line + 6) + kGap + 2 * line + kGap + line + kMargin;
     return {400, std::max(110, height)};
+}
+
+void BatchSplitView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::FontChange)
+        setFixedHeight(sizeHint().height());
+    QWidget::changeEvent(event);
 }
 
 void BatchSplitView::showStep(const dp::StepReport& report)

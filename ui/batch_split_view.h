@@ -28,6 +28,8 @@ public slots:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    // The height follows the font (presenter mode enlarges it).
+    void changeEvent(QEvent* event) override;
 
 private:
     void paintBatchBar(QPainter& painter, const QRect& bar, int labelWidth) const;

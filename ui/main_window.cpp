@@ -1,23 +1,57 @@
 #include "main_window.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
 #include <QFontDatabase>
+#include <QGridLayout>
 #include <QHBoxLayout>
+#include <QKeySequence>
 #include <QLabel>
+#include <QListView>
+#include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QStyle>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
-#include "accuracy_chart.h"
 #include "batch_split_view.h"
+#include "cluster_command_dialog.h"
+#include "core/error.h"
+#include "epoch_metric_chart.h"
+#include "loss_chart.h"
+#include "prediction_strip.h"
 #include "run_config_panel.h"
+#include "run_export.h"
+#include "run_history.h"
+#include "run_manager.h"
+#include "run_record_json.h"
+#include "run_settings.h"
+#include "runs_panel.h"
+#include "runs_table_model.h"
+#include "speedup_chart.h"
+#include "train/scaling_comparison.h"
 #include "training_worker.h"
+#include "widget_image_export.h"
 
 namespace {
 
 constexpr int kMaxLogLines = 10000;
+// Presenter mode: text a class can read from the back of the room.
+constexpr double kPresenterFontScale = 1.6;
+
+const QString kScaleKey = QStringLiteral("compare/scale_batch_and_lr");
+const QString kSecondsAxisKey = QStringLiteral("view/seconds_axis");
+const QString kSmoothLossKey = QStringLiteral("view/smooth_loss");
 
 QString formatSeconds(double seconds)
 {
@@ -25,30 +59,82 @@ QString formatSeconds(double seconds)
     return QString::number(seconds, 'f', seconds < 1.0 ? 2 : 1);
 }
 
+// d2l's text_labels for Fashion-MNIST; digits for other MNIST-format sets.
+QStringList classNames(const dp::TrainConfig& config)
+{
+    if (config.dataset == "fashion-mnist")
+        return {MainWindow::tr("t-shirt"), MainWindow::tr("trouser"), MainWindow::tr("pullover"),
+                MainWindow::tr("dress"),   MainWindow::tr("coat"),    MainWindow::tr("sandal"),
+                MainWindow::tr("shirt"),   MainWindow::tr("sneaker"), MainWindow::tr("bag"),
+                MainWindow::tr("ankle boot")};
+    return {};
+}
+
+bool writeFile(const QString& path, const QByteArray& contents)
+{
+    QSaveFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(contents) == contents.size()
+        && file.commit();
+}
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
+      runsModel_(new RunsTableModel(this)),
       configPanel_(new RunConfigPanel),
-      accuracyChart_(new AccuracyChart),
+      configScroll_(new QScrollArea),
+      accuracyChart_(new EpochMetricChart(
+          tr("Test accuracy"), tr("test acc"),
+          [](const dp::EpochMetrics& epoch) { return epoch.test_acc; }, true)),
+      secondsChart_(new EpochMetricChart(
+          tr("Seconds per epoch"), tr("sec/epoch"),
+          [](const dp::EpochMetrics& epoch) { return epoch.seconds; }, false)),
+      lossChart_(new LossChart),
+      speedupChart_(new SpeedupChart),
       batchSplitView_(new BatchSplitView),
+      predictionStrip_(new PredictionStrip),
+      viewTabs_(new QTabWidget),
+      bottomTabs_(new QTabWidget),
+      runsPanel_(new RunsPanel(runsModel_)),
       startButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"))),
+      compareButton_(new QPushButton(tr("Compare 1 vs N"))),
       stopButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"))),
       batchProgressBar_(new QProgressBar),
       statusLabel_(new QLabel),
       logView_(new QPlainTextEdit)
 {
     setWindowTitle(tr("DP Workbench"));
+    try {
+        history_ = std::make_unique<RunHistory>();
+    } catch (const dp::Error& error) {
+        // The workbench still trains; runs are just not kept.
+        history_.reset();
+        appendLog(tr("history unavailable: %1").arg(QString::fromUtf8(error.what())));
+    }
+    runs_ = std::make_unique<RunManager>(history_.get());
 
     configPanel_->setObjectName(QStringLiteral("runConfigPanel"));
     accuracyChart_->setObjectName(QStringLiteral("accuracyChart"));
+    secondsChart_->setObjectName(QStringLiteral("secondsChart"));
+    lossChart_->setObjectName(QStringLiteral("lossChart"));
+    speedupChart_->setObjectName(QStringLiteral("speedupChart"));
+    viewTabs_->setObjectName(QStringLiteral("viewTabs"));
+    bottomTabs_->setObjectName(QStringLiteral("bottomTabs"));
+    runsPanel_->setObjectName(QStringLiteral("runsPanel"));
     startButton_->setObjectName(QStringLiteral("startButton"));
+    compareButton_->setObjectName(QStringLiteral("compareButton"));
     stopButton_->setObjectName(QStringLiteral("stopButton"));
     batchProgressBar_->setObjectName(QStringLiteral("batchProgressBar"));
     statusLabel_->setObjectName(QStringLiteral("statusLabel"));
     logView_->setObjectName(QStringLiteral("logView"));
 
     startButton_->setDefault(true);
+    startButton_->setToolTip(tr("Train with these settings (Ctrl+R); during a run, queue them next"));
+    compareButton_->setToolTip(tr("Queue these settings on 1 device, then on all the checked devices, "
+                                  "and compare their speed in the runs table"));
+    stopButton_->setToolTip(tr("Stop the run after its current batch, keeping its finished "
+                               "epochs, and drop the queued runs"));
     showIdleProgress(tr("no run yet"));
     statusLabel_->setWordWrap(true);
     statusLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -57,57 +143,225 @@ MainWindow::MainWindow(QWidget* parent)
     logView_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     logView_->setPlaceholderText(tr("Engine log"));
 
+    configScroll_->setWidget(configPanel_);
+    configScroll_->setWidgetResizable(true);
+    configScroll_->setFrameShape(QFrame::NoFrame);
+    configScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    configScroll_->setMinimumWidth(configPanel_->sizeHint().width()
+                                   + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
+
+    // Charts: the run's progress on the left, how it scales on the right.
+    auto* chartsPage = new QWidget;
+    auto* chartsGrid = new QGridLayout(chartsPage);
+    chartsGrid->setContentsMargins(0, 0, 0, 0);
+    chartsGrid->setSpacing(2);
+    chartsGrid->addWidget(accuracyChart_, 0, 0);
+    chartsGrid->addWidget(lossChart_, 0, 1);
+    chartsGrid->addWidget(secondsChart_, 1, 0);
+    chartsGrid->addWidget(speedupChart_, 1, 1);
+
+    auto* classroomPage = new QWidget;
+    auto* classroomLayout = new QVBoxLayout(classroomPage);
+    auto* splitCaption = new QLabel(
+        tr("<b>One training step.</b> The global batch is split across the devices (top bar); each "
+           "device computes its shard, then all wait for the gradients' all-reduce. Bars show "
+           "where each device spent the step: when all-reduce wait dominates, the model is too "
+           "small to gain from more devices."));
+    splitCaption->setWordWrap(true);
+    auto* predictionCaption = new QLabel(
+        tr("<b>Sample predictions.</b> The first test images after the latest epoch, with the "
+           "model's answer: green if right, red with the true label below if wrong."));
+    predictionCaption->setWordWrap(true);
+    classroomLayout->addWidget(splitCaption);
+    classroomLayout->addWidget(batchSplitView_);
+    classroomLayout->addSpacing(12);
+    classroomLayout->addWidget(predictionCaption);
+    classroomLayout->addWidget(predictionStrip_, 1);
+
+    viewTabs_->addTab(chartsPage, tr("Charts"));
+    viewTabs_->addTab(classroomPage, tr("Classroom"));
+
     auto* controlsRow = new QHBoxLayout;
     controlsRow->addWidget(startButton_);
+    controlsRow->addWidget(compareButton_);
     controlsRow->addWidget(stopButton_);
     controlsRow->addWidget(batchProgressBar_, 1);
 
-    auto* chartColumn = new QVBoxLayout;
-    chartColumn->addWidget(accuracyChart_, 1);
-    chartColumn->addWidget(batchSplitView_);
-    chartColumn->addLayout(controlsRow);
-    chartColumn->addWidget(statusLabel_);
+    auto* viewColumn = new QWidget;
+    auto* viewLayout = new QVBoxLayout(viewColumn);
+    viewLayout->setContentsMargins(0, 0, 0, 0);
+    viewLayout->addWidget(viewTabs_, 1);
+    viewLayout->addLayout(controlsRow);
+    viewLayout->addWidget(statusLabel_);
 
-    auto* runArea = new QWidget;
-    auto* runLayout = new QHBoxLayout(runArea);
-    runLayout->setContentsMargins(0, 0, 0, 0);
-    runLayout->addWidget(configPanel_);
-    runLayout->addLayout(chartColumn, 1);
+    auto* queueView = new QListView;
+    queueView->setObjectName(QStringLiteral("queueView"));
+    queueView->setModel(runs_->queue());
+    bottomTabs_->addTab(runsPanel_, tr("Runs"));
+    bottomTabs_->addTab(queueView, tr("Queue"));
+    bottomTabs_->addTab(logView_, tr("Log"));
+    // The queue tab says how many runs wait, without opening it.
+    const auto showQueueLength = [this, queueView] {
+        const int waiting = runs_->queue()->rowCount();
+        bottomTabs_->setTabText(bottomTabs_->indexOf(queueView),
+                                waiting == 0 ? tr("Queue") : tr("Queue (%1)").arg(waiting));
+    };
+    connect(runs_->queue(), &QAbstractItemModel::rowsInserted, this, showQueueLength);
+    connect(runs_->queue(), &QAbstractItemModel::rowsRemoved, this, showQueueLength);
+    connect(runs_->queue(), &QAbstractItemModel::modelReset, this, showQueueLength);
 
-    // The log can be dragged taller to read it, or shorter to favour the chart.
-    auto* splitter = new QSplitter(Qt::Vertical);
-    splitter->addWidget(runArea);
-    splitter->addWidget(logView_);
-    splitter->setChildrenCollapsible(false);
-    splitter->setSizes({560, 180});
+    // The table and log can be dragged taller, or shorter to favour the charts.
+    auto* rightSplitter = new QSplitter(Qt::Vertical);
+    rightSplitter->addWidget(viewColumn);
+    rightSplitter->addWidget(bottomTabs_);
+    rightSplitter->setChildrenCollapsible(false);
+    rightSplitter->setStretchFactor(0, 3);
+    rightSplitter->setStretchFactor(1, 1);
+    rightSplitter->setSizes({620, 220});
 
     auto* central = new QWidget;
-    auto* centralLayout = new QVBoxLayout(central);
-    centralLayout->addWidget(splitter);
+    auto* centralLayout = new QHBoxLayout(central);
+    centralLayout->addWidget(configScroll_);
+    centralLayout->addWidget(rightSplitter, 1);
     setCentralWidget(central);
-    resize(1180, 780);
+    resize(1400, 900);
+
+    buildMenus();
 
     connect(startButton_, &QPushButton::clicked, this, &MainWindow::startRun);
+    connect(compareButton_, &QPushButton::clicked, this, &MainWindow::startComparison);
     connect(stopButton_, &QPushButton::clicked, this, &MainWindow::stopRun);
     connect(configPanel_, &RunConfigPanel::validityChanged, this, &MainWindow::updateControls);
+    connect(configPanel_, &RunConfigPanel::configChanged, this, [this] {
+        updateControls();
+        saveSettings();
+    });
+
+    connect(runs_.get(), &RunManager::runStarted, this, &MainWindow::onRunStarted);
+    connect(runs_.get(), &RunManager::runUpdated, this, &MainWindow::onRunUpdated);
+    connect(runs_.get(), &RunManager::runEnded, this, &MainWindow::onRunEnded);
+    connect(runs_.get(), &RunManager::historyFailed, this, [this](const QString& message) {
+        appendLog(tr("history: %1").arg(message));
+        showStatus(tr("Could not record the run: %1").arg(message), true);
+    });
+    connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
+    connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
+    connect(runsPanel_, &RunsPanel::deleteRequested, this, &MainWindow::deleteRuns);
 
     // The worker emits on its own thread; queued delivery runs these slots on
     // the GUI thread.
-    const TrainingWorker* worker = training_.worker();
+    const TrainingWorker* worker = runs_->worker();
     connect(worker, &TrainingWorker::logLine, this, &MainWindow::appendLog, Qt::QueuedConnection);
     connect(worker, &TrainingWorker::batchProgress, this, &MainWindow::showBatchProgress,
             Qt::QueuedConnection);
+    connect(worker, &TrainingWorker::lossesReported, lossChart_, &LossChart::appendLosses,
+            Qt::QueuedConnection);
     connect(worker, &TrainingWorker::stepReported, batchSplitView_, &BatchSplitView::showStep,
             Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::epochFinished, this, &MainWindow::showEpoch,
-            Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::runFinished, this, &MainWindow::showFinished,
-            Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::runFailed, this, &MainWindow::showFailure,
-            Qt::QueuedConnection);
+    connect(worker, &TrainingWorker::predictionsReported, predictionStrip_,
+            &PredictionStrip::showPredictions, Qt::QueuedConnection);
 
+    // Read everything first: applying one setting saves them all.
+    const QSettings settings;
+    const dp::TrainConfig lastConfig = loadRunConfig(settings);
+    const bool scale = settings.value(kScaleKey, false).toBool();
+    const bool secondsAxis = settings.value(kSecondsAxisKey, false).toBool();
+    const bool smoothLoss = settings.value(kSmoothLossKey, false).toBool();
+    configPanel_->setConfig(lastConfig);
+    configPanel_->setScalesWithDeviceCount(scale);
+    secondsAxisAction_->setChecked(secondsAxis);
+    smoothLossAction_->setChecked(smoothLoss);
+    loadHistory();
     updateControls();
     showStatus(tr("Ready"));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+    QAction* importAction = fileMenu->addAction(tr("&Import run record…"), this,
+                                                &MainWindow::chooseImportFile);
+    importAction->setObjectName(QStringLiteral("importAction"));
+    importAction->setToolTip(tr("Add a run record JSON (dp-train --record, a cluster run's run.json)"));
+    QAction* exportAction =
+        fileMenu->addAction(tr("&Export charts and tables…"), this, &MainWindow::chooseExportFolder);
+    exportAction->setObjectName(QStringLiteral("exportAction"));
+    exportAction->setShortcut(QKeySequence(tr("Ctrl+E")));
+    fileMenu->addSeparator();
+    fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+    runMenu->addAction(tr("&Start or queue"), QKeySequence(tr("Ctrl+R")), this,
+                       &MainWindow::startRun);
+    runMenu->addAction(tr("&Compare 1 vs N"), this, &MainWindow::startComparison);
+    runMenu->addAction(tr("S&top"), QKeySequence(tr("Ctrl+.")), this, &MainWindow::stopRun);
+    runMenu->addSeparator();
+    QAction* clusterAction =
+        runMenu->addAction(tr("Cl&uster command…"), this, &MainWindow::showClusterCommand);
+    clusterAction->setObjectName(QStringLiteral("clusterCommandAction"));
+
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    presenterAction_ = viewMenu->addAction(tr("&Presenter mode"));
+    presenterAction_->setObjectName(QStringLiteral("presenterAction"));
+    presenterAction_->setCheckable(true);
+    presenterAction_->setShortcuts({QKeySequence(Qt::Key_F11), QKeySequence(tr("Ctrl+Shift+P"))});
+    presenterAction_->setToolTip(tr("Large fonts, no settings panel: for a projector"));
+    connect(presenterAction_, &QAction::toggled, this, &MainWindow::setPresenterMode);
+    secondsAxisAction_ = viewMenu->addAction(tr("X axis in training &seconds"));
+    secondsAxisAction_->setObjectName(QStringLiteral("secondsAxisAction"));
+    secondsAxisAction_->setCheckable(true);
+    secondsAxisAction_->setShortcut(QKeySequence(tr("Ctrl+T")));
+    connect(secondsAxisAction_, &QAction::toggled, this, [this](bool seconds) {
+        setXAxisMode(seconds ? XAxisMode::seconds : XAxisMode::epochs);
+        saveSettings();
+    });
+    smoothLossAction_ = viewMenu->addAction(tr("Smooth the &loss (moving average)"));
+    smoothLossAction_->setObjectName(QStringLiteral("smoothLossAction"));
+    smoothLossAction_->setCheckable(true);
+    connect(smoothLossAction_, &QAction::toggled, this, [this](bool smoothed) {
+        lossChart_->setSmoothed(smoothed);
+        saveSettings();
+    });
+
+    // The two chart switches a teacher flips most, also beside the charts.
+    auto* axisCombo = new QComboBox;
+    axisCombo->setObjectName(QStringLiteral("xAxisCombo"));
+    axisCombo->addItem(tr("x: epoch"));
+    axisCombo->addItem(tr("x: seconds"));
+    connect(axisCombo, &QComboBox::currentIndexChanged, secondsAxisAction_,
+            [this](int index) { secondsAxisAction_->setChecked(index == 1); });
+    connect(secondsAxisAction_, &QAction::toggled, axisCombo,
+            [axisCombo](bool seconds) { axisCombo->setCurrentIndex(seconds ? 1 : 0); });
+    auto* smoothCheck = new QPushButton(tr("Smooth loss"));
+    smoothCheck->setObjectName(QStringLiteral("smoothLossButton"));
+    smoothCheck->setCheckable(true);
+    connect(smoothCheck, &QPushButton::toggled, smoothLossAction_, &QAction::setChecked);
+    connect(smoothLossAction_, &QAction::toggled, smoothCheck, &QPushButton::setChecked);
+    auto* corner = new QWidget;
+    auto* cornerLayout = new QHBoxLayout(corner);
+    cornerLayout->setContentsMargins(0, 0, 0, 2);
+    cornerLayout->addWidget(axisCombo);
+    cornerLayout->addWidget(smoothCheck);
+    viewTabs_->setCornerWidget(corner, Qt::TopRightCorner);
+}
+
+void MainWindow::loadHistory()
+{
+    if (!history_)
+        return;
+    try {
+        for (const dp::RunRecord& record : history_->runs())
+            runsModel_->upsert(record, true);
+    } catch (const dp::Error& error) {
+        appendLog(tr("history: %1").arg(QString::fromUtf8(error.what())));
+    }
+}
+
+dp::TrainConfig MainWindow::runConfig() const
+{
+    return configPanel_->config();
 }
 
 void MainWindow::setRunConfig(const dp::TrainConfig& config)
@@ -115,37 +369,54 @@ void MainWindow::setRunConfig(const dp::TrainConfig& config)
     configPanel_->setConfig(config);
 }
 
+void MainWindow::setComparisonScaling(bool scaleBatchAndLr)
+{
+    configPanel_->setScalesWithDeviceCount(scaleBatchAndLr);
+}
+
+bool MainWindow::isRunning() const
+{
+    return runs_->isRunning();
+}
+
 void MainWindow::startRun()
 {
-    if (running_ || !configPanel_->isValid())
+    if (!configPanel_->isValid())
         return;
-    const dp::TrainConfig config = configPanel_->config();
-    training_.start(config);
+    const bool queued = runs_->isRunning();
+    runs_->enqueue(configPanel_->config());
+    if (queued)
+        showStatus(tr("Queued: it starts when the current run ends"));
+}
 
-    ++runCount_;
-    runEpochs_ = config.epochs;
-    epochsDone_ = 0;
-    stopRequested_ = false;
-    const QString runName = tr("run %1: %2, batch %3, lr %4")
-                                .arg(runCount_)
-                                .arg(QString::fromStdString(config.model))
-                                .arg(config.batch_size)
-                                .arg(double(config.lr));
-    accuracyChart_->startRun(runName, config.epochs);
-    batchSplitView_->clear();
-    appendLog(QStringLiteral("— %1, %2 epochs").arg(runName).arg(config.epochs));
-    batchProgressBar_->setRange(0, 0);  // busy until the first batch reports
-    batchProgressBar_->setFormat(tr("loading data"));
-    showStatus(tr("Starting run %1…").arg(runCount_));
-    running_ = true;
-    updateControls();
+void MainWindow::startComparison()
+{
+    if (!configPanel_->isValid() || configPanel_->checkedDeviceCount() < 2)
+        return;
+    const dp::TrainConfig base = configPanel_->config();
+    const int devices = int(base.devices.size());
+    try {
+        const std::vector<dp::TrainConfig> configs =
+            dp::comparison_configs(base, {1, devices}, configPanel_->scalesWithDeviceCount());
+        for (const dp::TrainConfig& config : configs)
+            dp::validate(config);
+        for (const dp::TrainConfig& config : configs)
+            runs_->enqueue(config);
+        appendLog(tr("— compare 1 vs %1 devices%2")
+                      .arg(devices)
+                      .arg(configPanel_->scalesWithDeviceCount()
+                               ? tr(", batch and learning rate scaled with the device count")
+                               : QString()));
+    } catch (const dp::Error& error) {
+        showStatus(tr("Cannot compare: %1").arg(QString::fromUtf8(error.what())), true);
+    }
 }
 
 void MainWindow::stopRun()
 {
-    if (!running_)
+    if (!runs_->isRunning())
         return;
-    training_.requestStop();
+    runs_->stopAll();
     stopRequested_ = true;
     updateControls();
     showStatus(tr("Stopping after the current batch…"));
@@ -153,9 +424,245 @@ void MainWindow::stopRun()
 
 void MainWindow::updateControls()
 {
-    configPanel_->setEnabled(!running_);
-    startButton_->setEnabled(!running_ && configPanel_->isValid());
-    stopButton_->setEnabled(running_ && !stopRequested_);
+    const bool running = runs_->isRunning();
+    const bool valid = configPanel_->isValid();
+    startButton_->setEnabled(valid);
+    startButton_->setText(running ? tr("Queue") : tr("Start"));
+    compareButton_->setEnabled(valid && configPanel_->checkedDeviceCount() >= 2);
+    compareButton_->setText(tr("Compare 1 vs %1").arg(std::max(2, configPanel_->checkedDeviceCount())));
+    stopButton_->setEnabled(running && !stopRequested_);
+    const dp::RunRecord* current = runs_->currentRun();
+    runsPanel_->setBusyRun(current ? current->id : std::string());
+}
+
+void MainWindow::onRunStarted(const dp::RunRecord& record)
+{
+    stopRequested_ = false;
+    runsModel_->upsert(record);
+    const int row = runsModel_->rowOf(record.id);
+    const QColor color = runsModel_->color(row);
+    accuracyChart_->setPlannedEpochs(record.config.epochs);
+    secondsChart_->setPlannedEpochs(record.config.epochs);
+    accuracyChart_->showRun(record, color);
+    secondsChart_->showRun(record, color);
+    lossChart_->startRun(record, color);
+    batchSplitView_->clear();
+    predictionStrip_->clear();
+    predictionStrip_->setClassNames(classNames(record.config));
+
+    const QString label = QString::fromStdString(record.label());
+    appendLog(QStringLiteral("— %1, %2 epochs").arg(label).arg(record.config.epochs));
+    batchProgressBar_->setRange(0, 0);  // busy until the first batch reports
+    batchProgressBar_->setFormat(tr("loading data"));
+    showStatus(tr("Starting %1…").arg(label));
+    updateControls();
+}
+
+void MainWindow::onRunUpdated(const dp::RunRecord& record)
+{
+    runsModel_->upsert(record);
+    const int row = runsModel_->rowOf(record.id);
+    if (runsModel_->isChecked(row)) {
+        accuracyChart_->showRun(record, runsModel_->color(row));
+        secondsChart_->showRun(record, runsModel_->color(row));
+    }
+    const dp::EpochMetrics& metrics = record.epochs.back();
+    // Same line as dp-train prints, so GUI and CLI logs compare directly.
+    appendLog(QStringLiteral("epoch %1/%2: train loss %3, train acc %4, test acc %5, %6 sec")
+                  .arg(metrics.epoch)
+                  .arg(record.config.epochs)
+                  .arg(metrics.train_loss, 0, 'f', 4)
+                  .arg(metrics.train_acc, 0, 'f', 3)
+                  .arg(metrics.test_acc, 0, 'f', 3)
+                  .arg(metrics.seconds, 0, 'f', 1));
+    // A pending stop keeps its "Stopping…" status until the run ends.
+    if (!stopRequested_)
+        showStatus(tr("epoch %1/%2 · test acc %3 · %4 sec/epoch")
+                       .arg(metrics.epoch)
+                       .arg(record.config.epochs)
+                       .arg(metrics.test_acc, 0, 'f', 2)
+                       .arg(formatSeconds(metrics.seconds)));
+    emit epochPlotted(metrics.epoch);
+}
+
+void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
+{
+    runsModel_->upsert(record);
+    lossChart_->refreshNow();
+    const int epochsDone = int(record.epochs.size());
+    if (record.status == "failed") {
+        appendLog(tr("error: %1").arg(message));
+        showIdleProgress(tr("failed"));
+        showStatus(tr("Error: %1").arg(message), true);
+    } else if (record.status == "stopped") {
+        appendLog(message);
+        showIdleProgress(tr("stopped"));
+        showStatus(epochsDone == 0 ? tr("Stopped before the first epoch ended")
+                                   : tr("Stopped after epoch %1/%2 · %3")
+                                         .arg(epochsDone)
+                                         .arg(record.config.epochs)
+                                         .arg(message));
+    } else {
+        appendLog(message);
+        showIdleProgress(tr("finished"));
+        showStatus(tr("Finished · %1").arg(message));
+    }
+    if (!runs_->isRunning())
+        stopRequested_ = false;
+    updateControls();
+    emit runEnded();
+}
+
+void MainWindow::showRunOnCharts(const dp::RunRecord& record, bool shown)
+{
+    if (shown) {
+        const QColor color = runsModel_->color(runsModel_->rowOf(record.id));
+        accuracyChart_->showRun(record, color);
+        secondsChart_->showRun(record, color);
+    } else {
+        accuracyChart_->hideRun(record.id);
+        secondsChart_->hideRun(record.id);
+    }
+    lossChart_->setRunVisible(record.id, shown);
+}
+
+void MainWindow::updateSpeedupChart()
+{
+    std::vector<SpeedupChart::Measurement> measurements;
+    for (int row = 0; row < runsModel_->rowCount(); ++row) {
+        const std::optional<RunComparison> comparison = runsModel_->comparison(row);
+        if (!comparison || !comparison->speedup || !comparison->baseline)
+            continue;
+        const int baselineRow = int(*comparison->baseline);
+        const dp::RunRecord& baseline = runsModel_->record(baselineRow);
+        measurements.push_back({QString::fromStdString(baseline.id),
+                                tr("vs %1").arg(QString::fromStdString(baseline.label())),
+                                runsModel_->color(baselineRow),
+                                int(runsModel_->record(row).config.devices.size()),
+                                *comparison->speedup});
+    }
+    speedupChart_->setMeasurements(std::move(measurements));
+}
+
+void MainWindow::deleteRuns(const std::vector<std::string>& ids)
+{
+    for (const std::string& id : ids) {
+        try {
+            if (history_)
+                history_->remove(id);
+        } catch (const dp::Error& error) {
+            showStatus(tr("Could not delete: %1").arg(QString::fromUtf8(error.what())), true);
+            return;
+        }
+        accuracyChart_->hideRun(id);
+        secondsChart_->hideRun(id);
+        lossChart_->removeRun(id);
+        runsModel_->remove(id);
+    }
+    showStatus(tr("Deleted %n run(s) from the history", nullptr, int(ids.size())));
+}
+
+bool MainWindow::importRunRecord(const QString& path)
+{
+    try {
+        const dp::RunRecord record = readRunRecord(path);
+        if (history_)
+            history_->save(record);
+        runsModel_->upsert(record);
+        showRunOnCharts(record, runsModel_->isChecked(runsModel_->rowOf(record.id)));
+        showStatus(tr("Imported %1").arg(QString::fromStdString(record.label())));
+        appendLog(tr("imported %1 from %2").arg(QString::fromStdString(record.id), path));
+        return true;
+    } catch (const dp::Error& error) {
+        showStatus(tr("Import failed: %1").arg(QString::fromUtf8(error.what())), true);
+        return false;
+    }
+}
+
+bool MainWindow::exportTo(const QString& folder)
+{
+    if (!QDir().mkpath(folder)) {
+        showStatus(tr("Export failed: cannot create %1").arg(folder), true);
+        return false;
+    }
+    const QDir dir(folder);
+    lossChart_->refreshNow();
+    const std::vector<std::pair<QWidget*, QString>> pictures = {
+        {accuracyChart_, QStringLiteral("test_accuracy")},
+        {lossChart_, QStringLiteral("training_loss")},
+        {secondsChart_, QStringLiteral("seconds_per_epoch")},
+        {speedupChart_, QStringLiteral("speedup")},
+        {batchSplitView_, QStringLiteral("batch_split")},
+    };
+    for (const auto& [widget, name] : pictures) {
+        const QString png = dir.filePath(name + QStringLiteral(".png"));
+        const QString svg = dir.filePath(name + QStringLiteral(".svg"));
+        if (!writeWidgetPng(*widget, png) || !writeWidgetSvg(*widget, svg, name)) {
+            showStatus(tr("Export failed: cannot write %1").arg(png), true);
+            return false;
+        }
+    }
+    const std::vector<dp::RunRecord> runs = runsModel_->checkedRecords();
+    const double target = runsModel_->targetAccuracy();
+    const std::vector<std::pair<QString, QByteArray>> tables = {
+        {QStringLiteral("runs.csv"), runsToCsv(runs, target)},
+        {QStringLiteral("runs.json"), runsToJson(runs, target)},
+        {QStringLiteral("epochs.csv"), epochsToCsv(runs)},
+    };
+    for (const auto& [name, contents] : tables) {
+        if (!writeFile(dir.filePath(name), contents)) {
+            showStatus(tr("Export failed: cannot write %1").arg(dir.filePath(name)), true);
+            return false;
+        }
+    }
+    showStatus(tr("Exported the charts and %n run(s) to %1", nullptr, int(runs.size())).arg(folder));
+    return true;
+}
+
+void MainWindow::setPresenterMode(bool on)
+{
+    if (presenterAction_->isChecked() != on) {
+        presenterAction_->setChecked(on);  // comes back here through toggled
+        return;
+    }
+    configScroll_->setVisible(!on);
+    QFont font = QApplication::font();
+    if (on)
+        font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
+    centralWidget()->setFont(font);
+    for (RunChartView* chart : std::initializer_list<RunChartView*>{
+             accuracyChart_, secondsChart_, lossChart_, speedupChart_})
+        chart->setFontScale(on ? kPresenterFontScale : 1.0);
+}
+
+void MainWindow::setXAxisMode(XAxisMode mode)
+{
+    accuracyChart_->setXAxisMode(mode);
+    secondsChart_->setXAxisMode(mode);
+    lossChart_->setXAxisMode(mode);
+    secondsAxisAction_->setChecked(mode == XAxisMode::seconds);
+}
+
+void MainWindow::showClusterCommand()
+{
+    ClusterCommandDialog dialog(configPanel_->config(), this);
+    dialog.exec();
+}
+
+void MainWindow::chooseImportFile()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import run record"), QString(),
+                                                      tr("Run records (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        importRunRecord(path);
+}
+
+void MainWindow::chooseExportFolder()
+{
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Export charts and tables to folder"));
+    if (!folder.isEmpty())
+        exportTo(folder);
 }
 
 void MainWindow::showBatchProgress(int epoch, int batch, int batchesPerEpoch, double loss)
@@ -167,55 +674,6 @@ void MainWindow::showBatchProgress(int epoch, int batch, int batchesPerEpoch, do
                                      .arg(batch)
                                      .arg(batchesPerEpoch)
                                      .arg(loss, 0, 'f', 3));
-}
-
-void MainWindow::showEpoch(const dp::EpochMetrics& metrics)
-{
-    accuracyChart_->addPoint(metrics.epoch, metrics.test_acc);
-    epochsDone_ = metrics.epoch;
-    // Same line as dp-train prints, so GUI and CLI logs compare directly.
-    appendLog(QStringLiteral("epoch %1/%2: train loss %3, train acc %4, test acc %5, %6 sec")
-                  .arg(metrics.epoch)
-                  .arg(runEpochs_)
-                  .arg(metrics.train_loss, 0, 'f', 4)
-                  .arg(metrics.train_acc, 0, 'f', 3)
-                  .arg(metrics.test_acc, 0, 'f', 3)
-                  .arg(metrics.seconds, 0, 'f', 1));
-    // A pending stop keeps its "Stopping…" status until the run ends.
-    if (!stopRequested_)
-        showStatus(tr("epoch %1/%2 · test acc %3 · %4 sec/epoch")
-                       .arg(metrics.epoch)
-                       .arg(runEpochs_)
-                       .arg(metrics.test_acc, 0, 'f', 2)
-                       .arg(formatSeconds(metrics.seconds)));
-    emit epochPlotted(metrics.epoch);
-}
-
-void MainWindow::showFinished(const QString& summaryLine, bool stoppedEarly)
-{
-    running_ = false;
-    updateControls();
-    if (stoppedEarly) {
-        showIdleProgress(tr("stopped"));
-        showStatus(epochsDone_ == 0 ? tr("Stopped before the first epoch ended")
-                                    : tr("Stopped after epoch %1/%2 · %3")
-                                          .arg(epochsDone_)
-                                          .arg(runEpochs_)
-                                          .arg(summaryLine));
-    } else {
-        showStatus(tr("Finished · %1").arg(summaryLine));
-    }
-    emit runEnded();
-}
-
-void MainWindow::showFailure(const QString& message)
-{
-    running_ = false;
-    updateControls();
-    appendLog(tr("error: %1").arg(message));
-    showIdleProgress(tr("failed"));
-    showStatus(tr("Error: %1").arg(message), true);
-    emit runEnded();
 }
 
 void MainWindow::showIdleProgress(const QString& text)
@@ -234,4 +692,13 @@ void MainWindow::showStatus(const QString& text, bool isError)
 void MainWindow::appendLog(const QString& line)
 {
     logView_->appendPlainText(line);
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings settings;
+    storeRunConfig(settings, configPanel_->config());
+    settings.setValue(kScaleKey, configPanel_->scalesWithDeviceCount());
+    settings.setValue(kSecondsAxisKey, secondsAxisAction_->isChecked());
+    settings.setValue(kSmoothLossKey, smoothLossAction_->isChecked());
 }

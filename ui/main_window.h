@@ -2,65 +2,118 @@
 
 #include <QMainWindow>
 
+#include <memory>
+
+#include "train/run_record.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
-#include "training_controller.h"
+#include "x_axis_mode.h"
 
-class AccuracyChart;
 class BatchSplitView;
+class EpochMetricChart;
+class LossChart;
+class PredictionStrip;
+class QAction;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
+class QTabWidget;
 class RunConfigPanel;
+class RunHistory;
+class RunManager;
+class RunsPanel;
+class RunsTableModel;
+class SpeedupChart;
 
-// The workbench window: run settings on the left, the accuracy chart beside
-// them, run controls, status and the engine log below. Training runs on a
-// worker thread, so the window stays responsive throughout a run.
+// The workbench window: run settings on the left; the live charts and the
+// classroom views beside them; run controls and status; the runs table, the
+// queue and the engine log below. Training runs on a worker thread (see
+// RunManager), so the window stays responsive throughout a run. Every run is
+// recorded in the history database, which the table lists at launch.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
 
+    dp::TrainConfig runConfig() const;
     void setRunConfig(const dp::TrainConfig& config);
+    // How Compare 1 vs N sizes the N-device run (dp::comparison_configs).
+    void setComparisonScaling(bool scaleBatchAndLr);
+    bool isRunning() const;
+
+    // Adds a run record JSON (a cluster run's) to the history and the table;
+    // false, with the reason in the status line, if it cannot be read.
+    bool importRunRecord(const QString& path);
+    // Writes every chart as PNG and SVG, the checked runs as CSV and JSON and
+    // their epochs as CSV into `folder`; false, with the reason in the status
+    // line, if a file cannot be written.
+    bool exportTo(const QString& folder);
 
 public slots:
+    // Starts a run with the panel's settings, or queues it behind the current one.
     void startRun();
+    // Queues the panel's settings on 1 device and on the checked N.
+    void startComparison();
+    // Stops the run in flight within one batch and drops the queued ones.
     void stopRun();
+    void setPresenterMode(bool on);
+    void setXAxisMode(XAxisMode mode);
+    void showClusterCommand();
 
 signals:
-    // Emitted once the chart shows the epoch's point.
+    // Emitted once the charts show the epoch's points.
     void epochPlotted(int epoch);
     // Emitted after the window shows how a run ended: finished, stopped or failed.
     void runEnded();
 
 private:
+    void buildMenus();
+    void loadHistory();
     void updateControls();
+    void onRunStarted(const dp::RunRecord& record);
+    void onRunUpdated(const dp::RunRecord& record);
+    void onRunEnded(const dp::RunRecord& record, const QString& message);
+    void showRunOnCharts(const dp::RunRecord& record, bool shown);
+    void updateSpeedupChart();
+    void deleteRuns(const std::vector<std::string>& ids);
+    void chooseImportFile();
+    void chooseExportFolder();
     void showBatchProgress(int epoch, int batch, int batchesPerEpoch, double loss);
-    void showEpoch(const dp::EpochMetrics& metrics);
-    void showFinished(const QString& summaryLine, bool stoppedEarly);
-    void showFailure(const QString& message);
     void showIdleProgress(const QString& text);
     void showStatus(const QString& text, bool isError = false);
     void appendLog(const QString& line);
+    void saveSettings();
 
+    std::unique_ptr<RunHistory> history_;
+    RunsTableModel* runsModel_;
     RunConfigPanel* configPanel_;
-    AccuracyChart* accuracyChart_;
+    QScrollArea* configScroll_;
+    EpochMetricChart* accuracyChart_;
+    EpochMetricChart* secondsChart_;
+    LossChart* lossChart_;
+    SpeedupChart* speedupChart_;
     BatchSplitView* batchSplitView_;
+    PredictionStrip* predictionStrip_;
+    QTabWidget* viewTabs_;
+    QTabWidget* bottomTabs_;
+    RunsPanel* runsPanel_;
     QPushButton* startButton_;
+    QPushButton* compareButton_;
     QPushButton* stopButton_;
     QProgressBar* batchProgressBar_;
     QLabel* statusLabel_;
     QPlainTextEdit* logView_;
+    QAction* presenterAction_;
+    QAction* secondsAxisAction_;
+    QAction* smoothLossAction_;
 
-    bool running_ = false;
     bool stopRequested_ = false;
-    int runCount_ = 0;
-    int runEpochs_ = 0;
-    int epochsDone_ = 0;
 
-    // Declared last so it is destroyed first: it stops the run and joins
-    // the worker thread while the widgets above still exist.
-    TrainingController training_;
+    // Declared last so it is destroyed first: it stops the run and joins the
+    // worker thread while the widgets above still exist.
+    std::unique_ptr<RunManager> runs_;
 };

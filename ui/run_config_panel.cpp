@@ -5,14 +5,19 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include "core/error.h"
+#include "data/dataset.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
 
@@ -30,42 +35,71 @@ QSpinBox* createSampleLimitSpin(const QString& objectName, QWidget* parent)
     return spin;
 }
 
+QSpinBox* createSpin(const QString& objectName, int minimum, int maximum, QWidget* parent)
+{
+    auto* spin = new QSpinBox(parent);
+    spin->setObjectName(objectName);
+    spin->setRange(minimum, maximum);
+    return spin;
+}
+
 }  // namespace
 
 RunConfigPanel::RunConfigPanel(QWidget* parent)
     : QWidget(parent),
       modelCombo_(new QComboBox(this)),
       modelDescription_(new QLabel(this)),
-      batchSizeSpin_(new QSpinBox(this)),
+      // Zero is reachable on purpose: validation explains why it is refused.
+      batchSizeSpin_(createSpin(QStringLiteral("batchSizeSpin"), 0, 65536, this)),
       learningRateSpin_(new QDoubleSpinBox(this)),
-      epochsSpin_(new QSpinBox(this)),
+      epochsSpin_(createSpin(QStringLiteral("epochsSpin"), 1, 1000, this)),
+      seedSpin_(createSpin(QStringLiteral("seedSpin"), 0, 2'000'000'000, this)),
+      datasetCombo_(new QComboBox(this)),
+      dataForm_(new QFormLayout),
+      dataFolderRow_(new QWidget(this)),
+      dataFolderEdit_(new QLineEdit(dataFolderRow_)),
+      dataFolderButton_(new QPushButton(tr("Browse…"), dataFolderRow_)),
+      inputSizeSpin_(createSpin(QStringLiteral("inputSizeSpin"), 1, 1'000'000, this)),
+      samplesSpin_(createSpin(QStringLiteral("samplesSpin"), 1, 10'000'000, this)),
       trainSamplesSpin_(createSampleLimitSpin(QStringLiteral("trainSamplesSpin"), this)),
       testSamplesSpin_(createSampleLimitSpin(QStringLiteral("testSamplesSpin"), this)),
       deviceList_(new QListWidget(this)),
       allreduceCombo_(new QComboBox(this)),
       syncBnCheck_(new QCheckBox(tr("Synchronized BatchNorm"), this)),
+      scaleCheck_(new QCheckBox(tr("Scale batch and learning rate\nwith the device count"), this)),
       validationLabel_(new QLabel(this))
 {
     modelCombo_->setObjectName(QStringLiteral("modelCombo"));
     for (const dp::ModelInfo& model : dp::model_registry())
-        modelCombo_->addItem(QStringLiteral("%1  (%2 parameters)")
-                                 .arg(QString::fromStdString(model.name))
+        modelCombo_->addItem(QStringLiteral("%1 · %2 parameters")
+                                 .arg(QString::fromStdString(model.title))
                                  .arg(QLocale().toString(qulonglong(model.parameters))),
                              QString::fromStdString(model.name));
     modelDescription_->setWordWrap(true);
     modelDescription_->setForegroundRole(QPalette::PlaceholderText);
 
-    batchSizeSpin_->setObjectName(QStringLiteral("batchSizeSpin"));
-    batchSizeSpin_->setRange(1, 65536);
-
+    batchSizeSpin_->setToolTip(tr("The global batch: each step splits it across the devices."));
     learningRateSpin_->setObjectName(QStringLiteral("learningRateSpin"));
-    // Zero is reachable on purpose: validation explains why it is refused.
     learningRateSpin_->setRange(0.0, 10.0);
     learningRateSpin_->setDecimals(4);
     learningRateSpin_->setSingleStep(0.01);
+    seedSpin_->setToolTip(tr("Initial weights and shuffling order: the same seed repeats a run."));
 
-    epochsSpin_->setObjectName(QStringLiteral("epochsSpin"));
-    epochsSpin_->setRange(1, 1000);
+    datasetCombo_->setObjectName(QStringLiteral("datasetCombo"));
+    datasetCombo_->addItem(tr("Fashion-MNIST"), QStringLiteral("fashion-mnist"));
+    datasetCombo_->addItem(tr("MNIST-format folder"), QStringLiteral("mnist-format"));
+    datasetCombo_->addItem(tr("Synthetic (random)"), QStringLiteral("random"));
+    datasetCombo_->setToolTip(tr("Synthetic: seed 004's random vectors with 2 classes, for the "
+                                 "Linear model and batch-split demonstrations."));
+    dataFolderEdit_->setObjectName(QStringLiteral("dataFolderEdit"));
+    dataFolderEdit_->setToolTip(tr("The folder with the four IDX files (train/t10k images and labels)."));
+    dataFolderButton_->setObjectName(QStringLiteral("dataFolderButton"));
+    auto* folderLayout = new QHBoxLayout(dataFolderRow_);
+    folderLayout->setContentsMargins(0, 0, 0, 0);
+    folderLayout->addWidget(dataFolderEdit_, 1);
+    folderLayout->addWidget(dataFolderButton_);
+    inputSizeSpin_->setToolTip(tr("Features per synthetic sample (seed 004's input_size)."));
+    samplesSpin_->setToolTip(tr("Synthetic samples in the training set, and in the test set."));
 
     deviceList_->setObjectName(QStringLiteral("deviceList"));
     deviceList_->setToolTip(tr("The global batch is split across the checked devices."));
@@ -75,6 +109,7 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
                 .arg(QString::fromStdString(device.id), QString::fromStdString(device.description)),
             deviceList_);
         item->setData(Qt::UserRole, QString::fromStdString(device.id));
+        item->setToolTip(item->text());
         item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled);
         item->setCheckState(Qt::Checked);
     }
@@ -86,11 +121,16 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
     allreduceCombo_->setObjectName(QStringLiteral("allreduceCombo"));
     allreduceCombo_->addItem(tr("ring"), QStringLiteral("ring"));
     allreduceCombo_->addItem(tr("naive"), QStringLiteral("naive"));
-    allreduceCombo_->setToolTip(tr("How replicas average their gradients after each step."));
+    allreduceCombo_->setToolTip(tr("How replicas sum their gradients after each step: NCCL's ring "
+                                   "(reduce-scatter + all-gather) or d2l's copy-to-device-0."));
 
     syncBnCheck_->setObjectName(QStringLiteral("syncBnCheck"));
     syncBnCheck_->setToolTip(
         tr("Compute BatchNorm statistics over the global batch, not each device's shard."));
+    scaleCheck_->setObjectName(QStringLiteral("scaleCheck"));
+    scaleCheck_->setToolTip(tr("Compare 1 vs N: the N-device run gets N times the batch size "
+                               "and learning rate (the linear scaling rule, seed 000's 256/0.1 "
+                               "vs 512/0.2); off: both runs use the same settings."));
 
     validationLabel_->setObjectName(QStringLiteral("validationLabel"));
     validationLabel_->setWordWrap(true);
@@ -104,14 +144,19 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
 
     auto* trainingBox = new QGroupBox(tr("Training"), this);
     auto* trainingForm = new QFormLayout(trainingBox);
-    trainingForm->addRow(tr("Batch size"), batchSizeSpin_);
+    trainingForm->addRow(tr("Global batch"), batchSizeSpin_);
     trainingForm->addRow(tr("Learning rate"), learningRateSpin_);
     trainingForm->addRow(tr("Epochs"), epochsSpin_);
+    trainingForm->addRow(tr("Seed"), seedSpin_);
 
     auto* dataBox = new QGroupBox(tr("Data"), this);
-    auto* dataForm = new QFormLayout(dataBox);
-    dataForm->addRow(tr("Train samples"), trainSamplesSpin_);
-    dataForm->addRow(tr("Test samples"), testSamplesSpin_);
+    dataBox->setLayout(dataForm_);
+    dataForm_->addRow(tr("Dataset"), datasetCombo_);
+    dataForm_->addRow(tr("Folder"), dataFolderRow_);
+    dataForm_->addRow(tr("Features"), inputSizeSpin_);
+    dataForm_->addRow(tr("Samples"), samplesSpin_);
+    dataForm_->addRow(tr("Train samples"), trainSamplesSpin_);
+    dataForm_->addRow(tr("Test samples"), testSamplesSpin_);
 
     auto* devicesBox = new QGroupBox(tr("Devices"), this);
     auto* devicesLayout = new QVBoxLayout(devicesBox);
@@ -120,6 +165,7 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
     devicesForm->addRow(tr("All-reduce"), allreduceCombo_);
     devicesLayout->addLayout(devicesForm);
     devicesLayout->addWidget(syncBnCheck_);
+    devicesLayout->addWidget(scaleCheck_);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -136,12 +182,20 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
         showModelDescription();
         revalidate();
     });
-    for (QSpinBox* spin : {batchSizeSpin_, epochsSpin_, trainSamplesSpin_, testSamplesSpin_})
+    connect(datasetCombo_, &QComboBox::currentIndexChanged, this, [this] {
+        showDatasetSettings();
+        revalidate();
+    });
+    connect(dataFolderButton_, &QPushButton::clicked, this, &RunConfigPanel::chooseDataFolder);
+    connect(dataFolderEdit_, &QLineEdit::textChanged, this, &RunConfigPanel::revalidate);
+    for (QSpinBox* spin : {batchSizeSpin_, epochsSpin_, seedSpin_, inputSizeSpin_, samplesSpin_,
+                           trainSamplesSpin_, testSamplesSpin_})
         connect(spin, &QSpinBox::valueChanged, this, &RunConfigPanel::revalidate);
     connect(learningRateSpin_, &QDoubleSpinBox::valueChanged, this, &RunConfigPanel::revalidate);
     connect(deviceList_, &QListWidget::itemChanged, this, &RunConfigPanel::revalidate);
     connect(allreduceCombo_, &QComboBox::currentIndexChanged, this, &RunConfigPanel::revalidate);
     connect(syncBnCheck_, &QCheckBox::toggled, this, &RunConfigPanel::revalidate);
+    connect(scaleCheck_, &QCheckBox::toggled, this, &RunConfigPanel::configChanged);
 }
 
 dp::TrainConfig RunConfigPanel::config() const
@@ -151,6 +205,13 @@ dp::TrainConfig RunConfigPanel::config() const
     config.batch_size = batchSizeSpin_->value();
     config.lr = static_cast<float>(learningRateSpin_->value());
     config.epochs = epochsSpin_->value();
+    config.seed = std::uint64_t(seedSpin_->value());
+    config.dataset = datasetCombo_->currentData().toString().toStdString();
+    // The folder applies to the image sets; the synthetic one has none.
+    config.data_dir = config.dataset == "random" ? std::string()
+                                                 : dataFolderEdit_->text().trimmed().toStdString();
+    config.input_size = inputSizeSpin_->value();
+    config.samples = samplesSpin_->value();
     config.limit_train = trainSamplesSpin_->value();
     config.limit_test = testSamplesSpin_->value();
     // Listed explicitly even when all are checked, so the run records them.
@@ -168,36 +229,60 @@ dp::TrainConfig RunConfigPanel::config() const
 void RunConfigPanel::setConfig(const dp::TrainConfig& config)
 {
     hiddenSettings_ = config;
-    // Signals would revalidate once per widget against half-applied settings.
-    const QSignalBlocker blockModel(modelCombo_);
-    const QSignalBlocker blockBatchSize(batchSizeSpin_);
-    const QSignalBlocker blockLearningRate(learningRateSpin_);
-    const QSignalBlocker blockEpochs(epochsSpin_);
-    const QSignalBlocker blockTrainSamples(trainSamplesSpin_);
-    const QSignalBlocker blockTestSamples(testSamplesSpin_);
-    const QSignalBlocker blockDevices(deviceList_);
-    const QSignalBlocker blockAllreduce(allreduceCombo_);
-    const QSignalBlocker blockSyncBn(syncBnCheck_);
-    modelCombo_->setCurrentIndex(modelCombo_->findData(QString::fromStdString(config.model)));
-    batchSizeSpin_->setValue(config.batch_size);
-    learningRateSpin_->setValue(config.lr);
-    epochsSpin_->setValue(config.epochs);
-    trainSamplesSpin_->setValue(config.limit_train);
-    testSamplesSpin_->setValue(config.limit_test);
-    // No devices means the whole machine, as in the engine.
-    for (int row = 0; row < deviceList_->count(); ++row) {
-        QListWidgetItem* item = deviceList_->item(row);
-        const std::string id = item->data(Qt::UserRole).toString().toStdString();
-        const bool checked = config.devices.empty()
-            || std::find(config.devices.begin(), config.devices.end(), id) != config.devices.end();
-        item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+    {
+        // Signals would revalidate once per widget against half-applied settings.
+        const QSignalBlocker blockers[] = {
+            QSignalBlocker(modelCombo_),       QSignalBlocker(batchSizeSpin_),
+            QSignalBlocker(learningRateSpin_), QSignalBlocker(epochsSpin_),
+            QSignalBlocker(seedSpin_),         QSignalBlocker(datasetCombo_),
+            QSignalBlocker(dataFolderEdit_),   QSignalBlocker(inputSizeSpin_),
+            QSignalBlocker(samplesSpin_),      QSignalBlocker(trainSamplesSpin_),
+            QSignalBlocker(testSamplesSpin_),  QSignalBlocker(deviceList_),
+            QSignalBlocker(allreduceCombo_),   QSignalBlocker(syncBnCheck_)};
+        modelCombo_->setCurrentIndex(modelCombo_->findData(QString::fromStdString(config.model)));
+        batchSizeSpin_->setValue(config.batch_size);
+        learningRateSpin_->setValue(config.lr);
+        epochsSpin_->setValue(config.epochs);
+        seedSpin_->setValue(int(std::min<std::uint64_t>(config.seed, 2'000'000'000)));
+        datasetCombo_->setCurrentIndex(
+            std::max(datasetCombo_->findData(QString::fromStdString(config.dataset)), 0));
+        dataFolderEdit_->setText(QString::fromStdString(config.data_dir));
+        inputSizeSpin_->setValue(config.input_size);
+        samplesSpin_->setValue(config.samples);
+        trainSamplesSpin_->setValue(config.limit_train);
+        testSamplesSpin_->setValue(config.limit_test);
+        // No devices means the whole machine, as in the engine.
+        for (int row = 0; row < deviceList_->count(); ++row) {
+            QListWidgetItem* item = deviceList_->item(row);
+            const std::string id = item->data(Qt::UserRole).toString().toStdString();
+            const bool checked = config.devices.empty()
+                || std::find(config.devices.begin(), config.devices.end(), id)
+                    != config.devices.end();
+            item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+        }
+        // The combo offers only the engine's strategies; anything else shows as the first.
+        allreduceCombo_->setCurrentIndex(
+            std::max(allreduceCombo_->findData(QString::fromStdString(config.allreduce)), 0));
+        syncBnCheck_->setChecked(config.sync_bn);
     }
-    // The combo offers only the engine's strategies; anything else shows as the first.
-    const int allreduceIndex = allreduceCombo_->findData(QString::fromStdString(config.allreduce));
-    allreduceCombo_->setCurrentIndex(std::max(allreduceIndex, 0));
-    syncBnCheck_->setChecked(config.sync_bn);
     showModelDescription();
+    showDatasetSettings();
     revalidate();
+}
+
+bool RunConfigPanel::scalesWithDeviceCount() const
+{
+    return scaleCheck_->isChecked();
+}
+
+void RunConfigPanel::setScalesWithDeviceCount(bool scale)
+{
+    scaleCheck_->setChecked(scale);
+}
+
+int RunConfigPanel::checkedDeviceCount() const
+{
+    return int(config().devices.size());
 }
 
 void RunConfigPanel::revalidate()
@@ -210,13 +295,32 @@ void RunConfigPanel::revalidate()
         if (current.devices.empty())
             throw dp::Error("choose at least one device");
         dp::validate(current);
+        validationError_ = modelDatasetMismatch(current);
     } catch (const dp::Error& e) {
-        validationError_ = QString::fromStdString(e.what());
+        validationError_ = QString::fromUtf8(e.what());
     }
     validationLabel_->setText(validationError_);
     validationLabel_->setVisible(!isValid());
     if (isValid() != wasValid)
         emit validityChanged(isValid());
+    emit configChanged();
+}
+
+QString RunConfigPanel::modelDatasetMismatch(const dp::TrainConfig& config) const
+{
+    if (config.dataset != "random")
+        return {};
+    // Declaring the layers checks every shape without allocating weights.
+    try {
+        dp::build_model(config.model, {1, 1, config.input_size}, 2)->declare();
+    } catch (const dp::Error& e) {
+        return tr("%1 cannot take the synthetic data (%2 features per sample): %3. "
+                  "Choose Linear, or an image data set.")
+            .arg(QString::fromStdString(dp::model_info(config.model).title))
+            .arg(config.input_size)
+            .arg(QString::fromUtf8(e.what()));
+    }
+    return {};
 }
 
 void RunConfigPanel::showModelDescription()
@@ -226,4 +330,27 @@ void RunConfigPanel::showModelDescription()
         index < 0 ? QString() : QString::fromStdString(dp::model_registry()[index].description);
     modelDescription_->setText(description);
     modelDescription_->setVisible(!description.isEmpty());
+}
+
+void RunConfigPanel::showDatasetSettings()
+{
+    const QString dataset = datasetCombo_->currentData().toString();
+    const bool synthetic = dataset == QLatin1String("random");
+    dataForm_->setRowVisible(dataFolderRow_, !synthetic);
+    dataForm_->setRowVisible(inputSizeSpin_, synthetic);
+    dataForm_->setRowVisible(samplesSpin_, synthetic);
+    dataForm_->setRowVisible(trainSamplesSpin_, !synthetic);
+    dataForm_->setRowVisible(testSamplesSpin_, !synthetic);
+    dataFolderEdit_->setPlaceholderText(
+        dataset == QLatin1String("fashion-mnist")
+            ? tr("default: %1").arg(QString::fromStdString(dp::default_fashion_mnist_dir().string()))
+            : tr("required: a folder with the four IDX files"));
+}
+
+void RunConfigPanel::chooseDataFolder()
+{
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Folder with MNIST-format IDX files"), dataFolderEdit_->text());
+    if (!folder.isEmpty())
+        dataFolderEdit_->setText(folder);
 }

@@ -4,9 +4,11 @@ namespace {
 
 // Batches can finish every few microseconds (tiny models, batch size 1);
 // signalling each one would flood the GUI thread's event queue.
-constexpr qint64 kMinBatchSignalIntervalMs = 30;
+constexpr qint64 kMinBatchSignalIntervalMs = 50;
 // Step reports feed a picture, not a counter: a few per second is plenty.
 constexpr qint64 kMinStepSignalIntervalMs = 100;
+// Losses travel in groups: a chart repaint per group, not per batch.
+constexpr qint64 kLossSignalIntervalMs = 150;
 
 }  // namespace
 
@@ -16,9 +18,14 @@ void TrainingWorker::run(std::shared_ptr<dp::Trainer> trainer)
     failure_.clear();
     sinceBatchSignal_.invalidate();
     sinceStepSignal_.invalidate();
+    sinceLossSignal_.start();
+    epochClock_.invalidate();
+    completedEpochSeconds_ = 0;
+    pendingLosses_.clear();
 
     // Trainer::run reports errors through on_failed, never by throwing.
     const dp::RunOutcome outcome = trainer->run(*this);
+    flushLosses();
     if (outcome == dp::RunOutcome::failed)
         emit runFailed(failure_);
     else
@@ -32,6 +39,14 @@ void TrainingWorker::on_log(const std::string& line)
 
 void TrainingWorker::on_batch(const dp::BatchProgress& progress)
 {
+    if (progress.batch == 1 || !epochClock_.isValid())
+        epochClock_.start();
+    const double elapsed = double(epochClock_.nsecsElapsed()) * 1e-9;
+    pendingLosses_.append({progress.epoch - 1 + double(progress.batch) / progress.batches_per_epoch,
+                           completedEpochSeconds_ + elapsed, progress.loss});
+    if (sinceLossSignal_.elapsed() >= kLossSignalIntervalMs)
+        flushLosses();
+
     const bool lastOfEpoch = progress.batch == progress.batches_per_epoch;
     if (!lastOfEpoch && sinceBatchSignal_.isValid()
         && sinceBatchSignal_.elapsed() < kMinBatchSignalIntervalMs)
@@ -50,7 +65,16 @@ void TrainingWorker::on_step(const dp::StepReport& report)
 
 void TrainingWorker::on_epoch(const dp::EpochMetrics& metrics)
 {
+    // The epoch's losses land on the chart before its accuracy point.
+    flushLosses();
+    completedEpochSeconds_ += metrics.seconds;
+    epochClock_.invalidate();
     emit epochFinished(metrics);
+}
+
+void TrainingWorker::on_predictions(const dp::PredictionSamples& samples)
+{
+    emit predictionsReported(samples);
 }
 
 void TrainingWorker::on_finished(const dp::RunSummary& summary)
@@ -61,4 +85,13 @@ void TrainingWorker::on_finished(const dp::RunSummary& summary)
 void TrainingWorker::on_failed(const std::string& message)
 {
     failure_ = QString::fromStdString(message);
+}
+
+void TrainingWorker::flushLosses()
+{
+    sinceLossSignal_.start();
+    if (pendingLosses_.isEmpty())
+        return;
+    emit lossesReported(pendingLosses_);
+    pendingLosses_.clear();
 }

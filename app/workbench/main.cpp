@@ -1,7 +1,9 @@
-// dp-workbench: the Qt front end. Options preset the run settings; hidden
-// ones let scripts/screenshot start a run at launch and save the window.
+// dp-workbench: the Qt front end. Options preset the run settings (the rest
+// are the last ones used); hidden ones let tests/ui/screenshots.sh and
+// bench/workbench_soak.sh start runs at launch and save the window.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -30,32 +32,44 @@ QCommandLineOption hidden(QCommandLineOption option)
     return option;
 }
 
-// Starts the window's run and saves the window to `path` once the chart holds
-// `afterEpochs` points, then quits. A run that ends sooner is captured as it
-// ended (to show why) and the program exits non-zero.
-void captureRun(MainWindow& window, const QString& path, int afterEpochs)
+// Saves the window to `path` and quits, with `exitCode` unless the file
+// cannot be written.
+void saveAndQuit(MainWindow& window, const QString& path, int exitCode)
 {
-    const auto saveAndQuit = [&window, path](int exitCode) {
-        if (!window.grab().save(path)) {
-            std::fprintf(stderr, "dp-workbench: cannot write %s\n", qPrintable(path));
-            exitCode = 1;
-        }
-        QCoreApplication::exit(exitCode);
-    };
+    if (!window.grab().save(path)) {
+        std::fprintf(stderr, "dp-workbench: cannot write %s\n", qPrintable(path));
+        exitCode = 1;
+    }
+    QCoreApplication::exit(exitCode);
+}
+
+// Saves the window once the charts hold `afterEpochs` points of a run, or,
+// with afterEpochs 0, once every queued run has ended. A run that ends before
+// the epoch is captured as it ended (to show why) and the program exits 1.
+void captureDuringRuns(MainWindow& window, const QString& path, int afterEpochs)
+{
+    // Time for the charts to lay out the new points before the picture.
+    constexpr int kSettleMs = 400;
+    if (afterEpochs == 0) {
+        QObject::connect(&window, &MainWindow::runEnded, &window, [&window, path] {
+            if (!window.isRunning())
+                QTimer::singleShot(kSettleMs, &window, [&window, path] { saveAndQuit(window, path, 0); });
+        });
+        return;
+    }
     const QMetaObject::Connection endedEarly =
-        QObject::connect(&window, &MainWindow::runEnded, &window, [saveAndQuit] {
+        QObject::connect(&window, &MainWindow::runEnded, &window, [&window, path] {
             std::fprintf(stderr, "dp-workbench: the run ended before the screenshot epoch\n");
-            saveAndQuit(1);
+            saveAndQuit(window, path, 1);
         });
     QObject::connect(&window, &MainWindow::epochPlotted, &window,
-                     [&window, saveAndQuit, endedEarly, afterEpochs](int epoch) {
+                     [&window, path, endedEarly, afterEpochs](int epoch) {
                          if (epoch != afterEpochs)
                              return;
                          QObject::disconnect(endedEarly);
-                         // Give the chart a moment to lay out its new point.
-                         QTimer::singleShot(300, &window, [saveAndQuit] { saveAndQuit(0); });
+                         QTimer::singleShot(kSettleMs, &window,
+                                            [&window, path] { saveAndQuit(window, path, 0); });
                      });
-    window.startRun();
 }
 
 }  // namespace
@@ -63,42 +77,101 @@ void captureRun(MainWindow& window, const QString& path, int afterEpochs)
 int main(int argc, char* argv[])
 {
     QApplication app(argc, argv);
+    // QSettings and the run history's folder are named after these.
+    QApplication::setOrganizationName(QStringLiteral("DP Workbench"));
     QApplication::setApplicationName(QStringLiteral("DP Workbench"));
 
-    const dp::TrainConfig defaults;
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Train a network on Fashion-MNIST and watch its test accuracy."));
+    parser.setApplicationDescription(QStringLiteral(
+        "Train networks data-parallel and watch accuracy, loss and speedup live. Options preset "
+        "the settings panel; without them it shows the last settings used."));
     parser.addHelpOption();
-    const QCommandLineOption batchSizeOption(
-        QStringLiteral("batch-size"), QStringLiteral("Preset the batch size."),
-        QStringLiteral("N"), QString::number(defaults.batch_size));
+    const QCommandLineOption modelOption(QStringLiteral("model"), QStringLiteral("Preset the model."),
+                                         QStringLiteral("NAME"));
+    const QCommandLineOption batchSizeOption(QStringLiteral("batch-size"),
+                                             QStringLiteral("Preset the global batch size."),
+                                             QStringLiteral("N"));
+    const QCommandLineOption lrOption(QStringLiteral("lr"), QStringLiteral("Preset the learning rate."),
+                                      QStringLiteral("X"));
+    const QCommandLineOption epochsOption(QStringLiteral("epochs"),
+                                          QStringLiteral("Preset the number of epochs."),
+                                          QStringLiteral("N"));
     const QCommandLineOption limitTrainOption(
-        QStringLiteral("limit-train"), QStringLiteral("Preset training on the first N images."),
-        QStringLiteral("N"), QString::number(defaults.limit_train));
+        QStringLiteral("limit-train"), QStringLiteral("Preset training on the first N images (0: all)."),
+        QStringLiteral("N"));
     const QCommandLineOption limitTestOption(
-        QStringLiteral("limit-test"), QStringLiteral("Preset testing on the first N images."),
-        QStringLiteral("N"), QString::number(defaults.limit_test));
+        QStringLiteral("limit-test"), QStringLiteral("Preset testing on the first N images (0: all)."),
+        QStringLiteral("N"));
+    const QCommandLineOption devicesOption(
+        QStringLiteral("devices"), QStringLiteral("Preset the devices, e.g. cpu:0,cpu:1."),
+        QStringLiteral("IDS"));
+    const QCommandLineOption startOption =
+        hidden({QStringLiteral("start"), QStringLiteral("Start a run at launch.")});
+    const QCommandLineOption compareOption =
+        hidden({QStringLiteral("compare"), QStringLiteral("Start Compare 1 vs N at launch.")});
+    const QCommandLineOption scaleOption = hidden(
+        {QStringLiteral("scale-lr"), QStringLiteral("Compare with batch and lr scaled by N.")});
+    const QCommandLineOption presenterOption =
+        hidden({QStringLiteral("presenter"), QStringLiteral("Open in presenter mode.")});
+    const QCommandLineOption tabOption =
+        hidden({QStringLiteral("show-tab"), QStringLiteral("Show the view tab with this title."),
+                QStringLiteral("TITLE")});
     const QCommandLineOption screenshotOption = hidden(
-        {QStringLiteral("screenshot"), QStringLiteral("Start a run and save the window to PATH."),
+        {QStringLiteral("screenshot"), QStringLiteral("Save the window to PATH, then quit."),
          QStringLiteral("PATH")});
     const QCommandLineOption afterEpochsOption = hidden(
         {QStringLiteral("screenshot-after-epochs"),
-         QStringLiteral("Save the screenshot once N epochs are plotted."), QStringLiteral("N"),
-         QStringLiteral("3")});
-    parser.addOptions(
-        {batchSizeOption, limitTrainOption, limitTestOption, screenshotOption, afterEpochsOption});
+         QStringLiteral("With --start: save once N epochs are plotted; 0: once all runs end."),
+         QStringLiteral("N"), QStringLiteral("0")});
+    parser.addOptions({modelOption, batchSizeOption, lrOption, epochsOption, limitTrainOption,
+                       limitTestOption, devicesOption, startOption, compareOption, scaleOption,
+                       presenterOption, tabOption, screenshotOption, afterEpochsOption});
     parser.process(app);
 
-    dp::TrainConfig config = defaults;
-    config.batch_size = intValue(parser, batchSizeOption, 1);
-    config.limit_train = intValue(parser, limitTrainOption, 0);
-    config.limit_test = intValue(parser, limitTestOption, 0);
-
     MainWindow window;
+    dp::TrainConfig config = window.runConfig();
+    if (parser.isSet(modelOption))
+        config.model = parser.value(modelOption).toStdString();
+    if (parser.isSet(batchSizeOption))
+        config.batch_size = intValue(parser, batchSizeOption, 1);
+    if (parser.isSet(lrOption))
+        config.lr = parser.value(lrOption).toFloat();
+    if (parser.isSet(epochsOption))
+        config.epochs = intValue(parser, epochsOption, 1);
+    if (parser.isSet(limitTrainOption))
+        config.limit_train = intValue(parser, limitTrainOption, 0);
+    if (parser.isSet(limitTestOption))
+        config.limit_test = intValue(parser, limitTestOption, 0);
+    if (parser.isSet(devicesOption)) {
+        config.devices.clear();
+        for (const QString& id : parser.value(devicesOption).split(QLatin1Char(','), Qt::SkipEmptyParts))
+            config.devices.push_back(id.trimmed().toStdString());
+    }
     window.setRunConfig(config);
+    if (parser.isSet(scaleOption))
+        window.setComparisonScaling(true);
+    if (parser.isSet(presenterOption))
+        window.setPresenterMode(true);
+    if (parser.isSet(tabOption)) {
+        auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->tabText(i).compare(parser.value(tabOption), Qt::CaseInsensitive) == 0)
+                tabs->setCurrentIndex(i);
+        }
+    }
     window.show();
-    if (parser.isSet(screenshotOption))
-        captureRun(window, parser.value(screenshotOption), intValue(parser, afterEpochsOption, 1));
+
+    const bool startsRuns = parser.isSet(startOption) || parser.isSet(compareOption);
+    if (parser.isSet(screenshotOption)) {
+        const QString path = parser.value(screenshotOption);
+        if (startsRuns)
+            captureDuringRuns(window, path, intValue(parser, afterEpochsOption, 0));
+        else
+            QTimer::singleShot(500, &window, [&window, path] { saveAndQuit(window, path, 0); });
+    }
+    if (parser.isSet(compareOption))
+        window.startComparison();
+    else if (parser.isSet(startOption))
+        window.startRun();
     return app.exec();
 }

@@ -1,15 +1,28 @@
 // Drives the workbench window like a user would, on the offscreen platform,
-// with the real engine on the real Fashion-MNIST files.
+// with the real engine on the real Fashion-MNIST files. Settings and the run
+// history live in temporary folders, never the user's.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
-#include <QListWidget>
 #include <QLineSeries>
+#include <QListView>
+#include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QSvgRenderer>
+#include <QTableView>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
 
@@ -18,20 +31,28 @@
 #include <memory>
 #include <numeric>
 
-#include "accuracy_chart.h"
 #include "batch_split_view.h"
+#include "cluster_command_dialog.h"
 #include "data/dataset.h"
 #include "devices/device.h"
+#include "epoch_metric_chart.h"
+#include "loss_chart.h"
 #include "main_window.h"
+#include "prediction_strip.h"
 #include "run_config_panel.h"
+#include "run_history.h"
+#include "runs_table_model.h"
+#include "speedup_chart.h"
+#include "train/run_record.h"
 
 namespace {
 
 constexpr int kFirstEpochTimeoutMs = 120'000;
+constexpr int kRunTimeoutMs = 120'000;
 // Stop must land within one batch; this leaves room for a loaded machine.
 constexpr int kStopTimeoutMs = 5'000;
 
-// Far more epochs than the test waits for, so Stop always lands mid-run.
+// Far more epochs than the tests wait for, so Stop always lands mid-run.
 dp::TrainConfig tinyRun()
 {
     dp::TrainConfig config;
@@ -43,37 +64,80 @@ dp::TrainConfig tinyRun()
     return config;
 }
 
+// A run that ends on its own in a second or two.
+dp::TrainConfig shortRun(int epochs)
+{
+    dp::TrainConfig config = tinyRun();
+    config.epochs = epochs;
+    return config;
+}
+
 bool fashionMnistAvailable()
 {
     return std::filesystem::is_directory(dp::default_fashion_mnist_dir());
 }
 
+#define REQUIRE_FASHION_MNIST()                                                                    \
+    if (!fashionMnistAvailable())                                                                  \
+    QSKIP("Fashion-MNIST not found: install dataset-fashion-mnist or set DP_DATA_DIR")
+
 // The widgets a user looks at and clicks, found by object name.
 struct WindowParts {
     explicit WindowParts(const MainWindow& window)
         : startButton(window.findChild<QPushButton*>(QStringLiteral("startButton"))),
+          compareButton(window.findChild<QPushButton*>(QStringLiteral("compareButton"))),
           stopButton(window.findChild<QPushButton*>(QStringLiteral("stopButton"))),
           configPanel(window.findChild<RunConfigPanel*>(QStringLiteral("runConfigPanel"))),
-          accuracyChart(window.findChild<AccuracyChart*>(QStringLiteral("accuracyChart"))),
+          accuracyChart(window.findChild<EpochMetricChart*>(QStringLiteral("accuracyChart"))),
+          secondsChart(window.findChild<EpochMetricChart*>(QStringLiteral("secondsChart"))),
+          lossChart(window.findChild<LossChart*>(QStringLiteral("lossChart"))),
+          speedupChart(window.findChild<SpeedupChart*>(QStringLiteral("speedupChart"))),
+          predictionStrip(window.findChild<PredictionStrip*>(QStringLiteral("predictionStrip"))),
           batchProgressBar(window.findChild<QProgressBar*>(QStringLiteral("batchProgressBar"))),
           statusLabel(window.findChild<QLabel*>(QStringLiteral("statusLabel"))),
-          logView(window.findChild<QPlainTextEdit*>(QStringLiteral("logView")))
+          logView(window.findChild<QPlainTextEdit*>(QStringLiteral("logView"))),
+          runsTable(window.findChild<QTableView*>(QStringLiteral("runsTable"))),
+          queueView(window.findChild<QListView*>(QStringLiteral("queueView"))),
+          runs(runsTable ? qobject_cast<RunsTableModel*>(runsTable->model()) : nullptr)
     {
     }
 
     bool allFound() const
     {
-        return startButton && stopButton && configPanel && accuracyChart && batchProgressBar
-            && statusLabel && logView;
+        return startButton && compareButton && stopButton && configPanel && accuracyChart
+            && secondsChart && lossChart && speedupChart && predictionStrip && batchProgressBar
+            && statusLabel && logView && runsTable && queueView && runs;
+    }
+
+    // The chart lines of the table's row `row`.
+    const QLineSeries* accuracyLine(int row) const
+    {
+        return accuracyChart->lineOf(QString::fromStdString(runs->record(row).id));
+    }
+    const QLineSeries* secondsLine(int row) const
+    {
+        return secondsChart->lineOf(QString::fromStdString(runs->record(row).id));
+    }
+    const QLineSeries* lossLine(int row) const
+    {
+        return lossChart->lineOf(QString::fromStdString(runs->record(row).id));
     }
 
     QPushButton* startButton;
+    QPushButton* compareButton;
     QPushButton* stopButton;
     RunConfigPanel* configPanel;
-    AccuracyChart* accuracyChart;
+    EpochMetricChart* accuracyChart;
+    EpochMetricChart* secondsChart;
+    LossChart* lossChart;
+    SpeedupChart* speedupChart;
+    PredictionStrip* predictionStrip;
     QProgressBar* batchProgressBar;
     QLabel* statusLabel;
     QPlainTextEdit* logView;
+    QTableView* runsTable;
+    QListView* queueView;
+    RunsTableModel* runs;
 };
 
 // Records the longest stretch the GUI thread went without serving a timer.
@@ -96,25 +160,67 @@ private:
     qint64 longestGapMs_ = 0;
 };
 
+double cellNumber(const RunsTableModel& model, int row, int column)
+{
+    return model.data(model.index(row, column), Qt::UserRole).toDouble();
+}
+
+double totalSeconds(const dp::RunRecord& record)
+{
+    double seconds = 0;
+    for (const dp::EpochMetrics& epoch : record.epochs)
+        seconds += epoch.seconds;
+    return seconds;
+}
+
 }  // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
-    void stopEndsTheRunAndKeepsItsPoints();
+    void initTestCase();
+    void init();
+    void startFeedsEveryChartAndStopKeepsThePoints();
     void invalidSettingsShowAnErrorAndDisableStart();
+    void syntheticDataWithAnImageModelIsExplained();
     void missingDataDirectoryIsReportedInTheWindow();
     void closingMidRunStopsTheRun();
     void deviceListShowsEveryDevice();
     void uncheckingAllDevicesShowsAnErrorAndDisablesStart();
-    void configRoundTripsDataParallelSettings();
+    void configRoundTripsEverySetting();
+    void lastSettingsAreRestoredOnLaunch();
+    void compareOneVsTwoQueuesBothAndFillsTheTable();
+    void historySurvivesARestartAndCanBeDeleted();
+    void importedRunRecordJoinsTheTable();
+    void clusterCommandReproducesTheSettings();
+    void presenterModeHidesTheSettingsAndEnlargesText();
+
+private:
+    QTemporaryDir scratch_;
+    int dataDirs_ = 0;
 };
 
-void TestMainWindow::stopEndsTheRunAndKeepsItsPoints()
+void TestMainWindow::initTestCase()
 {
-    if (!fashionMnistAvailable())
-        QSKIP("Fashion-MNIST not found: install dataset-fashion-mnist or set DP_DATA_DIR");
+    QVERIFY(scratch_.isValid());
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("dp-workbench-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_main_window"));
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+}
+
+// Every test starts with default settings and an empty history.
+void TestMainWindow::init()
+{
+    QSettings().clear();
+    qputenv("DP_WORKBENCH_DATA_DIR",
+            scratch_.filePath(QStringLiteral("data-%1").arg(++dataDirs_)).toUtf8());
+}
+
+void TestMainWindow::startFeedsEveryChartAndStopKeepsThePoints()
+{
+    REQUIRE_FASHION_MNIST();
     MainWindow window;
     const WindowParts parts(window);
     QVERIFY(parts.allFound());
@@ -125,18 +231,26 @@ void TestMainWindow::stopEndsTheRunAndKeepsItsPoints()
     QVERIFY(!parts.stopButton->isEnabled());
 
     QTest::mouseClick(parts.startButton, Qt::LeftButton);
-    QVERIFY(!parts.startButton->isEnabled());
     QVERIFY(parts.stopButton->isEnabled());
-    QVERIFY(!parts.configPanel->isEnabled());
-    const QLineSeries* series = parts.accuracyChart->currentRunSeries();
-    QVERIFY(series);
+    // The settings stay editable: Start now queues the next run.
+    QVERIFY(parts.configPanel->isEnabled());
+    QCOMPARE(parts.startButton->text(), QStringLiteral("Queue"));
+    QCOMPARE(parts.runs->rowCount(), 1);
+    const QLineSeries* accuracy = parts.accuracyLine(0);
+    QVERIFY(accuracy && parts.secondsLine(0) && parts.lossLine(0));
+    QCOMPARE(accuracy->name(), QString::fromStdString(parts.runs->record(0).label()));
 
     const EventLoopGapMeter gapMeter;
-    QTRY_VERIFY_WITH_TIMEOUT(series->count() >= 1, kFirstEpochTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(accuracy->count() >= 2, kFirstEpochTimeoutMs);
     QVERIFY(parts.statusLabel->text().startsWith(QStringLiteral("epoch ")));
     QVERIFY2(gapMeter.longestGapMs() < 1000,
              qPrintable(QStringLiteral("GUI thread blocked for %1 ms during training")
                             .arg(gapMeter.longestGapMs())));
+    QVERIFY(parts.secondsLine(0)->count() >= 2);
+    QTRY_VERIFY_WITH_TIMEOUT(parts.lossLine(0)->count() >= 8, kStopTimeoutMs);
+    // 512 samples in batches of 64: 8 losses per epoch, at fractional epochs.
+    QVERIFY(parts.lossLine(0)->at(0).x() > 0 && parts.lossLine(0)->at(0).x() <= 1);
+    QTRY_VERIFY_WITH_TIMEOUT(parts.predictionStrip->shownCount() > 0, kStopTimeoutMs);
 
     // The batch split view shows a step whose shards add up to the batch.
     auto* splitView = window.findChild<BatchSplitView*>(QStringLiteral("batchSplitView"));
@@ -146,22 +260,35 @@ void TestMainWindow::stopEndsTheRunAndKeepsItsPoints()
     QCOMPARE(shards.size(), dp::available_devices().size());
     QCOMPARE(std::accumulate(shards.begin(), shards.end(), 0), tinyRun().batch_size);
 
+    // Seconds on the x axis: the points move to cumulative training time.
+    window.setXAxisMode(XAxisMode::seconds);
+    const dp::RunRecord& live = parts.runs->record(0);
+    QCOMPARE(accuracy->at(0).x(), live.epochs[0].seconds);
+    window.setXAxisMode(XAxisMode::epochs);
+    QCOMPARE(accuracy->at(0).x(), 1.0);
+
     QTest::mouseClick(parts.stopButton, Qt::LeftButton);
     QVERIFY(!parts.stopButton->isEnabled());
-    QTRY_VERIFY_WITH_TIMEOUT(parts.startButton->isEnabled(), kStopTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kStopTimeoutMs);
 
-    const int plotted = series->count();
-    QVERIFY(plotted >= 1);
+    const int plotted = accuracy->count();
+    QVERIFY(plotted >= 2);
     QVERIFY(plotted < tinyRun().epochs);
-    QVERIFY(parts.configPanel->isEnabled());
     QVERIFY2(parts.statusLabel->text().startsWith(QStringLiteral("Stopped")),
              qPrintable(parts.statusLabel->text()));
     // The engine's d2l summary line closes the log.
-    QVERIFY2(parts.logView->toPlainText().contains(QStringLiteral("test acc")),
+    QVERIFY2(parts.logView->toPlainText().contains(QStringLiteral("sec/epoch on [")),
              qPrintable(parts.logView->toPlainText()));
-    // The points stay once the run has ended.
+    // The points stay once the run has ended, and so does the record.
     QTest::qWait(200);
-    QCOMPARE(series->count(), plotted);
+    QCOMPARE(accuracy->count(), plotted);
+    const dp::RunRecord& stopped = parts.runs->record(0);
+    QCOMPARE(stopped.status, std::string("stopped"));
+    QCOMPARE(int(stopped.epochs.size()), plotted);
+    const std::optional<dp::RunRecord> saved = RunHistory().run(stopped.id);
+    QVERIFY(saved);
+    QCOMPARE(saved->status, std::string("stopped"));
+    QCOMPARE(int(saved->epochs.size()), plotted);
 }
 
 void TestMainWindow::invalidSettingsShowAnErrorAndDisableStart()
@@ -179,8 +306,10 @@ void TestMainWindow::invalidSettingsShowAnErrorAndDisableStart()
 
     learningRateSpin->setValue(0.0);
     QVERIFY(validationLabel->isVisible());
-    QVERIFY(!validationLabel->text().isEmpty());
+    QVERIFY2(validationLabel->text().contains(QStringLiteral("learning rate")),
+             qPrintable(validationLabel->text()));
     QVERIFY(!parts.startButton->isEnabled());
+    QVERIFY(!parts.compareButton->isEnabled());
 
     // An unknown model set programmatically is refused the same way.
     learningRateSpin->setValue(0.1);
@@ -191,7 +320,38 @@ void TestMainWindow::invalidSettingsShowAnErrorAndDisableStart()
     QVERIFY(validationLabel->isVisible());
     QVERIFY(!parts.startButton->isEnabled());
 
+    // An MNIST-format folder is required before Start, not discovered after.
+    dp::TrainConfig noFolder;
+    noFolder.dataset = "mnist-format";
+    window.setRunConfig(noFolder);
+    QVERIFY(validationLabel->isVisible());
+    QVERIFY2(validationLabel->text().contains(QStringLiteral("data-dir")),
+             qPrintable(validationLabel->text()));
+    QVERIFY(!parts.startButton->isEnabled());
+
     window.setRunConfig(dp::TrainConfig{});
+    QVERIFY(!validationLabel->isVisible());
+    QVERIFY(parts.startButton->isEnabled());
+}
+
+void TestMainWindow::syntheticDataWithAnImageModelIsExplained()
+{
+    MainWindow window;
+    const WindowParts parts(window);
+    auto* validationLabel = window.findChild<QLabel*>(QStringLiteral("validationLabel"));
+    QVERIFY(parts.allFound() && validationLabel);
+    window.show();
+    dp::TrainConfig config;
+    config.dataset = "random";
+    config.model = "lenet";
+    window.setRunConfig(config);
+    QVERIFY(validationLabel->isVisible());
+    QVERIFY2(validationLabel->text().contains(QStringLiteral("Linear")),
+             qPrintable(validationLabel->text()));
+    QVERIFY(!parts.startButton->isEnabled());
+
+    config.model = "linear";
+    window.setRunConfig(config);
     QVERIFY(!validationLabel->isVisible());
     QVERIFY(parts.startButton->isEnabled());
 }
@@ -210,19 +370,21 @@ void TestMainWindow::missingDataDirectoryIsReportedInTheWindow()
     QVERIFY(QTest::qWaitForWindowExposed(&window));
 
     QTest::mouseClick(parts.startButton, Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(parts.startButton->isEnabled(), kStopTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kStopTimeoutMs);
     QVERIFY2(parts.statusLabel->text().startsWith(QStringLiteral("Error")),
              qPrintable(parts.statusLabel->text()));
     QVERIFY2(parts.statusLabel->text().contains(missingDir), qPrintable(parts.statusLabel->text()));
+    QVERIFY(!parts.statusLabel->text().contains(QLatin1Char('\n')));
     QVERIFY(parts.logView->toPlainText().contains(missingDir));
     QVERIFY(!parts.stopButton->isEnabled());
-    QCOMPARE(parts.accuracyChart->currentRunSeries()->count(), 0);
+    QCOMPARE(parts.accuracyLine(0)->count(), 0);
+    QCOMPARE(parts.runs->record(0).status, std::string("failed"));
+    QVERIFY(QString::fromStdString(parts.runs->record(0).error).contains(missingDir));
 }
 
 void TestMainWindow::closingMidRunStopsTheRun()
 {
-    if (!fashionMnistAvailable())
-        QSKIP("Fashion-MNIST not found: install dataset-fashion-mnist or set DP_DATA_DIR");
+    REQUIRE_FASHION_MNIST();
     auto window = std::make_unique<MainWindow>();
     const WindowParts parts(*window);
     QVERIFY(parts.allFound());
@@ -273,12 +435,14 @@ void TestMainWindow::uncheckingAllDevicesShowsAnErrorAndDisablesStart()
              qPrintable(validationLabel->text()));
     QVERIFY(!parts.startButton->isEnabled());
 
+    // One device: a run, but no 1-vs-N comparison.
     deviceList->item(0)->setCheckState(Qt::Checked);
     QVERIFY(!validationLabel->isVisible());
     QVERIFY(parts.startButton->isEnabled());
+    QVERIFY(!parts.compareButton->isEnabled());
 }
 
-void TestMainWindow::configRoundTripsDataParallelSettings()
+void TestMainWindow::configRoundTripsEverySetting()
 {
     MainWindow window;
     const auto* panel = window.findChild<RunConfigPanel*>(QStringLiteral("runConfigPanel"));
@@ -292,16 +456,27 @@ void TestMainWindow::configRoundTripsDataParallelSettings()
     // All checked by default, listed explicitly.
     QCOMPARE(panel->config().devices, allIds);
     QCOMPARE(panel->config().allreduce, std::string("ring"));
+    QCOMPARE(panel->config().dataset, std::string("fashion-mnist"));
     QVERIFY(!panel->config().sync_bn);
 
     dp::TrainConfig config;
     config.devices = {allIds.back()};
     config.allreduce = "naive";
     config.sync_bn = true;
+    config.seed = 42;
+    config.dataset = "random";
+    config.model = "linear";
+    config.input_size = 7;
+    config.samples = 300;
     window.setRunConfig(config);
-    QCOMPARE(panel->config().devices, config.devices);
-    QCOMPARE(panel->config().allreduce, std::string("naive"));
-    QVERIFY(panel->config().sync_bn);
+    const dp::TrainConfig shown = panel->config();
+    QCOMPARE(shown.devices, config.devices);
+    QCOMPARE(shown.allreduce, std::string("naive"));
+    QVERIFY(shown.sync_bn);
+    QCOMPARE(shown.seed, std::uint64_t(42));
+    QCOMPARE(shown.dataset, std::string("random"));
+    QCOMPARE(shown.input_size, 7);
+    QCOMPARE(shown.samples, 300);
     QCOMPARE(allreduceCombo->currentText(), QStringLiteral("naive"));
     QVERIFY(syncBnCheck->isChecked());
 
@@ -310,6 +485,224 @@ void TestMainWindow::configRoundTripsDataParallelSettings()
     QCOMPARE(panel->config().devices, allIds);
     QCOMPARE(panel->config().allreduce, std::string("ring"));
     QVERIFY(!panel->config().sync_bn);
+}
+
+void TestMainWindow::lastSettingsAreRestoredOnLaunch()
+{
+    dp::TrainConfig config = tinyRun();
+    config.model = "mnistnet";
+    config.seed = 7;
+    config.allreduce = "naive";
+    config.devices = {dp::available_devices().front().id};
+    {
+        MainWindow window;
+        window.setRunConfig(config);
+        window.setComparisonScaling(true);
+    }
+    MainWindow reopened;
+    const dp::TrainConfig restored = reopened.runConfig();
+    QCOMPARE(restored.model, config.model);
+    QCOMPARE(restored.batch_size, config.batch_size);
+    QCOMPARE(restored.lr, config.lr);
+    QCOMPARE(restored.epochs, config.epochs);
+    QCOMPARE(restored.seed, config.seed);
+    QCOMPARE(restored.limit_train, config.limit_train);
+    QCOMPARE(restored.allreduce, config.allreduce);
+    QCOMPARE(restored.devices, config.devices);
+    QVERIFY(reopened.findChild<QCheckBox*>(QStringLiteral("scaleCheck"))->isChecked());
+}
+
+void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
+{
+    REQUIRE_FASHION_MNIST();
+    if (dp::available_devices().size() < 2)
+        QSKIP("needs two devices (DP_CPU_DEVICES=2)");
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    dp::TrainConfig config = shortRun(2);
+    config.devices = {dp::available_devices()[0].id, dp::available_devices()[1].id};
+    window.setRunConfig(config);
+    window.setComparisonScaling(true);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(parts.compareButton->isEnabled());
+
+    QTest::mouseClick(parts.compareButton, Qt::LeftButton);
+    // The 1-device run trains; the 2-device one waits in the queue.
+    QVERIFY(window.isRunning());
+    QCOMPARE(parts.queueView->model()->rowCount(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 2 * kRunTimeoutMs);
+    QCOMPARE(parts.queueView->model()->rowCount(), 0);
+
+    const RunsTableModel& runs = *parts.runs;
+    QCOMPARE(runs.rowCount(), 2);
+    const dp::RunRecord& one = runs.record(0);
+    const dp::RunRecord& two = runs.record(1);
+    QCOMPARE(one.status, std::string("finished"));
+    QCOMPARE(two.status, std::string("finished"));
+    QCOMPARE(one.config.devices.size(), std::size_t(1));
+    QCOMPARE(two.config.devices.size(), std::size_t(2));
+    // Scaled per the toggle: seed 000's 256/0.1 on one device, 512/0.2 on two.
+    QCOMPARE(two.config.batch_size, 2 * one.config.batch_size);
+    QCOMPARE(two.config.lr, 2 * one.config.lr);
+    QCOMPARE(int(cellNumber(runs, 1, RunsTableModel::GlobalBatchColumn)), two.config.batch_size);
+
+    // Speedup is throughput over the 1-device run's, from the records' epoch seconds.
+    const double expectedSpeedup = (double(two.epochs.size()) / totalSeconds(two))
+        / (double(one.epochs.size()) / totalSeconds(one));
+    QCOMPARE(cellNumber(runs, 0, RunsTableModel::SpeedupColumn), 1.0);
+    QCOMPARE(cellNumber(runs, 0, RunsTableModel::EfficiencyColumn), 1.0);
+    QVERIFY(qFuzzyCompare(cellNumber(runs, 1, RunsTableModel::SpeedupColumn), expectedSpeedup));
+    QVERIFY(qFuzzyCompare(cellNumber(runs, 1, RunsTableModel::EfficiencyColumn), expectedSpeedup / 2));
+    QVERIFY(qFuzzyCompare(cellNumber(runs, 1, RunsTableModel::SecondsPerEpochColumn),
+                          totalSeconds(two) / double(two.epochs.size())));
+    QCOMPARE(runs.data(runs.index(1, RunsTableModel::SpeedupColumn)).toString(),
+             QStringLiteral("%1×").arg(expectedSpeedup, 0, 'f', 2));
+    QCOMPARE(parts.speedupChart->measurementCount(), 2);
+    QCOMPARE(parts.accuracyChart->lineCount(), 2);
+
+    // Unchecking the baseline leaves nothing to compare against.
+    parts.runs->setChecked(0, false);
+    QVERIFY(!runs.data(runs.index(1, RunsTableModel::SpeedupColumn), Qt::UserRole).isValid());
+    QCOMPARE(parts.accuracyChart->lineCount(), 1);
+    QCOMPARE(parts.speedupChart->measurementCount(), 0);
+    parts.runs->setChecked(0, true);
+
+    // Export: every chart as PNG and SVG, the runs as CSV and JSON, epochs as CSV.
+    QTemporaryDir exportDir;
+    QVERIFY(window.exportTo(exportDir.path()));
+    for (const QString& name : {QStringLiteral("test_accuracy"), QStringLiteral("training_loss"),
+                               QStringLiteral("seconds_per_epoch"), QStringLiteral("speedup"),
+                               QStringLiteral("batch_split")}) {
+        const QImage png(exportDir.filePath(name + QStringLiteral(".png")));
+        QVERIFY2(!png.isNull(), qPrintable(name));
+        QVERIFY(QSvgRenderer(exportDir.filePath(name + QStringLiteral(".svg"))).isValid());
+    }
+    QFile runsCsv(exportDir.filePath(QStringLiteral("runs.csv")));
+    QVERIFY(runsCsv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> csvLines = runsCsv.readAll().trimmed().split('\n');
+    QCOMPARE(csvLines.size(), 3);  // header + two runs
+    QVERIFY(csvLines[0].contains("speedup"));
+    QFile runsJson(exportDir.filePath(QStringLiteral("runs.json")));
+    QVERIFY(runsJson.open(QIODevice::ReadOnly));
+    QJsonParseError parseError;
+    const QJsonDocument json = QJsonDocument::fromJson(runsJson.readAll(), &parseError);
+    QCOMPARE(parseError.error, QJsonParseError::NoError);
+    QCOMPARE(json.array().size(), 2);
+    QVERIFY(qFuzzyCompare(json.array()[1].toObject()[QStringLiteral("speedup")].toDouble(),
+                          expectedSpeedup));
+    QFile epochsCsv(exportDir.filePath(QStringLiteral("epochs.csv")));
+    QVERIFY(epochsCsv.open(QIODevice::ReadOnly));
+    QCOMPARE(epochsCsv.readAll().trimmed().split('\n').size(), 1 + 2 + 2);
+}
+
+void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
+{
+    REQUIRE_FASHION_MNIST();
+    std::string id;
+    {
+        MainWindow window;
+        const WindowParts parts(window);
+        QVERIFY(parts.allFound());
+        window.setRunConfig(shortRun(1));
+        window.startRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kRunTimeoutMs);
+        id = parts.runs->record(0).id;
+    }
+    MainWindow reopened;
+    const WindowParts parts(reopened);
+    QVERIFY(parts.allFound());
+    QCOMPARE(parts.runs->rowCount(), 1);
+    const dp::RunRecord& past = parts.runs->record(0);
+    QCOMPARE(past.id, id);
+    QCOMPARE(past.status, std::string("finished"));
+    QCOMPARE(past.epochs.size(), std::size_t(1));
+    QVERIFY(parts.runs->data(parts.runs->index(0, RunsTableModel::StartedColumn))
+                .toString()
+                .contains(QStringLiteral("past")));
+    // Past runs join the charts when checked.
+    QVERIFY(!parts.runs->isChecked(0));
+    QCOMPARE(parts.accuracyChart->lineCount(), 0);
+    parts.runs->setData(parts.runs->index(0, 0), Qt::Checked, Qt::CheckStateRole);
+    QCOMPARE(parts.accuracyChart->lineCount(), 1);
+    QCOMPARE(parts.accuracyLine(0)->count(), 1);
+
+    parts.runsTable->selectRow(0);
+    auto* deleteButton = reopened.findChild<QPushButton*>(QStringLiteral("deleteRunsButton"));
+    QVERIFY(deleteButton && deleteButton->isEnabled());
+    QTest::mouseClick(deleteButton, Qt::LeftButton);
+    QCOMPARE(parts.runs->rowCount(), 0);
+    QCOMPARE(parts.accuracyChart->lineCount(), 0);
+    QVERIFY(RunHistory().runs().empty());
+}
+
+void TestMainWindow::importedRunRecordJoinsTheTable()
+{
+    dp::TrainConfig config;
+    config.devices = {"cpu:0", "cpu:1", "cpu:2", "cpu:3"};
+    dp::RunRecord record = dp::start_run_record(config, "mpirun");
+    record.processes = 4;
+    record.status = "finished";
+    record.epochs = {{1, 0.9, 0.7, 0.75, 3.0}, {2, 0.5, 0.8, 0.81, 3.0}};
+    QTemporaryDir folder;
+    const QString file = folder.filePath(QStringLiteral("run.json"));
+    dp::write_run_record(file.toStdString(), record);
+
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    QVERIFY(window.importRunRecord(file));
+    QCOMPARE(parts.runs->rowCount(), 1);
+    QCOMPARE(parts.runs->record(0).source, std::string("mpirun"));
+    QCOMPARE(parts.accuracyLine(0)->count(), 2);
+    QVERIFY(RunHistory().run(record.id));
+    // It reached the target accuracy (0.8) after two 3-second epochs.
+    QCOMPARE(cellNumber(*parts.runs, 0, RunsTableModel::TimeToTargetColumn), 6.0);
+
+    QFile broken(folder.filePath(QStringLiteral("broken.json")));
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write("{\"format\": ");
+    broken.close();
+    QVERIFY(!window.importRunRecord(broken.fileName()));
+    QVERIFY2(parts.statusLabel->text().startsWith(QStringLiteral("Import failed")),
+             qPrintable(parts.statusLabel->text()));
+    QCOMPARE(parts.runs->rowCount(), 1);
+}
+
+void TestMainWindow::clusterCommandReproducesTheSettings()
+{
+    dp::TrainConfig config;
+    config.devices = {"cpu:0", "cpu:1"};
+    config.batch_size = 512;
+    ClusterCommandDialog dialog(config);
+    const QString command = dialog.command();
+    QVERIFY2(command.startsWith(QStringLiteral("mpirun -np 2 ")), qPrintable(command));
+    QVERIFY(command.contains(QStringLiteral("dp-train")));
+    QVERIFY(command.contains(QStringLiteral("--batch-size 512")));
+    auto* processes = dialog.findChild<QSpinBox*>(QStringLiteral("processesSpin"));
+    QVERIFY(processes);
+    processes->setValue(8);
+    QVERIFY(dialog.command().startsWith(QStringLiteral("mpirun -np 8 ")));
+}
+
+void TestMainWindow::presenterModeHidesTheSettingsAndEnlargesText()
+{
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* settings = window.findChild<QScrollArea*>();
+    QVERIFY(settings && settings->isVisible());
+    const qreal normalSize = parts.statusLabel->font().pointSizeF();
+
+    window.setPresenterMode(true);
+    QVERIFY(!settings->isVisible());
+    QVERIFY(parts.statusLabel->font().pointSizeF() > 1.4 * normalSize);
+    window.setPresenterMode(false);
+    QVERIFY(settings->isVisible());
+    QCOMPARE(parts.statusLabel->font().pointSizeF(), normalSize);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <QList>
+#include <QPointF>
+
+#include <vector>
+
+#include "training_worker.h"
+#include "x_axis_mode.h"
+
+// A run's per-batch losses in bounded memory: consecutive batches are averaged
+// into buckets, and whenever the buckets reach twice `maxPoints` neighbours
+// merge and the bucket doubles. A 30-minute run costs as much as a short one,
+// and the chart never draws more than 2 x maxPoints points.
+class DecimatedTrace {
+public:
+    explicit DecimatedTrace(int maxPoints = 1000);
+
+    void append(const LossSample& sample);
+
+    // The buckets as chart points; `smoothed` gives the exponential moving
+    // average of the loss (TensorBoard's smoothing) instead of the raw mean.
+    QList<QPointF> points(XAxisMode mode, bool smoothed) const;
+    int samplesPerPoint() const { return bucketSize_; }
+
+private:
+    struct Bucket {
+        double epoch = 0, seconds = 0, loss = 0, smoothed = 0;
+        int count = 0;
+
+        void add(const Bucket& other);
+    };
+
+    int maxPoints_;
+    int bucketSize_ = 1;
+    std::vector<Bucket> full_;
+    Bucket filling_;
+    double average_ = 0;
+    bool hasAverage_ = false;
+};

@@ -1,0 +1,142 @@
+#include "prediction_strip.h"
+
+#include <QPainter>
+
+#include <algorithm>
+
+namespace {
+
+constexpr int kMargin = 4;
+constexpr int kGap = 8;
+constexpr int kMinTile = 40;
+
+const QColor kCorrect(0x2e, 0x7d, 0x32);
+const QColor kWrong(0xc6, 0x28, 0x28);
+
+// One test image as grey levels: channel 0, values in [0, 1].
+QImage toImage(const dp::PredictionSamples& samples, int index)
+{
+    QImage image(samples.width, samples.height, QImage::Format_Grayscale8);
+    const std::size_t plane = std::size_t(samples.height) * std::size_t(samples.width);
+    const float* pixels =
+        samples.images.data() + std::size_t(index) * std::size_t(samples.channels) * plane;
+    for (int y = 0; y < samples.height; ++y) {
+        uchar* row = image.scanLine(y);
+        for (int x = 0; x < samples.width; ++x)
+            row[x] = uchar(std::clamp(pixels[y * samples.width + x], 0.0f, 1.0f) * 255.0f + 0.5f);
+    }
+    return image;
+}
+
+}  // namespace
+
+PredictionStrip::PredictionStrip(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("predictionStrip"));
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    setToolTip(tr("Test images after the latest epoch: the model's prediction, green when "
+                  "right, red with the true label when wrong"));
+}
+
+void PredictionStrip::setClassNames(const QStringList& names)
+{
+    classNames_ = names;
+    update();
+}
+
+int PredictionStrip::correctCount() const
+{
+    return int(std::count_if(tiles_.begin(), tiles_.end(),
+                             [](const Tile& tile) { return tile.predicted == tile.label; }));
+}
+
+QSize PredictionStrip::sizeHint() const
+{
+    return {600, 2 * kMargin + 72 + 2 * fontMetrics().height() + kGap};
+}
+
+QSize PredictionStrip::minimumSizeHint() const
+{
+    return {200, 2 * kMargin + kMinTile + 2 * fontMetrics().height()};
+}
+
+void PredictionStrip::showPredictions(const dp::PredictionSamples& samples)
+{
+    const std::size_t count = std::min(samples.predicted.size(), samples.labels.size());
+    const std::size_t imageSize =
+        std::size_t(samples.channels) * std::size_t(samples.height) * std::size_t(samples.width);
+    if (imageSize == 0 || samples.images.size() < count * imageSize)
+        return;
+    tiles_.clear();
+    for (std::size_t i = 0; i < count; ++i)
+        tiles_.push_back({toImage(samples, int(i)), samples.predicted[i], samples.labels[i]});
+    epoch_ = samples.epoch;
+    update();
+}
+
+void PredictionStrip::clear()
+{
+    tiles_.clear();
+    epoch_ = 0;
+    update();
+}
+
+QString PredictionStrip::className(int label) const
+{
+    return label >= 0 && label < classNames_.size() ? classNames_[label] : QString::number(label);
+}
+
+void PredictionStrip::paintEvent(QPaintEvent* /*event*/)
+{
+    QPainter painter(this);
+    const QRect area = rect().adjusted(kMargin, kMargin, -kMargin, -kMargin);
+    const QFontMetrics metrics = fontMetrics();
+    if (tiles_.empty()) {
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(area, Qt::AlignCenter | Qt::TextWordWrap,
+                         tr("Test images with the model's predictions appear here after each epoch"));
+        return;
+    }
+
+    const int heading = metrics.height();
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(area.left(), area.top(), area.width(), heading),
+                     Qt::AlignLeft | Qt::AlignVCenter,
+                     tr("After epoch %1: %2 of %3 right")
+                         .arg(epoch_)
+                         .arg(correctCount())
+                         .arg(tiles_.size()));
+
+    const int count = int(tiles_.size());
+    const int captionHeight = 2 * metrics.height();
+    const int side = std::max(
+        kMinTile, std::min((area.width() - (count - 1) * kGap) / count,
+                           area.height() - heading - captionHeight - kGap / 2));
+    const int top = area.top() + heading + kGap / 2;
+    // Crisp pixels: the images are 28 x 28 scaled up, as matplotlib shows them.
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    for (int i = 0; i < count; ++i) {
+        const int left = area.left() + i * (side + kGap);
+        if (left + side > area.right() + 1)
+            break;  // the rest does not fit: drop it rather than clip it
+        const Tile& tile = tiles_[std::size_t(i)];
+        const QRect imageRect(left, top, side, side);
+        painter.drawImage(imageRect, tile.image);
+        const bool right = tile.predicted == tile.label;
+        painter.setPen(QPen(right ? kCorrect : kWrong, 2));
+        painter.drawRect(imageRect.adjusted(0, 0, -1, -1));
+
+        const QRect caption(left - kGap / 2, imageRect.bottom() + 2, side + kGap,
+                            metrics.height());
+        painter.setPen(right ? kCorrect : kWrong);
+        painter.drawText(caption, Qt::AlignHCenter | Qt::AlignTop,
+                         metrics.elidedText(className(tile.predicted), Qt::ElideRight,
+                                            caption.width()));
+        if (!right) {
+            painter.setPen(palette().color(QPalette::PlaceholderText));
+            painter.drawText(caption.translated(0, metrics.height()), Qt::AlignHCenter | Qt::AlignTop,
+                             metrics.elidedText(tr("(%1)").arg(className(tile.label)),
+                                                Qt::ElideRight, caption.width()));
+        }
+    }
+}

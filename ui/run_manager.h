@@ -1,0 +1,61 @@
+#pragma once
+
+#include <QObject>
+
+#include <optional>
+
+#include "run_queue.h"
+#include "train/run_record.h"
+#include "train/train_config.h"
+#include "training_controller.h"
+
+class RunHistory;
+class TrainingWorker;
+
+// Runs the queue one run at a time on the training thread and keeps each
+// run's dp::RunRecord: epochs appended as they complete, the outcome at the
+// end, every change saved to the history (when there is one) on this thread.
+class RunManager : public QObject {
+    Q_OBJECT
+
+public:
+    // `history` may be null (the database could not be opened): runs still
+    // run, unrecorded. It must outlive the manager.
+    explicit RunManager(RunHistory* history, QObject* parent = nullptr);
+
+    RunQueue* queue() { return &queue_; }
+    // Connect to its signals for the live views; they arrive queued.
+    const TrainingWorker* worker() const { return training_.worker(); }
+    bool isRunning() const { return current_.has_value(); }
+    // The run in progress; null when idle.
+    const dp::RunRecord* currentRun() const { return current_ ? &*current_ : nullptr; }
+
+    // Starts `config` now when idle, else after the queued runs.
+    void enqueue(const dp::TrainConfig& config);
+    // The run in progress stops after its batch in flight, keeping its
+    // completed epochs; the queued runs are dropped.
+    void stopAll();
+
+signals:
+    void runStarted(const dp::RunRecord& record);
+    // After each epoch, once the record holds it.
+    void runUpdated(const dp::RunRecord& record);
+    // `message` is d2l's summary line, or the error of a failed run.
+    void runEnded(const dp::RunRecord& record, const QString& message);
+    void historyFailed(const QString& message);
+
+private:
+    void startNext();
+    void recordEpoch(const dp::EpochMetrics& metrics);
+    void endRun(const std::string& status, const QString& message);
+    void save(const dp::RunRecord& record);
+
+    RunHistory* history_;
+    RunQueue queue_;
+    std::optional<dp::RunRecord> current_;
+    int runsStarted_ = 0;
+
+    // Declared last so it is destroyed first: it stops the run and joins the
+    // worker thread while the state above still exists.
+    TrainingController training_;
+};

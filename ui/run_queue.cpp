@@ -1,0 +1,50 @@
+#include "run_queue.h"
+
+#include "train/run_record.h"
+
+int RunQueue::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(pending_.size());
+}
+
+QVariant RunQueue::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount() || role != Qt::DisplayRole)
+        return {};
+    const dp::TrainConfig& config = pending_[std::size_t(index.row())];
+    dp::RunRecord preview;
+    preview.config = config;
+    return tr("%1. %2 · %3 epochs")
+        .arg(index.row() + 1)
+        .arg(QString::fromStdString(preview.label()))
+        .arg(config.epochs);
+}
+
+void RunQueue::enqueue(const dp::TrainConfig& config)
+{
+    const int row = rowCount();
+    beginInsertRows({}, row, row);
+    pending_.push_back(config);
+    endInsertRows();
+}
+
+std::optional<dp::TrainConfig> RunQueue::takeNext()
+{
+    if (pending_.empty())
+        return std::nullopt;
+    beginRemoveRows({}, 0, 0);
+    dp::TrainConfig next = std::move(pending_.front());
+    pending_.pop_front();
+    endRemoveRows();
+    // The numbers of the remaining rows changed.
+    if (!pending_.empty())
+        emit dataChanged(index(0), index(rowCount() - 1));
+    return next;
+}
+
+void RunQueue::clear()
+{
+    beginResetModel();
+    pending_.clear();
+    endResetModel();
+}

@@ -1,0 +1,86 @@
+#include "runs_panel.h"
+
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "runs_table_model.h"
+
+RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
+    : QWidget(parent),
+      model_(model),
+      table_(new QTableView(this)),
+      targetSpin_(new QDoubleSpinBox(this)),
+      deleteButton_(new QPushButton(tr("Delete from history"), this))
+{
+    table_->setObjectName(QStringLiteral("runsTable"));
+    table_->setModel(model);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->hide();
+    table_->setWordWrap(false);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(RunsTableModel::RunColumn,
+                                                     QHeaderView::Stretch);
+
+    targetSpin_->setObjectName(QStringLiteral("targetAccuracySpin"));
+    targetSpin_->setRange(0.05, 1.0);
+    targetSpin_->setSingleStep(0.05);
+    targetSpin_->setDecimals(2);
+    targetSpin_->setValue(model->targetAccuracy());
+    targetSpin_->setToolTip(tr("The test accuracy whose first arrival the \"Time to\" column times"));
+    deleteButton_->setObjectName(QStringLiteral("deleteRunsButton"));
+    deleteButton_->setToolTip(tr("Remove the selected runs from the table and the history database"));
+
+    auto* hint = new QLabel(tr("Check runs to draw and compare them; speedup is against the first "
+                               "checked 1-device run of the same model and data."),
+                            this);
+    hint->setForegroundRole(QPalette::PlaceholderText);
+    hint->setWordWrap(true);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(hint, 1);
+    controls->addWidget(new QLabel(tr("Target accuracy"), this));
+    controls->addWidget(targetSpin_);
+    controls->addWidget(deleteButton_);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(controls);
+    layout->addWidget(table_, 1);
+
+    connect(targetSpin_, &QDoubleSpinBox::valueChanged, model, &RunsTableModel::setTargetAccuracy);
+    connect(deleteButton_, &QPushButton::clicked, this,
+            [this] { emit deleteRequested(selectedIds()); });
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &RunsPanel::updateDeleteButton);
+    updateDeleteButton();
+}
+
+void RunsPanel::setBusyRun(const std::string& id)
+{
+    busyRun_ = id;
+    updateDeleteButton();
+}
+
+std::vector<std::string> RunsPanel::selectedIds() const
+{
+    std::vector<std::string> ids;
+    for (const QModelIndex& index : table_->selectionModel()->selectedRows())
+        ids.push_back(model_->record(index.row()).id);
+    return ids;
+}
+
+void RunsPanel::updateDeleteButton()
+{
+    const std::vector<std::string> ids = selectedIds();
+    const bool includesBusy = std::find(ids.begin(), ids.end(), busyRun_) != ids.end();
+    deleteButton_->setEnabled(!ids.empty() && !includesBusy);
+}

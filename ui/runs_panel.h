@@ -1,0 +1,37 @@
+#pragma once
+
+#include <QWidget>
+
+#include <string>
+#include <vector>
+
+class QDoubleSpinBox;
+class QPushButton;
+class QTableView;
+class RunsTableModel;
+
+// The runs table with what acts on it: the target accuracy of its "time to"
+// column, and deleting runs from the history.
+class RunsPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit RunsPanel(RunsTableModel* model, QWidget* parent = nullptr);
+
+    QTableView* table() const { return table_; }
+    // The run that may not be deleted (the one training); empty: none.
+    void setBusyRun(const std::string& id);
+
+signals:
+    void deleteRequested(const std::vector<std::string>& ids);
+
+private:
+    std::vector<std::string> selectedIds() const;
+    void updateDeleteButton();
+
+    RunsTableModel* model_;
+    QTableView* table_;
+    QDoubleSpinBox* targetSpin_;
+    QPushButton* deleteButton_;
+    std::string busyRun_;
+};

@@ -1,0 +1,331 @@
+#include "runs_table_model.h"
+
+#include <QDateTime>
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
+
+#include <algorithm>
+#include <array>
+
+namespace {
+
+// Matplotlib's tab10: distinct, print-friendly, familiar from d2l's plots.
+QColor paletteColor(int index)
+{
+    static const std::array<QColor, 10> colors{
+        QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+        QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+        QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22),
+        QColor(0x17, 0xbe, 0xcf)};
+    return colors[std::size_t(index) % colors.size()];
+}
+
+QString dash()
+{
+    return QStringLiteral("—");
+}
+
+QString startedText(const dp::RunRecord& record, bool past)
+{
+    const QDateTime started =
+        QDateTime::fromString(QString::fromStdString(record.started_at), Qt::ISODate);
+    QString text = started.isValid() ? started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm"))
+                                     : QString::fromStdString(record.started_at);
+    if (record.source != "dp-workbench")
+        text += QStringLiteral(" · %1").arg(QString::fromStdString(record.source));
+    if (past)
+        text += RunsTableModel::tr(" · past");
+    return text;
+}
+
+}  // namespace
+
+RunsTableModel::RunsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+int RunsTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(rows_.size());
+}
+
+int RunsTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::DisplayRole) {
+        switch (section) {
+        case RunColumn: return tr("Run (✓ = on charts, compared)");
+        case StatusColumn: return tr("Status");
+        case DevicesColumn: return tr("Devices");
+        case GlobalBatchColumn: return tr("Global batch");
+        case LearningRateColumn: return tr("LR");
+        case SecondsPerEpochColumn: return tr("Sec/epoch");
+        case SpeedupColumn: return tr("Speedup");
+        case EfficiencyColumn: return tr("Efficiency");
+        case TestAccuracyColumn: return tr("Test acc");
+        case TimeToTargetColumn: return tr("Time to %1").arg(targetAccuracy_, 0, 'f', 2);
+        case StartedColumn: return tr("Started");
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case RunColumn: return tr("Checked runs are drawn on the charts and compared with each other");
+        case GlobalBatchColumn: return tr("Samples per step, split across the devices");
+        case SecondsPerEpochColumn: return tr("Mean training seconds per epoch (evaluation excluded)");
+        case SpeedupColumn:
+            return tr("Training throughput over the first checked 1-device run of the same model and data");
+        case EfficiencyColumn:
+            return tr("Speedup divided by the device ratio: 100% is perfect linear scaling");
+        case TestAccuracyColumn: return tr("Test accuracy after the last completed epoch");
+        case TimeToTargetColumn:
+            return tr("Training seconds until the test accuracy first reached the target");
+        }
+    }
+    return {};
+}
+
+Qt::ItemFlags RunsTableModel::flags(const QModelIndex& index) const
+{
+    Qt::ItemFlags flags = QAbstractTableModel::flags(index);
+    if (index.column() == RunColumn)
+        flags |= Qt::ItemIsUserCheckable;
+    return flags;
+}
+
+QVariant RunsTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const Row& row = rows_[std::size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayText(row, index.row(), index.column());
+    case Qt::UserRole:
+        return number(index.row(), index.column());
+    case Qt::CheckStateRole:
+        if (index.column() == RunColumn)
+            return row.checked ? Qt::Checked : Qt::Unchecked;
+        return {};
+    case Qt::DecorationRole:
+        if (index.column() == RunColumn)
+            return color(index.row());
+        return {};
+    case Qt::ForegroundRole:
+        if (row.past)
+            return QGuiApplication::palette().color(QPalette::PlaceholderText);
+        if (index.column() == StatusColumn && row.record.status == "failed")
+            return QColor(0xc6, 0x28, 0x28);
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() >= GlobalBatchColumn && index.column() <= TimeToTargetColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == StatusColumn && !row.record.error.empty())
+            return QString::fromStdString(row.record.error);
+        if (index.column() == DevicesColumn) {
+            QStringList ids;
+            for (const std::string& id : row.record.config.devices)
+                ids << QString::fromStdString(id);
+            return ids.join(QStringLiteral(", "));
+        }
+        if (index.column() == SpeedupColumn || index.column() == EfficiencyColumn) {
+            const std::optional<RunComparison>& comparison = comparisons_[std::size_t(index.row())];
+            if (comparison && comparison->baseline)
+                return tr("against %1").arg(
+                    QString::fromStdString(rows_[*comparison->baseline].record.label()));
+            return tr("No checked 1-device run of the same model and data to compare with");
+        }
+        return {};
+    }
+    return {};
+}
+
+QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) const
+{
+    const dp::RunRecord& record = row.record;
+    const std::optional<RunComparison>& comparison = comparisons_[std::size_t(rowIndex)];
+    const int epochsDone = int(record.epochs.size());
+    switch (column) {
+    case RunColumn:
+        return QString::fromStdString(record.label());
+    case StatusColumn:
+        // A past run still "running" was killed mid-way; its epochs stay.
+        if (record.status == "running")
+            return (row.past ? tr("interrupted · %1/%2 epochs") : tr("running · epoch %1/%2"))
+                .arg(epochsDone)
+                .arg(record.config.epochs);
+        if (record.status == "stopped")
+            return tr("stopped · %1/%2 epochs").arg(epochsDone).arg(record.config.epochs);
+        if (record.status == "failed")
+            return tr("failed");
+        return QString::fromStdString(record.status);
+    case DevicesColumn:
+        return record.processes > 1 ? tr("%1 (%2 processes)")
+                                          .arg(record.config.devices.size())
+                                          .arg(record.processes)
+                                    : QString::number(record.config.devices.size());
+    case GlobalBatchColumn:
+        return record.config.batch_size;
+    case LearningRateColumn:
+        return QString::number(double(record.config.lr), 'g', 4);
+    case SecondsPerEpochColumn: {
+        const QVariant seconds = number(rowIndex, column);
+        return seconds.isValid() ? QString::number(seconds.toDouble(), 'f', 2) : dash();
+    }
+    case SpeedupColumn:
+        return comparison && comparison->speedup
+            ? QStringLiteral("%1×").arg(*comparison->speedup, 0, 'f', 2)
+            : dash();
+    case EfficiencyColumn:
+        return comparison && comparison->efficiency
+            ? QStringLiteral("%1%").arg(*comparison->efficiency * 100, 0, 'f', 0)
+            : dash();
+    case TestAccuracyColumn:
+        return epochsDone == 0 ? dash() : QString::number(record.epochs.back().test_acc, 'f', 3);
+    case TimeToTargetColumn:
+        return comparison && comparison->secondsToTarget
+            ? tr("%1 s").arg(*comparison->secondsToTarget, 0, 'f', 1)
+            : dash();
+    case StartedColumn:
+        return startedText(record, row.past);
+    }
+    return {};
+}
+
+QVariant RunsTableModel::number(int rowIndex, int column) const
+{
+    const dp::RunRecord& record = rows_[std::size_t(rowIndex)].record;
+    const std::optional<RunComparison>& comparison = comparisons_[std::size_t(rowIndex)];
+    const auto optionalNumber = [](const std::optional<double>& value) {
+        return value ? QVariant(*value) : QVariant();
+    };
+    switch (column) {
+    case DevicesColumn: return int(record.config.devices.size());
+    case GlobalBatchColumn: return record.config.batch_size;
+    case LearningRateColumn: return double(record.config.lr);
+    case SecondsPerEpochColumn: {
+        if (record.epochs.empty())
+            return {};
+        // Unchecked rows have no comparison; the mean is the same arithmetic.
+        return comparison ? comparison->secondsPerEpoch
+                          : compareRuns({record}).front().secondsPerEpoch;
+    }
+    case SpeedupColumn: return comparison ? optionalNumber(comparison->speedup) : QVariant();
+    case EfficiencyColumn: return comparison ? optionalNumber(comparison->efficiency) : QVariant();
+    case TestAccuracyColumn:
+        return record.epochs.empty() ? QVariant() : QVariant(record.epochs.back().test_acc);
+    case TimeToTargetColumn:
+        return comparison ? optionalNumber(comparison->secondsToTarget) : QVariant();
+    }
+    return {};
+}
+
+bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
+{
+    if (!index.isValid() || index.column() != RunColumn || role != Qt::CheckStateRole)
+        return false;
+    setChecked(index.row(), value.value<Qt::CheckState>() == Qt::Checked);
+    return true;
+}
+
+void RunsTableModel::upsert(const dp::RunRecord& record, bool past)
+{
+    const int existing = rowOf(record.id);
+    if (existing >= 0) {
+        rows_[std::size_t(existing)].record = record;
+        recompare();
+        return;
+    }
+    const int row = rowCount();
+    beginInsertRows({}, row, row);
+    rows_.push_back({record, !past, past, colorsUsed_++});
+    comparisons_.emplace_back();
+    endInsertRows();
+    recompare();
+}
+
+void RunsTableModel::remove(const std::string& id)
+{
+    const int row = rowOf(id);
+    if (row < 0)
+        return;
+    beginRemoveRows({}, row, row);
+    rows_.erase(rows_.begin() + row);
+    comparisons_.erase(comparisons_.begin() + row);
+    endRemoveRows();
+    recompare();
+}
+
+int RunsTableModel::rowOf(const std::string& id) const
+{
+    const auto it = std::find_if(rows_.begin(), rows_.end(),
+                                 [&](const Row& row) { return row.record.id == id; });
+    return it == rows_.end() ? -1 : int(it - rows_.begin());
+}
+
+QColor RunsTableModel::color(int row) const
+{
+    return paletteColor(rows_[std::size_t(row)].colorIndex);
+}
+
+void RunsTableModel::setChecked(int row, bool checked)
+{
+    Row& target = rows_[std::size_t(row)];
+    if (target.checked == checked)
+        return;
+    target.checked = checked;
+    emit dataChanged(index(row, RunColumn), index(row, RunColumn), {Qt::CheckStateRole});
+    emit checkedChanged(target.record, checked);
+    recompare();
+}
+
+std::vector<dp::RunRecord> RunsTableModel::checkedRecords() const
+{
+    std::vector<dp::RunRecord> records;
+    for (const Row& row : rows_) {
+        if (row.checked)
+            records.push_back(row.record);
+    }
+    return records;
+}
+
+std::optional<RunComparison> RunsTableModel::comparison(int row) const
+{
+    return comparisons_[std::size_t(row)];
+}
+
+void RunsTableModel::setTargetAccuracy(double accuracy)
+{
+    targetAccuracy_ = accuracy;
+    emit headerDataChanged(Qt::Horizontal, TimeToTargetColumn, TimeToTargetColumn);
+    recompare();
+}
+
+void RunsTableModel::recompare()
+{
+    // Only checked runs take part, so a stale past run never becomes the
+    // baseline of new ones unless the user asks for it.
+    std::vector<std::size_t> checkedRows;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        if (rows_[i].checked)
+            checkedRows.push_back(i);
+    }
+    const std::vector<RunComparison> results = compareRuns(checkedRecords(), targetAccuracy_);
+    std::fill(comparisons_.begin(), comparisons_.end(), std::nullopt);
+    for (std::size_t i = 0; i < checkedRows.size(); ++i) {
+        RunComparison result = results[i];
+        // compareRuns counts in the list it was given; the table counts rows.
+        if (result.baseline)
+            result.baseline = checkedRows[*result.baseline];
+        comparisons_[checkedRows[i]] = result;
+    }
+    if (!rows_.empty())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    emit comparisonsChanged();
+}

@@ -1,0 +1,89 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QColor>
+
+#include <string>
+#include <vector>
+
+#include "run_comparison.h"
+#include "train/run_record.h"
+
+// The runs of this session and of the history, one row each, oldest first:
+// devices, global batch, lr, mean sec/epoch, and for the runs checked in the
+// first column (the ones drawn on the charts) the comparison of
+// compareRuns(): speedup and scaling efficiency against the first checked
+// 1-device run of the same workload, time to the target accuracy.
+// Qt::UserRole gives a cell's number (or an invalid QVariant) for sorting,
+// exports and tests.
+class RunsTableModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column {
+        RunColumn,
+        StatusColumn,
+        DevicesColumn,
+        GlobalBatchColumn,
+        LearningRateColumn,
+        SecondsPerEpochColumn,
+        SpeedupColumn,
+        EfficiencyColumn,
+        TestAccuracyColumn,
+        TimeToTargetColumn,
+        StartedColumn,
+        ColumnCount
+    };
+
+    explicit RunsTableModel(QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    bool setData(const QModelIndex& index, const QVariant& value, int role) override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+
+    // Adds the run, or updates the row with its id. New runs are checked;
+    // `past` ones (from the history at launch, or imported) are not, and read
+    // as past in the table.
+    void upsert(const dp::RunRecord& record, bool past = false);
+    void remove(const std::string& id);
+
+    int rowOf(const std::string& id) const;  // -1 if absent
+    const dp::RunRecord& record(int row) const { return rows_[std::size_t(row)].record; }
+    QColor color(int row) const;
+    bool isChecked(int row) const { return rows_[std::size_t(row)].checked; }
+    void setChecked(int row, bool checked);
+    // The checked runs, in table order: what the charts show and exports write.
+    std::vector<dp::RunRecord> checkedRecords() const;
+    // The comparison of a checked row; empty for unchecked rows.
+    std::optional<RunComparison> comparison(int row) const;
+
+    double targetAccuracy() const { return targetAccuracy_; }
+    void setTargetAccuracy(double accuracy);
+
+signals:
+    // A row was checked or unchecked (by the user or setChecked).
+    void checkedChanged(const dp::RunRecord& record, bool checked);
+    // Speedups and efficiencies changed: a run ended, an epoch landed, a row
+    // was checked or removed.
+    void comparisonsChanged();
+
+private:
+    struct Row {
+        dp::RunRecord record;
+        bool checked = true;
+        bool past = false;
+        int colorIndex = 0;
+    };
+    QVariant displayText(const Row& row, int rowIndex, int column) const;
+    QVariant number(int rowIndex, int column) const;
+    void recompare();
+
+    std::vector<Row> rows_;
+    // Per row; empty for unchecked ones.
+    std::vector<std::optional<RunComparison>> comparisons_;
+    int colorsUsed_ = 0;
+    double targetAccuracy_ = 0.8;
+};
