@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "devices/device.h"
 #include "models/model_registry.h"
 
 namespace dp {
@@ -48,6 +49,7 @@ const std::map<std::string, Setter>& value_flags() {
         {"--limit-test", [](CliCommand& c, auto& f, auto& v) { c.config.limit_test = parse_number<int>(f, v); }},
         {"--save", [](CliCommand& c, auto&, auto& v) { c.config.save_path = v; }},
         {"--load", [](CliCommand& c, auto&, auto& v) { c.config.load_path = v; }},
+        {"--record", [](CliCommand& c, auto&, auto& v) { c.config.record_path = v; }},
         {"--devices", [](CliCommand& c, auto&, auto& v) { c.config.devices = split_list(v); }},
         {"--allreduce", [](CliCommand& c, auto&, auto& v) { c.config.allreduce = v; }},
         {"--bucket-mb", [](CliCommand& c, auto& f, auto& v) { c.config.bucket_mb = parse_number<double>(f, v); }},
@@ -66,6 +68,7 @@ const std::map<std::string, std::function<void(CliCommand&)>>& switch_flags() {
         {"--scale-lr", [](CliCommand& c) { c.scale_lr = true; }},
         {"--verbose", [](CliCommand& c) { c.verbose = true; }},
         {"--sync-bn", [](CliCommand& c) { c.config.sync_bn = true; }},
+        {"--distributed", [](CliCommand& c) { c.distributed = true; }},
     };
     return flags;
 }
@@ -106,7 +109,26 @@ CliCommand parse_cli(const std::vector<std::string>& args) {
     }
     if (command.scale_lr && command.action != CliCommand::Action::compare)
         throw Error("--scale-lr only applies to --compare");
-    validate(command.config);
+    if (!command.config.record_path.empty() && command.action == CliCommand::Action::compare)
+        throw Error("--record keeps one run; --compare makes several");
+    if (command.distributed) {
+#ifndef DP_HAVE_MPI
+        throw Error("--distributed needs MPI: this dp-train was built without it "
+                    "(install libopenmpi-dev and configure with -DDP_MPI=ON)");
+#endif
+        if (command.action == CliCommand::Action::compare)
+            throw Error("--compare runs in one process; it does not combine with --distributed");
+        if (!command.config.devices.empty())
+            throw Error("--devices does not combine with --distributed: each rank takes the "
+                        "device of its local rank");
+        // Each rank's device is chosen once MPI says which rank it is; any
+        // one device stands in for it here.
+        TrainConfig one_device = command.config;
+        one_device.devices = {available_devices().front().id};
+        validate(one_device);
+    } else {
+        validate(command.config);
+    }
     return command;
 }
 
@@ -142,6 +164,8 @@ std::string cli_help() {
                   "                      names) after every epoch, atomically\n"
                   "  --load PATH         start from a checkpoint (from --save or PyTorch);\n"
                   "                      with --epochs 0, only evaluate it\n"
+                  "  --record PATH       write the run record (JSON: config, status, every\n"
+                  "                      epoch's metrics) after every epoch and at the end\n"
                   "\n"
                   "Data parallelism:\n"
                   "  --devices LIST      cpu:0,cpu:1 or cpu:all (default: every device)\n"
@@ -154,6 +178,9 @@ std::string cli_help() {
                   "                      speedup and scaling efficiency\n"
                   "  --scale-lr          with --compare: scale batch and lr with the device count\n"
                   "  --verbose           print each device's step time breakdown per epoch\n"
+                  "  --distributed       be one rank of an MPI job (mpirun -np N dp-train ...\n"
+                  "                      --distributed): one device per rank, the global batch\n"
+                  "                      split over every rank, rank 0 prints and saves\n"
                   "  -h, --help          show this help\n"
                   "\n"
                   "Models:\n%s",

@@ -15,6 +15,7 @@ struct CliCommand {
     bool verbose = false;            // per-device step timing after each epoch
     std::vector<int> compare_counts;  // --compare 1,2
     bool scale_lr = false;            // --scale-lr with --compare
+    bool distributed = false;  // one rank of an mpirun job (--distributed)
 };
 
 // Parses the arguments after the program name. Throws dp::Error with a

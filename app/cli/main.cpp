@@ -1,82 +1,21 @@
 // dp-train: trains a model from the command line and prints d2l's summary.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/cli_options.h"
-#include "cli/progress_bar.h"
+#include "cli/console_observer.h"
+#include "cli/run_record_file.h"
 #include "core/error.h"
 #include "devices/device.h"
 #include "train/scaling_comparison.h"
 #include "train/trainer.h"
+#ifdef DP_HAVE_MPI
+#include "cli/distributed_run.h"
+#endif
 
 namespace {
-
-// Prints the run's events: per-epoch lines on stdout, progress and errors on stderr.
-class ConsoleObserver final : public dp::TrainObserver {
-public:
-    ConsoleObserver(int epochs, bool verbose)
-        : epochs_(epochs), verbose_(verbose), progress_(stderr) {}
-
-    void on_log(const std::string& line) override {
-        progress_.clear();
-        std::printf("%s\n", line.c_str());
-        std::fflush(stdout);
-    }
-    void on_batch(const dp::BatchProgress& progress) override { progress_.update(progress, epochs_); }
-    void on_step(const dp::StepReport& report) override {
-        if (!verbose_) return;
-        step_totals_.resize(report.devices.size());
-        for (std::size_t d = 0; d < report.devices.size(); ++d) {
-            auto& total = step_totals_[d];
-            const auto& step = report.devices[d];
-            total.shard += step.shard;
-            total.data += step.data;
-            total.forward += step.forward;
-            total.backward += step.backward;
-            total.allreduce += step.allreduce;
-            total.update += step.update;
-        }
-        ++steps_;
-    }
-    void on_epoch(const dp::EpochMetrics& m) override {
-        progress_.clear();
-        std::printf("epoch %d/%d: train loss %.4f, train acc %.3f, test acc %.3f, %.1f sec\n",
-                    m.epoch, epochs_, m.train_loss, m.train_acc, m.test_acc, m.seconds);
-        print_step_breakdown();
-        std::fflush(stdout);
-    }
-    void on_finished(const dp::RunSummary& summary) override { summary_ = summary; }
-    void on_failed(const std::string& message) override {
-        progress_.clear();
-        std::fprintf(stderr, "dp-train: %s\n", message.c_str());
-    }
-
-    const dp::RunSummary& summary() const { return summary_; }
-
-private:
-    // Mean per step, per device, over the epoch just finished.
-    void print_step_breakdown() {
-        if (steps_ == 0) return;
-        for (std::size_t d = 0; d < step_totals_.size(); ++d) {
-            const auto& t = step_totals_[d];
-            const double ms = 1000.0 / steps_;
-            std::printf("  device %zu: shard %.0f, data %.2f ms, forward %.2f ms, backward %.2f ms, "
-                        "all-reduce %.2f ms, update %.2f ms\n",
-                        d, double(t.shard) / steps_, t.data * ms, t.forward * ms,
-                        t.backward * ms, t.allreduce * ms, t.update * ms);
-        }
-        step_totals_.clear();
-        steps_ = 0;
-    }
-
-    int epochs_;
-    bool verbose_;
-    dp::ProgressBar progress_;
-    std::vector<dp::DeviceStepTiming> step_totals_;
-    int steps_ = 0;
-    dp::RunSummary summary_;
-};
 
 int list_devices() {
     for (const auto& device : dp::available_devices())
@@ -86,8 +25,20 @@ int list_devices() {
 
 // Exit code 1 if the run failed; `summary` receives what it measured.
 int train(const dp::TrainConfig& config, bool verbose, dp::RunSummary* summary = nullptr) {
-    ConsoleObserver observer(config.epochs, verbose);
+    std::optional<dp::RunRecordFile> record;
+    if (!config.record_path.empty()) {
+        dp::TrainConfig as_run = config;
+        as_run.devices.clear();
+        for (const auto& device : dp::select_devices(config.devices)) as_run.devices.push_back(device.id);
+        record.emplace(config.record_path, dp::start_run_record(as_run, "dp-train"));
+    }
+    dp::ConsoleObserver observer({.epochs = config.epochs,
+                                  .verbose = verbose,
+                                  .quiet = false,
+                                  .failure_prefix = "",
+                                  .record = record ? &*record : nullptr});
     const auto outcome = dp::Trainer(config).run(observer);
+    if (record) record->finish(outcome, observer.failure());
     if (summary) *summary = observer.summary();
     return outcome == dp::RunOutcome::failed ? 1 : 0;
 }
@@ -121,6 +72,9 @@ int main(int argc, char** argv) {
         case dp::CliCommand::Action::compare:
             return compare(command);
         case dp::CliCommand::Action::train:
+#ifdef DP_HAVE_MPI
+            if (command.distributed) return dp::train_distributed(command, argc, argv);
+#endif
             // An unknown or absent device is a usage error (exit 2), found
             // before any data is loaded.
             dp::select_devices(command.config.devices);

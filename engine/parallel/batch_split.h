@@ -21,4 +21,8 @@ std::vector<int> split_batch(int rows, int parts);
 // The same split as consecutive slices of the batch.
 std::vector<BatchShard> shard_batch(int rows, int parts);
 
+// Part `part` of that split alone, without building the others, so the step
+// loop allocates nothing. dp::Error as above, or unless 0 <= part < parts.
+BatchShard batch_shard(int rows, int parts, int part);
+
 }  // namespace dp

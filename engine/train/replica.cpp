@@ -84,16 +84,43 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
     return timing;
 }
 
+const float* Replica::forward_samples(const Dataset& set, int first, int rows) {
+    std::iota(eval_indices_.begin(), eval_indices_.begin() + rows, first);
+    load(set, {eval_indices_.data(), std::size_t(rows)});
+    return model_->forward({.batch = rows, .training = false}, images_.get());
+}
+
 std::int64_t Replica::count_correct(const Dataset& set, int first, int count) {
     std::int64_t correct = 0;
     for (int offset = 0; offset < count; offset += max_rows_) {
         const int rows = std::min(max_rows_, count - offset);
-        std::iota(eval_indices_.begin(), eval_indices_.begin() + rows, first + offset);
-        load(set, {eval_indices_.data(), std::size_t(rows)});
-        const float* logits = model_->forward({.batch = rows, .training = false}, images_.get());
+        const float* logits = forward_samples(set, first + offset, rows);
         correct += compute_loss(logits, rows, nullptr, 0.f).correct;
     }
     return correct;
+}
+
+std::vector<int> Replica::predict(const Dataset& set, int first, int count) {
+    const int classes = model_->classes();
+    std::vector<float> outputs(std::size_t(max_rows_) * classes);
+    std::vector<int> predicted;
+    for (int offset = 0; offset < count; offset += max_rows_) {
+        const int rows = std::min(max_rows_, count - offset);
+        backend_->download(forward_samples(set, first + offset, rows), outputs.data(),
+                           std::size_t(rows) * classes);
+        for (int row = 0; row < rows; ++row) {
+            const float* scores = outputs.data() + std::size_t(row) * classes;
+            predicted.push_back(int(std::max_element(scores, scores + classes) - scores));
+        }
+    }
+    return predicted;
+}
+
+void Replica::all_reduce_host(Communicator& communicator, int rank, std::span<float> values) {
+    DeviceBuffer staging = backend_->allocate(values.size());
+    backend_->upload(values.data(), staging.get(), values.size());
+    communicator.all_reduce_sum(rank, staging.get(), values.size());
+    backend_->download(staging.get(), values.data(), values.size());
 }
 
 }  // namespace dp

@@ -34,11 +34,21 @@ public:
     // Test samples [first, first + count) of `set` that the model classifies correctly.
     std::int64_t count_correct(const Dataset& set, int first, int count);
 
+    // The model's class (its largest output) for samples [first, first + count) of `set`.
+    std::vector<int> predict(const Dataset& set, int first, int count);
+
+    // Sums host `values` over every rank's call, through device memory as
+    // every communicator takes it: for numbers like loss sums and counts.
+    void all_reduce_host(Communicator& communicator, int rank, std::span<float> values);
+
     Sequential& model() { return *model_; }
     Backend& backend() { return *backend_; }
 
 private:
     void load(const Dataset& set, std::span<const int> indices);
+    // Loads samples [first, first + rows) of `set` (rows <= max_rows) and
+    // returns the model's outputs for them in evaluation mode.
+    const float* forward_samples(const Dataset& set, int first, int rows);
     // The model's loss of the loaded labels; see Backend::softmax_cross_entropy.
     Backend::LossResult compute_loss(const float* outputs, int rows, float* doutputs,
                                      float grad_scale);

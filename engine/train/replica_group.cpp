@@ -1,60 +1,83 @@
 #include "train/replica_group.h"
 
+#include <algorithm>
 #include <exception>
 
-#include "parallel/batch_split.h"
 #include "io/model_checkpoint.h"
+#include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
 
 namespace dp {
 
 ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainConfig& config,
                            const SampleShape& input, int classes)
-    : communicator_(make_local_communicator(devices, config.allreduce)),
+    : ReplicaGroup(devices, make_local_communicator(devices, config.allreduce), 0, config, input,
+                   classes) {}
+
+ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
+                           std::unique_ptr<Communicator> communicator, int first_rank,
+                           const TrainConfig& config, const SampleShape& input, int classes)
+    : communicator_(std::move(communicator)),
+      first_rank_(first_rank),
       replicas_(devices.size()),
       reducers_(devices.size()),
       seed_(config.seed),
-      sync_bn_(config.sync_bn) {
+      sync_bn_(config.sync_bn),
+      timings_(devices.size()),
+      losses_(devices.size()) {
+    if (first_rank < 0 || first_rank + size() > world())
+        throw Error("ranks " + std::to_string(first_rank) + " to " +
+                    std::to_string(first_rank + size() - 1) + " do not fit a run of " +
+                    std::to_string(world()) + " ranks");
     for (const auto& device : devices) threads_.push_back(std::make_unique<DeviceThread>(device));
-    const int max_rows = split_batch(config.batch_size, size()).front();
+    const int max_rows = batch_shard(config.batch_size, world(), 0).rows;
     const auto bucket_bytes = std::size_t(config.bucket_mb * 1024 * 1024);
     // DDP's small first bucket, so the first reduction starts early in backward.
     const auto first_bucket_bytes = std::min<std::size_t>(bucket_bytes, 1024 * 1024);
-    on_all_devices([&](int rank) {
-        auto replica = std::make_unique<Replica>(devices[rank], config.model, input, classes, max_rows,
-                                                 config.seed + std::uint64_t(rank));
+    on_all_devices([&](int local) {
+        const int rank = first_rank_ + local;
+        auto replica = std::make_unique<Replica>(devices[local], config.model, input, classes,
+                                                 max_rows, config.seed + std::uint64_t(rank));
         // Different seeds on purpose: the broadcast, not the seed, makes replicas equal.
         ParameterStore& parameters = replica->model().parameters();
         communicator_->broadcast(rank, parameters.values(), parameters.total_size(), 0);
-        reducers_[rank] = std::make_unique<GradientReducer>(
+        reducers_[local] = std::make_unique<GradientReducer>(
             *communicator_, rank, plan_buckets(parameters.infos(), bucket_bytes, first_bucket_bytes),
             parameters.gradients());
-        replicas_[rank] = std::move(replica);
+        replicas_[local] = std::move(replica);
     });
 }
 
 ReplicaGroup::~ReplicaGroup() {
     // Device memory is freed on the thread that owns the device.
     try {
-        on_all_devices([&](int rank) {
-            reducers_[rank].reset();
-            replicas_[rank].reset();
+        on_all_devices([&](int local) {
+            reducers_[local].reset();
+            replicas_[local].reset();
         });
     } catch (...) {
         // Freeing cannot fail in a way a caller could act on.
     }
 }
 
-void ReplicaGroup::on_all_devices(const std::function<void(int rank)>& job) {
-    for (int rank = 0; rank < int(threads_.size()); ++rank)
-        threads_[rank]->start([this, rank, &job] {
-            try {
-                job(rank);
-            } catch (...) {
-                communicator_->abort();
-                throw;
-            }
-        });
+void ReplicaGroup::run_current_job(int local) {
+    try {
+        current_job_(local);
+    } catch (...) {
+        // Wakes this process's other replicas, which may wait for this one in
+        // a collective. A replica alone in its process leaves ending the
+        // other processes to its caller, which reports the error first
+        // (aborting an MPI communicator ends the job at once).
+        if (size() > 1) communicator_->abort();
+        throw;
+    }
+}
+
+void ReplicaGroup::on_all_devices(ReplicaJob job) {
+    current_job_ = job;
+    // A lambda of a pointer and an int fits std::function's inline storage.
+    for (int local = 0; local < size(); ++local)
+        threads_[local]->start([this, local] { run_current_job(local); });
     // The first error in rank order that is not a mere consequence of the abort.
     std::exception_ptr first_error, first_abort;
     for (auto& thread : threads_) {
@@ -70,15 +93,14 @@ void ReplicaGroup::on_all_devices(const std::function<void(int rank)>& job) {
     if (first_abort) std::rethrow_exception(first_abort);
 }
 
-std::vector<DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
-                                                       std::span<const int> batch, float lr,
-                                                       Backend::LossResult& loss) {
-    const auto shards = shard_batch(int(batch.size()), size());
-    std::vector<DeviceStepTiming> timings(size());
-    std::vector<Backend::LossResult> losses(size());
+std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
+                                                           std::span<const int> batch, float lr,
+                                                           Backend::LossResult& loss) {
+    const int global_batch = int(batch.size());
     const std::uint64_t step = steps_++;
-    on_all_devices([&](int rank) {
-        const auto& shard = shards[rank];
+    on_all_devices([&](int local) {
+        const int rank = first_rank_ + local;
+        const BatchShard shard = batch_shard(global_batch, world(), rank);
         const Pass pass{.batch = shard.rows,
                         .training = true,
                         .seed = seed_,
@@ -86,61 +108,85 @@ std::vector<DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
                         .first_sample = std::uint64_t(shard.offset),
                         .sync_batch_norm = sync_bn_ ? communicator_.get() : nullptr,
                         .rank = rank,
-                        .global_batch = int(batch.size())};
-        timings[rank] = replicas_[rank]->train_step(set, batch.subspan(shard.offset, shard.rows),
-                                                    pass, lr, *reducers_[rank], losses[rank]);
+                        .global_batch = global_batch};
+        timings_[local] = replicas_[local]->train_step(set, batch.subspan(shard.offset, shard.rows),
+                                                       pass, lr, *reducers_[local], losses_[local]);
     });
     loss = {};
-    for (const auto& shard_loss : losses) {
+    for (const auto& shard_loss : losses_) {
         loss.loss_sum += shard_loss.loss_sum;
         loss.correct += shard_loss.correct;
     }
-    return timings;
+    return timings_;
 }
 
 double ReplicaGroup::evaluate(const Dataset& set) {
-    const auto shards = shard_batch(set.count, size());
-    std::vector<std::int64_t> correct(size());
-    on_all_devices([&](int rank) {
+    std::vector<double> correct(replicas_.size());
+    on_all_devices([&](int local) {
         // BatchNorm keeps statistics per replica while training (DataParallel's
         // behaviour); evaluation uses their mean, the same on every replica,
-        // so an evaluation split across devices equals one on any of them.
-        ParameterStore& store = replicas_[rank]->model().parameters();
-        if (size() > 1 && store.buffers_size() > 0) {
+        // so an evaluation split across ranks equals one on any of them.
+        const int rank = first_rank_ + local;
+        Replica& replica = *replicas_[local];
+        ParameterStore& store = replica.model().parameters();
+        if (world() > 1 && store.buffers_size() > 0) {
             communicator_->all_reduce_sum(rank, store.buffers(), store.buffers_size());
-            replicas_[rank]->backend().scale(store.buffers_size(), 1.f / float(size()),
-                                             store.buffers());
+            replica.backend().scale(store.buffers_size(), 1.f / float(world()), store.buffers());
         }
-        correct[rank] = replicas_[rank]->count_correct(set, shards[rank].offset, shards[rank].rows);
+        const BatchShard shard = batch_shard(set.count, world(), rank);
+        correct[local] = double(replica.count_correct(set, shard.offset, shard.rows));
     });
-    std::int64_t total = 0;
-    for (auto count : correct) total += count;
-    return set.count ? double(total) / set.count : 0;
+    double total[] = {0};
+    for (double count : correct) total[0] += count;
+    sum_over_processes(total);
+    return set.count ? total[0] / set.count : 0;
+}
+
+std::vector<int> ReplicaGroup::predict(const Dataset& set, int count) {
+    std::vector<int> classes;
+    if (!holds_rank0()) return classes;
+    on_all_devices([&](int local) {
+        if (local == 0) classes = replicas_[0]->predict(set, 0, std::min(count, set.count));
+    });
+    return classes;
+}
+
+void ReplicaGroup::sum_over_processes(std::span<double> values) {
+    // Every rank joins the all-reduce; local replica 0 brings this process's
+    // values and the others zeros, so each process counts once.
+    std::vector<std::vector<float>> contributions(std::size_t(size()),
+                                                  std::vector<float>(values.size(), 0.f));
+    std::copy(values.begin(), values.end(), contributions[0].begin());
+    on_all_devices([&](int local) {
+        replicas_[local]->all_reduce_host(*communicator_, first_rank_ + local, contributions[local]);
+    });
+    std::copy(contributions[0].begin(), contributions[0].end(), values.begin());
 }
 
 void ReplicaGroup::save(const std::filesystem::path& file, const std::string& model_name) {
-    on_all_devices([&](int rank) {
-        if (rank == 0) save_model(file, model_name, replicas_[0]->model().parameters(),
-                                  replicas_[0]->backend());
+    on_all_devices([&](int local) {
+        if (first_rank_ + local == 0)
+            save_model(file, model_name, replicas_[0]->model().parameters(), replicas_[0]->backend());
     });
 }
 
 void ReplicaGroup::load(const std::filesystem::path& file, const std::string& model_name) {
-    on_all_devices([&](int rank) {
-        ParameterStore& store = replicas_[rank]->model().parameters();
+    on_all_devices([&](int local) {
+        const int rank = first_rank_ + local;
+        ParameterStore& store = replicas_[local]->model().parameters();
         if (rank == 0) load_model(file, model_name, store, replicas_[0]->backend());
         communicator_->broadcast(rank, store.values(), store.total_size(), 0);
         communicator_->broadcast(rank, store.buffers(), store.buffers_size(), 0);
     });
 }
 
-std::vector<float> ReplicaGroup::parameters(int rank) {
+std::vector<float> ReplicaGroup::parameters(int local) {
     std::vector<float> host;
-    on_all_devices([&](int r) {
-        if (r != rank) return;
-        ParameterStore& parameters = replicas_[r]->model().parameters();
+    on_all_devices([&](int l) {
+        if (l != local) return;
+        ParameterStore& parameters = replicas_[l]->model().parameters();
         host.resize(parameters.total_size());
-        replicas_[r]->backend().download(parameters.values(), host.data(), host.size());
+        replicas_[l]->backend().download(parameters.values(), host.data(), host.size());
     });
     return host;
 }

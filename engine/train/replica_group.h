@@ -1,9 +1,9 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "data/dataset.h"
@@ -16,47 +16,98 @@
 namespace dp {
 
 // The data-parallel engine: one replica per device, each on its device's
-// thread, kept identical by broadcasting replica 0's parameters at start and
+// thread, kept identical by broadcasting rank 0's parameters at start and
 // all-reducing gradients every step (d2l 12.5's split -> forward/backward ->
 // allreduce -> update loop).
+//
+// A run has `world()` ranks, one per device. In one process they are all
+// here; in a run of several processes (mpirun) this group holds the ranks
+// [first_rank(), first_rank() + size()) and its communicator reaches the
+// others. Every global batch is split over all ranks, so a run of N processes
+// trains exactly as N devices in one process do.
 class ReplicaGroup {
 public:
+    // Every rank in this process: one per device, communicating in-process.
     ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainConfig& config,
                  const SampleShape& input, int classes);
+    // This process's ranks of a larger run: `devices` hold ranks first_rank...
+    // of `communicator`, whose size() is the run's world.
+    ReplicaGroup(const std::vector<DeviceInfo>& devices, std::unique_ptr<Communicator> communicator,
+                 int first_rank, const TrainConfig& config, const SampleShape& input, int classes);
     ~ReplicaGroup();
 
-    int size() const { return int(replicas_.size()); }
+    int size() const { return int(replicas_.size()); }  // replicas in this process
+    int world() const { return communicator_->size(); }  // ranks in the run
+    int first_rank() const { return first_rank_; }
+    bool holds_rank0() const { return first_rank_ == 0; }
     std::size_t parameter_count() const { return replicas_[0]->model().parameters().total_size(); }
 
-    // One step on a global batch (`batch` indexes `set`), split across the
-    // devices like nn.parallel.scatter. `loss` receives the sums over the batch.
-    std::vector<DeviceStepTiming> train_step(const Dataset& set, std::span<const int> batch,
-                                             float lr, Backend::LossResult& loss);
+    // One step on a global batch (`batch` indexes `set`), split across every
+    // rank of the run like nn.parallel.scatter; this process computes its
+    // ranks' shards. `loss` receives the sums over this process's shards; the
+    // result is each local replica's timing, valid until the next step.
+    // Allocates nothing.
+    std::span<const DeviceStepTiming> train_step(const Dataset& set, std::span<const int> batch,
+                                                 float lr, Backend::LossResult& loss);
 
-    // Test accuracy, with the set split across the devices.
+    // Test accuracy over all of `set`, split across every rank of the run.
     double evaluate(const Dataset& set);
 
-    // Checkpoints, PyTorch-compatible (see io/model_checkpoint.h). A load
-    // goes into replica 0 and is broadcast to the others.
+    // The model's classes for the first `count` samples of `set`, computed
+    // by rank 0; empty in a process without rank 0.
+    std::vector<int> predict(const Dataset& set, int count);
+
+    // Replaces `values` by their sum over every process of the run (in float
+    // precision: exact for counts below 2^24).
+    void sum_over_processes(std::span<double> values);
+
+    // Checkpoints, PyTorch-compatible (see io/model_checkpoint.h), written by
+    // rank 0 only. A load goes into rank 0 and is broadcast to every rank.
     void save(const std::filesystem::path& file, const std::string& model_name);
     void load(const std::filesystem::path& file, const std::string& model_name);
 
-    // Replica `rank`'s parameters, copied to the host.
-    std::vector<float> parameters(int rank);
+    // Local replica `local`'s parameters, copied to the host.
+    std::vector<float> parameters(int local);
 
 private:
-    // Runs job(rank) on every device thread and waits for all. If one throws,
-    // the communicator is aborted so no other rank waits forever in a
-    // collective, and the first error is rethrown.
-    void on_all_devices(const std::function<void(int rank)>& job);
+    // A non-owning reference to a job taking a local replica index (C++26's
+    // std::function_ref), so that handing a lambda to on_all_devices
+    // allocates nothing.
+    class ReplicaJob {
+    public:
+        ReplicaJob() = default;
+        template <typename Job>
+            requires(!std::is_same_v<std::remove_cvref_t<Job>, ReplicaJob>)
+        ReplicaJob(Job&& job)
+            : object_(&job), call_([](void* object, int local) {
+                  (*static_cast<std::remove_reference_t<Job>*>(object))(local);
+              }) {}
+        void operator()(int local) const { call_(object_, local); }
+
+    private:
+        void* object_ = nullptr;
+        void (*call_)(void*, int) = nullptr;
+    };
+
+    // Runs job(local) on every device thread and waits for all. If one
+    // throws, the communicator is aborted so no other replica of this process
+    // waits forever in a collective, and the first error is rethrown.
+    void on_all_devices(ReplicaJob job);
+    // What device thread `local` runs for on_all_devices.
+    void run_current_job(int local);
 
     std::unique_ptr<Communicator> communicator_;
+    int first_rank_;
     std::vector<std::unique_ptr<DeviceThread>> threads_;
     std::vector<std::unique_ptr<Replica>> replicas_;
     std::vector<std::unique_ptr<GradientReducer>> reducers_;
     std::uint64_t seed_;
     bool sync_bn_;
     std::uint64_t steps_ = 0;
+    ReplicaJob current_job_;
+    // Per local replica, kept so that a step allocates nothing.
+    std::vector<DeviceStepTiming> timings_;
+    std::vector<Backend::LossResult> losses_;
 };
 
 }  // namespace dp

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "core/error.h"
@@ -44,17 +46,52 @@ void validate(const TrainConfig& config) {
     if (!(config.bucket_mb > 0))
         throw Error("bucket size must be positive (got " + std::to_string(config.bucket_mb) + " MB)");
     require_known("all-reduce strategy", config.allreduce, thread_communicator_strategies());
-    const auto devices = select_devices(config.devices);
-    if (config.batch_size < int(devices.size()))
-        throw Error("batch size " + std::to_string(config.batch_size) + " is smaller than the " +
-                    std::to_string(devices.size()) +
-                    " devices: every device needs a sample; raise the batch size or use fewer devices");
+    validate_ranks(config, int(select_devices(config.devices).size()));
     require_known("model", config.model, model_names());
     require_known("dataset", config.dataset, dataset_names());
     if (config.dataset == "mnist-format" && config.data_dir.empty())
         throw Error("--dataset mnist-format needs --data-dir, the folder with the four IDX files");
     if (config.dataset == "random" && (config.input_size <= 0 || config.samples <= 0))
         throw Error("--input-size and --samples must be positive for --dataset random");
+}
+
+void validate_ranks(const TrainConfig& config, int ranks) {
+    if (config.batch_size < ranks)
+        throw Error("batch size " + std::to_string(config.batch_size) + " is smaller than the " +
+                    std::to_string(ranks) +
+                    " devices: every device needs a sample; raise the batch size or use fewer devices");
+}
+
+std::string shared_settings(const TrainConfig& c) {
+    char lr[32], bucket_mb[32];
+    std::snprintf(lr, sizeof lr, "%.9g", double(c.lr));  // every float digit
+    std::snprintf(bucket_mb, sizeof bucket_mb, "%.17g", c.bucket_mb);
+    return "model=" + c.model + "\ndataset=" + c.dataset +
+           "\ninput_size=" + std::to_string(c.input_size) +
+           "\nsamples=" + std::to_string(c.samples) +
+           "\nlimit_train=" + std::to_string(c.limit_train) +
+           "\nlimit_test=" + std::to_string(c.limit_test) +
+           "\nbatch_size=" + std::to_string(c.batch_size) + "\nlr=" + lr +
+           "\nepochs=" + std::to_string(c.epochs) + "\nseed=" + std::to_string(c.seed) +
+           "\nshuffle=" + (c.shuffle ? "true" : "false") + "\nbucket_mb=" + bucket_mb +
+           "\nsync_bn=" + (c.sync_bn ? "true" : "false") + "\n";
+}
+
+std::string first_difference(const std::string& mine, const std::string& theirs,
+                             const std::string& their_name) {
+    const std::string other_version = "settings (" + their_name + " runs another dp-train version)";
+    std::istringstream my_lines(mine), their_lines(theirs);
+    std::string my_line, their_line;
+    while (std::getline(my_lines, my_line)) {
+        if (!std::getline(their_lines, their_line)) return other_version;
+        if (my_line == their_line) continue;
+        const auto equals = my_line.find('=');
+        const std::string name = my_line.substr(0, equals);
+        if (!their_line.starts_with(name + "=")) return other_version;
+        return name + " (" + my_line.substr(equals + 1) + " here, " +
+               their_line.substr(equals + 1) + " on " + their_name + ")";
+    }
+    return std::getline(their_lines, their_line) ? other_version : "";
 }
 
 }  // namespace dp

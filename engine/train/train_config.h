@@ -37,4 +37,20 @@ struct TrainConfig {
 // (non-positive batch size, learning rate or epochs, unknown model, ...).
 void validate(const TrainConfig& config);
 
+// Throws dp::Error unless the global batch gives each of `ranks` ranks (one
+// per device, in one process or across several) a sample.
+void validate_ranks(const TrainConfig& config, int ranks);
+
+// The settings every process of a multi-process run must share (model,
+// data, batch, learning rate, seed, epochs, limits, shuffling, gradient
+// buckets, BatchNorm mode), one "name=value" line each, in a fixed order.
+// Devices and file paths are left out: they are each process's own.
+std::string shared_settings(const TrainConfig& config);
+
+// The first setting that differs between two shared_settings texts, as
+// "batch_size (128 here, 256 on rank 0)" with `theirs` coming from
+// `their_name`; empty if they agree.
+std::string first_difference(const std::string& mine, const std::string& theirs,
+                             const std::string& their_name);
+
 }  // namespace dp

@@ -22,27 +22,55 @@ std::string format(const char* pattern, auto... values) {
     return text;
 }
 
+// The first `count` test images with the model's classes for them and their labels.
+PredictionSamples preview_predictions(int epoch, ReplicaGroup& replicas, const Dataset& test,
+                                      int count) {
+    PredictionSamples samples;
+    samples.epoch = epoch;
+    samples.channels = test.channels;
+    samples.height = test.height;
+    samples.width = test.width;
+    samples.predicted = replicas.predict(test, count);
+    const auto shown = samples.predicted.size();
+    samples.images.assign(test.images.begin(),
+                          test.images.begin() + std::ptrdiff_t(shown * test.sample_size()));
+    samples.labels.assign(test.labels.begin(), test.labels.begin() + std::ptrdiff_t(shown));
+    return samples;
+}
+
 }  // namespace
 
 Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {}
 
+Trainer::Trainer(TrainConfig config, ProcessPart part)
+    : config_(std::move(config)), part_(std::move(part)) {}
+
 RunOutcome Trainer::run(TrainObserver& observer) {
     try {
         validate(config_);
+        const auto devices = select_devices(config_.devices);
+        auto communicator = part_ ? std::move(part_->communicator)
+                                  : make_local_communicator(devices, config_.allreduce);
+        if (!communicator) throw Error("a multi-process Trainer runs once");
+        const std::string allreduce = communicator->name();
+        validate_ranks(config_, communicator->size());
+
         observer.on_log("loading " + training_data_source(config_));
         const TrainTestSets data = load_training_data(config_);
         observer.on_log(format("%d training and %d test images", data.train.count,
                                data.test.count));
 
-        const auto devices = select_devices(config_.devices);
         const SampleShape input{data.train.channels, data.train.height, data.train.width};
-        ReplicaGroup replicas(devices, config_, input, data.train.classes);
+        ReplicaGroup replicas(devices, std::move(communicator), part_ ? part_->first_rank : 0,
+                              config_, input, data.train.classes);
         const int batch_size = config_.batch_size;
         RunSummary summary;
-        for (const auto& device : devices) summary.devices.push_back(device.id);
+        if (part_) summary.devices = part_->rank_devices;
+        else for (const auto& device : devices) summary.devices.push_back(device.id);
         observer.on_log(format("%s: %zu parameters, global batch %d, lr %g, all-reduce %s, on %s",
                                config_.model.c_str(), replicas.parameter_count(),
-                               batch_size, config_.lr, config_.allreduce.c_str(),
+                               batch_size, config_.lr,
+                               allreduce.c_str(),
                                summary.device_list().c_str()));
 
         if (!config_.load_path.empty()) {
@@ -53,18 +81,23 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                                        replicas.evaluate(data.test)));
         }
 
+        // Every rank draws the same permutation and trains its share of each
+        // global batch, so the run sees the samples and global batches of a
+        // one-process run whatever the number of processes.
         EpochSampler sampler(data.train.count, config_.seed, config_.shuffle);
         const int batches = (data.train.count + batch_size - 1) / batch_size;
+        // Reused every step, so the step loop allocates nothing.
+        StepReport step_report{.devices = std::vector<DeviceStepTiming>(replicas.size())};
         for (int epoch = 1; epoch <= config_.epochs && !stop_requested_; ++epoch) {
             const auto start = std::chrono::steady_clock::now();
             const auto order = sampler.order(epoch - 1);
-            Backend::LossResult epoch_loss;
+            Backend::LossResult epoch_loss;  // this process's shards
             for (int batch = 0; batch < batches && !stop_requested_; ++batch) {
                 const int first = batch * batch_size;
                 const int rows = std::min(batch_size, data.train.count - first);
                 Backend::LossResult loss;
-                auto timings = replicas.train_step(data.train, order.subspan(first, rows),
-                                                   config_.lr, loss);
+                const auto timings = replicas.train_step(data.train, order.subspan(first, rows),
+                                                         config_.lr, loss);
                 if (!std::isfinite(loss.loss_sum))
                     throw Error(format("loss became %s at epoch %d, batch %d: lower the learning "
                                        "rate (now %g)",
@@ -72,19 +105,30 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                                        batch + 1, config_.lr));
                 epoch_loss.loss_sum += loss.loss_sum;
                 epoch_loss.correct += loss.correct;
-                observer.on_step({epoch, batch + 1, std::move(timings)});
-                observer.on_batch({epoch, batch + 1, batches, loss.loss_sum / rows});
+                step_report.epoch = epoch;
+                step_report.batch = batch + 1;
+                std::copy(timings.begin(), timings.end(), step_report.devices.begin());
+                observer.on_step(step_report);
+                int local_rows = 0;
+                for (const auto& timing : timings) local_rows += timing.shard;
+                observer.on_batch({epoch, batch + 1, batches,
+                                   local_rows ? loss.loss_sum / local_rows : 0.0});
             }
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (stop_requested_) break;  // a partial epoch is not a measurement
 
+            // Once per epoch, not per step: the sums over every process's shards.
+            double sums[] = {epoch_loss.loss_sum, double(epoch_loss.correct)};
+            replicas.sum_over_processes(sums);
             const double samples = data.train.count;
-            const EpochMetrics metrics{epoch, epoch_loss.loss_sum / samples,
-                                       double(epoch_loss.correct) / samples,
+            const EpochMetrics metrics{epoch, sums[0] / samples, sums[1] / samples,
                                        replicas.evaluate(data.test), seconds};
             summary.epochs.push_back(metrics);
             observer.on_epoch(metrics);
+            if (config_.preview_samples > 0 && replicas.holds_rank0())
+                observer.on_predictions(
+                    preview_predictions(epoch, replicas, data.test, config_.preview_samples));
             if (!config_.save_path.empty()) replicas.save(config_.save_path, config_.model);
         }
         observer.on_log(summary.summary_line());

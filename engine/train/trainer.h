@@ -1,7 +1,12 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "parallel/communicator.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
 
@@ -9,11 +14,26 @@ namespace dp {
 
 enum class RunOutcome { finished, stopped, failed };
 
-// Runs one training session: loads the data, builds the model on its device,
-// trains epoch by epoch and evaluates on the test set after each epoch.
+// This process's part of a run spread over several processes (mpirun, one
+// process per device): the config's devices are ranks [first_rank,
+// first_rank + devices) of `communicator`, which reaches every rank.
+struct ProcessPart {
+    std::unique_ptr<Communicator> communicator;
+    int first_rank = 0;
+    std::vector<std::string> rank_devices;  // every rank's device, in rank order: the summary's
+};
+
+// Runs one training session: loads the data, builds the model on its
+// devices, trains epoch by epoch and evaluates on the test set after each
+// epoch. In a multi-process run every process runs a Trainer; the numbers
+// each reports (epoch metrics, summary) are those of the whole run, and rank
+// 0's process alone writes checkpoints and reports predictions.
 class Trainer {
 public:
+    // Every device of config.devices in this process.
     explicit Trainer(TrainConfig config);
+    // One process of a multi-process run; run() may then be called once.
+    Trainer(TrainConfig config, ProcessPart part);
 
     // Blocks until the run ends. Errors are reported through on_failed (never
     // thrown), so a front end can run this on any thread.
@@ -25,6 +45,7 @@ public:
 
 private:
     TrainConfig config_;
+    std::optional<ProcessPart> part_;
     std::atomic<bool> stop_requested_{false};
 };
 

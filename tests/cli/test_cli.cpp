@@ -2,6 +2,10 @@
 // errors as a user sees them.
 #include <QtTest>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include "cli/cli_options.h"
 #include "core/error.h"
 
@@ -45,7 +49,7 @@ private slots:
         const auto command =
             parse({"--model", "lenet", "--batch-size", "128", "--lr=0.05", "--epochs", "3",
                    "--seed", "7", "--data-dir", "/d", "--limit-train", "100", "--limit-test=50",
-                   "--no-shuffle"});
+                   "--no-shuffle", "--record", "/r.json"});
         const auto& c = command.config;
         QCOMPARE(c.batch_size, 128);
         QCOMPARE(c.lr, 0.05f);
@@ -55,6 +59,8 @@ private slots:
         QCOMPARE(c.limit_train, 100);
         QCOMPARE(c.limit_test, 50);
         QVERIFY(!c.shuffle);
+        QCOMPARE(c.record_path, std::string("/r.json"));
+        QVERIFY(!command.distributed);
     }
 
     void helpListsModels() {
@@ -77,6 +83,15 @@ private slots:
         QTest::newRow("unknown dataset") << QStringList{"--dataset", "cifar"} << "unknown dataset 'cifar'";
         QTest::newRow("mnist-format without folder")
             << QStringList{"--dataset", "mnist-format"} << "needs --data-dir";
+        QTest::newRow("record of a comparison")
+            << QStringList{"--compare", "1,2", "--record", "r.json"} << "--record keeps one run";
+#ifdef DP_HAVE_MPI
+        QTest::newRow("distributed with devices")
+            << QStringList{"--distributed", "--devices", "cpu:0"} << "does not combine with --distributed";
+#else
+        QTest::newRow("distributed without MPI")
+            << QStringList{"--distributed"} << "--distributed needs MPI";
+#endif
     }
     void rejectsBadArguments() {
         QFETCH(QStringList, args);
@@ -106,6 +121,30 @@ private slots:
         QVERIFY2(result.out.contains("100 training and 100 test images"), qPrintable(result.out));
         QVERIFY2(result.out.contains("linear: 12 parameters"), qPrintable(result.out));
         QVERIFY2(result.out.contains("epoch 2/2"), qPrintable(result.out));
+    }
+
+    // --record: the run record, rewritten after every epoch and at the end.
+    void recordKeepsEveryEpochAndTheOutcome() {
+        QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
+        const auto result = run_dp_train({"--limit-train", "64", "--limit-test", "32", "--batch-size",
+                                          "32", "--epochs", "2", "--record", record});
+        QCOMPARE(result.exit_code, 0);
+        QFile file(record);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto json = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(json["status"].toString(), QString("finished"));
+        QCOMPARE(json["source"].toString(), QString("dp-train"));
+        QCOMPARE(json["processes"].toInt(), 1);
+        QCOMPARE(json["epochs"].toArray().size(), 2);
+
+        const auto failed = run_dp_train({"--data-dir", "/nonexistent/fashion", "--record", record});
+        QCOMPARE(failed.exit_code, 1);
+        file.close();  // the record was replaced (renamed over), not rewritten in place
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto failed_json = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(failed_json["status"].toString(), QString("failed"));
+        QVERIFY(failed_json["error"].toString().startsWith("/nonexistent/fashion"));
     }
 
     void modelThatCannotTakeTheInputSaysSo() {

@@ -1,0 +1,68 @@
+#include "cli/console_observer.h"
+
+#include <cstdio>
+
+namespace dp {
+
+ConsoleObserver::ConsoleObserver(Options options)
+    : options_(std::move(options)), progress_(stderr) {}
+
+void ConsoleObserver::on_log(const std::string& line) {
+    if (options_.quiet) return;
+    progress_.clear();
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+}
+
+void ConsoleObserver::on_batch(const BatchProgress& progress) {
+    if (!options_.quiet) progress_.update(progress, options_.epochs);
+}
+
+void ConsoleObserver::on_step(const StepReport& report) {
+    if (!options_.verbose || options_.quiet) return;
+    step_totals_.resize(report.devices.size());
+    for (std::size_t d = 0; d < report.devices.size(); ++d) {
+        auto& total = step_totals_[d];
+        const auto& step = report.devices[d];
+        total.shard += step.shard;
+        total.data += step.data;
+        total.forward += step.forward;
+        total.backward += step.backward;
+        total.allreduce += step.allreduce;
+        total.update += step.update;
+    }
+    ++steps_;
+}
+
+void ConsoleObserver::on_epoch(const EpochMetrics& m) {
+    if (options_.record) options_.record->add_epoch(m);
+    if (options_.quiet) return;
+    progress_.clear();
+    std::printf("epoch %d/%d: train loss %.4f, train acc %.3f, test acc %.3f, %.1f sec\n", m.epoch,
+                options_.epochs, m.train_loss, m.train_acc, m.test_acc, m.seconds);
+    print_step_breakdown();
+    std::fflush(stdout);
+}
+
+void ConsoleObserver::on_failed(const std::string& message) {
+    failure_ = message;
+    progress_.clear();
+    std::fprintf(stderr, "dp-train: %s%s\n", options_.failure_prefix.c_str(), message.c_str());
+    std::fflush(stderr);
+}
+
+void ConsoleObserver::print_step_breakdown() {
+    if (steps_ == 0) return;
+    for (std::size_t d = 0; d < step_totals_.size(); ++d) {
+        const auto& t = step_totals_[d];
+        const double ms = 1000.0 / steps_;
+        std::printf("  device %zu: shard %.0f, data %.2f ms, forward %.2f ms, backward %.2f ms, "
+                    "all-reduce %.2f ms, update %.2f ms\n",
+                    d, double(t.shard) / steps_, t.data * ms, t.forward * ms, t.backward * ms,
+                    t.allreduce * ms, t.update * ms);
+    }
+    step_totals_.clear();
+    steps_ = 0;
+}
+
+}  // namespace dp

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "cli/cli_options.h"
+
+namespace dp {
+
+// dp-train --distributed: this process is one rank of an mpirun job. MPI
+// starts here (and only for such a run); the rank takes one device, checks
+// that every rank was given the same settings, trains its share of every
+// global batch, and only rank 0 prints, saves checkpoints and keeps the
+// record. A rank that fails prints "dp-train: rank R: <message>" and aborts
+// the job, so every rank exits non-zero. Returns the exit code (0, or 2 for
+// settings that no rank can run).
+int train_distributed(const CliCommand& command, int& argc, char**& argv);
+
+}  // namespace dp
