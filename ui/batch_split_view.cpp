@@ -11,7 +11,8 @@ namespace {
 
 constexpr int kMargin = 4;
 constexpr int kGap = 6;
-constexpr int kMaxTimingBarHeight = 10;
+// Timing bars fill most of their row, up to this height.
+constexpr int kMaxTimingBarHeight = 28;
 
 struct Phase {
     const char* name;
@@ -57,8 +58,9 @@ double totalSeconds(const dp::DeviceStepTiming& timing)
 BatchSplitView::BatchSplitView(QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("batchSplitView"));
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    setFixedHeight(sizeHint().height());
+    // At least its natural height; taller where there is room (the Classroom tab).
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    setMinimumHeight(sizeHint().height());
     setToolTip(tr("How the last step's global batch was split across devices, and where each "
                   "device spent that step"));
 }
@@ -74,7 +76,7 @@ QSize BatchSplitView::sizeHint() const
 void BatchSplitView::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::FontChange)
-        setFixedHeight(sizeHint().height());
+        setMinimumHeight(sizeHint().height());
     QWidget::changeEvent(event);
 }
 
@@ -116,7 +118,8 @@ void BatchSplitView::paintEvent(QPaintEvent* /*event*/)
                   metrics.horizontalAdvance(tr("step time"))})
         + kGap;
 
-    const int batchBarHeight = metrics.height() + 6;
+    // The batch bar grows with the widget, up to twice the text height.
+    const int batchBarHeight = std::clamp(area.height() / 5, metrics.height() + 6, 2 * metrics.height() + 6);
     const QRect batchBar(area.left(), area.top(), area.width(), batchBarHeight);
     const QRect legend(area.left(), area.bottom() - metrics.height() + 1, area.width(),
                        metrics.height());
@@ -184,7 +187,7 @@ void BatchSplitView::paintTimings(QPainter& painter, const QRect& area, int labe
     const int totalWidth = metrics.horizontalAdvance(QStringLiteral("00000.0 ms")) + kGap;
     const int rowHeight = std::max(2, area.height() / deviceCount);
     const bool labelled = rowHeight >= metrics.height();
-    const int barHeight = std::clamp(rowHeight - 2, 1, kMaxTimingBarHeight);
+    const int barHeight = std::clamp(rowHeight * 2 / 3, 1, kMaxTimingBarHeight);
     const int barsLeft = area.left() + labelWidth;
     const int barsWidth = std::max(0, area.width() - labelWidth - totalWidth);
 

@@ -69,7 +69,7 @@ void LossChart::setXAxisMode(XAxisMode mode)
 {
     mode_ = mode;
     setXTitle(mode == XAxisMode::epochs ? tr("epoch") : tr("training seconds"));
-    setEmptyXRange(0, 1);
+    setEmptyXRange(0, mode == XAxisMode::epochs ? plannedEpochs_ : 1);
     for (auto it = traces_.cbegin(); it != traces_.cend(); ++it)
         stale_.insert(it.key());
     refreshNow();
@@ -81,6 +81,13 @@ void LossChart::setSmoothed(bool smoothed)
     for (auto it = traces_.cbegin(); it != traces_.cend(); ++it)
         stale_.insert(it.key());
     refreshNow();
+}
+
+void LossChart::setPlannedEpochs(int epochs)
+{
+    plannedEpochs_ = epochs;
+    if (mode_ == XAxisMode::epochs)
+        setEmptyXRange(0, epochs);
 }
 
 void LossChart::redraw(const QString& key)

@@ -26,6 +26,8 @@ public:
     void removeRun(const std::string& id);
     void setXAxisMode(XAxisMode mode);
     void setSmoothed(bool smoothed);
+    // Epochs the x axis spans before data exceeds them (the run's plan).
+    void setPlannedEpochs(int epochs);
 
     // Draws pending losses now instead of at the next refresh.
     void refreshNow();
@@ -39,4 +41,5 @@ private:
     QTimer refreshTimer_;
     XAxisMode mode_ = XAxisMode::epochs;
     bool smoothed_ = false;
+    int plannedEpochs_ = 10;
 };

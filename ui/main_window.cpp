@@ -151,9 +151,14 @@ MainWindow::MainWindow(QWidget* parent)
                                    + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
 
     // Charts: the run's progress on the left, how it scales on the right.
+    buildMenus();
     auto* chartsPage = new QWidget;
-    auto* chartsGrid = new QGridLayout(chartsPage);
-    chartsGrid->setContentsMargins(0, 0, 0, 0);
+    auto* chartsLayout = new QVBoxLayout(chartsPage);
+    chartsLayout->setContentsMargins(0, 4, 0, 0);
+    chartsLayout->setSpacing(2);
+    chartsLayout->addWidget(chartSwitches_);
+    auto* chartsGrid = new QGridLayout;
+    chartsLayout->addLayout(chartsGrid, 1);
     chartsGrid->setSpacing(2);
     chartsGrid->addWidget(accuracyChart_, 0, 0);
     chartsGrid->addWidget(lossChart_, 0, 1);
@@ -173,10 +178,10 @@ MainWindow::MainWindow(QWidget* parent)
            "model's answer: green if right, red with the true label below if wrong."));
     predictionCaption->setWordWrap(true);
     classroomLayout->addWidget(splitCaption);
-    classroomLayout->addWidget(batchSplitView_);
+    classroomLayout->addWidget(batchSplitView_, 1);
     classroomLayout->addSpacing(12);
     classroomLayout->addWidget(predictionCaption);
-    classroomLayout->addWidget(predictionStrip_, 1);
+    classroomLayout->addWidget(predictionStrip_, 2);
 
     viewTabs_->addTab(chartsPage, tr("Charts"));
     viewTabs_->addTab(classroomPage, tr("Classroom"));
@@ -225,8 +230,6 @@ MainWindow::MainWindow(QWidget* parent)
     centralLayout->addWidget(rightSplitter, 1);
     setCentralWidget(central);
     resize(1400, 900);
-
-    buildMenus();
 
     connect(startButton_, &QPushButton::clicked, this, &MainWindow::startRun);
     connect(compareButton_, &QPushButton::clicked, this, &MainWindow::startComparison);
@@ -339,12 +342,12 @@ void MainWindow::buildMenus()
     smoothCheck->setCheckable(true);
     connect(smoothCheck, &QPushButton::toggled, smoothLossAction_, &QAction::setChecked);
     connect(smoothLossAction_, &QAction::toggled, smoothCheck, &QPushButton::setChecked);
-    auto* corner = new QWidget;
-    auto* cornerLayout = new QHBoxLayout(corner);
-    cornerLayout->setContentsMargins(0, 0, 0, 2);
-    cornerLayout->addWidget(axisCombo);
-    cornerLayout->addWidget(smoothCheck);
-    viewTabs_->setCornerWidget(corner, Qt::TopRightCorner);
+    chartSwitches_ = new QWidget;
+    auto* switchesLayout = new QHBoxLayout(chartSwitches_);
+    switchesLayout->setContentsMargins(0, 0, 0, 0);
+    switchesLayout->addStretch();
+    switchesLayout->addWidget(axisCombo);
+    switchesLayout->addWidget(smoothCheck);
 }
 
 void MainWindow::loadHistory()
@@ -376,7 +379,7 @@ void MainWindow::setComparisonScaling(bool scaleBatchAndLr)
 
 bool MainWindow::isRunning() const
 {
-    return runs_->isRunning();
+    return runs_->isRunning() || !runs_->queue()->isEmpty();
 }
 
 void MainWindow::startRun()
@@ -427,7 +430,7 @@ void MainWindow::updateControls()
     const bool running = runs_->isRunning();
     const bool valid = configPanel_->isValid();
     startButton_->setEnabled(valid);
-    startButton_->setText(running ? tr("Queue") : tr("Start"));
+    startButton_->setText(running ? tr("Queue next") : tr("Start"));
     compareButton_->setEnabled(valid && configPanel_->checkedDeviceCount() >= 2);
     compareButton_->setText(tr("Compare 1 vs %1").arg(std::max(2, configPanel_->checkedDeviceCount())));
     stopButton_->setEnabled(running && !stopRequested_);
@@ -443,6 +446,7 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
     const QColor color = runsModel_->color(row);
     accuracyChart_->setPlannedEpochs(record.config.epochs);
     secondsChart_->setPlannedEpochs(record.config.epochs);
+    lossChart_->setPlannedEpochs(record.config.epochs);
     accuracyChart_->showRun(record, color);
     secondsChart_->showRun(record, color);
     lossChart_->startRun(record, color);
@@ -625,7 +629,9 @@ void MainWindow::setPresenterMode(bool on)
         presenterAction_->setChecked(on);  // comes back here through toggled
         return;
     }
+    // The charts and classroom views get the whole window.
     configScroll_->setVisible(!on);
+    bottomTabs_->setVisible(!on);
     QFont font = QApplication::font();
     if (on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);

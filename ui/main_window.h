@@ -43,6 +43,7 @@ public:
     void setRunConfig(const dp::TrainConfig& config);
     // How Compare 1 vs N sizes the N-device run (dp::comparison_configs).
     void setComparisonScaling(bool scaleBatchAndLr);
+    // Whether a run is training or waiting in the queue.
     bool isRunning() const;
 
     // Adds a run record JSON (a cluster run's) to the history and the table;
@@ -71,6 +72,7 @@ signals:
     void runEnded();
 
 private:
+    // The menus, and the chart switches that mirror View's actions.
     void buildMenus();
     void loadHistory();
     void updateControls();
@@ -99,6 +101,7 @@ private:
     BatchSplitView* batchSplitView_;
     PredictionStrip* predictionStrip_;
     QTabWidget* viewTabs_;
+    QWidget* chartSwitches_ = nullptr;  // x axis and smoothing, above the charts
     QTabWidget* bottomTabs_;
     RunsPanel* runsPanel_;
     QPushButton* startButton_;

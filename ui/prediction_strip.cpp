@@ -109,18 +109,31 @@ void PredictionStrip::paintEvent(QPaintEvent* /*event*/)
 
     const int count = int(tiles_.size());
     const int captionHeight = 2 * metrics.height();
-    const int side = std::max(
-        kMinTile, std::min((area.width() - (count - 1) * kGap) / count,
-                           area.height() - heading - captionHeight - kGap / 2));
     const int top = area.top() + heading + kGap / 2;
+    const int available = area.bottom() + 1 - top;
+    // As many rows as make the tiles largest: one row on a wide strip, two
+    // or more where the Classroom tab leaves height to spare.
+    int columns = count, side = 0;
+    for (int rows = 1; rows <= count; ++rows) {
+        const int rowColumns = (count + rows - 1) / rows;
+        const int byWidth = (area.width() - (rowColumns - 1) * kGap) / rowColumns;
+        const int byHeight = (available - rows * (captionHeight + kGap)) / rows;
+        const int candidate = std::min(byWidth, byHeight);
+        if (candidate > side) {
+            side = candidate;
+            columns = rowColumns;
+        }
+    }
+    side = std::max(side, kMinTile);
     // Crisp pixels: the images are 28 x 28 scaled up, as matplotlib shows them.
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     for (int i = 0; i < count; ++i) {
-        const int left = area.left() + i * (side + kGap);
-        if (left + side > area.right() + 1)
+        const int left = area.left() + (i % columns) * (side + kGap);
+        const int rowTop = top + (i / columns) * (side + captionHeight + kGap);
+        if (left + side > area.right() + 1 || rowTop + side > area.bottom() + 1)
             break;  // the rest does not fit: drop it rather than clip it
         const Tile& tile = tiles_[std::size_t(i)];
-        const QRect imageRect(left, top, side, side);
+        const QRect imageRect(left, rowTop, side, side);
         painter.drawImage(imageRect, tile.image);
         const bool right = tile.predicted == tile.label;
         painter.setPen(QPen(right ? kCorrect : kWrong, 2));

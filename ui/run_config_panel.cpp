@@ -161,11 +161,16 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
     auto* devicesBox = new QGroupBox(tr("Devices"), this);
     auto* devicesLayout = new QVBoxLayout(devicesBox);
     devicesLayout->addWidget(deviceList_);
-    auto* devicesForm = new QFormLayout;
-    devicesForm->addRow(tr("All-reduce"), allreduceCombo_);
-    devicesLayout->addLayout(devicesForm);
+    auto* allreduceRow = new QHBoxLayout;
+    allreduceRow->addWidget(new QLabel(tr("All-reduce"), devicesBox));
+    allreduceRow->addWidget(allreduceCombo_, 1);
+    devicesLayout->addLayout(allreduceRow);
     devicesLayout->addWidget(syncBnCheck_);
     devicesLayout->addWidget(scaleCheck_);
+
+    // The boxes keep their natural height; spare room goes below them.
+    for (QGroupBox* box : {modelBox, trainingBox, dataBox, devicesBox})
+        box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

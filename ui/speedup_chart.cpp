@@ -15,13 +15,22 @@ SpeedupChart::SpeedupChart(QWidget* parent)
 
 void SpeedupChart::setMeasurements(std::vector<Measurement> measurements)
 {
+    // The table reports after every epoch; rebuilding unchanged lines would
+    // cost the GUI thread a chart relayout each time.
+    if (lineCount() > 0 && measurements == shown_)
+        return;
+    shown_ = measurements;
     removeAllLines();
-    measurementCount_ = int(measurements.size());
     int maxDevices = 2;
     for (const Measurement& measurement : measurements)
         maxDevices = std::max(maxDevices, measurement.devices);
 
-    QLineSeries* ideal = line(QStringLiteral("ideal"), tr("ideal (linear)"), Qt::gray);
+    // Until a comparison runs, the legend says how to get one.
+    QLineSeries* ideal = line(QStringLiteral("ideal"),
+                              measurements.empty()
+                                  ? tr("ideal (linear) · Compare 1 vs N measures the real one")
+                                  : tr("ideal (linear)"),
+                              Qt::gray);
     QPen dashed = ideal->pen();
     dashed.setStyle(Qt::DashLine);
     ideal->setPen(dashed);

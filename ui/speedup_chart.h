@@ -19,13 +19,15 @@ public:
         QColor color;
         int devices = 0;
         double speedup = 0;
+
+        bool operator==(const Measurement&) const = default;
     };
 
     explicit SpeedupChart(QWidget* parent = nullptr);
 
     void setMeasurements(std::vector<Measurement> measurements);
-    int measurementCount() const { return measurementCount_; }
+    int measurementCount() const { return int(shown_.size()); }
 
 private:
-    int measurementCount_ = 0;
+    std::vector<Measurement> shown_;
 };

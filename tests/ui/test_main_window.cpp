@@ -234,7 +234,7 @@ void TestMainWindow::startFeedsEveryChartAndStopKeepsThePoints()
     QVERIFY(parts.stopButton->isEnabled());
     // The settings stay editable: Start now queues the next run.
     QVERIFY(parts.configPanel->isEnabled());
-    QCOMPARE(parts.startButton->text(), QStringLiteral("Queue"));
+    QCOMPARE(parts.startButton->text(), QStringLiteral("Queue next"));
     QCOMPARE(parts.runs->rowCount(), 1);
     const QLineSeries* accuracy = parts.accuracyLine(0);
     QVERIFY(accuracy && parts.secondsLine(0) && parts.lossLine(0));
