@@ -170,9 +170,10 @@ struct OneDnnBackend::Impl {
              padding},
             engine, blocked_backward_data == blocked ? fwd : forward_desc(blocked_backward_data));
         const auto [grad_src, grad_weights, grad_dst] = descs(blocked);
+        // Without the bias: conv2d_backward_weights sums it in double.
         const convolution_backward_weights::primitive_desc bwd_weights(
-            {algorithm::convolution_direct, grad_src, grad_weights, bias, grad_dst, strides,
-             padding, padding},
+            {algorithm::convolution_direct, grad_src, grad_weights, grad_dst, strides, padding,
+             padding},
             engine, fwd);
 
         ConvPlan plan{{convolution_forward(fwd), {}, {}, 0},
@@ -194,7 +195,6 @@ struct OneDnnBackend::Impl {
                                              bwd_weights.diff_dst_desc(), false, engine);
         plan.backward_weights.bind_converted(DNNL_ARG_DIFF_WEIGHTS, weights,
                                              bwd_weights.diff_weights_desc(), true, engine);
-        plan.backward_weights.bind(DNNL_ARG_DIFF_BIAS, bias, engine);
         for (const Step* step : {&plan.forward, &plan.backward_data, &plan.backward_weights})
             reserve_scratch(step->scratch_bytes);
         return plan;
@@ -326,8 +326,9 @@ struct OneDnnBackend::Impl {
         inner_product_forward::primitive_desc fwd(
             {prop_kind::forward_training, src, weights, bias, dst}, engine);
         inner_product_backward_data::primitive_desc bwd_data({src, weights, dst}, engine, fwd);
-        inner_product_backward_weights::primitive_desc bwd_weights({src, weights, bias, dst},
-                                                                   engine, fwd);
+        // Without the bias: linear_backward_weights sums it in double.
+        inner_product_backward_weights::primitive_desc bwd_weights({src, weights, dst}, engine,
+                                                                   fwd);
         return {
             make_step(inner_product_forward(fwd), engine,
                       {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_BIAS, bias},
@@ -337,7 +338,7 @@ struct OneDnnBackend::Impl {
                        {DNNL_ARG_DIFF_SRC, src}}),
             make_step(inner_product_backward_weights(bwd_weights), engine,
                       {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, dst},
-                       {DNNL_ARG_DIFF_WEIGHTS, weights}, {DNNL_ARG_DIFF_BIAS, bias}}),
+                       {DNNL_ARG_DIFF_WEIGHTS, weights}}),
         };
     }
 
@@ -379,11 +380,11 @@ void OneDnnBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, 
 void OneDnnBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x,
                                             const float* dy, float* dw, float* db) {
     auto& plan = impl_->conv_plans.get(s, [&](const auto& k) { return impl_->build_conv(k); });
-    plan.backward_weights.run(impl_->stream, {{DNNL_ARG_SRC, x},
-                                              {DNNL_ARG_DIFF_DST, dy},
-                                              {DNNL_ARG_DIFF_WEIGHTS, dw},
-                                              {DNNL_ARG_DIFF_BIAS, db}},
+    plan.backward_weights.run(impl_->stream,
+                              {{DNNL_ARG_SRC, x}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw}},
                               impl_->scratch.get());
+    parallel_for(std::size_t(s.out_channels),
+                 [&](std::size_t o) { reference::conv2d_bias_backward(s, dy, int(o), db); });
 }
 
 void OneDnnBackend::relu_forward(std::size_t n, const float* x, float* y) {
@@ -563,11 +564,10 @@ void OneDnnBackend::linear_backward_data(const LinearShape& s, const float* dy, 
 void OneDnnBackend::linear_backward_weights(const LinearShape& s, const float* x,
                                             const float* dy, float* dw, float* db) {
     auto& plan = impl_->linear_plans.get(s, [&](const auto& k) { return impl_->build_linear(k); });
-    plan.backward_weights.run(impl_->stream, {{DNNL_ARG_SRC, x},
-                                              {DNNL_ARG_DIFF_DST, dy},
-                                              {DNNL_ARG_DIFF_WEIGHTS, dw},
-                                              {DNNL_ARG_DIFF_BIAS, db}},
-                              impl_->scratch.get());
+    plan.backward_weights.run(impl_->stream,
+                              {{DNNL_ARG_SRC, x}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw}});
+    parallel_for(std::size_t(s.out_features),
+                 [&](std::size_t o) { reference::linear_bias_backward(s, dy, int(o), db); });
 }
 
 Backend::LossResult OneDnnBackend::softmax_cross_entropy(int batch, int classes,

@@ -110,20 +110,28 @@ void conv2d_backward_data(const Conv2dShape& s, const T* dy, const T* w, T* dx) 
     });
 }
 
-// dw = dL/dw and db = dL/db (db[o] sums dy over the batch and all positions).
+// db[o] = dL/db[o], dy summed over the batch and all positions of channel o,
+// in double: a bias gradient is a sum of many terms that mostly cancel, so
+// float accumulation would make it depend on how the batch was split.
+template <typename T>
+void conv2d_bias_backward(const Conv2dShape& s, const T* dy, int o, T* db) {
+    const std::size_t plane = std::size_t(s.out_h()) * s.out_w();
+    double sum = 0;
+    for (int n = 0; n < s.batch; ++n) {
+        const T* dy_plane = dy + (std::size_t(n) * s.out_channels + o) * plane;
+        for (std::size_t p = 0; p < plane; ++p) sum += dy_plane[p];
+    }
+    db[o] = T(sum);
+}
+
+// dw = dL/dw and db = dL/db.
 template <typename T>
 void conv2d_backward_weights(const Conv2dShape& s, const T* x, const T* dy, T* dw, T* db) {
     std::fill_n(dw, conv2d_weight_size(s), T(0));
     for_each_conv2d_tap(s, [&](std::size_t xi, std::size_t wi, std::size_t yi) {
         dw[wi] += x[xi] * dy[yi];
     });
-    const std::size_t plane = std::size_t(s.out_h()) * s.out_w();
-    std::fill_n(db, s.out_channels, T(0));
-    for (int n = 0; n < s.batch; ++n)
-        for (int o = 0; o < s.out_channels; ++o) {
-            const T* dy_plane = dy + (std::size_t(n) * s.out_channels + o) * plane;
-            for (std::size_t p = 0; p < plane; ++p) db[o] += dy_plane[p];
-        }
+    for (int o = 0; o < s.out_channels; ++o) conv2d_bias_backward(s, dy, o, db);
 }
 
 // ---------------------------------------------------------------- relu
@@ -550,6 +558,14 @@ void linear_backward_data(const LinearShape& s, const T* dy, const T* w, T* dx) 
     });
 }
 
+// db[o] = dy[., o] summed over the batch, in double as conv2d_bias_backward.
+template <typename T>
+void linear_bias_backward(const LinearShape& s, const T* dy, int o, T* db) {
+    double sum = 0;
+    for (int n = 0; n < s.batch; ++n) sum += dy[std::size_t(n) * s.out_features + o];
+    db[o] = T(sum);
+}
+
 // dw = dy^T x, db = dy summed over the batch.
 template <typename T>
 void linear_backward_weights(const LinearShape& s, const T* x, const T* dy, T* dw, T* db) {
@@ -557,9 +573,7 @@ void linear_backward_weights(const LinearShape& s, const T* x, const T* dy, T* d
     for_each_linear_tap(s, [&](std::size_t xi, std::size_t wi, std::size_t yi) {
         dw[wi] += dy[yi] * x[xi];
     });
-    std::fill_n(db, s.out_features, T(0));
-    for (int n = 0; n < s.batch; ++n)
-        for (int o = 0; o < s.out_features; ++o) db[o] += dy[std::size_t(n) * s.out_features + o];
+    for (int o = 0; o < s.out_features; ++o) linear_bias_backward(s, dy, o, db);
 }
 
 // ---------------------------------------------------------------- loss
