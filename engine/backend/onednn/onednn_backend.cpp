@@ -1,6 +1,9 @@
 #include "backend/onednn/onednn_backend.h"
 
 #include <algorithm>
+#include <array>
+#include <span>
+#include <string>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -13,6 +16,7 @@
 #include <dnnl.hpp>
 
 #include "backend/plan_cache.h"
+#include "core/error.h"
 #include "backend/reference/reference_ops.h"
 
 namespace dp {
@@ -21,6 +25,17 @@ namespace {
 using dnnl::memory;
 using tag = memory::format_tag;
 constexpr auto f32 = memory::data_type::f32;
+
+// Executes through oneDNN's C API with an argument list built once: the C++
+// API's execute builds a vector and a map on every call.
+void execute(const dnnl::primitive& primitive, dnnl::stream& stream,
+             std::span<const dnnl_exec_arg_t> args) {
+    const dnnl_status_t status =
+        dnnl_primitive_execute(primitive.get(), stream.get(), int(args.size()), args.data());
+    if (status != dnnl_success)
+        throw Error("oneDNN failed to execute a primitive (status " + std::to_string(int(status)) +
+                    ")");
+}
 
 // One oneDNN primitive with its memory objects bound once. A call only swaps
 // the data handles, so executing it builds nothing.
@@ -31,14 +46,18 @@ struct Step {
     // from it after (outputs).
     struct Conversion {
         int arg;
-        memory user;
+        memory user, internal;
         dnnl::reorder reorder;
+        std::array<dnnl_exec_arg_t, 2> reorder_args;
         bool output;
         std::size_t scratch_offset;
     };
 
+    Step(dnnl::primitive primitive) : primitive(std::move(primitive)) {}
+
     dnnl::primitive primitive;
     std::unordered_map<int, memory> args;
+    std::vector<dnnl_exec_arg_t> exec_args;  // `args` as the C API takes them
     std::vector<Conversion> conversions;
     std::size_t scratch_bytes = 0;  // what the conversions need, at most
 
@@ -51,18 +70,22 @@ struct Step {
             bound.set_data_handle(const_cast<void*>(pointer));
         }
         for (Conversion& c : conversions) {
-            memory& internal = args.at(c.arg);
-            internal.set_data_handle(scratch + c.scratch_offset);
-            if (!c.output) c.reorder.execute(stream, c.user, internal);
+            c.internal.set_data_handle(scratch + c.scratch_offset);
+            if (!c.output) execute(c.reorder, stream, c.reorder_args);
         }
-        primitive.execute(stream, args);
+        execute(primitive, stream, exec_args);
         for (Conversion& c : conversions)
-            if (c.output) c.reorder.execute(stream, args.at(c.arg), c.user);
+            if (c.output) execute(c.reorder, stream, c.reorder_args);
     }
 
     // Adds an argument whose data handle each run sets.
     void bind(int arg, const memory::desc& desc, const dnnl::engine& engine) {
-        args.emplace(arg, memory(desc, engine, DNNL_MEMORY_NONE));
+        add(arg, memory(desc, engine, DNNL_MEMORY_NONE));
+    }
+
+    // Adds an argument with memory of its own, which runs never change.
+    void bind_owned(int arg, const memory::desc& desc, const dnnl::engine& engine) {
+        add(arg, memory(desc, engine));
     }
 
     // Adds an argument given in layout `user` that the primitive wants in
@@ -73,17 +96,25 @@ struct Step {
         if (user == internal) return;
         memory user_memory(user, engine, DNNL_MEMORY_NONE);
         const memory& internal_memory = args.at(arg);
-        dnnl::reorder reorder = output ? dnnl::reorder(internal_memory, user_memory)
-                                       : dnnl::reorder(user_memory, internal_memory);
+        const memory& from = output ? internal_memory : user_memory;
+        const memory& to = output ? user_memory : internal_memory;
         // 64-byte aligned slices, as oneDNN's own allocations are.
-        conversions.push_back({arg, user_memory, reorder, output, scratch_bytes});
+        conversions.push_back({arg, user_memory, internal_memory, dnnl::reorder(from, to),
+                               {{{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, to.get()}}}, output,
+                               scratch_bytes});
         scratch_bytes += (internal.get_size() + 63) / 64 * 64;
+    }
+
+private:
+    void add(int arg, memory bound) {
+        exec_args.push_back({arg, bound.get()});
+        args.emplace(arg, std::move(bound));
     }
 };
 
 Step make_step(dnnl::primitive primitive, const dnnl::engine& engine,
                std::initializer_list<std::pair<int, memory::desc>> args) {
-    Step step{std::move(primitive), {}, {}, 0};
+    Step step{std::move(primitive)};
     for (const auto& [arg, desc] : args) step.bind(arg, desc, engine);
     return step;
 }
@@ -176,9 +207,9 @@ struct OneDnnBackend::Impl {
              padding},
             engine, fwd);
 
-        ConvPlan plan{{convolution_forward(fwd), {}, {}, 0},
-                      {convolution_backward_data(bwd_data), {}, {}, 0},
-                      {convolution_backward_weights(bwd_weights), {}, {}, 0}};
+        ConvPlan plan{{convolution_forward(fwd)},
+                      {convolution_backward_data(bwd_data)},
+                      {convolution_backward_weights(bwd_weights)}};
         plan.forward.bind_converted(DNNL_ARG_SRC, src, fwd.src_desc(), false, engine);
         plan.forward.bind_converted(DNNL_ARG_WEIGHTS, weights, fwd.weights_desc(), false, engine);
         plan.forward.bind(DNNL_ARG_BIAS, bias, engine);
@@ -287,7 +318,7 @@ struct OneDnnBackend::Impl {
              {DNNL_ARG_DIFF_SCALE, channel}, {DNNL_ARG_DIFF_SHIFT, channel}});
         // oneDNN 2.6 fails the backward unless the shift is bound too, though
         // no gradient depends on it: a buffer of its own, never read.
-        backward.args.emplace(DNNL_ARG_SHIFT, memory(channel, engine));
+        backward.bind_owned(DNNL_ARG_SHIFT, channel, engine);
         return {
             make_step(batch_normalization_forward(given_stats), engine,
                       {{DNNL_ARG_SRC, data}, {DNNL_ARG_MEAN, channel}, {DNNL_ARG_VARIANCE, channel},
