@@ -49,6 +49,8 @@ rss_mb() { awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 samples=""
 start=$(date +%s)
 end=$((start + minutes * 60))
+# The first sample comes after one interval: launch and data loading are not growth.
+sleep "$interval"
 while :; do
   now=$(date +%s)
   if ! kill -0 "$pid" 2>/dev/null; then

@@ -95,12 +95,6 @@ void RunChartView::removeLine(const QString& key)
     }
 }
 
-void RunChartView::removeAllLines()
-{
-    for (const QString& key : lines_.keys())
-        removeLine(key);
-}
-
 void RunChartView::setXTitle(const QString& title)
 {
     xAxis_->setTitleText(title);

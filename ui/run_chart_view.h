@@ -29,7 +29,7 @@ protected:
     QLineSeries* existingLine(const QString& key) const { return lines_.value(key); }
     QLineSeries* line(const QString& key, const QString& name, const QColor& color);
     void removeLine(const QString& key);
-    void removeAllLines();
+    QStringList lineKeys() const { return lines_.keys(); }
     void setXTitle(const QString& title);
 
     // Fits the axes to every line's points. A fixed y range (accuracy) stays;

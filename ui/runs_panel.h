@@ -18,7 +18,6 @@ class RunsPanel : public QWidget {
 public:
     explicit RunsPanel(RunsTableModel* model, QWidget* parent = nullptr);
 
-    QTableView* table() const { return table_; }
     // The run that may not be deleted (the one training); empty: none.
     void setBusyRun(const std::string& id);
 

@@ -5,6 +5,13 @@
 #include <algorithm>
 #include <map>
 
+namespace {
+
+// The key of the y = x line among the measured ones (which are run ids).
+const QString kIdealKey = QStringLiteral("ideal");
+
+}  // namespace
+
 SpeedupChart::SpeedupChart(QWidget* parent)
     : RunChartView(tr("Speedup over 1 device"), tr("speedup"), parent)
 {
@@ -20,13 +27,12 @@ void SpeedupChart::setMeasurements(std::vector<Measurement> measurements)
     if (lineCount() > 0 && measurements == shown_)
         return;
     shown_ = measurements;
-    removeAllLines();
     int maxDevices = 2;
     for (const Measurement& measurement : measurements)
         maxDevices = std::max(maxDevices, measurement.devices);
 
     // Until a comparison runs, the legend says how to get one.
-    QLineSeries* ideal = line(QStringLiteral("ideal"),
+    QLineSeries* ideal = line(kIdealKey,
                               measurements.empty()
                                   ? tr("ideal (linear) · Compare 1 vs N measures the real one")
                                   : tr("ideal (linear)"),
@@ -43,6 +49,12 @@ void SpeedupChart::setMeasurements(std::vector<Measurement> measurements)
         line(measurement.group, tr("%1 (measured)").arg(measurement.groupName), measurement.color)
             ->setPointsVisible(true);
         groups[measurement.group].append(QPointF(measurement.devices, measurement.speedup));
+    }
+    // Lines are updated in place (each epoch moves a point); only groups that
+    // are gone lose theirs.
+    for (const QString& key : lineKeys()) {
+        if (key != kIdealKey && groups.count(key) == 0)
+            removeLine(key);
     }
     for (const auto& [group, points] : groups)
         existingLine(group)->replace(points);
