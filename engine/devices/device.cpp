@@ -1,14 +1,19 @@
 #include "devices/device.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include <sched.h>
 
 #include "backend/onednn/onednn_backend.h"
 #include "core/error.h"
+#ifdef DP_HAVE_CUDA
+#include "backend/cuda/cuda_backend.h"
+#endif
 
 namespace dp {
 namespace {
@@ -48,13 +53,56 @@ int cpu_device_count(int cores) {
     return int(count);
 }
 
+std::vector<DeviceInfo> gpu_devices() {
+    std::vector<DeviceInfo> devices;
+#ifdef DP_HAVE_CUDA
+    for (const CudaDeviceProperties& gpu : cuda_devices())
+        devices.push_back({.id = "cuda:" + std::to_string(gpu.ordinal),
+                           .description = cuda_device_description(gpu.name, gpu.memory_bytes,
+                                                                  gpu.multiprocessors),
+                           .cores = {},
+                           .kind = DeviceKind::cuda,
+                           .cuda_ordinal = gpu.ordinal});
+#endif
+    return devices;
+}
+
+std::vector<DeviceInfo> of_kind(const std::vector<DeviceInfo>& devices, DeviceKind kind) {
+    std::vector<DeviceInfo> chosen;
+    std::copy_if(devices.begin(), devices.end(), std::back_inserter(chosen),
+                 [kind](const DeviceInfo& device) { return device.kind == kind; });
+    return chosen;
+}
+
+#ifdef DP_HAVE_CUDA
+constexpr const char* kWhyNoGpu = ": no CUDA GPU or driver found";
+#else
+constexpr const char* kWhyNoGpu = ": this build has no CUDA backend, configure with -DDP_CUDA=ON";
+#endif
+
+std::string unknown_device_message(const std::string& id, const std::vector<DeviceInfo>& all) {
+    std::string known;
+    for (const auto& d : all) known += (known.empty() ? "" : ", ") + d.id;
+    const bool no_gpus = of_kind(all, DeviceKind::cuda).empty();
+    const std::string why = id.starts_with("cuda:") && no_gpus ? kWhyNoGpu : "";
+    return "no device " + id + " on this machine" + why + " (available: " + known +
+           "; see --list-devices)";
+}
+
 }  // namespace
+
+std::string cuda_device_description(const std::string& name, std::size_t memory_bytes,
+                                    int multiprocessors) {
+    char memory[32];
+    std::snprintf(memory, sizeof memory, "%.1f GiB", double(memory_bytes) / double(1ull << 30));
+    return name + ", " + memory + ", " + std::to_string(multiprocessors) + " SMs";
+}
 
 std::vector<DeviceInfo> available_devices() {
     const std::string model = cpu_model_name();
     const std::vector<int> cores = usable_cores();
     const int count = cpu_device_count(int(cores.size()));
-    std::vector<DeviceInfo> devices;
+    std::vector<DeviceInfo> devices = gpu_devices();
     for (int index = 0; index < count; ++index) {
         const int core = cores[index % cores.size()];
         devices.push_back({"cpu:" + std::to_string(index),
@@ -65,23 +113,35 @@ std::vector<DeviceInfo> available_devices() {
 
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids) {
     const auto all = available_devices();
-    if (ids.empty() || (ids.size() == 1 && ids[0] == "cpu:all")) return all;
+    const auto gpus = of_kind(all, DeviceKind::cuda);
+    if (ids.empty()) return gpus.empty() ? of_kind(all, DeviceKind::cpu) : gpus;
+    if (ids.size() == 1 && ids[0] == "cpu:all") return of_kind(all, DeviceKind::cpu);
+    if (ids.size() == 1 && ids[0] == "cuda:all") {
+        if (gpus.empty()) throw Error(unknown_device_message("cuda:all", all));
+        return gpus;
+    }
     std::vector<DeviceInfo> chosen;
     std::set<std::string> seen;
     for (const auto& id : ids) {
         if (!seen.insert(id).second) throw Error("device " + id + " is listed twice");
         auto it = std::find_if(all.begin(), all.end(), [&](const auto& d) { return d.id == id; });
-        if (it == all.end()) {
-            std::string known;
-            for (const auto& d : all) known += (known.empty() ? "" : ", ") + d.id;
-            throw Error("no device " + id + " on this machine (available: " + known +
-                        "; see --list-devices)");
-        }
+        if (it == all.end()) throw Error(unknown_device_message(id, all));
+        if (!chosen.empty() && it->kind != chosen.front().kind)
+            throw Error("devices " + chosen.front().id + " and " + id +
+                        " are of different kinds: a run uses CPU devices or CUDA devices, not both");
         chosen.push_back(*it);
     }
     return chosen;
 }
 
-std::unique_ptr<Backend> make_backend(const DeviceInfo&) { return std::make_unique<OneDnnBackend>(); }
+std::unique_ptr<Backend> make_backend(const DeviceInfo& device) {
+#ifdef DP_HAVE_CUDA
+    if (device.kind == DeviceKind::cuda)
+        return make_cuda_backend(device.cuda_ordinal, cuda_backend_options_from_environment());
+#endif
+    if (device.kind != DeviceKind::cpu)
+        throw Error("device " + device.id + " needs the CUDA backend, which this build lacks");
+    return std::make_unique<OneDnnBackend>();
+}
 
 }  // namespace dp

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,24 +9,35 @@
 
 namespace dp {
 
+enum class DeviceKind { cpu, cuda };
+
 // A device a replica can run on. A CPU device is one core: its worker thread
 // is pinned there and its oneDNN work uses that core only, so N replicas never
-// oversubscribe the machine.
+// oversubscribe the machine. A CUDA device is one GPU, driven by one thread.
 struct DeviceInfo {
-    std::string id;           // "cpu:0"
-    std::string description;  // e.g. "core 0, AMD EPYC (1 thread)"
-    std::vector<int> cores;   // the cores its worker thread may use
+    std::string id;           // "cpu:0", "cuda:0"
+    std::string description;  // e.g. "core 0, AMD EPYC (1 thread)", "NVIDIA H100, 79.1 GiB, 132 SMs"
+    std::vector<int> cores;   // CPU: the cores its worker thread may use
+    DeviceKind kind = DeviceKind::cpu;
+    int cuda_ordinal = -1;  // CUDA: the runtime's device number
 };
 
-// Every device of this machine, in id order: one CPU device per usable core
+// Every device of this machine, in id order: the CUDA GPUs the runtime sees
+// (none without a driver), then one CPU device per usable core
 // (DP_CPU_DEVICES=N overrides the count, for demos of more devices than cores).
 std::vector<DeviceInfo> available_devices();
 
-// Resolves a --devices list: "cpu:0,cpu:1", "cpu:all", or empty for the
-// whole machine. Throws dp::Error naming an unknown or repeated device.
+// Resolves a --devices list: "cuda:0,cuda:1", "cpu:0,cpu:1", "cuda:all",
+// "cpu:all", or empty for every GPU (every CPU device when there is none).
+// Throws dp::Error naming an unknown or repeated device, or a mix of CPU and
+// CUDA devices (one run computes on one kind).
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids);
 
 // The backend that computes on `device`. Call on the device's worker thread.
 std::unique_ptr<Backend> make_backend(const DeviceInfo& device);
+
+// "NVIDIA H100 80GB HBM3, 79.1 GiB, 132 SMs": a GPU's --list-devices line.
+std::string cuda_device_description(const std::string& name, std::size_t memory_bytes,
+                                    int multiprocessors);
 
 }  // namespace dp

@@ -6,12 +6,26 @@
 
 #include <utility>
 
+#include "core/error.h"
+#ifdef DP_HAVE_CUDA
+#include "backend/cuda/cuda_backend.h"
+#endif
+
 namespace dp {
 namespace {
 
-// Pins the calling thread to the device's cores and sizes its OpenMP team
-// (oneDNN's threads) to them.
+// A GPU's thread makes it the current device before anything else (CUDA
+// state is per thread). A CPU device's thread is pinned to its cores, and
+// its OpenMP team (oneDNN's threads) sized to them.
 void bind_to(const DeviceInfo& device) {
+    if (device.kind == DeviceKind::cuda) {
+#ifdef DP_HAVE_CUDA
+        use_cuda_device(device.cuda_ordinal);
+        return;
+#else
+        throw Error("device " + device.id + " needs the CUDA backend, which this build lacks");
+#endif
+    }
     cpu_set_t set;
     CPU_ZERO(&set);
     for (int core : device.cores) CPU_SET(core, &set);
@@ -50,7 +64,13 @@ void DeviceThread::wait() {
 }
 
 void DeviceThread::loop(DeviceInfo device) {
-    bind_to(device);
+    // A device that cannot be bound fails every job with the reason.
+    std::exception_ptr bind_error;
+    try {
+        bind_to(device);
+    } catch (...) {
+        bind_error = std::current_exception();
+    }
     std::unique_lock lock(mutex_);
     while (true) {
         changed_.wait(lock, [this] { return busy_ || quit_; });
@@ -59,6 +79,7 @@ void DeviceThread::loop(DeviceInfo device) {
         lock.unlock();
         std::exception_ptr error;
         try {
+            if (bind_error) std::rethrow_exception(bind_error);
             job();
         } catch (...) {
             error = std::current_exception();

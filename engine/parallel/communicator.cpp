@@ -3,6 +3,9 @@
 #include "core/error.h"
 #include "parallel/naive_communicator.h"
 #include "parallel/ring_communicator.h"
+#ifdef DP_HAVE_CUDA
+#include "parallel/nccl_communicator.h"
+#endif
 
 namespace dp {
 namespace {
@@ -41,6 +44,14 @@ std::unique_ptr<Communicator> make_thread_communicator(const std::string& strate
 
 std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
                                                       const std::string& strategy) {
+#ifdef DP_HAVE_CUDA
+    // select_devices never mixes kinds, so the first device speaks for all.
+    if (!devices.empty() && devices.front().kind == DeviceKind::cuda) {
+        std::vector<int> ordinals;
+        for (const DeviceInfo& device : devices) ordinals.push_back(device.cuda_ordinal);
+        return std::make_unique<NcclCommunicator>(ordinals, strategy);
+    }
+#endif
     return make_thread_communicator(strategy, int(devices.size()));
 }
 

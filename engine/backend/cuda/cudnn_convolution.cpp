@@ -1,0 +1,173 @@
+#include "backend/cuda/cudnn_convolution.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/algorithm_choice.h"
+#include "backend/cuda/cuda_check.h"
+#include "core/error.h"
+
+// cuDNN 9 marks its legacy convolution API (descriptors, Find, the three
+// convolution calls) deprecated in favour of the graph API, yet keeps and
+// supports it; it is the API the rest of this file is written against, so
+// the warning is silenced here, and only here.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace dp::cuda {
+namespace {
+
+// A pass's measured choice.
+struct PassChoice {
+    int algorithm = 0;
+    cudnnMathType_t math = CUDNN_FMA_MATH;
+};
+
+}  // namespace
+
+struct CudnnConvolution::Plan {
+    cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+    cudnnFilterDescriptor_t w = nullptr;
+    cudnnConvolutionDescriptor_t conv = nullptr;
+    std::optional<PassChoice> forward, backward_data, backward_filter;
+
+    Plan() = default;
+    Plan(const Plan&) = delete;
+    Plan& operator=(const Plan&) = delete;
+    ~Plan() {
+        if (conv) cudnnDestroyConvolutionDescriptor(conv);
+        if (w) cudnnDestroyFilterDescriptor(w);
+        if (y) cudnnDestroyTensorDescriptor(y);
+        if (x) cudnnDestroyTensorDescriptor(x);
+    }
+};
+
+namespace {
+
+std::string describe(const Conv2dShape& s) {
+    return "conv2d " + std::to_string(s.batch) + "x" + std::to_string(s.in_channels) + "x" +
+           std::to_string(s.in_h) + "x" + std::to_string(s.in_w) + " -> " +
+           std::to_string(s.out_channels) + " channels (kernel " + std::to_string(s.kernel) +
+           ", stride " + std::to_string(s.stride) + ", pad " + std::to_string(s.pad) + ")";
+}
+
+// cuDNN's Find results of any pass, chosen among by the host-side rule.
+template <typename Perf>
+PassChoice choose(const std::vector<Perf>& results, int returned,
+                                      const char* pass, const Conv2dShape& s,
+                                      const CudaBackendOptions& options) {
+    std::vector<AlgorithmTiming> timings;
+    for (int i = 0; i < returned; ++i)
+        timings.push_back({int(results[i].algo), results[i].status == CUDNN_STATUS_SUCCESS,
+                           results[i].time, results[i].memory,
+                           results[i].determinism == CUDNN_DETERMINISTIC});
+    const auto chosen = choose_algorithm(timings, options.workspace_bytes, options.deterministic);
+    if (!chosen)
+        throw Error(no_algorithm_message(pass, describe(s), options.workspace_bytes,
+                                         options.deterministic));
+    return {int(results[*chosen].algo), results[*chosen].mathType};
+}
+
+}  // namespace
+
+CudnnConvolution::CudnnConvolution(int device, cudnnHandle_t handle, void* workspace,
+                                   const CudaBackendOptions& options)
+    : device_(device), handle_(handle), workspace_(workspace), options_(options) {}
+
+CudnnConvolution::~CudnnConvolution() = default;
+
+CudnnConvolution::Plan& CudnnConvolution::plan(const Conv2dShape& s) {
+    return *plans_.get(s, [this](const Conv2dShape& shape) {
+        auto plan = std::make_unique<Plan>();
+        DP_CUDA_CHECK(device_, cudnnCreateTensorDescriptor(&plan->x));
+        DP_CUDA_CHECK(device_, cudnnCreateTensorDescriptor(&plan->y));
+        DP_CUDA_CHECK(device_, cudnnCreateFilterDescriptor(&plan->w));
+        DP_CUDA_CHECK(device_, cudnnCreateConvolutionDescriptor(&plan->conv));
+        DP_CUDA_CHECK(device_, cudnnSetTensor4dDescriptor(plan->x, CUDNN_TENSOR_NCHW,
+                                                          CUDNN_DATA_FLOAT, shape.batch,
+                                                          shape.in_channels, shape.in_h,
+                                                          shape.in_w));
+        DP_CUDA_CHECK(device_, cudnnSetTensor4dDescriptor(plan->y, CUDNN_TENSOR_NCHW,
+                                                          CUDNN_DATA_FLOAT, shape.batch,
+                                                          shape.out_channels, shape.out_h(),
+                                                          shape.out_w()));
+        DP_CUDA_CHECK(device_, cudnnSetFilter4dDescriptor(plan->w, CUDNN_DATA_FLOAT,
+                                                          CUDNN_TENSOR_NCHW, shape.out_channels,
+                                                          shape.in_channels, shape.kernel,
+                                                          shape.kernel));
+        DP_CUDA_CHECK(device_, cudnnSetConvolution2dDescriptor(
+                                   plan->conv, shape.pad, shape.pad, shape.stride, shape.stride,
+                                   1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+        // FMA math keeps float32 products exact, as on the CPU; tensor-op
+        // math lets cuDNN use TF32 on Ampere and later.
+        DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(
+                                   plan->conv,
+                                   options_.allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+        return plan;
+    });
+}
+
+void CudnnConvolution::forward(const Conv2dShape& s, const float* x, const float* w, float* y) {
+    Plan& p = plan(s);
+    if (!p.forward) {
+        int max_count = 0, returned = 0;
+        DP_CUDA_CHECK(device_, cudnnGetConvolutionForwardAlgorithmMaxCount(handle_, &max_count));
+        std::vector<cudnnConvolutionFwdAlgoPerf_t> results(max_count);
+        DP_CUDA_CHECK(device_, cudnnFindConvolutionForwardAlgorithmEx(
+                                   handle_, p.x, x, p.w, w, p.conv, p.y, y, max_count, &returned,
+                                   results.data(), workspace_, options_.workspace_bytes));
+        p.forward = choose(results, returned, "convolution forward", s, options_);
+    }
+    const float one = 1, zero = 0;
+    DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, p.forward->math));
+    DP_CUDA_CHECK(device_, cudnnConvolutionForward(
+                               handle_, &one, p.x, x, p.w, w, p.conv,
+                               cudnnConvolutionFwdAlgo_t(p.forward->algorithm), workspace_,
+                               options_.workspace_bytes, &zero, p.y, y));
+}
+
+void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy, const float* w,
+                                     float* dx) {
+    Plan& p = plan(s);
+    if (!p.backward_data) {
+        int max_count = 0, returned = 0;
+        DP_CUDA_CHECK(device_,
+                      cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle_, &max_count));
+        std::vector<cudnnConvolutionBwdDataAlgoPerf_t> results(max_count);
+        DP_CUDA_CHECK(device_, cudnnFindConvolutionBackwardDataAlgorithmEx(
+                                   handle_, p.w, w, p.y, dy, p.conv, p.x, dx, max_count,
+                                   &returned, results.data(), workspace_,
+                                   options_.workspace_bytes));
+        p.backward_data = choose(results, returned, "convolution backward-data", s, options_);
+    }
+    const float one = 1, zero = 0;
+    DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, p.backward_data->math));
+    DP_CUDA_CHECK(device_, cudnnConvolutionBackwardData(
+                               handle_, &one, p.w, w, p.y, dy, p.conv,
+                               cudnnConvolutionBwdDataAlgo_t(p.backward_data->algorithm),
+                               workspace_, options_.workspace_bytes, &zero, p.x, dx));
+}
+
+void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x, const float* dy,
+                                       float* dw) {
+    Plan& p = plan(s);
+    if (!p.backward_filter) {
+        int max_count = 0, returned = 0;
+        DP_CUDA_CHECK(device_,
+                      cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle_, &max_count));
+        std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> results(max_count);
+        DP_CUDA_CHECK(device_, cudnnFindConvolutionBackwardFilterAlgorithmEx(
+                                   handle_, p.x, x, p.y, dy, p.conv, p.w, dw, max_count,
+                                   &returned, results.data(), workspace_,
+                                   options_.workspace_bytes));
+        p.backward_filter = choose(results, returned, "convolution backward-filter", s, options_);
+    }
+    const float one = 1, zero = 0;
+    DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, p.backward_filter->math));
+    DP_CUDA_CHECK(device_, cudnnConvolutionBackwardFilter(
+                               handle_, &one, p.x, x, p.y, dy, p.conv,
+                               cudnnConvolutionBwdFilterAlgo_t(p.backward_filter->algorithm),
+                               workspace_, options_.workspace_bytes, &zero, p.w, dw));
+}
+
+}  // namespace dp::cuda

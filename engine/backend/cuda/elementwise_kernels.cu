@@ -1,0 +1,139 @@
+// Elementwise kernels, the bias kernels and dropout.
+#include "backend/cuda/kernel_launch.cuh"
+
+namespace dp::cuda {
+namespace {
+
+__global__ void fill_kernel(std::size_t n, float value, float* y) {
+    grid_stride(n, [&](std::size_t i) { y[i] = value; });
+}
+__global__ void relu_forward_kernel(std::size_t n, const float* x, float* y) {
+    grid_stride(n, [&](std::size_t i) { y[i] = x[i] > 0.f ? x[i] : 0.f; });
+}
+__global__ void relu_backward_kernel(std::size_t n, const float* y, const float* dy, float* dx) {
+    grid_stride(n, [&](std::size_t i) { dx[i] = y[i] > 0.f ? dy[i] : 0.f; });
+}
+__global__ void add_kernel(std::size_t n, const float* a, const float* b, float* y) {
+    grid_stride(n, [&](std::size_t i) { y[i] = a[i] + b[i]; });
+}
+__global__ void multiply_kernel(std::size_t n, const float* a, const float* b, float* y) {
+    grid_stride(n, [&](std::size_t i) { y[i] = a[i] * b[i]; });
+}
+__global__ void scale_kernel(std::size_t n, float factor, float* x) {
+    grid_stride(n, [&](std::size_t i) { x[i] *= factor; });
+}
+// Written as the reference's param -= lr * grad, kept from contracting into an FMA.
+__global__ void sgd_update_kernel(std::size_t n, float lr, float* param, const float* grad) {
+    grid_stride(n, [&](std::size_t i) { param[i] = __fsub_rn(param[i], __fmul_rn(lr, grad[i])); });
+}
+__global__ void add_channel_bias_kernel(std::size_t n, int channels, std::size_t plane,
+                                        const float* bias, float* y) {
+    grid_stride(n, [&](std::size_t i) { y[i] += bias[(i / plane) % channels]; });
+}
+// One block per channel.
+__global__ void channel_sums_kernel(int batch, int channels, std::size_t plane, const float* dy,
+                                    float* sums) {
+    const int c = blockIdx.x;
+    const std::size_t count = std::size_t(batch) * plane;
+    float sum = 0;
+    for (std::size_t k = threadIdx.x; k < count; k += blockDim.x)
+        sum += dy[(k / plane * channels + c) * plane + k % plane];
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) sums[c] = sum;
+}
+
+// reference::DropoutDraw on the device: SplitMix64's output function hashes
+// a counter from a key mixed from (seed, step). Must stay bit-identical to
+// it; tests/gpu checks the masks against the CPU's.
+constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;
+__host__ __device__ inline std::uint64_t splitmix64_mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+__global__ void dropout_kernel(std::size_t n, std::size_t unit_size, std::uint64_t key,
+                               std::uint64_t offset, float p, float kept_scale, const float* x,
+                               float* y, float* mask) {
+    grid_stride(n, [&](std::size_t i) {
+        const std::uint64_t unit = i / unit_size;
+        const float uniform =
+            float(splitmix64_mix(key + (offset + unit + 1) * kGolden) >> 40) * 0x1p-24f;
+        const float value = uniform < p ? 0.f : kept_scale;
+        mask[i] = value;
+        y[i] = x[i] * value;
+    });
+}
+
+}  // namespace
+
+void fill(const Launch& launch, std::size_t n, float value, float* y) {
+    if (!n) return;
+    fill_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, value, y);
+    DP_CHECK_LAUNCH(launch, "fill_kernel");
+}
+
+void relu_forward(const Launch& launch, std::size_t n, const float* x, float* y) {
+    if (!n) return;
+    relu_forward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, x, y);
+    DP_CHECK_LAUNCH(launch, "relu_forward_kernel");
+}
+
+void relu_backward(const Launch& launch, std::size_t n, const float* y, const float* dy,
+                   float* dx) {
+    if (!n) return;
+    relu_backward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, y, dy, dx);
+    DP_CHECK_LAUNCH(launch, "relu_backward_kernel");
+}
+
+void add(const Launch& launch, std::size_t n, const float* a, const float* b, float* y) {
+    if (!n) return;
+    add_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, a, b, y);
+    DP_CHECK_LAUNCH(launch, "add_kernel");
+}
+
+void multiply(const Launch& launch, std::size_t n, const float* a, const float* b, float* y) {
+    if (!n) return;
+    multiply_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, a, b, y);
+    DP_CHECK_LAUNCH(launch, "multiply_kernel");
+}
+
+void scale(const Launch& launch, std::size_t n, float factor, float* x) {
+    if (!n) return;
+    scale_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, factor, x);
+    DP_CHECK_LAUNCH(launch, "scale_kernel");
+}
+
+void sgd_update(const Launch& launch, std::size_t n, float lr, float* param, const float* grad) {
+    if (!n) return;
+    sgd_update_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, lr, param, grad);
+    DP_CHECK_LAUNCH(launch, "sgd_update_kernel");
+}
+
+void add_channel_bias(const Launch& launch, int batch, int channels, std::size_t plane,
+                      const float* bias, float* y) {
+    const std::size_t n = std::size_t(batch) * channels * plane;
+    if (!n) return;
+    add_channel_bias_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, channels, plane,
+                                                                          bias, y);
+    DP_CHECK_LAUNCH(launch, "add_channel_bias_kernel");
+}
+
+void channel_sums(const Launch& launch, int batch, int channels, std::size_t plane,
+                  const float* dy, float* sums) {
+    if (!channels) return;
+    channel_sums_kernel<<<channels, kThreads, 0, launch.stream>>>(batch, channels, plane, dy, sums);
+    DP_CHECK_LAUNCH(launch, "channel_sums_kernel");
+}
+
+void dropout_forward(const Launch& launch, std::size_t n, std::size_t unit_size,
+                     const DropoutConfig& config, const float* x, float* y, float* mask) {
+    if (!n) return;
+    const std::uint64_t key = splitmix64_mix(splitmix64_mix(config.seed + kGolden) +
+                                             config.step * kGolden);
+    dropout_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(
+        n, unit_size, key, config.offset, config.p, 1.0f / (1.0f - config.p), x, y, mask);
+    DP_CHECK_LAUNCH(launch, "dropout_kernel");
+}
+
+}  // namespace dp::cuda

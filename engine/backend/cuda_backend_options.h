@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <string>
+
+#include "core/error.h"
+
+namespace dp {
+
+// How the CUDA backend trades speed for reproducibility and precision. Set by
+// the environment, so every front end (dp-train, the workbench, the tests)
+// gets the same switches without a new option each:
+//   DP_CUDA_DETERMINISTIC=1  only cuDNN algorithms that are bit-reproducible
+//   DP_CUDA_TF32=1           TF32 tensor cores in convolutions and linear
+//                            layers (10-bit mantissa products; off by default,
+//                            so results match the CPU's float32)
+//   DP_CUDNN_WORKSPACE_MB=N  the cap on a convolution's scratch memory
+struct CudaBackendOptions {
+    bool deterministic = false;
+    bool allow_tf32 = false;
+    std::size_t workspace_bytes = std::size_t(256) << 20;
+};
+
+namespace detail {
+
+inline bool env_flag(const char* name) {
+    const char* text = std::getenv(name);
+    if (!text || !*text) return false;
+    const std::string value(text);
+    if (value == "1" || value == "true" || value == "on") return true;
+    if (value == "0" || value == "false" || value == "off") return false;
+    throw Error(std::string(name) + " must be 1 or 0 (got '" + value + "')");
+}
+
+}  // namespace detail
+
+inline CudaBackendOptions cuda_backend_options_from_environment() {
+    CudaBackendOptions options;
+    options.deterministic = detail::env_flag("DP_CUDA_DETERMINISTIC");
+    options.allow_tf32 = detail::env_flag("DP_CUDA_TF32");
+    if (const char* text = std::getenv("DP_CUDNN_WORKSPACE_MB"); text && *text) {
+        char* end = nullptr;
+        const long megabytes = std::strtol(text, &end, 10);
+        if (*end != '\0' || megabytes < 0 || megabytes > 1 << 20)
+            throw Error(std::string("DP_CUDNN_WORKSPACE_MB must be a size in MiB (got '") + text +
+                        "')");
+        options.workspace_bytes = std::size_t(megabytes) << 20;
+    }
+    return options;
+}
+
+}  // namespace dp

@@ -1,0 +1,467 @@
+#include "gpu_checks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <random>
+
+#include <cuda_runtime.h>
+
+#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/driver_allocations.h"
+#include "backend/reference/reference_backend.h"
+#include "core/error.h"
+#include "data/dataset.h"
+#include "data/epoch_sampler.h"
+#include "devices/device.h"
+#include "devices/device_thread.h"
+#include "parallel/nccl_communicator.h"
+#include "train/replica_group.h"
+
+namespace dp::gpu_checks {
+namespace {
+
+using Floats = std::vector<float>;
+
+Floats random_floats(std::size_t n, float low, float high, std::mt19937& rng) {
+    std::uniform_real_distribution<float> distribution(low, high);
+    Floats values(n);
+    for (float& value : values) value = distribution(rng);
+    return values;
+}
+
+// The largest |a - b| / max(|a|, |b|, 1): relative for large values,
+// absolute below 1.
+double worst_difference(const Floats& a, const Floats& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double scale = std::max({std::abs(double(a[i])), std::abs(double(b[i])), 1.0});
+        const double difference = std::abs(double(a[i]) - double(b[i])) / scale;
+        worst = std::max(worst, std::isnan(difference) ? std::numeric_limits<double>::infinity()
+                                                       : difference);
+    }
+    return worst;
+}
+
+// One op as a test case: its inputs, the sizes of its outputs, and how to
+// run it on a backend (device pointers in, device pointers out). Outputs
+// start as NaN, so an element left unwritten fails.
+struct OpCase {
+    std::string name;
+    double tolerance;  // of worst_difference against the reference
+    std::vector<Floats> inputs;
+    std::vector<std::size_t> output_sizes;
+    std::function<void(Backend&, const std::vector<float*>& in, const std::vector<float*>& out)>
+        run;
+};
+
+std::vector<Floats> run_case(Backend& backend, const OpCase& op) {
+    std::vector<DeviceBuffer> buffers;
+    std::vector<float*> in, out;
+    for (const Floats& input : op.inputs) {
+        buffers.push_back(backend.allocate(input.size()));
+        backend.upload(input.data(), buffers.back().get(), input.size());
+        in.push_back(buffers.back().get());
+    }
+    for (std::size_t size : op.output_sizes) {
+        buffers.push_back(backend.allocate(size));
+        backend.fill(buffers.back().get(), size, std::numeric_limits<float>::quiet_NaN());
+        out.push_back(buffers.back().get());
+    }
+    op.run(backend, in, out);
+    std::vector<Floats> results;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        results.emplace_back(op.output_sizes[i]);
+        backend.download(out[i], results.back().data(), results.back().size());
+    }
+    return results;
+}
+
+// A loss's sums written into a 2-float output, so they compare like tensors.
+void store_loss(Backend& backend, const Backend::LossResult& loss, float* out) {
+    backend.fill(out, 1, float(loss.loss_sum));
+    backend.fill(out + 1, 1, float(loss.correct));
+}
+
+std::size_t size_of(const Conv2dShape& s, bool input) {
+    return input ? std::size_t(s.batch) * s.in_channels * s.in_h * s.in_w
+                 : std::size_t(s.batch) * s.out_channels * s.out_h() * s.out_w();
+}
+std::size_t pool_size(const Pool2dShape& s, bool input) {
+    return input ? std::size_t(s.batch) * s.channels * s.in_h * s.in_w
+                 : std::size_t(s.batch) * s.channels * s.out_h() * s.out_w();
+}
+
+// Tolerances: the kernels follow the reference's arithmetic in the same
+// order where they can (pooling, dropout, elementwise, SGD: exact); cuDNN
+// and cuBLAS sum products in their own order (1e-4 for sums of ~500 float
+// products of values near 1); batch norm reduces in double in another order
+// and normalizes in float (1e-5); softmax uses CUDA's expf/logf, a few ulp
+// from glibc's (1e-5).
+std::vector<OpCase> op_cases() {
+    std::mt19937 rng(20240607);
+    std::vector<OpCase> cases;
+    auto values = [&](std::size_t n) { return random_floats(n, -1.f, 1.f, rng); };
+
+    for (const Conv2dShape s : {Conv2dShape{4, 3, 11, 11, 5, 3, 2, 1},
+                                Conv2dShape{2, 6, 8, 8, 4, 5, 1, 2},
+                                Conv2dShape{0, 2, 5, 5, 3, 3, 1, 1}}) {
+        const std::size_t weights = std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel;
+        const std::string shape = "conv2d batch " + std::to_string(s.batch) + " kernel " +
+                                  std::to_string(s.kernel);
+        cases.push_back({shape + " forward", 1e-4, {values(size_of(s, true)), values(weights),
+                                                    values(s.out_channels)},
+                         {size_of(s, false)},
+                         [s](Backend& b, const auto& in, const auto& out) {
+                             b.conv2d_forward(s, in[0], in[1], in[2], out[0]);
+                         }});
+        cases.push_back({shape + " backward", 1e-4,
+                         {values(size_of(s, true)), values(weights), values(size_of(s, false))},
+                         {size_of(s, true), weights, std::size_t(s.out_channels)},
+                         [s](Backend& b, const auto& in, const auto& out) {
+                             b.conv2d_backward_data(s, in[2], in[1], out[0]);
+                             b.conv2d_backward_weights(s, in[0], in[2], out[1], out[2]);
+                         }});
+    }
+
+    cases.push_back({"relu", 0, {values(1000), values(1000)}, {1000, 1000},
+                     [](Backend& b, const auto& in, const auto& out) {
+                         b.relu_forward(1000, in[0], out[0]);
+                         b.relu_backward(1000, out[0], in[1], out[1]);
+                     }});
+
+    for (const Pool2dShape s : {Pool2dShape{2, 3, 9, 9, 3, 2, 1}, Pool2dShape{3, 2, 8, 7, 2, 2, 0}}) {
+        const std::string shape = "pool2d kernel " + std::to_string(s.kernel);
+        cases.push_back({"avg_" + shape, 1e-6, {values(pool_size(s, true)), values(pool_size(s, false))},
+                         {pool_size(s, false), pool_size(s, true)},
+                         [s](Backend& b, const auto& in, const auto& out) {
+                             b.avg_pool2d_forward(s, in[0], out[0]);
+                             b.avg_pool2d_backward(s, in[1], out[1]);
+                         }});
+        // Values in steps of 0.25 make ties, which the first maximum wins.
+        Floats tied = values(pool_size(s, true));
+        for (float& value : tied) value = std::round(value * 4) / 4;
+        cases.push_back({"max_" + shape + " with ties", 0, {tied, values(pool_size(s, false))},
+                         {pool_size(s, false), pool_size(s, true)},
+                         [s](Backend& b, const auto& in, const auto& out) {
+                             const std::size_t bytes = b.max_pool2d_workspace_size(s);
+                             DeviceBuffer workspace = b.allocate((bytes + 3) / 4);
+                             b.max_pool2d_forward(s, in[0], out[0], workspace.get());
+                             b.max_pool2d_backward(s, in[1], workspace.get(), out[1]);
+                         }});
+    }
+
+    const NchwShape planes{3, 4, 5, 6};
+    const std::size_t plane_elements = 3 * 4 * 5 * 6;
+    cases.push_back({"global_avg_pool2d", 1e-6, {values(plane_elements), values(12)},
+                     {12, plane_elements},
+                     [planes](Backend& b, const auto& in, const auto& out) {
+                         b.global_avg_pool2d_forward(planes, in[0], out[0]);
+                         b.global_avg_pool2d_backward(planes, in[1], out[1]);
+                     }});
+
+    cases.push_back({"add, copy, scale, fill, sgd_update", 0, {values(777), values(777)},
+                     {777, 777, 777, 777},
+                     [](Backend& b, const auto& in, const auto& out) {
+                         b.add(777, in[0], in[1], out[0]);
+                         b.copy(777, in[0], out[1]);
+                         b.scale(777, 0.3f, out[1]);
+                         b.fill(out[2], 777, 2.5f);
+                         b.copy(777, in[0], out[3]);
+                         b.sgd_update(777, 0.1f, out[3], in[1]);
+                     }});
+
+    // Masks must match the CPU's bit for bit, whatever the shard offset.
+    const DropoutConfig dropout{.p = 0.3f, .seed = 42, .step = 7, .offset = 1000};
+    cases.push_back({"dropout and dropout2d", 0, {values(plane_elements), values(plane_elements)},
+                     {plane_elements, plane_elements, plane_elements, plane_elements,
+                      plane_elements},
+                     [dropout, planes](Backend& b, const auto& in, const auto& out) {
+                         b.dropout_forward(plane_elements, dropout, in[0], out[0], out[1]);
+                         b.dropout2d_forward(planes, dropout, in[0], out[2], out[3]);
+                         b.dropout_backward(plane_elements, out[1], in[1], out[4]);
+                     }});
+
+    const BatchNorm2dShape bn{.batch = 4, .channels = 3, .h = 5, .w = 6, .eps = 1e-3f,
+                              .momentum = 0.2f};
+    const std::size_t bn_elements = 4 * 3 * 5 * 6, count = 4 * 5 * 6;
+    // Inputs: x (offset from 0 so that shifted sums matter), dy, gamma, beta,
+    // running mean and variance.
+    auto bn_inputs = [&] {
+        Floats x = values(bn_elements);
+        for (float& value : x) value += 3;
+        Floats running_var = random_floats(3, 0.5f, 2.f, rng);
+        return std::vector<Floats>{x, values(bn_elements), values(3), values(3), values(3),
+                                   running_var};
+    };
+    cases.push_back({"batch_norm2d training forward and backward", 1e-5, bn_inputs(),
+                     {bn_elements, 3, 3, 3, 3, bn_elements, 3, 3},
+                     [bn](Backend& b, const auto& in, const auto& out) {
+                         b.copy(3, in[4], out[3]);
+                         b.copy(3, in[5], out[4]);
+                         b.batch_norm2d_forward_training(bn, in[0], in[2], in[3], out[0], out[1],
+                                                         out[2], out[3], out[4]);
+                         b.batch_norm2d_backward(bn, in[0], in[1], in[2], out[1], out[2], out[5],
+                                                 out[6], out[7]);
+                     }});
+    cases.push_back({"batch_norm2d synchronized pieces", 1e-5, bn_inputs(),
+                     {3, 3, 3, 3, 3, 3, bn_elements, 3, 3, bn_elements},
+                     [bn, count](Backend& b, const auto& in, const auto& out) {
+                         b.copy(3, in[4], out[4]);
+                         b.copy(3, in[5], out[5]);
+                         b.batch_norm2d_sums(bn, in[0], out[4], out[0], out[1]);
+                         b.batch_norm2d_stats_from_sums(bn, count, out[0], out[1], out[4], out[2],
+                                                        out[3], out[4], out[5]);
+                         b.batch_norm2d_forward_given_stats(bn, in[0], in[2], in[3], out[2],
+                                                            out[3], out[6]);
+                         b.batch_norm2d_backward_reduce(bn, in[0], in[1], out[2], out[3], out[7],
+                                                        out[8]);
+                         b.batch_norm2d_backward_elementwise(bn, count, in[0], in[1], in[2],
+                                                             out[2], out[3], out[7], out[8],
+                                                             out[9]);
+                     }});
+
+    const LinearShape linear{.batch = 5, .in_features = 37, .out_features = 11};
+    cases.push_back({"linear forward and backward", 1e-5,
+                     {values(5 * 37), values(11 * 37), values(11), values(5 * 11)},
+                     {5 * 11, 5 * 37, 11 * 37, 11},
+                     [linear](Backend& b, const auto& in, const auto& out) {
+                         b.linear_forward(linear, in[0], in[1], in[2], out[0]);
+                         b.linear_backward_data(linear, in[3], in[1], out[1]);
+                         b.linear_backward_weights(linear, in[0], in[3], out[2], out[3]);
+                     }});
+
+    const int rows = 300, classes = 10;  // more rows than a block has threads
+    Floats labels(rows);
+    for (int n = 0; n < rows; ++n) labels[n] = float((n * 7) % classes);
+    Floats logits = random_floats(std::size_t(rows) * classes, -4.f, 4.f, rng);
+    cases.push_back({"softmax_cross_entropy", 1e-5, {logits, labels},
+                     {std::size_t(rows) * classes, 2},
+                     [](Backend& b, const auto& in, const auto& out) {
+                         store_loss(b, b.softmax_cross_entropy(rows, classes, in[0], in[1], out[0],
+                                                               1.f / rows),
+                                    out[1]);
+                     }});
+    cases.push_back({"log_softmax and nll_loss", 1e-5,
+                     {logits, labels, values(std::size_t(rows) * classes)},
+                     {std::size_t(rows) * classes, std::size_t(rows) * classes,
+                      std::size_t(rows) * classes, 2},
+                     [](Backend& b, const auto& in, const auto& out) {
+                         b.log_softmax_forward(rows, classes, in[0], out[0]);
+                         b.log_softmax_backward(rows, classes, out[0], in[2], out[1]);
+                         store_loss(b, b.nll_loss(rows, classes, out[0], in[1], out[2], 0.5f),
+                                    out[3]);
+                     }});
+    return cases;
+}
+
+DeviceInfo first_gpu() { return select_devices({"cuda:0"}).front(); }
+
+// Runs job(rank) on a thread per device, as ReplicaGroup does.
+void on_device_threads(const std::vector<DeviceInfo>& devices,
+                       const std::function<void(int rank)>& job) {
+    std::vector<std::unique_ptr<DeviceThread>> threads;
+    for (const DeviceInfo& device : devices) threads.push_back(std::make_unique<DeviceThread>(device));
+    for (int rank = 0; rank < int(threads.size()); ++rank)
+        threads[rank]->start([&job, rank] { job(rank); });
+    for (auto& thread : threads) thread->wait();
+}
+
+TrainConfig lenet_config(std::vector<std::string> devices) {
+    TrainConfig config;
+    config.model = "lenet";
+    config.batch_size = 64;
+    config.lr = 0.2f;
+    config.devices = std::move(devices);
+    config.bucket_mb = 0.1;  // several buckets even for LeNet
+    return config;
+}
+
+TrainTestSets training_subset() {
+    const auto dir = default_fashion_mnist_dir();
+    if (!std::filesystem::exists(dir))
+        throw Error("Fashion-MNIST not found at " + dir.string() +
+                    ": run scripts/setup or set DP_DATA_DIR");
+    return load_mnist_format(dir, 64 * 20, 512);
+}
+
+std::string format_difference(double difference) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1e", difference);
+    return text;
+}
+
+}  // namespace
+
+std::vector<std::string> gpu_ids() {
+    std::vector<std::string> ids;
+    for (const DeviceInfo& device : available_devices())
+        if (device.kind == DeviceKind::cuda) ids.push_back(device.id);
+    return ids;
+}
+
+std::string ops_match_reference() {
+    const DeviceInfo gpu = first_gpu();
+    ReferenceBackend reference;
+    int checked = 0;
+    on_device_threads({gpu}, [&](int) {
+        auto cuda = make_backend(gpu);
+        for (const OpCase& op : op_cases()) {
+            const auto expected = run_case(reference, op);
+            const auto actual = run_case(*cuda, op);
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                const double difference = worst_difference(actual[i], expected[i]);
+                if (difference > op.tolerance)
+                    throw Error(op.name + ", output " + std::to_string(i) + ": difference " +
+                                format_difference(difference) + " from the reference exceeds " +
+                                format_difference(op.tolerance));
+            }
+            ++checked;
+        }
+    });
+    return std::to_string(checked) + " op cases on " + gpu.id + " match the reference backend";
+}
+
+std::string nccl_collectives_match_host() {
+    const auto gpus = select_devices({"cuda:all"});
+    const int ranks = int(gpus.size());
+    const std::size_t count = (std::size_t(1) << 20) + 3;  // several NCCL chunks and a ragged end
+    std::mt19937 rng(7);
+    std::vector<Floats> inputs;
+    Floats sum(count, 0.f);
+    for (int rank = 0; rank < ranks; ++rank) {
+        inputs.push_back(random_floats(count, -1.f, 1.f, rng));
+        for (std::size_t i = 0; i < count; ++i) sum[i] += inputs.back()[i];
+    }
+    std::vector<int> ordinals;
+    for (const DeviceInfo& gpu : gpus) ordinals.push_back(gpu.cuda_ordinal);
+    for (const std::string& strategy : NcclCommunicator::strategies()) {
+        NcclCommunicator communicator(ordinals, strategy);
+        std::vector<Floats> reduced(ranks, Floats(count)), broadcast(ranks, Floats(count));
+        on_device_threads(gpus, [&](int rank) {
+            auto backend = make_backend(gpus[rank]);
+            DeviceBuffer data = backend->allocate(count);
+            backend->upload(inputs[rank].data(), data.get(), count);
+            communicator.all_reduce_sum(rank, data.get(), count);
+            backend->download(data.get(), reduced[rank].data(), count);
+            backend->upload(inputs[rank].data(), data.get(), count);
+            communicator.broadcast(rank, data.get(), count, ranks - 1);
+            backend->download(data.get(), broadcast[rank].data(), count);
+        });
+        for (int rank = 0; rank < ranks; ++rank) {
+            // Sums of `ranks` floats in NCCL's order against the host's.
+            const double difference = worst_difference(reduced[rank], sum);
+            if (difference > 1e-6 * ranks)
+                throw Error(strategy + " all-reduce on rank " + std::to_string(rank) +
+                            " differs from the host's sum by " + format_difference(difference));
+            if (broadcast[rank] != inputs[ranks - 1])
+                throw Error("broadcast from rank " + std::to_string(ranks - 1) + " to rank " +
+                            std::to_string(rank) + " is not an exact copy");
+        }
+    }
+    return "all-reduce (naive, ring) and broadcast over " + std::to_string(ranks) +
+           " GPU(s) match the host";
+}
+
+std::string training_on_n_gpus_matches_one() {
+    const TrainTestSets data = training_subset();
+    const SampleShape input{1, 28, 28};
+    const auto order = EpochSampler(data.train.count, 0, false).order(0);
+    const int steps = 20;
+
+    auto train = [&](ReplicaGroup& group, const TrainConfig& config) {
+        for (int step = 0; step < steps; ++step) {
+            Backend::LossResult loss;
+            group.train_step(data.train, order.subspan(step * 64, 64), config.lr, loss);
+            for (int rank = 1; rank < group.size(); ++rank)
+                if (group.parameters(rank) != group.parameters(0))
+                    throw Error("replica " + std::to_string(rank) + " differs from replica 0 after step " +
+                                std::to_string(step));
+        }
+    };
+    auto relative_difference = [](const Floats& a, const Floats& b) {
+        double worst = 0;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            worst = std::max(worst, std::abs(double(a[i]) - b[i]) /
+                                        std::max({std::abs(double(a[i])), std::abs(double(b[i])), 1e-3}));
+        return worst;
+    };
+
+    const auto cpu_config = lenet_config({"cpu:0"});
+    ReplicaGroup cpu(select_devices(cpu_config.devices), cpu_config, input, 10);
+    train(cpu, cpu_config);
+    const auto one_config = lenet_config({"cuda:0"});
+    ReplicaGroup one(select_devices(one_config.devices), one_config, input, 10);
+    train(one, one_config);
+    // Different summation orders (oneDNN, cuDNN) grow over 20 steps to about 1e-4.
+    const double vs_cpu = relative_difference(cpu.parameters(0), one.parameters(0));
+    if (vs_cpu > 1e-3)
+        throw Error("LeNet on cuda:0 ends " + format_difference(vs_cpu) +
+                    " away from the CPU's parameters after 20 steps");
+    std::string summary = "LeNet, 20 steps: cuda:0 vs cpu:0 " + format_difference(vs_cpu);
+
+    const auto all = gpu_ids();
+    if (all.size() > 1) {
+        const auto n_config = lenet_config(all);
+        ReplicaGroup n(select_devices(n_config.devices), n_config, input, 10);
+        train(n, n_config);
+        const double vs_one = relative_difference(one.parameters(0), n.parameters(0));
+        if (vs_one > 1e-4)
+            throw Error("LeNet on " + std::to_string(all.size()) + " GPUs ends " +
+                        format_difference(vs_one) + " away from one GPU after 20 steps");
+        summary += ", " + std::to_string(all.size()) + " GPUs vs 1 " + format_difference(vs_one);
+    } else {
+        summary += " (one GPU: the N-GPU comparison needs two)";
+    }
+    return summary;
+}
+
+std::string no_allocation_in_step_loop() {
+    const TrainTestSets data = training_subset();
+    const auto config = lenet_config(gpu_ids());
+    const auto devices = select_devices(config.devices);
+    ReplicaGroup group(devices, config, {1, 28, 28}, 10);
+    const auto order = EpochSampler(data.train.count, 0, false).order(0);
+    auto step = [&](int index) {
+        Backend::LossResult loss;
+        group.train_step(data.train, order.subspan(index * 64, 64), config.lr, loss);
+    };
+    auto free_bytes = [&] {
+        std::vector<std::size_t> free(devices.size());
+        for (std::size_t i = 0; i < devices.size(); ++i) {
+            std::size_t total = 0;
+            use_cuda_device(devices[i].cuda_ordinal);
+            if (cudaMemGetInfo(&free[i], &total) != cudaSuccess)
+                throw Error("cudaMemGetInfo failed on " + devices[i].id);
+        }
+        return free;
+    };
+    step(0);  // the first step of a shape picks cuDNN's algorithms (in its workspace)
+    const auto allocations = cuda_driver_allocations();
+    const auto free_before = free_bytes();
+    for (int index = 1; index <= 10; ++index) step(index);
+    if (cuda_driver_allocations() != allocations)
+        throw Error(std::to_string(cuda_driver_allocations() - allocations) +
+                    " driver allocations in 10 training steps");
+    if (free_bytes() != free_before)
+        throw Error("free GPU memory changed during 10 training steps: a library allocated");
+    return "10 LeNet steps on " + std::to_string(devices.size()) +
+           " GPU(s) allocated nothing (backend counter and cudaMemGetInfo)";
+}
+
+const std::vector<NamedCheck>& all_checks() {
+    static const std::vector<NamedCheck> checks{
+        {"ops", &ops_match_reference},
+        {"collectives", &nccl_collectives_match_host},
+        {"training", &training_on_n_gpus_matches_one},
+        {"step_allocations", &no_allocation_in_step_loop},
+    };
+    return checks;
+}
+
+}  // namespace dp::gpu_checks

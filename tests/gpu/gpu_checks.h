@@ -1,0 +1,40 @@
+#pragma once
+
+// The checks of the CUDA backend that need a GPU, shared by the CTest
+// executables (tests/gpu/test_gpu.cpp) and dp-gpu-selftest. Each returns a
+// one-line summary and throws dp::Error naming the first failure.
+
+#include <string>
+#include <vector>
+
+namespace dp::gpu_checks {
+
+// The exit code by which a test reports "skipped" to CTest (SKIP_RETURN_CODE).
+constexpr int kSkipped = 77;
+
+// The CUDA device ids ("cuda:0", ...), empty without a GPU or a driver.
+std::vector<std::string> gpu_ids();
+
+// Every op of the CUDA backend on cuda:0 against ReferenceBackend on random
+// inputs, each with its tolerance (see gpu_checks.cpp).
+std::string ops_match_reference();
+
+// NCCL all-reduce (both strategies) and broadcast over every GPU against a
+// sum and a copy computed on the host.
+std::string nccl_collectives_match_host();
+
+// LeNet on cuda:0 trains like on the CPU; on every GPU at the same global
+// batch it trains like on one GPU, with replicas bit-identical.
+std::string training_on_n_gpus_matches_one();
+
+// Training steps after the first ask the driver for no memory.
+std::string no_allocation_in_step_loop();
+
+struct NamedCheck {
+    const char* name;
+    std::string (*run)();
+};
+// All of the above, in order, by the names the tests are registered with.
+const std::vector<NamedCheck>& all_checks();
+
+}  // namespace dp::gpu_checks
