@@ -65,6 +65,7 @@ const std::map<std::string, Setter>& value_flags() {
 const std::map<std::string, std::function<void(CliCommand&)>>& switch_flags() {
     static const std::map<std::string, std::function<void(CliCommand&)>> flags{
         {"--no-shuffle", [](CliCommand& c) { c.config.shuffle = false; }},
+        {"--no-history", [](CliCommand& c) { c.history = false; }},
         {"--scale-lr", [](CliCommand& c) { c.scale_lr = true; }},
         {"--verbose", [](CliCommand& c) { c.verbose = true; }},
         {"--sync-bn", [](CliCommand& c) { c.config.sync_bn = true; }},
@@ -166,6 +167,9 @@ std::string cli_help() {
                   "                      with --epochs 0, only evaluate it\n"
                   "  --record PATH       write the run record (JSON: config, status, every\n"
                   "                      epoch's metrics) after every epoch and at the end\n"
+                  "  --no-history        do not keep the run in the workbench's history\n"
+                  "                      (runs.sqlite in DP_WORKBENCH_DATA_DIR or the user's\n"
+                  "                      data folder; dp-workbench shows it)\n"
                   "\n"
                   "Data parallelism:\n"
                   "  --devices LIST      cpu:0,cpu:1 or cpu:all (default: every device)\n"

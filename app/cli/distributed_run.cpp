@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "cli/console_observer.h"
-#include "cli/run_record_file.h"
+#include "cli/run_recorder.h"
 #include "core/error.h"
 #include "devices/device.h"
 #include "parallel/mpi_communicator.h"
@@ -90,14 +90,15 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
         ProcessPart part{rank_communicator(mpi, device, config), mpi.rank(),
                          mpi.all_gather(rank_device_name(device))};
 
-        std::optional<RunRecordFile> record;
-        if (mpi.rank() == 0 && !config.record_path.empty()) {
+        std::optional<RunRecorder> record;
+        auto sinks = record_sinks(config, command.history);
+        if (mpi.rank() == 0 && !sinks.empty()) {
             TrainConfig as_run = config;
             as_run.devices = part.rank_devices;
             as_run.allreduce = "mpi";
             RunRecord started = start_run_record(as_run, "mpirun");
             started.processes = mpi.size();
-            record.emplace(config.record_path, std::move(started));
+            record.emplace(std::move(started), std::move(sinks));
         }
         ConsoleObserver observer({.epochs = config.epochs,
                                   .verbose = command.verbose,

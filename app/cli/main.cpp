@@ -6,7 +6,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/console_observer.h"
-#include "cli/run_record_file.h"
+#include "cli/run_recorder.h"
 #include "core/error.h"
 #include "devices/device.h"
 #include "train/scaling_comparison.h"
@@ -24,16 +24,17 @@ int list_devices() {
 }
 
 // Exit code 1 if the run failed; `summary` receives what it measured.
-int train(const dp::TrainConfig& config, bool verbose, dp::RunSummary* summary = nullptr) {
-    std::optional<dp::RunRecordFile> record;
-    if (!config.record_path.empty()) {
+int train(const dp::TrainConfig& config, const dp::CliCommand& command,
+          dp::RunSummary* summary = nullptr) {
+    std::optional<dp::RunRecorder> record;
+    if (auto sinks = dp::record_sinks(config, command.history); !sinks.empty()) {
         dp::TrainConfig as_run = config;
         as_run.devices.clear();
         for (const auto& device : dp::select_devices(config.devices)) as_run.devices.push_back(device.id);
-        record.emplace(config.record_path, dp::start_run_record(as_run, "dp-train"));
+        record.emplace(dp::start_run_record(as_run, "dp-train"), std::move(sinks));
     }
     dp::ConsoleObserver observer({.epochs = config.epochs,
-                                  .verbose = verbose,
+                                  .verbose = command.verbose,
                                   .quiet = false,
                                   .failure_prefix = "",
                                   .record = record ? &*record : nullptr});
@@ -51,7 +52,7 @@ int compare(const dp::CliCommand& command) {
         std::printf("== run %zu of %zu: %zu device(s), global batch %d, lr %g\n", i + 1,
                     configs.size(), configs[i].devices.size(), configs[i].batch_size,
                     double(configs[i].lr));
-        if (const int code = train(configs[i], command.verbose, &runs[i]); code != 0) return code;
+        if (const int code = train(configs[i], command, &runs[i]); code != 0) return code;
     }
     std::printf("\n%s", dp::format_comparison(dp::compare_runs(configs, runs)).c_str());
     return 0;
@@ -78,7 +79,7 @@ int main(int argc, char** argv) {
             // An unknown or absent device is a usage error (exit 2), found
             // before any data is loaded.
             dp::select_devices(command.config.devices);
-            return train(command.config, command.verbose);
+            return train(command.config, command);
         }
     } catch (const dp::Error& error) {
         std::fprintf(stderr, "dp-train: %s\n", error.what());

@@ -8,6 +8,9 @@
 
 #include "cli/cli_options.h"
 #include "core/error.h"
+#ifdef DP_HAVE_HISTORY
+#include "run_history.h"
+#endif
 
 namespace {
 
@@ -18,13 +21,13 @@ struct ProgramResult {
     QString out, err;
 };
 
-ProgramResult run_dp_train(const QStringList& args, const QString& data_dir = {}) {
+ProgramResult run_dp_train(const QStringList& args, const QString& data_dir = {},
+                           const QString& history_dir = {}) {
     QProcess process;
-    if (!data_dir.isEmpty()) {
-        auto env = QProcessEnvironment::systemEnvironment();
-        env.insert("DP_DATA_DIR", data_dir);
-        process.setProcessEnvironment(env);
-    }
+    auto env = QProcessEnvironment::systemEnvironment();
+    if (!data_dir.isEmpty()) env.insert("DP_DATA_DIR", data_dir);
+    if (!history_dir.isEmpty()) env.insert("DP_WORKBENCH_DATA_DIR", history_dir);
+    process.setProcessEnvironment(env);
     process.start(DP_TRAIN_PATH, args);
     process.waitForFinished(120000);
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
@@ -147,6 +150,27 @@ private slots:
         QVERIFY(failed_json["error"].toString().startsWith("/nonexistent/fashion"));
     }
 
+    // dp-train keeps its runs in the workbench's history, epochs and outcome,
+    // unless told not to.
+    void runsGoIntoTheWorkbenchHistory() {
+#ifndef DP_HAVE_HISTORY
+        QSKIP("dp-train was built without the run history (Qt SQL, built with the GUI)");
+#else
+        QTemporaryDir dir;
+        const QStringList tiny{"--limit-train", "64", "--limit-test", "32", "--batch-size", "32",
+                               "--epochs", "2"};
+        QCOMPARE(run_dp_train(tiny, {}, dir.path()).exit_code, 0);
+        QCOMPARE(run_dp_train(tiny + QStringList{"--no-history"}, {}, dir.path()).exit_code, 0);
+        qputenv("DP_WORKBENCH_DATA_DIR", dir.path().toUtf8());
+        const auto runs = RunHistory().runs();
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs[0].source, std::string("dp-train"));
+        QCOMPARE(runs[0].status, std::string("finished"));
+        QCOMPARE(runs[0].epochs.size(), std::size_t(2));
+        QCOMPARE(runs[0].config.limit_train, 64);
+#endif
+    }
+
     void modelThatCannotTakeTheInputSaysSo() {
         const auto result = run_dp_train({"--model", "lenet", "--dataset", "random", "--epochs", "1"});
         QCOMPARE(result.exit_code, 1);
@@ -204,5 +228,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(TestCli)
+QTEST_GUILESS_MAIN(TestCli)
 #include "test_cli.moc"

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "train/run_record.h"
+#include "train/trainer.h"
+
+namespace dp {
+
+// A place a run's record is kept: each write replaces the previous one.
+class RunRecordSink {
+public:
+    virtual ~RunRecordSink() = default;
+    virtual void write(const RunRecord& record) = 0;
+};
+
+// dp-train --record PATH: the record as JSON, written atomically.
+class JsonRecordFile final : public RunRecordSink {
+public:
+    explicit JsonRecordFile(std::filesystem::path file) : file_(std::move(file)) {}
+    void write(const RunRecord& record) override { write_run_record(file_, record); }
+
+private:
+    std::filesystem::path file_;
+};
+
+// Where dp-train keeps the record of a run of `config`: its --record file,
+// and the history database the workbench shows unless `history` is false
+// (or dp-train was built without Qt SQL).
+std::vector<std::unique_ptr<RunRecordSink>> record_sinks(const TrainConfig& config, bool history);
+
+// One run's record, rewritten to every sink when the run starts, after every
+// epoch and at the end, so a run that is killed keeps the epochs it completed.
+class RunRecorder {
+public:
+    RunRecorder(RunRecord record, std::vector<std::unique_ptr<RunRecordSink>> sinks);
+
+    void add_epoch(const EpochMetrics& metrics);
+    // Status "finished", "stopped" or "failed" with `error`.
+    void finish(RunOutcome outcome, const std::string& error);
+
+private:
+    void write();
+
+    RunRecord record_;
+    std::vector<std::unique_ptr<RunRecordSink>> sinks_;
+};
+
+}  // namespace dp
