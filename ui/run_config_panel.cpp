@@ -92,7 +92,6 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
     datasetCombo_->setToolTip(tr("Synthetic: seed 004's random vectors with 2 classes, for the "
                                  "Linear model and batch-split demonstrations."));
     dataFolderEdit_->setObjectName(QStringLiteral("dataFolderEdit"));
-    dataFolderEdit_->setToolTip(tr("The folder with the four IDX files (train/t10k images and labels)."));
     dataFolderButton_->setObjectName(QStringLiteral("dataFolderButton"));
     auto* folderLayout = new QHBoxLayout(dataFolderRow_);
     folderLayout->setContentsMargins(0, 0, 0, 0);
@@ -346,10 +345,13 @@ void RunConfigPanel::showDatasetSettings()
     dataForm_->setRowVisible(samplesSpin_, synthetic);
     dataForm_->setRowVisible(trainSamplesSpin_, !synthetic);
     dataForm_->setRowVisible(testSamplesSpin_, !synthetic);
-    dataFolderEdit_->setPlaceholderText(
-        dataset == QLatin1String("fashion-mnist")
-            ? tr("default: %1").arg(QString::fromStdString(dp::default_fashion_mnist_dir().string()))
-            : tr("required: a folder with the four IDX files"));
+    // The full default path does not fit the field; the tooltip has it.
+    const QString defaultFolder = QString::fromStdString(dp::default_fashion_mnist_dir().string());
+    const bool fashion = dataset == QLatin1String("fashion-mnist");
+    dataFolderEdit_->setPlaceholderText(fashion ? tr("the installed copy") : tr("required"));
+    dataFolderEdit_->setToolTip(
+        fashion ? tr("Empty: %1. Or a folder with the four IDX files.").arg(defaultFolder)
+                : tr("The folder with the four IDX files (train/t10k images and labels)."));
 }
 
 void RunConfigPanel::chooseDataFolder()
