@@ -49,9 +49,6 @@ void RunManager::startNext()
         return;
     next->preview_samples = kPreviewSamples;
     current_ = dp::start_run_record(*next, "dp-workbench");
-    // The engine's id has one-second resolution: two quick runs of one
-    // process would share it and the second would replace the first.
-    current_->id += "-" + std::to_string(++runsStarted_);
     save(*current_);
     training_.start(*next);
     emit runStarted(*current_);

@@ -53,7 +53,6 @@ private:
     RunHistory* history_;
     RunQueue queue_;
     std::optional<dp::RunRecord> current_;
-    int runsStarted_ = 0;
 
     // Declared last so it is destroyed first: it stops the run and joins the
     // worker thread while the state above still exists.

@@ -27,6 +27,16 @@ public:
     virtual int size() const = 0;
     // On return every rank's buffer holds the elementwise sum over ranks.
     virtual void all_reduce_sum(int rank, float* data, std::size_t count) = 0;
+    // The same sum, possibly still running on return: the buffer holds it
+    // once wait_all(rank) has returned, and must not be touched before. How
+    // a GPU reduces a bucket while backward computes the next one. Here (CPU
+    // devices, whose thread does the reduction itself) it is all_reduce_sum.
+    virtual void start_all_reduce_sum(int rank, float* data, std::size_t count) {
+        all_reduce_sum(rank, data, count);
+    }
+    // Returns once every collective this rank started has completed, with the
+    // device's later work ordered after them.
+    virtual void wait_all(int /*rank*/) {}
     // On return every rank's buffer holds root's.
     virtual void broadcast(int rank, float* data, std::size_t count, int root) = 0;
     // For a rank that failed: wakes every rank blocked in a collective, which

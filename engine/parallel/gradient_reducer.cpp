@@ -20,12 +20,18 @@ void GradientReducer::on_gradients_final(std::size_t first_final_parameter) {
 
 void GradientReducer::finish_step() {
     while (next_ < buckets_.size()) reduce_next();
+    timed([&] { communicator_.wait_all(rank_); });
 }
 
 void GradientReducer::reduce_next() {
-    const auto start = std::chrono::steady_clock::now();
     const auto& bucket = buckets_[next_++];
-    communicator_.all_reduce_sum(rank_, gradients_ + bucket.offset, bucket.size);
+    timed([&] { communicator_.start_all_reduce_sum(rank_, gradients_ + bucket.offset, bucket.size); });
+}
+
+template <typename Collective>
+void GradientReducer::timed(Collective&& collective) {
+    const auto start = std::chrono::steady_clock::now();
+    collective();
     seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -21,7 +21,8 @@ public:
     void begin_step();
     // Sequential::backward's hook: reduces every bucket now complete.
     void on_gradients_final(std::size_t first_final_parameter);
-    // Reduces the buckets still pending (all of them for a replica with no rows).
+    // Reduces the buckets still pending (all of them for a replica with no
+    // rows) and waits for every reduction of the step.
     void finish_step();
 
     // Seconds spent in collectives since begin_step: the all-reduce wait.
@@ -29,6 +30,8 @@ public:
 
 private:
     void reduce_next();
+    template <typename Collective>
+    void timed(Collective&& collective);
 
     Communicator& communicator_;
     int rank_;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -64,6 +65,7 @@ struct NcclCommunicator::Rank {
     ncclComm_t comm;
     cudaStream_t stream = nullptr;
     cudaEvent_t compute_ready = nullptr, done = nullptr;
+    const char* pending = nullptr;  // the last collective started, until waited for
 
     // Takes ownership of `comm` at once, so that it is released however
     // construction ends.
@@ -170,13 +172,18 @@ NcclCommunicator::Rank& NcclCommunicator::local_rank(int rank) {
 }
 
 void NcclCommunicator::all_reduce_sum(int rank, float* data, std::size_t count) {
+    start_all_reduce_sum(rank, data, count);
+    wait_all(rank);
+}
+
+void NcclCommunicator::start_all_reduce_sum(int rank, float* data, std::size_t count) {
     if (strategy_ == "ring") {
-        run(rank, count, "ncclAllReduce", [&](Rank& r) {
+        start(rank, count, "ncclAllReduce", [&](Rank& r) {
             DP_CUDA_CHECK(r.device, ncclAllReduce(data, data, count, ncclFloat, ncclSum, r.comm,
                                                   r.stream));
         });
     } else {
-        run(rank, count, "ncclReduce + ncclBroadcast", [&](Rank& r) {
+        start(rank, count, "ncclReduce + ncclBroadcast", [&](Rank& r) {
             DP_CUDA_CHECK(r.device, ncclReduce(data, data, count, ncclFloat, ncclSum, 0, r.comm,
                                                r.stream));
             DP_CUDA_CHECK(r.device,
@@ -186,32 +193,45 @@ void NcclCommunicator::all_reduce_sum(int rank, float* data, std::size_t count) 
 }
 
 void NcclCommunicator::broadcast(int rank, float* data, std::size_t count, int root) {
-    run(rank, count, "ncclBroadcast", [&](Rank& r) {
+    start(rank, count, "ncclBroadcast", [&](Rank& r) {
         DP_CUDA_CHECK(r.device, ncclBroadcast(data, data, count, ncclFloat, root, r.comm, r.stream));
     });
+    wait_all(rank);
 }
 
 void NcclCommunicator::abort() { aborted_ = true; }
 
 template <typename Issue>
-void NcclCommunicator::run(int rank, std::size_t count, const char* collective, Issue&& issue) {
+void NcclCommunicator::start(int rank, std::size_t count, const char* collective, Issue&& issue) {
     Rank& r = local_rank(rank);
     if (aborted_)
         throw CollectiveAborted(std::string("collective aborted: ") + collective + " on cuda:" +
                                 std::to_string(r.device) + " after another device failed");
     if (ranks_ == 1 || count == 0) return;  // nothing to exchange
     try {
-        const cudaStream_t compute = cuda::thread_compute_stream();
-        DP_CUDA_CHECK(r.device, cudaEventRecord(r.compute_ready, compute));
+        DP_CUDA_CHECK(r.device, cudaEventRecord(r.compute_ready, cuda::thread_compute_stream()));
         DP_CUDA_CHECK(r.device, cudaStreamWaitEvent(r.stream, r.compute_ready, 0));
         issue(r);
+        // The stream runs its collectives in order: its last event marks them all.
         DP_CUDA_CHECK(r.device, cudaEventRecord(r.done, r.stream));
-        DP_CUDA_CHECK(r.device, cudaStreamWaitEvent(compute, r.done, 0));
+        r.pending = collective;
+    } catch (...) {
+        aborted_ = true;  // the other ranks stop waiting for this one
+        throw;
+    }
+}
+
+void NcclCommunicator::wait_all(int rank) {
+    Rank& r = local_rank(rank);
+    if (!r.pending) return;
+    const char* collective = std::exchange(r.pending, nullptr);
+    try {
+        DP_CUDA_CHECK(r.device, cudaStreamWaitEvent(cuda::thread_compute_stream(), r.done, 0));
         wait(r, collective);
     } catch (const CollectiveAborted&) {
         throw;
     } catch (...) {
-        aborted_ = true;  // the other ranks stop waiting for this one
+        aborted_ = true;
         throw;
     }
 }

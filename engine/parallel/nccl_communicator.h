@@ -20,10 +20,12 @@ NcclUniqueId nccl_unique_id();
 // rank's collective is issued on that rank's communication stream after
 // everything queued so far on the calling thread's compute stream (the CUDA
 // backend's: see backend/cuda/compute_stream.h), and that compute stream
-// waits for it, so the update that follows reads the sum. The call returns
-// when the collective has completed, polling NCCL for asynchronous errors
-// meanwhile; an error, a timeout (DP_NCCL_TIMEOUT_S, default 300 s) or
-// abort() aborts the NCCL communicator instead of hanging.
+// waits for it, so the update that follows reads the sum. all_reduce_sum and
+// broadcast return when the collective has completed; start_all_reduce_sum
+// returns once it is queued, so backward goes on computing while NCCL
+// reduces, and wait_all completes them all. Waiting polls NCCL for
+// asynchronous errors; an error, a timeout (DP_NCCL_TIMEOUT_S, default
+// 300 s) or abort() aborts the NCCL communicator instead of hanging.
 //
 // Strategies: "ring" is ncclAllReduce (NCCL picks ring or tree); "naive" is
 // d2l's sum-on-device-0-and-copy-back, as ncclReduce to rank 0 followed by
@@ -45,6 +47,8 @@ public:
     std::string name() const override { return strategy_; }
     int size() const override { return ranks_; }
     void all_reduce_sum(int rank, float* data, std::size_t count) override;
+    void start_all_reduce_sum(int rank, float* data, std::size_t count) override;
+    void wait_all(int rank) override;
     void broadcast(int rank, float* data, std::size_t count, int root) override;
     void abort() override;
 
@@ -54,11 +58,10 @@ public:
 private:
     struct Rank;  // one local rank's NCCL communicator, stream and events
     Rank& local_rank(int rank);
-    // Issues the collective of `count` floats that `issue` enqueues on the
-    // rank's stream, ordered after and before the compute stream, and waits
-    // for it.
+    // Enqueues the collective of `count` floats that `issue` issues on the
+    // rank's stream, after the work queued so far on the compute stream.
     template <typename Issue>
-    void run(int rank, std::size_t count, const char* collective, Issue&& issue);
+    void start(int rank, std::size_t count, const char* collective, Issue&& issue);
     void wait(Rank& rank, const char* collective);
 
     std::string strategy_;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -93,7 +94,11 @@ RunRecord start_run_record(const TrainConfig& config, const std::string& source)
     std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
     RunRecord record;
     record.started_at = stamp;
-    record.id = record.started_at + "-" + std::to_string(::getpid());
+    // Several runs of one process may start within the same second (the
+    // workbench's queue, dp-train --compare): the count tells them apart.
+    static std::atomic<int> runs_started{0};
+    record.id = record.started_at + "-" + std::to_string(::getpid()) + "-" +
+                std::to_string(++runs_started);
     record.source = source;
     record.config = config;
     return record;

@@ -14,7 +14,7 @@ namespace dp {
 // JSON (--record), the workbench keeps it in its history database, and a
 // cluster run's record imports into the workbench beside local runs.
 struct RunRecord {
-    std::string id;          // unique: "<started_at>-<pid>"
+    std::string id;          // unique: "<started_at>-<pid>-<run of the process>"
     std::string started_at;  // UTC, ISO 8601: "2026-11-22T01:30:00Z"
     std::string source;      // "dp-train", "dp-workbench" or "mpirun"
     std::string status = "running";  // "running", "finished", "stopped" or "failed"

@@ -55,6 +55,13 @@ private slots:
                  QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2"));
     }
 
+    // The workbench's queue starts runs within the same second.
+    void runsStartedTogetherGetDifferentIds() {
+        const dp::TrainConfig config;
+        QVERIFY(dp::start_run_record(config, "dp-workbench").id !=
+                dp::start_run_record(config, "dp-workbench").id);
+    }
+
     void jsonHoldsEveryField() {
         const dp::RunRecord record = sample_record();
         const QJsonObject json = parse(dp::to_json(record));
