@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <cstdlib>
@@ -15,6 +19,7 @@
 
 #include <dnnl.hpp>
 
+#include "backend/algorithm_choice.h"
 #include "backend/plan_cache.h"
 #include "core/error.h"
 #include "backend/reference/reference_ops.h"
@@ -36,6 +41,9 @@ void execute(const dnnl::primitive& primitive, dnnl::stream& stream,
         throw Error("oneDNN failed to execute a primitive (status " + std::to_string(int(status)) +
                     ")");
 }
+
+// The caller's buffers of one call: (oneDNN argument, pointer) pairs.
+using Handles = std::initializer_list<std::pair<int, const void*>>;
 
 // One oneDNN primitive with its memory objects bound once. A call only swaps
 // the data handles, so executing it builds nothing.
@@ -61,8 +69,7 @@ struct Step {
     std::vector<Conversion> conversions;
     std::size_t scratch_bytes = 0;  // what the conversions need, at most
 
-    void run(dnnl::stream& stream, std::initializer_list<std::pair<int, const void*>> handles,
-             std::byte* scratch = nullptr) {
+    void run(dnnl::stream& stream, Handles handles, std::byte* scratch = nullptr) {
         for (const auto& [arg, pointer] : handles) {
             auto conversion = std::find_if(conversions.begin(), conversions.end(),
                                            [arg](const Conversion& c) { return c.arg == arg; });
@@ -130,8 +137,21 @@ void parallel_for(std::size_t n, Body&& body) {
     for (std::size_t i = 0; i < n; ++i) body(i);
 }
 
+// The layouts a convolution can run in: the caller's NCHW (oneDNN's gemm
+// kernels), the blocked layout oneDNN picks (format "any": its jit kernels)
+// or NHWC (its brgemm kernels), the caller's buffers reordered in and out
+// for the last two. Which is fastest depends on the channel counts and on
+// the op, up to 2x apart here reorders included (bench/README.md), so each
+// op measures them on its first call with a shape, as cuDNN's algorithm
+// search does, and keeps the fastest.
+enum class ConvLayout { nchw, blocked, nhwc };
+constexpr ConvLayout kConvLayouts[] = {ConvLayout::nchw, ConvLayout::blocked, ConvLayout::nhwc};
+enum class ConvOp { forward, backward_data, backward_weights };
+
+// A shape's three ops, each built (and its layout chosen) on its first call:
+// evaluation shapes never build a backward.
 struct ConvPlan {
-    Step forward, backward_data, backward_weights;
+    std::optional<Step> ops[3];
 };
 struct PoolPlan {
     Step forward, backward;
@@ -164,71 +184,85 @@ struct OneDnnBackend::Impl {
     PlanCache<LinearShape, LinearPlan> linear_plans;
     PlanCache<std::size_t, ReluPlan> relu_plans;
 
-    // Convolutions with a window larger than 1x1 run oneDNN's jit direct
-    // kernels on the blocked layouts they choose (format "any"), NCHW
-    // buffers reordered in and out around each call: measured on AVX-512,
-    // 1.3-2.3x faster than its gemm kernels on NCHW for ResNet-18's and
-    // LeNet's convolutions, reorders included. 1x1 convolutions stay on gemm
-    // (faster there), as does the data gradient of convolutions with few
-    // input channels (3x slower blocked with 1 channel).
-    ConvPlan build_conv(const Conv2dShape& s) {
+    Step build_conv_step(const Conv2dShape& s, ConvOp op, ConvLayout layout) {
         using namespace dnnl;
-        const bool blocked = s.kernel > 1;
-        const bool blocked_backward_data = blocked && s.in_channels >= 8;
         const memory::dims src_dims{s.batch, s.in_channels, s.in_h, s.in_w};
         const memory::dims dst_dims{s.batch, s.out_channels, s.out_h(), s.out_w()};
         const memory::dims weights_dims{s.out_channels, s.in_channels, s.kernel, s.kernel};
+        const memory::dims strides{s.stride, s.stride}, padding{s.pad, s.pad};
+        // The caller's layouts, and those the primitive is asked to use.
         const memory::desc src(src_dims, f32, tag::nchw), dst(dst_dims, f32, tag::nchw),
             weights(weights_dims, f32, tag::oihw), bias = vec(s.out_channels);
-        const memory::dims strides{s.stride, s.stride}, padding{s.pad, s.pad};
-        const auto descs = [&](bool any) {
-            const tag activations = any ? tag::any : tag::nchw;
-            return std::tuple{memory::desc(src_dims, f32, activations),
-                              memory::desc(weights_dims, f32, any ? tag::any : tag::oihw),
-                              memory::desc(dst_dims, f32, activations)};
-        };
-        const auto forward_desc = [&](bool any) {
-            const auto [src_desc, weights_desc, dst_desc] = descs(any);
-            return convolution_forward::primitive_desc(
-                {prop_kind::forward_training, algorithm::convolution_direct, src_desc,
-                 weights_desc, bias, dst_desc, strides, padding, padding},
-                engine);
-        };
-        const auto fwd = forward_desc(blocked);
-        const auto [data_src, data_weights, data_dst] = descs(blocked_backward_data);
-        const convolution_backward_data::primitive_desc bwd_data(
-            {algorithm::convolution_direct, data_src, data_weights, data_dst, strides, padding,
-             padding},
-            engine, blocked_backward_data == blocked ? fwd : forward_desc(blocked_backward_data));
-        const auto [grad_src, grad_weights, grad_dst] = descs(blocked);
-        // Without the bias: conv2d_backward_weights sums it in double.
-        const convolution_backward_weights::primitive_desc bwd_weights(
-            {algorithm::convolution_direct, grad_src, grad_weights, grad_dst, strides, padding,
-             padding},
-            engine, fwd);
+        const tag activations = layout == ConvLayout::nchw      ? tag::nchw
+                                : layout == ConvLayout::blocked ? tag::any
+                                                                : tag::nhwc;
+        const memory::desc want_src(src_dims, f32, activations), want_dst(dst_dims, f32, activations),
+            want_weights(weights_dims, f32, layout == ConvLayout::nchw ? tag::oihw : tag::any);
+        // The forward's descriptor is every backward's hint.
+        const convolution_forward::primitive_desc fwd(
+            {prop_kind::forward_training, algorithm::convolution_direct, want_src, want_weights,
+             bias, want_dst, strides, padding, padding},
+            engine);
+        switch (op) {
+        case ConvOp::forward: {
+            Step step(convolution_forward{fwd});
+            step.bind_converted(DNNL_ARG_SRC, src, fwd.src_desc(), false, engine);
+            step.bind_converted(DNNL_ARG_WEIGHTS, weights, fwd.weights_desc(), false, engine);
+            step.bind(DNNL_ARG_BIAS, bias, engine);
+            step.bind_converted(DNNL_ARG_DST, dst, fwd.dst_desc(), true, engine);
+            return step;
+        }
+        case ConvOp::backward_data: {
+            const convolution_backward_data::primitive_desc pd(
+                {algorithm::convolution_direct, want_src, want_weights, want_dst, strides, padding,
+                 padding},
+                engine, fwd);
+            Step step(convolution_backward_data{pd});
+            step.bind_converted(DNNL_ARG_DIFF_DST, dst, pd.diff_dst_desc(), false, engine);
+            step.bind_converted(DNNL_ARG_WEIGHTS, weights, pd.weights_desc(), false, engine);
+            step.bind_converted(DNNL_ARG_DIFF_SRC, src, pd.diff_src_desc(), true, engine);
+            return step;
+        }
+        case ConvOp::backward_weights: {
+            // Without the bias: conv2d_backward_weights sums it in double.
+            const convolution_backward_weights::primitive_desc pd(
+                {algorithm::convolution_direct, want_src, want_weights, want_dst, strides, padding,
+                 padding},
+                engine, fwd);
+            Step step(convolution_backward_weights{pd});
+            step.bind_converted(DNNL_ARG_SRC, src, pd.src_desc(), false, engine);
+            step.bind_converted(DNNL_ARG_DIFF_DST, dst, pd.diff_dst_desc(), false, engine);
+            step.bind_converted(DNNL_ARG_DIFF_WEIGHTS, weights, pd.diff_weights_desc(), true,
+                                engine);
+            return step;
+        }
+        }
+        throw std::logic_error("unknown convolution op");
+    }
 
-        ConvPlan plan{{convolution_forward(fwd)},
-                      {convolution_backward_data(bwd_data)},
-                      {convolution_backward_weights(bwd_weights)}};
-        plan.forward.bind_converted(DNNL_ARG_SRC, src, fwd.src_desc(), false, engine);
-        plan.forward.bind_converted(DNNL_ARG_WEIGHTS, weights, fwd.weights_desc(), false, engine);
-        plan.forward.bind(DNNL_ARG_BIAS, bias, engine);
-        plan.forward.bind_converted(DNNL_ARG_DST, dst, fwd.dst_desc(), true, engine);
-        plan.backward_data.bind_converted(DNNL_ARG_DIFF_DST, dst, bwd_data.diff_dst_desc(), false,
-                                          engine);
-        plan.backward_data.bind_converted(DNNL_ARG_WEIGHTS, weights, bwd_data.weights_desc(),
-                                          false, engine);
-        plan.backward_data.bind_converted(DNNL_ARG_DIFF_SRC, src, bwd_data.diff_src_desc(), true,
-                                          engine);
-        plan.backward_weights.bind_converted(DNNL_ARG_SRC, src, bwd_weights.src_desc(), false,
-                                             engine);
-        plan.backward_weights.bind_converted(DNNL_ARG_DIFF_DST, dst,
-                                             bwd_weights.diff_dst_desc(), false, engine);
-        plan.backward_weights.bind_converted(DNNL_ARG_DIFF_WEIGHTS, weights,
-                                             bwd_weights.diff_weights_desc(), true, engine);
-        for (const Step* step : {&plan.forward, &plan.backward_data, &plan.backward_weights})
-            reserve_scratch(step->scratch_bytes);
-        return plan;
+    // The step of `op` for shape `s`, on the first call timed once in every
+    // layout with the caller's buffers (each candidate overwrites the outputs;
+    // the caller then runs the chosen one).
+    Step& conv_step(const Conv2dShape& s, ConvOp op, Handles handles) {
+        std::optional<Step>& chosen =
+            conv_plans.get(s, [](const Conv2dShape&) { return ConvPlan{}; }).ops[int(op)];
+        if (chosen) return *chosen;
+        std::vector<Step> candidates;
+        std::vector<AlgorithmTiming> timings;
+        for (const ConvLayout layout : kConvLayouts) {
+            Step step = build_conv_step(s, op, layout);
+            reserve_scratch(step.scratch_bytes);
+            const auto start = std::chrono::steady_clock::now();
+            step.run(stream, handles, scratch.get());
+            stream.wait();
+            const std::chrono::duration<float, std::milli> took =
+                std::chrono::steady_clock::now() - start;
+            timings.push_back({int(layout), true, took.count(), step.scratch_bytes, true});
+            candidates.push_back(std::move(step));
+        }
+        const auto fastest = choose_algorithm(timings, SIZE_MAX, false);
+        chosen = std::move(candidates[*fastest]);
+        return *chosen;
     }
 
     // The conversions of one step at a time live here: steps run one after
@@ -238,6 +272,8 @@ struct OneDnnBackend::Impl {
         if (bytes <= scratch_bytes) return;
         scratch.reset(static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
         if (!scratch) throw std::bad_alloc();
+        // Touched now, so that no measured convolution pays for its page faults.
+        std::memset(scratch.get(), 0, bytes);
         scratch_bytes = bytes;
     }
     std::unique_ptr<std::byte, decltype(&std::free)> scratch{nullptr, &std::free};
@@ -394,26 +430,23 @@ OneDnnBackend::~OneDnnBackend() = default;
 
 void OneDnnBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
                                    const float* b, float* y) {
-    auto& plan = impl_->conv_plans.get(s, [&](const auto& k) { return impl_->build_conv(k); });
-    plan.forward.run(impl_->stream,
-                     {{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST, y}},
-                     impl_->scratch.get());
+    const Handles handles{{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, b},
+                          {DNNL_ARG_DST, y}};
+    impl_->conv_step(s, ConvOp::forward, handles).run(impl_->stream, handles, impl_->scratch.get());
 }
 
 void OneDnnBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* w,
                                          float* dx) {
-    auto& plan = impl_->conv_plans.get(s, [&](const auto& k) { return impl_->build_conv(k); });
-    plan.backward_data.run(impl_->stream,
-                           {{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_SRC, dx}},
-                           impl_->scratch.get());
+    const Handles handles{{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_SRC, dx}};
+    impl_->conv_step(s, ConvOp::backward_data, handles)
+        .run(impl_->stream, handles, impl_->scratch.get());
 }
 
 void OneDnnBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x,
                                             const float* dy, float* dw, float* db) {
-    auto& plan = impl_->conv_plans.get(s, [&](const auto& k) { return impl_->build_conv(k); });
-    plan.backward_weights.run(impl_->stream,
-                              {{DNNL_ARG_SRC, x}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw}},
-                              impl_->scratch.get());
+    const Handles handles{{DNNL_ARG_SRC, x}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw}};
+    impl_->conv_step(s, ConvOp::backward_weights, handles)
+        .run(impl_->stream, handles, impl_->scratch.get());
     parallel_for(std::size_t(s.out_channels),
                  [&](std::size_t o) { reference::conv2d_bias_backward(s, dy, int(o), db); });
 }
