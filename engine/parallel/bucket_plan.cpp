@@ -2,7 +2,7 @@
 
 #include "core/error.h"
 
-#include <algorithm>
+#include <optional>
 #include <string>
 
 namespace dp {
@@ -36,15 +36,6 @@ std::vector<GradientBucket> plan_buckets(const std::vector<ParameterInfo>& param
     }
     if (open) buckets.push_back(*open);
     return buckets;
-}
-
-std::optional<std::size_t> bucket_completed_by(const std::vector<GradientBucket>& buckets,
-                                               std::size_t param) {
-    const auto it =
-        std::find_if(buckets.begin(), buckets.end(),
-                     [param](const GradientBucket& bucket) { return bucket.first_param == param; });
-    if (it == buckets.end()) return std::nullopt;
-    return std::size_t(it - buckets.begin());
 }
 
 }  // namespace dp

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <vector>
 
 #include "nn/parameter_store.h"
@@ -29,11 +28,5 @@ struct GradientBucket {
 // Since the layout is in forward order, every bucket is one contiguous slice.
 std::vector<GradientBucket> plan_buckets(const std::vector<ParameterInfo>& params,
                                          std::size_t bucket_bytes, std::size_t first_bucket_bytes);
-
-// The bucket that becomes complete when parameter `param`'s gradient is
-// written, if backward writes gradients in reverse parameter order: the bucket
-// whose first_param it is. Backward can launch that bucket's all-reduce then.
-std::optional<std::size_t> bucket_completed_by(const std::vector<GradientBucket>& buckets,
-                                               std::size_t param);
 
 }  // namespace dp

@@ -28,10 +28,27 @@
 #include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
 #include "parallel/communicator.h"
+#include "parallel/gradient_reducer.h"
 
 namespace {
 
 using dp::GradientBucket;
+
+// Records the all-reduces a reducer starts and how often it waits.
+class RecordingCommunicator final : public dp::Communicator {
+public:
+    std::string name() const override { return "recording"; }
+    int size() const override { return 2; }
+    void all_reduce_sum(int, float* data, std::size_t count) override {
+        started.emplace_back(data, count);
+    }
+    void broadcast(int, float*, std::size_t, int) override {}
+    void wait_all(int) override { ++waits; }
+    void abort() override {}
+
+    std::vector<std::pair<float*, std::size_t>> started;
+    int waits = 0;
+};
 using dp::ParameterInfo;
 
 constexpr std::uint32_t kSeed = 20240607;
@@ -455,23 +472,31 @@ private slots:
         QVERIFY(dp::plan_buckets({}, 25 << 20, 1 << 20).empty());
     }
 
-    // Walking backward's order (last parameter first), each bucket is reported
-    // complete exactly once, in bucket order, when all its parameters are written.
-    void bucket_completes_with_its_first_parameter() {
+    // Walking backward's order (last parameter first), the reducer starts each
+    // bucket's all-reduce exactly once, in bucket order, as soon as all its
+    // parameters are final, and waits for them before the step ends.
+    void reducer_starts_each_bucket_once_its_gradients_are_final() {
         const std::vector<ParameterInfo> params = lenet_parameters();
         const std::vector<GradientBucket> buckets = dp::plan_buckets(params, 64 << 10, 8 << 10);
-        std::vector<bool> written(params.size(), false);
-        std::size_t next_bucket = 0;
+        std::vector<float> gradients(params.back().offset + params.back().size);
+        RecordingCommunicator communicator;
+        dp::GradientReducer reducer(communicator, 0, buckets, gradients.data());
+        reducer.begin_step();
         for (std::size_t param = params.size(); param-- > 0;) {
-            written[param] = true;
-            const std::optional<std::size_t> completed = dp::bucket_completed_by(buckets, param);
-            if (!completed) continue;
-            QCOMPARE(*completed, next_bucket);
-            const GradientBucket& bucket = buckets[next_bucket++];
-            for (std::size_t member = bucket.first_param; member <= bucket.last_param; ++member)
-                QVERIFY(written[member]);
+            reducer.on_gradients_final(param);
+            // Every bucket whose parameters are all final has started, no other.
+            std::size_t ready = 0;
+            while (ready < buckets.size() && buckets[ready].first_param >= param) ++ready;
+            QCOMPARE(communicator.started.size(), ready);
         }
-        QCOMPARE(next_bucket, buckets.size());
+        QCOMPARE(communicator.waits, 0);
+        reducer.finish_step();
+        QCOMPARE(communicator.waits, 1);
+        QCOMPARE(communicator.started.size(), buckets.size());
+        for (std::size_t i = 0; i < buckets.size(); ++i) {
+            QCOMPARE(communicator.started[i].first, gradients.data() + buckets[i].offset);
+            QCOMPARE(communicator.started[i].second, buckets[i].size);
+        }
     }
 
     void bucket_plan_rejects_a_gap() {
