@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <system_error>
 
 #include "core/error.h"
+#include "core/format.h"
 
 namespace dp {
 namespace {
@@ -33,9 +33,7 @@ constexpr std::size_t kMaxInitialReserveBytes = std::size_t(64) << 20;
 }
 
 std::string hex32(std::uint32_t value) {
-    char text[11];
-    std::snprintf(text, sizeof text, "0x%08x", static_cast<unsigned>(value));
-    return text;
+    return format("0x%08x", static_cast<unsigned>(value));
 }
 
 std::uint32_t big_endian_u32(const std::uint8_t* bytes) {

@@ -1,7 +1,6 @@
 #include "devices/device.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -11,6 +10,7 @@
 
 #include "backend/onednn/onednn_backend.h"
 #include "core/error.h"
+#include "core/format.h"
 #ifdef DP_HAVE_CUDA
 #include "backend/cuda/cuda_backend.h"
 #endif
@@ -93,9 +93,8 @@ std::string unknown_device_message(const std::string& id, const std::vector<Devi
 
 std::string cuda_device_description(const std::string& name, std::size_t memory_bytes,
                                     int multiprocessors) {
-    char memory[32];
-    std::snprintf(memory, sizeof memory, "%.1f GiB", double(memory_bytes) / double(1ull << 30));
-    return name + ", " + memory + ", " + std::to_string(multiprocessors) + " SMs";
+    return name + ", " + format("%.1f GiB", double(memory_bytes) / double(1ull << 30)) + ", " +
+           std::to_string(multiprocessors) + " SMs";
 }
 
 std::vector<DeviceInfo> available_devices() {

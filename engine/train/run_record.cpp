@@ -5,20 +5,14 @@
 #include <atomic>
 #include <charconv>
 #include <chrono>
-#include <cstdio>
 #include <ctime>
 
+#include "core/format.h"
 #include "io/atomic_file.h"
 #include "models/model_registry.h"
 
 namespace dp {
 namespace {
-
-std::string format(const char* pattern, auto... values) {
-    char text[64];
-    std::snprintf(text, sizeof text, pattern, values...);
-    return text;
-}
 
 // The shortest text that reads back as the same value: records round-trip
 // exactly, and a float learning rate of 0.2 reads "0.2".

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 #include <string>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
 #include "parallel/communicator.h"
@@ -63,9 +63,8 @@ void validate_ranks(const TrainConfig& config, int ranks) {
 }
 
 std::string shared_settings(const TrainConfig& c) {
-    char lr[32], bucket_mb[32];
-    std::snprintf(lr, sizeof lr, "%.9g", double(c.lr));  // every float digit
-    std::snprintf(bucket_mb, sizeof bucket_mb, "%.17g", c.bucket_mb);
+    const std::string lr = format("%.9g", double(c.lr));  // every float digit
+    const std::string bucket_mb = format("%.17g", c.bucket_mb);
     return "model=" + c.model + "\ndataset=" + c.dataset +
            "\ninput_size=" + std::to_string(c.input_size) +
            "\nsamples=" + std::to_string(c.samples) +

@@ -1,6 +1,6 @@
 #include "train/train_observer.h"
 
-#include <cstdio>
+#include "core/format.h"
 
 namespace dp {
 
@@ -20,11 +20,8 @@ std::string RunSummary::device_list() const {
 }
 
 std::string RunSummary::summary_line() const {
-    const std::string names = device_list();
-    char line[160];
-    std::snprintf(line, sizeof line, "test acc: %.2f, %.1f sec/epoch on [%s]", final_test_acc(),
-                  mean_seconds_per_epoch(), names.c_str());
-    return line;
+    return format("test acc: %.2f, %.1f sec/epoch on [%s]", final_test_acc(),
+                  mean_seconds_per_epoch(), device_list().c_str());
 }
 
 }  // namespace dp

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "data/dataset.h"
 #include "data/epoch_sampler.h"
 #include "devices/device.h"
@@ -15,12 +15,6 @@
 
 namespace dp {
 namespace {
-
-std::string format(const char* pattern, auto... values) {
-    char text[256];
-    std::snprintf(text, sizeof text, pattern, values...);
-    return text;
-}
 
 // The first `count` test images with the model's classes for them and their labels.
 PredictionSamples preview_predictions(int epoch, ReplicaGroup& replicas, const Dataset& test,
