@@ -66,6 +66,7 @@ const std::map<std::string, std::function<void(CliCommand&)>>& switch_flags() {
     static const std::map<std::string, std::function<void(CliCommand&)>> flags{
         {"--no-shuffle", [](CliCommand& c) { c.config.shuffle = false; }},
         {"--no-history", [](CliCommand& c) { c.history = false; }},
+        {"--retune", [](CliCommand& c) { c.config.retune = true; }},
         {"--scale-lr", [](CliCommand& c) { c.scale_lr = true; }},
         {"--verbose", [](CliCommand& c) { c.verbose = true; }},
         {"--sync-bn", [](CliCommand& c) { c.config.sync_bn = true; }},
@@ -170,6 +171,9 @@ std::string cli_help() {
                   "  --no-history        do not keep the run in the workbench's history\n"
                   "                      (runs.sqlite in DP_WORKBENCH_DATA_DIR or the user's\n"
                   "                      data folder; dp-workbench shows it)\n"
+                  "  --retune            measure the fastest kernels for this machine again\n"
+                  "                      (they are measured once and kept in kernel-choices.tsv\n"
+                  "                      beside the history, so repeated runs give the same bits)\n"
                   "\n"
                   "Data parallelism:\n"
                   "  --devices LIST      cpu:0,cpu:1, cpu:all, cuda:0,cuda:1 or cuda:all, one\n"

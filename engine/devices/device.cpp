@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <iterator>
 #include <set>
 
 #include <sched.h>
 
 #include "backend/onednn/onednn_backend.h"
+#include "core/cpu_model.h"
 #include "core/error.h"
 #include "core/format.h"
 #ifdef DP_HAVE_CUDA
@@ -17,16 +17,6 @@
 
 namespace dp {
 namespace {
-
-std::string cpu_model_name() {
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);)
-        if (line.starts_with("model name")) {
-            const auto colon = line.find(':');
-            if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-        }
-    return "CPU";
-}
 
 // The cores this process may run on (taskset and cgroup cpusets respected).
 std::vector<int> usable_cores() {

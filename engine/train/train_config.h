@@ -25,6 +25,10 @@ struct TrainConfig {
     std::string save_path;  // write a checkpoint here after every epoch (empty: none)
     std::string record_path;  // write the run record (JSON) here after every epoch (empty: none)
     int preview_samples = 0;  // test images whose predictions each epoch reports (the GUI's strip)
+    // Measure every kernel choice again and overwrite this machine's kernel
+    // cache (backend/kernel_choices.h). Off by default: runs with the same
+    // settings then run the same kernels and give the same bits.
+    bool retune = false;
 
     // Data parallelism. batch_size is the global batch, split across devices.
     std::vector<std::string> devices;  // ids ("cpu:0"); empty: every device of the machine

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "backend/kernel_choices.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "data/dataset.h"
@@ -42,6 +43,8 @@ Trainer::Trainer(TrainConfig config, ProcessPart part)
 RunOutcome Trainer::run(TrainObserver& observer) {
     try {
         validate(config_);
+        KernelChoices& kernels = kernel_choices();
+        kernels.retune(config_.retune);
         const auto devices = select_devices(config_.devices);
         auto communicator = part_ ? std::move(part_->communicator)
                                   : make_local_communicator(devices, config_.allreduce);
@@ -124,6 +127,10 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                 observer.on_predictions(
                     preview_predictions(epoch, replicas, data.test, config_.preview_samples));
             if (!config_.save_path.empty()) replicas.save(config_.save_path, config_.model);
+            // The first epoch met every training shape: later runs reuse its choices.
+            if (const std::string failed = kernels.save(); !failed.empty())
+                observer.on_log("kernel choices not saved (they are measured again next run): " +
+                                failed);
         }
         observer.on_log(summary.summary_line());
         observer.on_finished(summary);

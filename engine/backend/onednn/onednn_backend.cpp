@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -19,9 +18,11 @@
 
 #include <dnnl.hpp>
 
-#include "backend/algorithm_choice.h"
+#include "backend/kernel_choices.h"
 #include "backend/plan_cache.h"
+#include "core/cpu_model.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "backend/reference/reference_ops.h"
 
 namespace dp {
@@ -146,6 +147,28 @@ void parallel_for(std::size_t n, Body&& body) {
 // search does, and keeps the fastest.
 enum class ConvLayout { nchw, blocked, nhwc };
 constexpr ConvLayout kConvLayouts[] = {ConvLayout::nchw, ConvLayout::blocked, ConvLayout::nhwc};
+// Best of three per layout: one timing let a burst of noise pick the layout.
+constexpr int kTimingsPerCandidate = 3;
+
+// Without measuring (DP_KERNEL_TUNING=fixed): the jit kernels on the blocked
+// layout for windows, gemm on NCHW for 1x1 (oneDNN's own heuristics' usual pick).
+ConvLayout fixed_conv_layout(const Conv2dShape& s) {
+    return s.kernel > 1 ? ConvLayout::blocked : ConvLayout::nchw;
+}
+
+std::string isa_name(dnnl::cpu_isa isa) {
+    switch (isa) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return format("isa 0x%x", unsigned(isa));
+    }
+}
 enum class ConvOp { forward, backward_data, backward_weights };
 
 // A shape's three ops, each built (and its layout chosen) on its first call:
@@ -240,30 +263,44 @@ struct OneDnnBackend::Impl {
         throw std::logic_error("unknown convolution op");
     }
 
-    // The step of `op` for shape `s`, on the first call timed once in every
-    // layout with the caller's buffers (each candidate overwrites the outputs;
-    // the caller then runs the chosen one).
+    // The step of `op` for shape `s`: the layout this machine's kernel cache
+    // names for it, measured here on its first use (each candidate runs on the
+    // caller's buffers and overwrites the outputs; the caller then runs the
+    // chosen one). Only the chosen layout's primitive is kept.
     Step& conv_step(const Conv2dShape& s, ConvOp op, Handles handles) {
         std::optional<Step>& chosen =
             conv_plans.get(s, [](const Conv2dShape&) { return ConvPlan{}; }).ops[int(op)];
         if (chosen) return *chosen;
-        std::vector<Step> candidates;
-        std::vector<AlgorithmTiming> timings;
-        for (const ConvLayout layout : kConvLayouts) {
-            Step step = build_conv_step(s, op, layout);
-            reserve_scratch(step.scratch_bytes);
-            const auto start = std::chrono::steady_clock::now();
-            step.run(stream, handles, scratch.get());
-            stream.wait();
-            const std::chrono::duration<float, std::milli> took =
-                std::chrono::steady_clock::now() - start;
-            timings.push_back({int(layout), true, took.count(), step.scratch_bytes, true});
-            candidates.push_back(std::move(step));
-        }
-        const auto fastest = choose_algorithm(timings, SIZE_MAX, false);
-        chosen = std::move(candidates[*fastest]);
+        const int layout = kernel_choices().choose(conv_key(s, op), int(fixed_conv_layout(s)), [&] {
+            std::vector<Step> candidates;
+            for (const ConvLayout candidate : kConvLayouts) {
+                candidates.push_back(build_conv_step(s, op, candidate));
+                reserve_scratch(candidates.back().scratch_bytes);
+            }
+            return fastest_candidate(int(candidates.size()), kTimingsPerCandidate, [&](int i) {
+                candidates[std::size_t(i)].run(stream, handles, scratch.get());
+                stream.wait();
+            });
+        });
+        chosen = build_conv_step(s, op, ConvLayout(layout));
+        reserve_scratch(chosen->scratch_bytes);
         return *chosen;
     }
+
+    // "onednn 2.6.3 avx512_core_amx | <CPU> | conv forward n64 c6x28x28 o16 k5 s1 p2":
+    // a choice holds for this library, ISA and CPU only.
+    std::string conv_key(const Conv2dShape& s, ConvOp op) const {
+        static const char* names[] = {"forward", "backward_data", "backward_weights"};
+        return machine + " | conv " + names[int(op)] +
+               format(" n%d c%dx%dx%d o%d k%d s%d p%d", s.batch, s.in_channels, s.in_h, s.in_w,
+                      s.out_channels, s.kernel, s.stride, s.pad);
+    }
+    const std::string machine = [] {
+        const dnnl_version_t* v = dnnl_version();
+        return format("onednn %d.%d.%d %s | ", v->major, v->minor, v->patch,
+                      isa_name(dnnl::get_effective_cpu_isa()).c_str()) +
+               cpu_model_name();
+    }();
 
     // The conversions of one step at a time live here: steps run one after
     // another on a backend's thread, so every plan shares one area, grown

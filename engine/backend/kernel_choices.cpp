@@ -1,0 +1,155 @@
+#include "backend/kernel_choices.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <vector>
+
+#include "core/error.h"
+#include "io/atomic_file.h"
+
+namespace dp {
+namespace {
+
+constexpr const char* kHeader = "# DP Workbench kernel choices v1: key<TAB>choice";
+
+// The file's entries, or none when it is missing or any line is malformed
+// (a half-written or foreign file is rebuilt, not trusted in part).
+std::map<std::string, int> read_cache(const std::filesystem::path& file) {
+    std::map<std::string, int> entries;
+    std::ifstream in(file);
+    std::string line;
+    if (!in || !std::getline(in, line) || line != kHeader) return {};
+    while (std::getline(in, line)) {
+        const auto tab = line.rfind('\t');
+        if (tab == std::string::npos || tab == 0) return {};
+        char* end = nullptr;
+        const long choice = std::strtol(line.c_str() + tab + 1, &end, 10);
+        if (end == line.c_str() + tab + 1 || *end != '\0' || choice < 0 || choice > 1000) return {};
+        entries[line.substr(0, tab)] = int(choice);
+    }
+    return entries;
+}
+
+}  // namespace
+
+int KernelChoices::choose(const std::string& key, int fixed_choice,
+                          const std::function<int()>& measure) {
+    std::lock_guard lock(mutex_);
+    if (tuning_ == KernelTuning::fixed) return fixed_choice;
+    load_locked();
+    if (!retuning_ || retuned_.contains(key)) {
+        if (const auto it = chosen_.find(key); it != chosen_.end()) return it->second;
+        if (const auto it = cached_.find(key); it != cached_.end()) return it->second;
+    }
+    // Measured under the lock: a second device thread with the same shape
+    // waits for this choice instead of measuring one of its own.
+    const int choice = measure();
+    ++measured_;
+    chosen_[key] = choice;
+    if (retuning_) retuned_.insert(key);
+    return choice;
+}
+
+void KernelChoices::configure(std::filesystem::path file, KernelTuning tuning) {
+    std::lock_guard lock(mutex_);
+    file_ = std::move(file);
+    tuning_ = tuning == KernelTuning::retune ? KernelTuning::cached : tuning;
+    retuning_ = tuning == KernelTuning::retune;
+    loaded_ = false;
+    cached_.clear();
+    chosen_.clear();
+    retuned_.clear();
+}
+
+void KernelChoices::retune(bool on) {
+    std::lock_guard lock(mutex_);
+    retuning_ = on;
+    retuned_.clear();
+}
+
+KernelTuning KernelChoices::tuning() const {
+    std::lock_guard lock(mutex_);
+    return retuning_ ? KernelTuning::retune : tuning_;
+}
+
+int KernelChoices::measured() const {
+    std::lock_guard lock(mutex_);
+    return measured_;
+}
+
+void KernelChoices::load_locked() {
+    if (loaded_) return;
+    loaded_ = true;
+    if (file_.empty()) file_ = default_kernel_cache_path();
+    cached_ = read_cache(file_);
+}
+
+std::string KernelChoices::save() {
+    std::lock_guard lock(mutex_);
+    if (chosen_.empty()) return {};
+    std::map<std::string, int> merged = read_cache(file_);
+    for (const auto& [key, choice] : chosen_) {
+        if (retuned_.contains(key)) merged[key] = choice;
+        else merged.emplace(key, choice);  // another process's earlier choice wins
+    }
+    try {
+        std::filesystem::create_directories(file_.parent_path());
+        std::string text = std::string(kHeader) + "\n";
+        for (const auto& [key, choice] : merged) text += key + "\t" + std::to_string(choice) + "\n";
+        AtomicFile out(file_);
+        out.write(text);
+        out.commit();
+    } catch (const std::exception& error) {
+        return error.what();  // the choices stay in memory; the next save tries again
+    }
+    // From now on this process uses what the file says, as later runs will.
+    cached_ = std::move(merged);
+    chosen_.clear();
+    return {};
+}
+
+KernelChoices& kernel_choices() {
+    static KernelChoices* choices = [] {
+        auto* made = new KernelChoices;  // never destroyed: device threads may outlive main()
+        made->configure(default_kernel_cache_path(), kernel_tuning_from_environment());
+        return made;
+    }();
+    return *choices;
+}
+
+std::filesystem::path default_kernel_cache_path() {
+    const auto from_env = [](const char* name) -> std::filesystem::path {
+        const char* value = std::getenv(name);
+        return value && *value ? value : "";
+    };
+    if (auto dir = from_env("DP_WORKBENCH_DATA_DIR"); !dir.empty()) return dir / "kernel-choices.tsv";
+    std::filesystem::path data = from_env("XDG_DATA_HOME");
+    if (data.empty()) data = from_env("HOME") / ".local" / "share";
+    return data / "DP Workbench" / "DP Workbench" / "kernel-choices.tsv";
+}
+
+KernelTuning kernel_tuning_from_environment() {
+    const char* value = std::getenv("DP_KERNEL_TUNING");
+    const std::string text = value ? value : "";
+    if (text.empty() || text == "cached") return KernelTuning::cached;
+    if (text == "retune") return KernelTuning::retune;
+    if (text == "fixed") return KernelTuning::fixed;
+    throw Error("DP_KERNEL_TUNING must be cached, retune or fixed (got '" + text + "')");
+}
+
+int fastest_candidate(int candidates, int repeats, const std::function<void(int)>& run) {
+    std::vector<double> best(std::size_t(candidates), std::numeric_limits<double>::infinity());
+    for (int repeat = 0; repeat < repeats; ++repeat)
+        for (int candidate = 0; candidate < candidates; ++candidate) {
+            const auto start = std::chrono::steady_clock::now();
+            run(candidate);
+            const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+            best[std::size_t(candidate)] = std::min(best[std::size_t(candidate)], took.count());
+        }
+    return int(std::min_element(best.begin(), best.end()) - best.begin());
+}
+
+}  // namespace dp

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace dp {
+
+// How an op with several kernels (oneDNN's convolution layouts, cuDNN's
+// algorithms) picks one.
+enum class KernelTuning {
+    cached,  // measured on a shape's first use on this machine, then read from the cache file
+    retune,  // measured again in this process, the cache's entries overwritten
+    fixed,   // never measured: each op's fixed default, whatever the timings (DP_KERNEL_TUNING=fixed)
+};
+
+// The kernel each op shape runs, chosen once per machine and kept in a small
+// file, so that every later run on this machine runs the same kernels (the
+// same bits for the same settings) and no run pays for measuring twice, as
+// cuDNN's benchmark cache and flashlight's DynamicBenchmark do within a
+// process. Keys name the machine, the library and the op shape; a file that
+// cannot be read or parsed is ignored and rewritten, never fatal.
+//
+// One per process, shared by every device thread: the first thread to meet
+// a key measures while the others wait, so replicas never run different kernels.
+class KernelChoices {
+public:
+    // The choice for `key`: `fixed_choice` when tuning is fixed, else the
+    // cached one, else measure()'s (stored and written out by save()).
+    int choose(const std::string& key, int fixed_choice, const std::function<int()>& measure);
+
+    // Where the cache lives and how choices are made (the process default:
+    // default_kernel_cache_path() and kernel_tuning_from_environment()).
+    void configure(std::filesystem::path file, KernelTuning tuning);
+    // Called as each run starts: with true (a --retune run) every key is
+    // measured again on its next use; with false cached choices are used.
+    void retune(bool on);
+    KernelTuning tuning() const;
+    // How many choices this process measured (not read from the cache).
+    int measured() const;
+
+    // Writes this process's choices, merged into the file's (entries another
+    // process wrote meanwhile win, so later runs agree with the earlier one).
+    // Returns an empty string, or why the file could not be written.
+    std::string save();
+
+private:
+    void load_locked();
+
+    mutable std::mutex mutex_;
+    std::filesystem::path file_;
+    KernelTuning tuning_ = KernelTuning::cached;
+    bool loaded_ = false, retuning_ = false;
+    std::map<std::string, int> cached_;   // read from the file
+    std::map<std::string, int> chosen_;   // measured in this process, not yet saved
+    std::set<std::string> retuned_;       // measured in this process since retune(true)
+    int measured_ = 0;
+};
+
+// The process's kernel choices.
+KernelChoices& kernel_choices();
+
+// kernel-choices.tsv in $DP_WORKBENCH_DATA_DIR, else in the user's data
+// folder of the workbench (the run history's folder:
+// $XDG_DATA_HOME or ~/.local/share, then "DP Workbench/DP Workbench").
+std::filesystem::path default_kernel_cache_path();
+
+// DP_KERNEL_TUNING=cached|retune|fixed (cached when unset); throws dp::Error for other values.
+KernelTuning kernel_tuning_from_environment();
+
+// Times `run` `repeats` times per candidate, the candidates taking turns so
+// that a burst of noise hits them alike, and returns the index of the
+// fastest by its best time (the earlier on ties).
+int fastest_candidate(int candidates, int repeats, const std::function<void(int)>& run);
+
+}  // namespace dp
