@@ -171,6 +171,44 @@ private slots:
 #endif
     }
 
+    // The same settings and seed give the same bits, with kernels chosen as
+    // users get them: measured by timing on the first run (cold cache), read
+    // back from kernel-choices.tsv by the second.
+    void repeatedRunsAreBitIdenticalWithMeasuredKernels_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("lenet") << "lenet";
+        QTest::newRow("resnet18-narrow") << "resnet18-narrow";
+    }
+    void repeatedRunsAreBitIdenticalWithMeasuredKernels() {
+        QFETCH(QString, model);
+        QTemporaryDir dir;
+        const QByteArray tuning = qgetenv("DP_KERNEL_TUNING");
+        qputenv("DP_KERNEL_TUNING", "cached");
+        const QStringList run{"--model", model, "--limit-train", "640", "--limit-test", "64",
+                              "--batch-size", "64", "--epochs", "2", "--seed", "7",
+                              "--devices", "cpu:0,cpu:1", "--no-history", "--save"};
+        const auto first = run_dp_train(run + QStringList{dir.filePath("a.safetensors")}, {},
+                                        dir.path());
+        const auto second = run_dp_train(run + QStringList{dir.filePath("b.safetensors")}, {},
+                                         dir.path());
+        qputenv("DP_KERNEL_TUNING", tuning);
+        QCOMPARE(first.exit_code, 0);
+        QCOMPARE(second.exit_code, 0);
+        QFile cache(dir.filePath("kernel-choices.tsv"));
+        QVERIFY(cache.open(QIODevice::ReadOnly));
+        // Measured: LeNet's two convolutions' forward and weight gradients, and
+        // the second's input gradient (resnet18-narrow has more).
+        QVERIFY(cache.readAll().count("| conv ") >= 5);
+        QFile a(dir.filePath("a.safetensors")), b(dir.filePath("b.safetensors"));
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QVERIFY(a.readAll() == b.readAll());
+        // The epoch lines (loss, accuracies) agree too; only the seconds differ.
+        const auto without_seconds = [](const QString& out) {
+            return out.split('\n').filter("epoch ").replaceInStrings(QRegularExpression(", [0-9.]+ sec"), "");
+        };
+        QCOMPARE(without_seconds(second.out), without_seconds(first.out));
+    }
+
     void modelThatCannotTakeTheInputSaysSo() {
         const auto result = run_dp_train({"--model", "lenet", "--dataset", "random", "--epochs", "1"});
         QCOMPARE(result.exit_code, 1);
