@@ -403,8 +403,9 @@ void MainWindow::startComparison()
             dp::comparison_configs(base, {1, devices}, configPanel_->scalesWithDeviceCount());
         for (const dp::TrainConfig& config : configs)
             dp::validate(config);
+        const std::string group = dp::new_comparison_group();
         for (const dp::TrainConfig& config : configs)
-            runs_->enqueue(config);
+            runs_->enqueue(config, group);
         appendLog(tr("— compare 1 vs %1 devices%2")
                       .arg(devices)
                       .arg(configPanel_->scalesWithDeviceCount()

@@ -28,9 +28,9 @@ RunManager::RunManager(RunHistory* history, QObject* parent)
         [this](const QString& message) { endRun("failed", message); }, Qt::QueuedConnection);
 }
 
-void RunManager::enqueue(const dp::TrainConfig& config)
+void RunManager::enqueue(const dp::TrainConfig& config, const std::string& comparisonGroup)
 {
-    queue_.enqueue(config);
+    queue_.enqueue({config, comparisonGroup});
     if (!isRunning())
         startNext();
 }
@@ -44,13 +44,14 @@ void RunManager::stopAll()
 
 void RunManager::startNext()
 {
-    std::optional<dp::TrainConfig> next = queue_.takeNext();
+    std::optional<QueuedRun> next = queue_.takeNext();
     if (!next)
         return;
-    next->preview_samples = kPreviewSamples;
-    current_ = dp::start_run_record(*next, "dp-workbench");
+    next->config.preview_samples = kPreviewSamples;
+    current_ = dp::start_run_record(next->config, "dp-workbench");
+    current_->comparison_group = next->comparisonGroup;
     save(*current_);
-    training_.start(*next);
+    training_.start(next->config);
     emit runStarted(*current_);
 }
 

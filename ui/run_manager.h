@@ -30,8 +30,9 @@ public:
     // The run in progress; null when idle.
     const dp::RunRecord* currentRun() const { return current_ ? &*current_ : nullptr; }
 
-    // Starts `config` now when idle, else after the queued runs.
-    void enqueue(const dp::TrainConfig& config);
+    // Starts `config` now when idle, else after the queued runs; runs given
+    // one `comparisonGroup` are each other's baseline.
+    void enqueue(const dp::TrainConfig& config, const std::string& comparisonGroup = {});
     // The run in progress stops after its batch in flight, keeping its
     // completed epochs; the queued runs are dropped.
     void stopAll();

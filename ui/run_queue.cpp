@@ -11,7 +11,7 @@ QVariant RunQueue::data(const QModelIndex& index, int role) const
 {
     if (!index.isValid() || index.row() >= rowCount() || role != Qt::DisplayRole)
         return {};
-    const dp::TrainConfig& config = pending_[std::size_t(index.row())];
+    const dp::TrainConfig& config = pending_[std::size_t(index.row())].config;
     dp::RunRecord preview;
     preview.config = config;
     return tr("%1. %2 · %3 epochs")
@@ -20,20 +20,20 @@ QVariant RunQueue::data(const QModelIndex& index, int role) const
         .arg(config.epochs);
 }
 
-void RunQueue::enqueue(const dp::TrainConfig& config)
+void RunQueue::enqueue(QueuedRun run)
 {
     const int row = rowCount();
     beginInsertRows({}, row, row);
-    pending_.push_back(config);
+    pending_.push_back(std::move(run));
     endInsertRows();
 }
 
-std::optional<dp::TrainConfig> RunQueue::takeNext()
+std::optional<QueuedRun> RunQueue::takeNext()
 {
     if (pending_.empty())
         return std::nullopt;
     beginRemoveRows({}, 0, 0);
-    dp::TrainConfig next = std::move(pending_.front());
+    QueuedRun next = std::move(pending_.front());
     pending_.pop_front();
     endRemoveRows();
     // The numbers of the remaining rows changed.

@@ -4,8 +4,15 @@
 
 #include <deque>
 #include <optional>
+#include <string>
 
 #include "train/train_config.h"
+
+// A run waiting to start, with the comparison it belongs to (RunRecord::comparison_group).
+struct QueuedRun {
+    dp::TrainConfig config;
+    std::string comparisonGroup;
+};
 
 // The runs waiting for the one in progress, first to start first. Each row
 // reads like the run's chart label, so the queue shows what comes next.
@@ -18,12 +25,12 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
 
-    void enqueue(const dp::TrainConfig& config);
+    void enqueue(QueuedRun run);
     // The next run, removed from the queue; empty when none waits.
-    std::optional<dp::TrainConfig> takeNext();
+    std::optional<QueuedRun> takeNext();
     void clear();
     bool isEmpty() const { return pending_.empty(); }
 
 private:
-    std::deque<dp::TrainConfig> pending_;
+    std::deque<QueuedRun> pending_;
 };

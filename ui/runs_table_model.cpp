@@ -139,7 +139,9 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             if (comparison && comparison->baseline)
                 return tr("against %1").arg(
                     QString::fromStdString(rows_[*comparison->baseline].record.label()));
-            return tr("No checked 1-device run of the same model and data to compare with");
+            if (comparison)
+                return QString::fromStdString(comparison->noBaselineReason);
+            return tr("Check the run to compare it");
         }
         return {};
     }

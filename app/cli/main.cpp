@@ -25,13 +25,15 @@ int list_devices() {
 
 // Exit code 1 if the run failed; `summary` receives what it measured.
 int train(const dp::TrainConfig& config, const dp::CliCommand& command,
-          dp::RunSummary* summary = nullptr) {
+          dp::RunSummary* summary = nullptr, const std::string& comparison_group = {}) {
     std::optional<dp::RunRecorder> record;
     if (auto sinks = dp::record_sinks(config, command.history); !sinks.empty()) {
         dp::TrainConfig as_run = config;
         as_run.devices.clear();
         for (const auto& device : dp::select_devices(config.devices)) as_run.devices.push_back(device.id);
-        record.emplace(dp::start_run_record(as_run, "dp-train"), std::move(sinks));
+        dp::RunRecord started = dp::start_run_record(as_run, "dp-train");
+        started.comparison_group = comparison_group;
+        record.emplace(std::move(started), std::move(sinks));
     }
     dp::ConsoleObserver observer({.epochs = config.epochs,
                                   .verbose = command.verbose,
@@ -48,11 +50,12 @@ int compare(const dp::CliCommand& command) {
     const auto configs =
         dp::comparison_configs(command.config, command.compare_counts, command.scale_lr);
     std::vector<dp::RunSummary> runs(configs.size());
+    const std::string group = dp::new_comparison_group();
     for (std::size_t i = 0; i < configs.size(); ++i) {
         std::printf("== run %zu of %zu: %zu device(s), global batch %d, lr %g\n", i + 1,
                     configs.size(), configs[i].devices.size(), configs[i].batch_size,
                     double(configs[i].lr));
-        if (const int code = train(configs[i], command, &runs[i]); code != 0) return code;
+        if (const int code = train(configs[i], command, &runs[i], group); code != 0) return code;
     }
     std::printf("\n%s", dp::format_comparison(dp::compare_runs(configs, runs)).c_str());
     return 0;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "backend/cuda_backend_options.h"
 #include "core/format.h"
 #include "io/atomic_file.h"
 #include "models/model_registry.h"
@@ -80,26 +81,44 @@ std::string RunRecord::label() const {
            std::to_string(config.batch_size) + " · lr " + format("%g", double(config.lr));
 }
 
-RunRecord start_run_record(const TrainConfig& config, const std::string& source) {
+namespace {
+
+std::string utc_now() {
     const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm utc{};
     gmtime_r(&now, &utc);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return stamp;
+}
+
+// "<time>-<pid>-<n>": several ids of one process may be made within the same
+// second (the workbench's queue, dp-train --compare): the count tells them apart.
+std::string unique_id(const std::string& time) {
+    static std::atomic<int> made{0};
+    return time + "-" + std::to_string(::getpid()) + "-" + std::to_string(++made);
+}
+
+}  // namespace
+
+std::string new_comparison_group() { return "compare-" + unique_id(utc_now()); }
+
+RunRecord start_run_record(const TrainConfig& config, const std::string& source) {
     RunRecord record;
-    record.started_at = stamp;
-    // Several runs of one process may start within the same second (the
-    // workbench's queue, dp-train --compare): the count tells them apart.
-    static std::atomic<int> runs_started{0};
-    record.id = record.started_at + "-" + std::to_string(::getpid()) + "-" +
-                std::to_string(++runs_started);
+    record.started_at = utc_now();
+    record.id = unique_id(record.started_at);
     record.source = source;
     record.config = config;
+    const bool on_gpu = !config.devices.empty() && config.devices[0].starts_with("cuda:");
+    record.deterministic =
+        !config.retune && (!on_gpu || detail::env_flag("DP_CUDA_DETERMINISTIC"));
     return record;
 }
 
 // Version 1: one object with the keys below; "config" holds TrainConfig's
 // fields under their C++ names, "epochs" one object per completed epoch.
+// "comparison_group" and "deterministic" came later in version 1: readers
+// take a record without them as a single, deterministic run.
 std::string to_json(const RunRecord& r) {
     std::string epochs = "[";
     for (std::size_t i = 0; i < r.epochs.size(); ++i)
@@ -109,7 +128,9 @@ std::string to_json(const RunRecord& r) {
            quoted(r.id) + ",\n  \"started_at\": " + quoted(r.started_at) +
            ",\n  \"source\": " + quoted(r.source) + ",\n  \"status\": " + quoted(r.status) +
            ",\n  \"error\": " + quoted(r.error) + ",\n  \"processes\": " +
-           std::to_string(r.processes) + ",\n  \"label\": " + quoted(r.label()) +
+           std::to_string(r.processes) + ",\n  \"comparison_group\": " +
+           quoted(r.comparison_group) + ",\n  \"deterministic\": " +
+           (r.deterministic ? "true" : "false") + ",\n  \"label\": " + quoted(r.label()) +
            ",\n  \"config\": " + config_json(r.config) + ",\n  \"epochs\": " + epochs + "\n}\n";
 }
 

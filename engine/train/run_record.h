@@ -21,6 +21,12 @@ struct RunRecord {
     std::string error;       // the one-line message of a failed run
     TrainConfig config;      // as run: devices resolved to ids
     int processes = 1;       // MPI ranks (1: a single process)
+    // The "Compare 1 vs N" (or dp-train --compare) this run belongs to: the
+    // runs of a group are each other's baseline. Empty for a single run.
+    std::string comparison_group;
+    // Whether the same settings and seed repeat this run bit for bit: kernels
+    // from this machine's cache (not --retune) and, on GPUs, DP_CUDA_DETERMINISTIC.
+    bool deterministic = true;
     std::vector<EpochMetrics> epochs;
 
     // "ResNet-18 · 2× cpu · b512 · lr 0.2": the label of the run's chart series.
@@ -29,6 +35,9 @@ struct RunRecord {
 
 // A new record for `config`, stamped with the current time and this process.
 RunRecord start_run_record(const TrainConfig& config, const std::string& source);
+
+// A new id for the runs of one comparison (RunRecord::comparison_group).
+std::string new_comparison_group();
 
 // The JSON text of a record (format version 1, documented in run_record.cpp).
 std::string to_json(const RunRecord& record);

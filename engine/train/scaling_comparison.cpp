@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "devices/device.h"
 
 namespace dp {
@@ -26,6 +27,53 @@ std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
         configs.push_back(std::move(config));
     }
     return configs;
+}
+
+namespace {
+
+// Whether `one` device's batch and lr, scaled to `devices`, give `run`'s:
+// the product is computed as comparison_configs computes it, so it matches exactly.
+bool scaled_to(const TrainConfig& one, const TrainConfig& run, int devices) {
+    return one.batch_size * devices == run.batch_size && one.lr * float(devices) == run.lr;
+}
+
+}  // namespace
+
+std::string baseline_mismatch(const TrainConfig& baseline, const TrainConfig& run) {
+    if (baseline.devices.size() != 1)
+        return format("it ran on %zu devices, a baseline runs on 1", baseline.devices.size());
+    const auto differs = [](const char* what, const std::string& mine, const std::string& theirs) {
+        return std::string(what) + ": " + mine + " there, " + theirs + " here";
+    };
+    if (baseline.model != run.model) return differs("model", baseline.model, run.model);
+    if (baseline.dataset != run.dataset || baseline.data_dir != run.data_dir ||
+        (run.dataset == "random" &&
+         (baseline.input_size != run.input_size || baseline.samples != run.samples)))
+        return "other data";
+    const auto number = [&](const char* what, long long mine, long long theirs) {
+        return mine == theirs ? std::string() : differs(what, std::to_string(mine), std::to_string(theirs));
+    };
+    for (const std::string& difference :
+         {number("training images", baseline.limit_train, run.limit_train),
+          number("test images", baseline.limit_test, run.limit_test),
+          number("epochs", baseline.epochs, run.epochs),
+          number("seed", (long long)baseline.seed, (long long)run.seed)})
+        if (!difference.empty()) return difference;
+    if (baseline.shuffle != run.shuffle) return "shuffling differs";
+    const bool same_batch = baseline.batch_size == run.batch_size && baseline.lr == run.lr;
+    if (!same_batch && !scaled_to(baseline, run, int(run.devices.size())))
+        return format("batch %d and lr %g there; here ", baseline.batch_size, double(baseline.lr)) +
+               baseline_batch_rule(run);
+    return {};
+}
+
+std::string baseline_batch_rule(const TrainConfig& run) {
+    const int devices = int(run.devices.size());
+    std::string rule = format("batch %d and lr %g", run.batch_size, double(run.lr));
+    if (devices > 1 && run.batch_size % devices == 0)
+        rule += format(", or batch %d and lr %g (scaled to %d devices)", run.batch_size / devices,
+                       double(run.lr / float(devices)), devices);
+    return rule;
 }
 
 std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,

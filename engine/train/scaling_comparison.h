@@ -16,6 +16,17 @@ std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
                                             const std::vector<int>& device_counts,
                                             bool scale_batch_and_lr);
 
+// Empty when `baseline`, a 1-device run, is a fair baseline for `run`: the
+// same model, data, samples, epochs, seed and shuffling, and either the same
+// global batch and learning rate (strong scaling) or both scaled with run's
+// device count as comparison_configs does (weak scaling, the linear scaling
+// rule). Otherwise the first difference, in words: "epochs: 3 here, 5 there".
+std::string baseline_mismatch(const TrainConfig& baseline, const TrainConfig& run);
+
+// The 1-device settings a fair baseline for `run` has: "batch 128 and lr 0.1,
+// or batch 64 and lr 0.05 (scaled to 2 devices)".
+std::string baseline_batch_rule(const TrainConfig& run);
+
 struct ComparisonRow {
     int devices = 0;
     int global_batch = 0;

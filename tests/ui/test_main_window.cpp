@@ -193,6 +193,7 @@ private slots:
     void compareOneVsTwoQueuesBothAndFillsTheTable();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
+    void runsAtOtherBatchSizesGetNoSpeedup();
     void clusterCommandReproducesTheSettings();
     void presenterModeHidesTheSettingsAndEnlargesText();
 
@@ -668,6 +669,45 @@ void TestMainWindow::importedRunRecordJoinsTheTable()
     QVERIFY2(parts.statusLabel->text().startsWith(QStringLiteral("Import failed")),
              qPrintable(parts.statusLabel->text()));
     QCOMPARE(parts.runs->rowCount(), 1);
+}
+
+// Runs fed to the window at other batch sizes than the 1-device run are not
+// scored against it: "-" in the table, the reason on hover, no speedup point.
+void TestMainWindow::runsAtOtherBatchSizesGetNoSpeedup()
+{
+    const auto recorded = [](int devices, int batch, double seconds) {
+        dp::TrainConfig config;
+        config.batch_size = batch;
+        config.epochs = 2;
+        for (int i = 0; i < devices; ++i)
+            config.devices.push_back("cpu:" + std::to_string(i));
+        dp::RunRecord record = dp::start_run_record(config, "dp-train");
+        record.status = "finished";
+        record.epochs = {{1, 0.9, 0.7, 0.75, seconds}, {2, 0.5, 0.8, 0.81, seconds}};
+        return record;
+    };
+    QTemporaryDir folder;
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    int written = 0;
+    for (const dp::RunRecord& record : {recorded(1, 64, 4.0), recorded(2, 128, 1.5),
+                                        recorded(2, 64, 2.5)}) {
+        const QString file = folder.filePath(QStringLiteral("run%1.json").arg(++written));
+        dp::write_run_record(file.toStdString(), record);
+        QVERIFY(window.importRunRecord(file));
+    }
+    const RunsTableModel& runs = *parts.runs;
+    QCOMPARE(runs.rowCount(), 3);
+    // Batch 128 on 2 devices is neither batch 64 (strong) nor 2 x 64 with lr x 2 (weak).
+    QVERIFY(!runs.data(runs.index(1, RunsTableModel::SpeedupColumn), Qt::UserRole).isValid());
+    QVERIFY(!runs.data(runs.index(1, RunsTableModel::EfficiencyColumn), Qt::UserRole).isValid());
+    QCOMPARE(runs.data(runs.index(1, RunsTableModel::SpeedupColumn)).toString(), QStringLiteral("—"));
+    const QString why = runs.data(runs.index(1, RunsTableModel::SpeedupColumn), Qt::ToolTipRole).toString();
+    QVERIFY2(why.contains(QStringLiteral("batch 64 and lr 0.2 there")), qPrintable(why));
+    // The same global batch on 2 devices is compared.
+    QCOMPARE(cellNumber(runs, 2, RunsTableModel::SpeedupColumn), 4.0 / 2.5);
+    QCOMPARE(parts.speedupChart->measurementCount(), 2);  // the baseline and the batch-64 run
 }
 
 void TestMainWindow::clusterCommandReproducesTheSettings()

@@ -65,6 +65,8 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
     QCOMPARE(a.status, b.status);
     QCOMPARE(a.error, b.error);
     QCOMPARE(a.processes, b.processes);
+    QCOMPARE(a.comparison_group, b.comparison_group);
+    QCOMPARE(a.deterministic, b.deterministic);
     compareConfigs(a.config, b.config);
     QCOMPARE(a.epochs.size(), b.epochs.size());
     for (std::size_t i = 0; i < a.epochs.size(); ++i) {
@@ -86,6 +88,8 @@ dp::RunRecord everyFieldRecord()
     record.status = "failed";
     record.error = "rank 1: \"loss is NaN\", lower --lr";
     record.processes = 4;
+    record.comparison_group = "compare 2026-11-22T01:30:00Z-4242";
+    record.deterministic = false;
     dp::TrainConfig& c = record.config;
     c.model = "resnet18-narrow";
     c.batch_size = 512;
@@ -309,9 +313,9 @@ private slots:
 
         const QString newer = path("newer.sqlite");
         RunHistory(newer).save(everyFieldRecord());
-        setUserVersion(newer, 2);
+        setUserVersion(newer, 3);
         VERIFY_ONE_LINE_ERROR(errorOf([&] { RunHistory history(newer); }),
-                              QStringLiteral("schema version 2"));
+                              QStringLiteral("schema version 3"));
 
         VERIFY_ONE_LINE_ERROR(errorOf([&] { RunHistory history(m_dir->path()); }), m_dir->path());
 
@@ -319,6 +323,29 @@ private slots:
         QFile::remove(garbage);
         RunHistory fixed(garbage);
         QVERIFY(fixed.runs().empty());
+    }
+
+    // A history written by the previous version (schema 1: no comparison
+    // group, no determinism flag) opens, upgraded in place, its runs intact.
+    void olderHistoryIsUpgraded()
+    {
+        const QString file = path("v1.sqlite");
+        dp::RunRecord record = everyFieldRecord();
+        RunHistory(file).save(record);
+        withConnection(file, [&](QSqlDatabase& db) {
+            QSqlQuery query(db);
+            QVERIFY(query.exec(QStringLiteral("ALTER TABLE runs DROP COLUMN comparison_group")));
+            QVERIFY(query.exec(QStringLiteral("ALTER TABLE runs DROP COLUMN deterministic")));
+        });
+        setUserVersion(file, 1);
+        RunHistory upgraded(file);
+        record.comparison_group.clear();  // what a schema 1 run reads as
+        record.deterministic = true;
+        QCOMPARE(upgraded.runs().size(), std::size_t(1));
+        compareRecords(upgraded.runs().front(), record);
+        record.comparison_group = "group";
+        upgraded.save(record);
+        compareRecords(*RunHistory(file).run(record.id), record);
     }
 
     void defaultPathFollowsTheEnvironment()
@@ -420,6 +447,75 @@ private slots:
         std::vector<dp::RunRecord> runs = comparisonRuns();
         runs[0].config.limit_train = 1000;
         QVERIFY(!compareRuns(runs)[1].baseline);
+    }
+
+    // Speedup compares like with like only: a 2-device run at another batch
+    // rule, epoch count or seed gets no baseline, and says why.
+    void comparisonOnlyComparesLikeWithLike_data()
+    {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<float>("lr");
+        QTest::addColumn<int>("epochs");
+        QTest::addColumn<int>("seed");
+        QTest::addColumn<QString>("why");  // empty: comparable
+        QTest::newRow("same global batch") << 256 << 0.2f << 3 << 0 << "";
+        QTest::newRow("scaled batch and lr") << 512 << 0.4f << 3 << 0 << "";
+        QTest::newRow("half the batch") << 128 << 0.1f << 3 << 0 << "batch 256 and lr 0.2 there";
+        QTest::newRow("batch scaled, lr not") << 512 << 0.2f << 3 << 0 << "batch 256 and lr 0.2 there";
+        QTest::newRow("other epochs") << 256 << 0.2f << 5 << 0 << "epochs: 3 there, 5 here";
+        QTest::newRow("other seed") << 256 << 0.2f << 3 << 7 << "seed: 0 there, 7 here";
+    }
+    void comparisonOnlyComparesLikeWithLike()
+    {
+        QFETCH(int, batch);
+        QFETCH(float, lr);
+        QFETCH(int, epochs);
+        QFETCH(int, seed);
+        QFETCH(QString, why);
+        dp::RunRecord one = madeRun("one", "lenet", 1, {10, 10, 10}, {0.5, 0.6, 0.7});
+        one.config.epochs = 3;
+        dp::RunRecord two = madeRun("two", "lenet", 2, {6, 6, 6}, {0.5, 0.6, 0.7});
+        two.config.batch_size = batch;
+        two.config.lr = lr;
+        two.config.epochs = epochs;
+        two.config.seed = std::uint64_t(seed);
+        const RunComparison row = compareRuns({one, two})[1];
+        if (why.isEmpty()) {
+            QCOMPARE(row.baseline, std::optional<std::size_t>(0));
+            QCOMPARE(*row.speedup, 10.0 / 6.0);
+        } else {
+            QVERIFY(!row.baseline && !row.speedup && !row.efficiency);
+            QVERIFY2(QString::fromStdString(row.noBaselineReason).contains(why),
+                     row.noBaselineReason.c_str());
+        }
+    }
+
+    // "Compare 1 vs N" pairs stay together: a later, equally valid 1-device
+    // run does not take the group's baseline's place, nor the other way round.
+    void comparisonGroupsKeepTheirPair()
+    {
+        dp::RunRecord first = madeRun("first", "lenet", 1, {10, 10, 10}, {0.5, 0.6, 0.7});
+        dp::RunRecord grouped = madeRun("grouped one", "lenet", 1, {12, 12, 12}, {0.5, 0.6, 0.7});
+        dp::RunRecord pair = madeRun("grouped two", "lenet", 2, {6, 6, 6}, {0.5, 0.6, 0.7});
+        grouped.comparison_group = pair.comparison_group = "compare-1";
+        const std::vector<RunComparison> rows = compareRuns({first, grouped, pair});
+        QCOMPARE(rows[2].baseline, std::optional<std::size_t>(1));
+        QCOMPARE(*rows[2].speedup, 12.0 / 6.0);
+        // Without the group, the first fair baseline in the list.
+        pair.comparison_group.clear();
+        QCOMPARE(compareRuns({first, grouped, pair})[2].baseline, std::optional<std::size_t>(0));
+    }
+
+    void aRunWithoutAnyBaselineSaysWhatOneNeeds()
+    {
+        dp::RunRecord two = madeRun("two", "lenet", 2, {6, 6}, {0.5, 0.6});
+        two.config.batch_size = 128;
+        two.config.lr = 0.1f;
+        const RunComparison row = compareRuns({two})[0];
+        QVERIFY(!row.speedup);
+        QVERIFY2(QString::fromStdString(row.noBaselineReason)
+                         .contains("batch 128 and lr 0.1, or batch 64 and lr 0.05 (scaled to 2 devices)"),
+                 row.noBaselineReason.c_str());
     }
 
     void runsExportAsCsv()

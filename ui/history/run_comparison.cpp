@@ -9,22 +9,42 @@ dp::RunSummary summaryOf(const dp::RunRecord& run)
     return {run.epochs, run.config.devices};
 }
 
-bool isBaselineFor(const dp::RunRecord& candidate, const dp::RunRecord& run)
+bool isFairBaseline(const dp::RunRecord& candidate, const dp::RunRecord& run)
 {
-    return candidate.config.devices.size() == 1 && !candidate.epochs.empty()
-            && sameWorkload(candidate.config, run.config);
+    return !candidate.epochs.empty()
+            && dp::baseline_mismatch(candidate.config, run.config).empty();
+}
+
+std::optional<std::size_t> findBaseline(const std::vector<dp::RunRecord>& runs,
+                                        const dp::RunRecord& run, std::string& why)
+{
+    // A comparison's pair stays together, whatever else is in the list.
+    if (!run.comparison_group.empty()) {
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            if (runs[i].comparison_group == run.comparison_group && isFairBaseline(runs[i], run))
+                return i;
+        }
+    }
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (isFairBaseline(runs[i], run))
+            return i;
+    }
+    // The nearest candidate's first difference, else what a baseline needs.
+    for (const dp::RunRecord& candidate : runs) {
+        if (candidate.config.devices.size() == 1 && !candidate.epochs.empty()
+            && candidate.config.model == run.config.model) {
+            why = "Not comparable with " + candidate.label() + ": "
+                    + dp::baseline_mismatch(candidate.config, run.config);
+            return std::nullopt;
+        }
+    }
+    why = "No 1-device run of this model with the same data, epochs and seed among the checked "
+          "runs. A baseline needs "
+            + dp::baseline_batch_rule(run.config) + "; Compare 1 vs N runs one.";
+    return std::nullopt;
 }
 
 } // namespace
-
-bool sameWorkload(const dp::TrainConfig& a, const dp::TrainConfig& b)
-{
-    // The synthetic set's shape only matters when it is the data set.
-    const bool sameRandomShape = a.dataset != "random"
-            || (a.input_size == b.input_size && a.samples == b.samples);
-    return a.model == b.model && a.dataset == b.dataset && a.data_dir == b.data_dir
-            && a.limit_train == b.limit_train && sameRandomShape;
-}
 
 std::vector<double> cumulativeSeconds(const dp::RunRecord& run)
 {
@@ -55,10 +75,7 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
         comparison.secondsPerEpoch = summary.mean_seconds_per_epoch();
         comparison.finalTestAcc = summary.final_test_acc();
         comparison.secondsToTarget = secondsToAccuracy(run, targetAccuracy);
-        for (std::size_t i = 0; i < runs.size() && !comparison.baseline; ++i) {
-            if (isBaselineFor(runs[i], run))
-                comparison.baseline = i;
-        }
+        comparison.baseline = findBaseline(runs, run, comparison.noBaselineReason);
         if (comparison.baseline && !run.epochs.empty() && !run.config.devices.empty()) {
             const dp::RunRecord& baseline = runs[*comparison.baseline];
             const auto rows = dp::compare_runs({baseline.config, run.config},

@@ -13,8 +13,12 @@
 struct RunComparison {
     double secondsPerEpoch = 0;  // mean over the completed epochs
     double finalTestAcc = 0;     // after the last completed epoch
-    // The first 1-device run of the same workload in the list, if any.
+    // The 1-device run of its comparison group, else the first 1-device run
+    // in the list that is a fair baseline (dp::baseline_mismatch): same model,
+    // data, samples, epochs, seed, and batch rule.
     std::optional<std::size_t> baseline;
+    // Without a baseline: why, in a sentence (the runs table's tooltip).
+    std::string noBaselineReason;
     // Throughput over the baseline's; empty without a baseline or epochs.
     std::optional<double> speedup;
     // speedup / (devices / baseline devices): 1 is perfect scaling.
@@ -22,10 +26,6 @@ struct RunComparison {
     // Training seconds up to the first epoch reaching the target; empty if none did.
     std::optional<double> secondsToTarget;
 };
-
-// Whether two configurations train on the same samples with the same model,
-// so that their seconds per epoch are comparable.
-bool sameWorkload(const dp::TrainConfig& a, const dp::TrainConfig& b);
 
 // Training seconds from the start of the run to the end of each epoch: the x
 // of "accuracy vs time".

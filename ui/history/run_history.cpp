@@ -23,7 +23,7 @@ namespace {
 // PRAGMA application_id marks the file as ours ("DPWB"); PRAGMA user_version
 // is the schema version, raised with each change to the tables below.
 constexpr int kApplicationId = 0x44505742;
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 constexpr auto kSqliteNotADatabase = "26";  // SQLITE_NOTADB
 
 // SQLite stores NaN as NULL, so NULL reads back as NaN.
@@ -57,6 +57,9 @@ struct RunColumn {
     const char* declaration;
     QVariant (*get)(const dp::RunRecord&);
     void (*set)(dp::RunRecord&, const QVariant&);
+    // The schema version that added the column: older histories get it by
+    // ALTER TABLE, so its declaration needs a DEFAULT.
+    int since = 1;
 };
 
 const RunColumn kRunColumns[] = {
@@ -145,6 +148,13 @@ const RunColumn kRunColumns[] = {
     {"sync_bn", "INTEGER NOT NULL",
      [](const dp::RunRecord& r) -> QVariant { return r.config.sync_bn; },
      [](dp::RunRecord& r, const QVariant& v) { r.config.sync_bn = v.toBool(); }},
+    {"comparison_group", "TEXT NOT NULL DEFAULT ''",
+     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.comparison_group); },
+     [](dp::RunRecord& r, const QVariant& v) { r.comparison_group = v.toString().toStdString(); },
+     2},
+    {"deterministic", "INTEGER NOT NULL DEFAULT 1",
+     [](const dp::RunRecord& r) -> QVariant { return r.deterministic; },
+     [](dp::RunRecord& r, const QVariant& v) { r.deterministic = v.toBool(); }, 2},
 };
 
 // One row per completed epoch; position keeps RunRecord::epochs' order.
@@ -283,10 +293,19 @@ void createOrCheckSchema(const Database& database)
     } else if (applicationId != kApplicationId) {
         database.fail(QStringLiteral("not a DP Workbench database"));
     } else if (const int version = database.integer(QStringLiteral("PRAGMA user_version"));
-               version != kSchemaVersion) {
-        database.fail(QStringLiteral("schema version %1, this DP Workbench reads version %2")
+               version > kSchemaVersion || version < 1) {
+        database.fail(QStringLiteral("schema version %1, this DP Workbench reads versions 1 to %2")
                               .arg(version)
                               .arg(kSchemaVersion));
+    } else if (version < kSchemaVersion) {
+        // An older history: add the columns that came since, with their defaults.
+        for (const RunColumn& column : kRunColumns) {
+            if (column.since > version)
+                database.exec(QStringLiteral("ALTER TABLE runs ADD COLUMN %1 %2")
+                                      .arg(QLatin1String(column.name),
+                                           QLatin1String(column.declaration)));
+        }
+        database.exec(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion));
     }
     transaction.commit();
 }

@@ -26,6 +26,8 @@ class FieldReader
 public:
     FieldReader(const QJsonObject& object, const QString& path) : m_object(object), m_path(path) {}
 
+    bool has(const QString& key) const { return m_object.contains(key); }
+
     QJsonValue value(const QString& key) const
     {
         const QJsonValue value = m_object.value(key);
@@ -165,6 +167,11 @@ dp::RunRecord runRecordFromJson(const QByteArray& json)
     record.status = r.string("status");
     record.error = r.string("error");
     record.processes = r.integer<int>("processes");
+    // Optional: records written before these keys existed lack them.
+    if (r.has("comparison_group"))
+        record.comparison_group = r.string("comparison_group");
+    if (r.has("deterministic"))
+        record.deterministic = r.boolean("deterministic");
     record.config = readConfig(r.object("config"));
     const QJsonArray epochs = r.array("epochs");
     for (qsizetype i = 0; i < epochs.size(); ++i) {
