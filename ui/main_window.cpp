@@ -301,6 +301,13 @@ void MainWindow::buildMenus()
     runMenu->addAction(tr("&Compare 1 vs N"), this, &MainWindow::startComparison);
     runMenu->addAction(tr("S&top"), QKeySequence(tr("Ctrl+.")), this, &MainWindow::stopRun);
     runMenu->addSeparator();
+    retuneAction_ = runMenu->addAction(tr("&Re-measure kernels on the next run"));
+    retuneAction_->setObjectName(QStringLiteral("retuneAction"));
+    retuneAction_->setCheckable(true);
+    retuneAction_->setToolTip(
+            tr("Kernels are measured once per machine and reused, so the same settings give the "
+               "same results. Re-measuring may pick faster kernels (after an upgrade, say); that "
+               "run is then not bit-identical to earlier ones."));
     QAction* clusterAction =
         runMenu->addAction(tr("Cl&uster command…"), this, &MainWindow::showClusterCommand);
     clusterAction->setObjectName(QStringLiteral("clusterCommandAction"));
@@ -387,9 +394,16 @@ void MainWindow::startRun()
     if (!configPanel_->isValid())
         return;
     const bool queued = runs_->isRunning();
-    runs_->enqueue(configPanel_->config());
+    runs_->enqueue(withRetuneRequest(configPanel_->config()));
+    retuneAction_->setChecked(false);  // a request for one run
     if (queued)
         showStatus(tr("Queued: it starts when the current run ends"));
+}
+
+dp::TrainConfig MainWindow::withRetuneRequest(dp::TrainConfig config) const
+{
+    config.retune = retuneAction_->isChecked();
+    return config;
 }
 
 void MainWindow::startComparison()
@@ -405,7 +419,8 @@ void MainWindow::startComparison()
             dp::validate(config);
         const std::string group = dp::new_comparison_group();
         for (const dp::TrainConfig& config : configs)
-            runs_->enqueue(config, group);
+            runs_->enqueue(withRetuneRequest(config), group);
+        retuneAction_->setChecked(false);
         appendLog(tr("— compare 1 vs %1 devices%2")
                       .arg(devices)
                       .arg(configPanel_->scalesWithDeviceCount()

@@ -74,6 +74,8 @@ signals:
 private:
     // The menus, and the chart switches that mirror View's actions.
     void buildMenus();
+    // `config` with Run > Re-measure kernels applied.
+    dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
     void loadHistory();
     void updateControls();
     void onRunStarted(const dp::RunRecord& record);
@@ -111,6 +113,7 @@ private:
     QLabel* statusLabel_;
     QPlainTextEdit* logView_;
     QAction* presenterAction_;
+    QAction* retuneAction_;  // checked: the next run (or comparison) re-measures its kernels
     QAction* secondsAxisAction_;
     QAction* smoothLossAction_;
 

@@ -31,6 +31,7 @@
 #include <memory>
 #include <numeric>
 
+#include "backend/kernel_choices.h"
 #include "batch_split_view.h"
 #include "cluster_command_dialog.h"
 #include "data/dataset.h"
@@ -194,6 +195,7 @@ private slots:
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
     void runsAtOtherBatchSizesGetNoSpeedup();
+    void repeatedRunsAreBitIdentical();
     void clusterCommandReproducesTheSettings();
     void presenterModeHidesTheSettingsAndEnlargesText();
 
@@ -708,6 +710,54 @@ void TestMainWindow::runsAtOtherBatchSizesGetNoSpeedup()
     // The same global batch on 2 devices is compared.
     QCOMPARE(cellNumber(runs, 2, RunsTableModel::SpeedupColumn), 4.0 / 2.5);
     QCOMPARE(parts.speedupChart->measurementCount(), 2);  // the baseline and the batch-64 run
+}
+
+// The same settings and seed give the same bits in the workbench too, with
+// kernels chosen as users get them: measured on the first run, reused after.
+// Run > Re-measure kernels measures again, and the record says the run may differ.
+void TestMainWindow::repeatedRunsAreBitIdentical()
+{
+    REQUIRE_FASHION_MNIST();
+    QTemporaryDir folder;
+    dp::kernel_choices().configure(folder.filePath(QStringLiteral("kernel-choices.tsv")).toStdString(),
+                                   dp::KernelTuning::cached);
+    const int measuredBefore = dp::kernel_choices().measured();
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    auto* retune = window.findChild<QAction*>(QStringLiteral("retuneAction"));
+    QVERIFY(retune);
+    dp::TrainConfig config = shortRun(2);
+    config.seed = 3;
+    const auto runTo = [&](const QString& name) {
+        config.save_path = folder.filePath(name).toStdString();
+        window.setRunConfig(config);
+        QTest::mouseClick(parts.startButton, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kRunTimeoutMs);
+    };
+    runTo(QStringLiteral("a.safetensors"));
+    const int measuredFirst = dp::kernel_choices().measured();
+    QVERIFY(measuredFirst > measuredBefore);  // the cold cache measured LeNet's convolutions
+    runTo(QStringLiteral("b.safetensors"));
+    QCOMPARE(dp::kernel_choices().measured(), measuredFirst);  // the second run measured nothing
+    retune->setChecked(true);
+    runTo(QStringLiteral("c.safetensors"));
+    QVERIFY(!retune->isChecked());  // a request for one run
+    QVERIFY(dp::kernel_choices().measured() > measuredFirst);
+    dp::kernel_choices().configure(dp::default_kernel_cache_path(), dp::kernel_tuning_from_environment());
+
+    QFile a(folder.filePath(QStringLiteral("a.safetensors"))),
+        b(folder.filePath(QStringLiteral("b.safetensors")));
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QVERIFY(a.readAll() == b.readAll());
+    const RunsTableModel& runs = *parts.runs;
+    QCOMPARE(runs.rowCount(), 3);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+        QCOMPARE(runs.record(1).epochs[epoch].train_loss, runs.record(0).epochs[epoch].train_loss);
+        QCOMPARE(runs.record(1).epochs[epoch].test_acc, runs.record(0).epochs[epoch].test_acc);
+    }
+    QVERIFY(runs.record(0).deterministic && runs.record(1).deterministic);
+    QVERIFY(!runs.record(2).deterministic);
 }
 
 void TestMainWindow::clusterCommandReproducesTheSettings()
