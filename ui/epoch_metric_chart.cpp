@@ -1,6 +1,9 @@
 #include "epoch_metric_chart.h"
 
 #include <QLineSeries>
+#include <QValueAxis>
+
+#include <cmath>
 
 EpochMetricChart::EpochMetricChart(const QString& title, const QString& yTitle, Metric metric,
                                    bool fixedRange, QWidget* parent)
@@ -39,6 +42,11 @@ void EpochMetricChart::setXAxisMode(XAxisMode mode)
     updateEmptyRange();
 }
 
+void EpochMetricChart::setYLabelFormat(const QString& format)
+{
+    yAxis()->setLabelFormat(format);
+}
+
 void EpochMetricChart::setPlannedEpochs(int epochs)
 {
     plannedEpochs_ = epochs;
@@ -62,7 +70,9 @@ void EpochMetricChart::plot(const QString& key)
     double seconds = 0;
     for (const dp::EpochMetrics& epoch : epochs_.value(key)) {
         seconds += epoch.seconds;
-        points.append({mode_ == XAxisMode::epochs ? double(epoch.epoch) : seconds, metric_(epoch)});
+        const double value = metric_(epoch);
+        if (!std::isnan(value))  // not measured that epoch
+            points.append({mode_ == XAxisMode::epochs ? double(epoch.epoch) : seconds, value});
     }
     // One replace, one repaint, however many points.
     series->replace(points);

@@ -26,6 +26,8 @@ public:
     void setXAxisMode(XAxisMode mode);
     // Epochs the x axis spans before data exceeds them (the run's plan).
     void setPlannedEpochs(int epochs);
+    // printf-style y labels: "%.0e" for values spanning decades.
+    void setYLabelFormat(const QString& format);
 
 private:
     void plot(const QString& key);

@@ -1,5 +1,8 @@
 #include "main_window.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -90,6 +93,9 @@ MainWindow::MainWindow(QWidget* parent)
       secondsChart_(new EpochMetricChart(
           tr("Seconds per epoch"), tr("sec/epoch"),
           [](const dp::EpochMetrics& epoch) { return epoch.seconds; }, false)),
+      driftChart_(new EpochMetricChart(
+          tr("N devices vs 1: parameter drift"), tr("max rel. difference"),
+          [](const dp::EpochMetrics& epoch) { return epoch.parameter_drift; }, false)),
       lossChart_(new LossChart),
       speedupChart_(new SpeedupChart),
       batchSplitView_(new BatchSplitView),
@@ -117,6 +123,13 @@ MainWindow::MainWindow(QWidget* parent)
     configPanel_->setObjectName(QStringLiteral("runConfigPanel"));
     accuracyChart_->setObjectName(QStringLiteral("accuracyChart"));
     secondsChart_->setObjectName(QStringLiteral("secondsChart"));
+    driftChart_->setObjectName(QStringLiteral("driftChart"));
+    driftChart_->setYLabelFormat(QStringLiteral("%.0e"));
+    driftChart_->setToolTip(
+            tr("After each epoch, the largest relative difference between the N-device run's "
+               "parameters and its 1-device twin's (same seed, same global batch): data "
+               "parallelism computes the same update, so only float rounding tells them apart."));
+    driftChart_->hide();  // until a comparison measures drift
     lossChart_->setObjectName(QStringLiteral("lossChart"));
     speedupChart_->setObjectName(QStringLiteral("speedupChart"));
     viewTabs_->setObjectName(QStringLiteral("viewTabs"));
@@ -164,6 +177,10 @@ MainWindow::MainWindow(QWidget* parent)
     chartsGrid->addWidget(lossChart_, 0, 1);
     chartsGrid->addWidget(secondsChart_, 1, 0);
     chartsGrid->addWidget(speedupChart_, 1, 1);
+    chartsGrid->addWidget(driftChart_, 2, 0, 1, 2);
+    chartsGrid->setRowStretch(0, 3);
+    chartsGrid->setRowStretch(1, 3);
+    chartsGrid->setRowStretch(2, 2);
 
     auto* classroomPage = new QWidget;
     auto* classroomLayout = new QVBoxLayout(classroomPage);
@@ -413,8 +430,13 @@ void MainWindow::startComparison()
     const dp::TrainConfig base = configPanel_->config();
     const int devices = int(base.devices.size());
     try {
+        // Where the 1-device run leaves its parameters after each epoch for
+        // the N-device run's drift; kept while the window is open.
+        auto snapshots = std::make_unique<QTemporaryDir>();
         const std::vector<dp::TrainConfig> configs =
-            dp::comparison_configs(base, {1, devices}, configPanel_->scalesWithDeviceCount());
+            dp::comparison_configs(base, {1, devices}, configPanel_->scalesWithDeviceCount(),
+                                   snapshots->isValid() ? snapshots->path().toStdString() : "");
+        comparisonSnapshots_.push_back(std::move(snapshots));
         for (const dp::TrainConfig& config : configs)
             dp::validate(config);
         const std::string group = dp::new_comparison_group();
@@ -463,8 +485,7 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
     accuracyChart_->setPlannedEpochs(record.config.epochs);
     secondsChart_->setPlannedEpochs(record.config.epochs);
     lossChart_->setPlannedEpochs(record.config.epochs);
-    accuracyChart_->showRun(record, color);
-    secondsChart_->showRun(record, color);
+    showOnEpochCharts(record, color);
     lossChart_->startRun(record, color);
     batchSplitView_->clear();
     predictionStrip_->clear();
@@ -482,10 +503,8 @@ void MainWindow::onRunUpdated(const dp::RunRecord& record)
 {
     runsModel_->upsert(record);
     const int row = runsModel_->rowOf(record.id);
-    if (runsModel_->isChecked(row)) {
-        accuracyChart_->showRun(record, runsModel_->color(row));
-        secondsChart_->showRun(record, runsModel_->color(row));
-    }
+    if (runsModel_->isChecked(row))
+        showOnEpochCharts(record, runsModel_->color(row));
     const dp::EpochMetrics& metrics = record.epochs.back();
     // Same line as dp-train prints, so GUI and CLI logs compare directly.
     appendLog(QStringLiteral("epoch %1/%2: train loss %3, train acc %4, test acc %5, %6 sec")
@@ -535,15 +554,34 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
 
 void MainWindow::showRunOnCharts(const dp::RunRecord& record, bool shown)
 {
-    if (shown) {
-        const QColor color = runsModel_->color(runsModel_->rowOf(record.id));
-        accuracyChart_->showRun(record, color);
-        secondsChart_->showRun(record, color);
-    } else {
-        accuracyChart_->hideRun(record.id);
-        secondsChart_->hideRun(record.id);
-    }
+    if (shown)
+        showOnEpochCharts(record, runsModel_->color(runsModel_->rowOf(record.id)));
+    else
+        hideFromEpochCharts(record.id);
     lossChart_->setRunVisible(record.id, shown);
+}
+
+void MainWindow::showOnEpochCharts(const dp::RunRecord& record, const QColor& color)
+{
+    accuracyChart_->showRun(record, color);
+    secondsChart_->showRun(record, color);
+    // Drift exists for the N-device run of a comparison only.
+    const bool measuresDrift = !record.config.drift_from.empty()
+            || std::any_of(record.epochs.begin(), record.epochs.end(),
+                           [](const dp::EpochMetrics& e) { return !std::isnan(e.parameter_drift); });
+    if (measuresDrift) {
+        driftChart_->setPlannedEpochs(record.config.epochs);
+        driftChart_->showRun(record, color);
+        driftChart_->show();
+    }
+}
+
+void MainWindow::hideFromEpochCharts(const std::string& id)
+{
+    accuracyChart_->hideRun(id);
+    secondsChart_->hideRun(id);
+    driftChart_->hideRun(id);
+    driftChart_->setVisible(driftChart_->lineCount() > 0);
 }
 
 void MainWindow::updateSpeedupChart()
@@ -574,8 +612,7 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
             showStatus(tr("Could not delete: %1").arg(QString::fromUtf8(error.what())), true);
             return;
         }
-        accuracyChart_->hideRun(id);
-        secondsChart_->hideRun(id);
+        hideFromEpochCharts(id);
         lossChart_->removeRun(id);
         runsModel_->remove(id);
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QTemporaryDir>
 
 #include <memory>
 
@@ -74,6 +75,9 @@ signals:
 private:
     // The menus, and the chart switches that mirror View's actions.
     void buildMenus();
+    // The per-epoch charts (accuracy, seconds, drift) show and hide a run together.
+    void showOnEpochCharts(const dp::RunRecord& record, const QColor& color);
+    void hideFromEpochCharts(const std::string& id);
     // `config` with Run > Re-measure kernels applied.
     dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
     void loadHistory();
@@ -98,6 +102,7 @@ private:
     QScrollArea* configScroll_;
     EpochMetricChart* accuracyChart_;
     EpochMetricChart* secondsChart_;
+    EpochMetricChart* driftChart_;  // shown once a comparison measures N-vs-1 drift
     LossChart* lossChart_;
     SpeedupChart* speedupChart_;
     BatchSplitView* batchSplitView_;
@@ -113,7 +118,9 @@ private:
     QLabel* statusLabel_;
     QPlainTextEdit* logView_;
     QAction* presenterAction_;
-    QAction* retuneAction_;  // checked: the next run (or comparison) re-measures its kernels
+    QAction* retuneAction_;
+    // Each comparison's 1-device parameter snapshots (dp::TrainConfig::snapshot_dir).
+    std::vector<std::unique_ptr<QTemporaryDir>> comparisonSnapshots_;  // checked: the next run (or comparison) re-measures its kernels
     QAction* secondsAxisAction_;
     QAction* smoothLossAction_;
 

@@ -1,5 +1,8 @@
 // dp-train: trains a model from the command line and prints d2l's summary.
+#include <unistd.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,8 +50,16 @@ int train(const dp::TrainConfig& config, const dp::CliCommand& command,
 }
 
 int compare(const dp::CliCommand& command) {
-    const auto configs =
-        dp::comparison_configs(command.config, command.compare_counts, command.scale_lr);
+    // The first run's parameters after each epoch, for the others' drift.
+    const std::filesystem::path snapshots =
+        std::filesystem::temp_directory_path() / ("dp-train-compare-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(snapshots);
+    const struct RemoveAtExit {
+        std::filesystem::path path;
+        ~RemoveAtExit() { std::error_code ignored; std::filesystem::remove_all(path, ignored); }
+    } remove_snapshots{snapshots};
+    const auto configs = dp::comparison_configs(command.config, command.compare_counts,
+                                                command.scale_lr, snapshots.string());
     std::vector<dp::RunSummary> runs(configs.size());
     const std::string group = dp::new_comparison_group();
     for (std::size_t i = 0; i < configs.size(); ++i) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <charconv>
 #include <chrono>
 #include <ctime>
@@ -63,7 +64,8 @@ std::string config_json(const TrainConfig& c) {
 std::string epoch_json(const EpochMetrics& m) {
     return "{\"epoch\": " + std::to_string(m.epoch) + ", \"train_loss\": " + number(m.train_loss) +
            ", \"train_acc\": " + number(m.train_acc) + ", \"test_acc\": " + number(m.test_acc) +
-           ", \"seconds\": " + number(m.seconds) + "}";
+           ", \"seconds\": " + number(m.seconds) + ", \"parameter_drift\": " +
+           (std::isnan(m.parameter_drift) ? "null" : number(m.parameter_drift)) + "}";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "train/scaling_comparison.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/error.h"
@@ -10,7 +11,8 @@ namespace dp {
 
 std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
                                             const std::vector<int>& device_counts,
-                                            bool scale_batch_and_lr) {
+                                            bool scale_batch_and_lr,
+                                            const std::string& snapshot_dir) {
     const auto devices = select_devices(base.devices);
     std::vector<TrainConfig> configs;
     for (int count : device_counts) {
@@ -20,6 +22,9 @@ std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
         TrainConfig config = base;
         config.devices.clear();
         for (int i = 0; i < count; ++i) config.devices.push_back(devices[i].id);
+        // Drift is rounding only at the same global batch: scaled runs do other maths.
+        if (!snapshot_dir.empty() && !scale_batch_and_lr)
+            (configs.empty() ? config.snapshot_dir : config.drift_from) = snapshot_dir;
         if (scale_batch_and_lr) {
             config.batch_size = base.batch_size * count;
             config.lr = base.lr * float(count);
@@ -98,19 +103,21 @@ std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,
         row.speedup = base_throughput > 0 ? throughput / base_throughput : 0;
         row.efficiency = row.speedup * base_devices / row.devices;
         row.final_test_acc = run.final_test_acc();
+        row.parameter_drift = run.epochs.empty() ? std::nan("") : run.epochs.back().parameter_drift;
         rows.push_back(row);
     }
     return rows;
 }
 
 std::string format_comparison(const std::vector<ComparisonRow>& rows) {
-    std::string text = "devices  global batch      lr  sec/epoch  speedup  efficiency  test acc\n";
+    std::string text =
+        "devices  global batch      lr  sec/epoch  speedup  efficiency  test acc  drift vs first\n";
     for (const auto& row : rows) {
-        char line[128];
-        std::snprintf(line, sizeof line, "%7d  %12d  %6.3g  %9.2f  %7.2f  %9.0f%%  %8.3f\n",
-                      row.devices, row.global_batch, row.lr, row.seconds_per_epoch, row.speedup,
-                      100 * row.efficiency, row.final_test_acc);
-        text += line;
+        const std::string drift =
+            std::isnan(row.parameter_drift) ? "-" : format("%.1e", row.parameter_drift);
+        text += format("%7d  %12d  %6.3g  %9.2f  %7.2f  %9.0f%%  %8.3f  %14s\n", row.devices,
+                       row.global_batch, row.lr, row.seconds_per_epoch, row.speedup,
+                       100 * row.efficiency, row.final_test_acc, drift.c_str());
     }
     return text;
 }

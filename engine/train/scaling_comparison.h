@@ -9,12 +9,16 @@
 namespace dp {
 
 // The seeds' 1-vs-N experiment: the same configuration on 1 device and on N.
+// Without scaling, the first run writes its parameters after every epoch
+// into `snapshot_dir` (when not empty) and the others measure their drift
+// from them (train/parameter_drift.h).
 // With scale_batch_and_lr, the global batch and the learning rate grow with
 // N (the linear scaling rule, seed 000: 256 / 0.1 on one GPU, 512 / 0.2 on two).
 // The runs use the first N of `base.devices` (all devices if empty).
 std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
                                             const std::vector<int>& device_counts,
-                                            bool scale_batch_and_lr);
+                                            bool scale_batch_and_lr,
+                                            const std::string& snapshot_dir = {});
 
 // Empty when `baseline`, a 1-device run, is a fair baseline for `run`: the
 // same model, data, samples, epochs, seed and shuffling, and either the same
@@ -35,6 +39,9 @@ struct ComparisonRow {
     double speedup = 0;     // throughput over the first run's
     double efficiency = 0;  // speedup / (devices / first run's devices)
     double final_test_acc = 0;
+    // After the last epoch, max relative parameter difference from the first
+    // run (TrainConfig::drift_from); NaN for the first run or when not measured.
+    double parameter_drift = 0;
 };
 
 // Throughput is samples over total time, not a mean of rates. `runs[i]` ran

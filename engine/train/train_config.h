@@ -29,6 +29,11 @@ struct TrainConfig {
     // cache (backend/kernel_choices.h). Off by default: runs with the same
     // settings then run the same kernels and give the same bits.
     bool retune = false;
+    // A comparison's N-vs-1 drift (train/parameter_drift.h): the 1-device run
+    // writes its parameters after each epoch into snapshot_dir; a run with
+    // drift_from measures its own against them. Empty: neither.
+    std::string snapshot_dir;
+    std::string drift_from;
 
     // Data parallelism. batch_size is the global batch, split across devices.
     std::vector<std::string> devices;  // ids ("cpu:0"); empty: every device of the machine

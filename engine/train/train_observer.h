@@ -1,5 +1,6 @@
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@ struct EpochMetrics {
     double train_acc = 0;
     double test_acc = 0;
     double seconds = 0;     // training part only, as d2l's Timer
+    // Max relative difference of the parameters from the 1-device run of the
+    // same comparison after the same epoch (TrainConfig::drift_from); NaN when
+    // not measured.
+    double parameter_drift = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct BatchProgress {

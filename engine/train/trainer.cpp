@@ -11,6 +11,7 @@
 #include "data/epoch_sampler.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
+#include "train/parameter_drift.h"
 #include "train/replica_group.h"
 #include "train/training_data.h"
 
@@ -119,8 +120,21 @@ RunOutcome Trainer::run(TrainObserver& observer) {
             double sums[] = {epoch_loss.loss_sum, double(epoch_loss.correct)};
             replicas.sum_over_processes(sums);
             const double samples = data.train.count;
-            const EpochMetrics metrics{epoch, sums[0] / samples, sums[1] / samples,
-                                       replicas.evaluate(data.test), seconds};
+            EpochMetrics metrics{epoch, sums[0] / samples, sums[1] / samples,
+                                 replicas.evaluate(data.test), seconds};
+            if (replicas.holds_rank0() &&
+                (!config_.snapshot_dir.empty() || !config_.drift_from.empty())) {
+                const std::vector<float> parameters = replicas.parameters(0);
+                if (!config_.snapshot_dir.empty())
+                    write_parameter_snapshot(epoch_snapshot_path(config_.snapshot_dir, epoch),
+                                             parameters);
+                if (const auto reference = config_.drift_from.empty()
+                                               ? std::nullopt
+                                               : read_parameter_snapshot(
+                                                     epoch_snapshot_path(config_.drift_from, epoch),
+                                                     parameters.size()))
+                    metrics.parameter_drift = max_relative_difference(parameters, *reference);
+            }
             summary.epochs.push_back(metrics);
             observer.on_epoch(metrics);
             if (config_.preview_samples > 0 && replicas.holds_rank0())

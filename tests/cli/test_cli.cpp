@@ -209,6 +209,21 @@ private slots:
         QCOMPARE(without_seconds(second.out), without_seconds(first.out));
     }
 
+    // --compare 1,2 at one global batch: the table adds the 2-device run's
+    // parameter drift from the 1-device run, float rounding only.
+    void compareShowsTheDriftFromTheFirstRun() {
+        const auto result = run_dp_train({"--compare", "1,2", "--limit-train", "256", "--limit-test",
+                                          "64", "--batch-size", "64", "--epochs", "2",
+                                          "--no-history"});
+        QCOMPARE(result.exit_code, 0);
+        const QStringList lines = result.out.split('\n');
+        const auto header = lines.indexOf(QRegularExpression("^devices .* drift vs first$"));
+        QVERIFY2(header >= 0, qPrintable(result.out));
+        QVERIFY(lines[header + 1].trimmed().endsWith(" -"));  // the first run itself
+        const double drift = lines[header + 2].split(' ', Qt::SkipEmptyParts).last().toDouble();
+        QVERIFY2(drift > 0 && drift < 1e-4, qPrintable(lines[header + 2]));
+    }
+
     void modelThatCannotTakeTheInputSaysSo() {
         const auto result = run_dp_train({"--model", "lenet", "--dataset", "random", "--epochs", "1"});
         QCOMPARE(result.exit_code, 1);

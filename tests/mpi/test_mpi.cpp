@@ -12,6 +12,7 @@
 
 #include "data/dataset.h"
 #include "io/safetensors.h"
+#include "train/parameter_drift.h"
 
 namespace {
 
@@ -62,7 +63,8 @@ QStringList per_rank(const QString& script, const QString& dir) {
     return {"/bin/sh", "-c", script, DP_TRAIN_PATH, dir};
 }
 
-// Every tensor of two checkpoints: the largest |a - b| / max(|a|, |b|, 1e-3).
+// Every tensor of two checkpoints: the largest |a - b| / max(|a|, |b|, 1e-3)
+// (dp::max_relative_difference, the drift the workbench shows).
 double max_relative_difference(const std::filesystem::path& a_file,
                                const std::filesystem::path& b_file) {
     const auto a = dp::read_safetensors(a_file), b = dp::read_safetensors(b_file);
@@ -74,9 +76,7 @@ double max_relative_difference(const std::filesystem::path& a_file,
         std::vector<float> x(tensor.element_count()), y(x.size());
         dp::copy_elements(tensor, x);
         dp::copy_elements(*other, y);
-        for (std::size_t i = 0; i < x.size(); ++i)
-            worst = std::max(worst, std::abs(double(x[i]) - y[i]) /
-                                        std::max({std::abs(double(x[i])), std::abs(double(y[i])), 1e-3}));
+        worst = std::max(worst, dp::max_relative_difference(x, y));
     }
     return worst;
 }

@@ -8,6 +8,7 @@
 
 #include "data/dataset.h"
 #include "data/epoch_sampler.h"
+#include "train/parameter_drift.h"
 #include "train/replica_group.h"
 
 namespace {
@@ -32,20 +33,32 @@ dp::TrainConfig config_on(int devices, const std::string& allreduce = "ring",
     return config;
 }
 
-double max_relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
-    double worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::abs(double(a[i]) - b[i]) /
-                                    std::max({std::abs(double(a[i])), std::abs(double(b[i])), 1e-3}));
-    return worst;
-}
-
 }  // namespace
 
 class TestDataParallel : public QObject {
     Q_OBJECT
 
 private slots:
+    // The N-vs-1 drift the workbench and dp-train --compare show.
+    void parameterDriftIsRelativeAboveTheFloor() {
+        const std::vector<float> a{1.0f, -2.0f, 1e-6f, 0.5f}, b{1.001f, -2.0f, 1.5e-6f, 0.5f};
+        const double expected = (double(b[0]) - a[0]) / b[0];  // ~1e-3, the first element
+        QCOMPARE(dp::max_relative_difference(a, b), expected);
+        QCOMPARE(dp::max_relative_difference(a, a), 0.0);
+        // Tiny weights count absolutely: 5e-7 apart is 5e-4 of the 1e-3 floor, not 1/3.
+        QVERIFY(std::abs(dp::max_relative_difference({a.data() + 2, 1}, {b.data() + 2, 1}) - 5e-4) < 1e-9);
+    }
+    void parameterSnapshotsRoundTripAndRefuseOtherModels() {
+        QTemporaryDir dir;
+        const auto file = dp::epoch_snapshot_path(dir.path().toStdString(), 3);
+        QCOMPARE(QString::fromStdString(file.filename().string()), QString("epoch-3.f32"));
+        const std::vector<float> parameters{0.25f, -1.5f, 3e-8f};
+        dp::write_parameter_snapshot(file, parameters);
+        QCOMPARE(*dp::read_parameter_snapshot(file, 3), parameters);
+        QVERIFY(!dp::read_parameter_snapshot(file, 4));  // another model's size
+        QVERIFY(!dp::read_parameter_snapshot(dp::epoch_snapshot_path(dir.path().toStdString(), 4), 3));
+    }
+
     void initTestCase() {
         if (!std::filesystem::exists(dp::default_fashion_mnist_dir()))
             QSKIP("Fashion-MNIST not found: run scripts/setup (installs dataset-fashion-mnist)");
@@ -99,7 +112,7 @@ private slots:
             QCOMPARE(three.parameters(1), replica0);
             QCOMPARE(three.parameters(2), replica0);
         }
-        const double difference = max_relative_difference(one.parameters(0), three.parameters(0));
+        const double difference = dp::max_relative_difference(one.parameters(0), three.parameters(0));
         qInfo("max relative parameter difference after %d steps: %.2e", steps, difference);
         // BatchNorm makes the loss blind to the scale of the convolution
         // weights before it, so their tiny (0.01) starting values take
@@ -125,7 +138,7 @@ private slots:
         const auto timings = four.train_step(data_.train, batch, config.lr, loss_four);
         QCOMPARE(timings[3].shard, 0);
         QCOMPARE(four.parameters(3), four.parameters(0));
-        QVERIFY(max_relative_difference(one.parameters(0), four.parameters(0)) <= 1e-5);
+        QVERIFY(dp::max_relative_difference(one.parameters(0), four.parameters(0)) <= 1e-5);
     }
 
 private:

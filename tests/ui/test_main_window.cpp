@@ -196,6 +196,7 @@ private slots:
     void importedRunRecordJoinsTheTable();
     void runsAtOtherBatchSizesGetNoSpeedup();
     void repeatedRunsAreBitIdentical();
+    void comparisonShowsTheDriftFromOneDevice();
     void clusterCommandReproducesTheSettings();
     void presenterModeHidesTheSettingsAndEnlargesText();
 
@@ -758,6 +759,42 @@ void TestMainWindow::repeatedRunsAreBitIdentical()
     }
     QVERIFY(runs.record(0).deterministic && runs.record(1).deterministic);
     QVERIFY(!runs.record(2).deterministic);
+}
+
+// Compare 1 vs 2 at one global batch: the drift chart appears with the
+// 2-device run's line, one point per epoch, float rounding small.
+void TestMainWindow::comparisonShowsTheDriftFromOneDevice()
+{
+    REQUIRE_FASHION_MNIST();
+    if (dp::available_devices().size() < 2)
+        QSKIP("needs two devices (DP_CPU_DEVICES=2)");
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    auto* drift = window.findChild<EpochMetricChart*>(QStringLiteral("driftChart"));
+    QVERIFY(drift);
+    dp::TrainConfig config = shortRun(2);
+    config.devices = {dp::available_devices()[0].id, dp::available_devices()[1].id};
+    window.setRunConfig(config);
+    window.setComparisonScaling(false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(drift->isHidden());
+    QTest::mouseClick(parts.compareButton, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 2 * kRunTimeoutMs);
+    QVERIFY(drift->isVisible());
+    QCOMPARE(drift->lineCount(), 1);
+    const dp::RunRecord& two = parts.runs->record(1);
+    const QLineSeries* line = drift->lineOf(QString::fromStdString(two.id));
+    QVERIFY(line);
+    QCOMPARE(line->count(), 2);
+    for (const dp::EpochMetrics& epoch : two.epochs)
+        QVERIFY2(epoch.parameter_drift > 0 && epoch.parameter_drift < 1e-4,
+                 qPrintable(QString::number(epoch.parameter_drift)));
+    QVERIFY(std::isnan(parts.runs->record(0).epochs.back().parameter_drift));
+    // Unchecked, the line goes and the chart with it.
+    parts.runs->setChecked(1, false);
+    QVERIFY(drift->isHidden());
 }
 
 void TestMainWindow::clusterCommandReproducesTheSettings()

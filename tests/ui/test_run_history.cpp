@@ -75,6 +75,7 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
         VERIFY_SAME_DOUBLE(a.epochs[i].train_acc, b.epochs[i].train_acc);
         VERIFY_SAME_DOUBLE(a.epochs[i].test_acc, b.epochs[i].test_acc);
         VERIFY_SAME_DOUBLE(a.epochs[i].seconds, b.epochs[i].seconds);
+        VERIFY_SAME_DOUBLE(a.epochs[i].parameter_drift, b.epochs[i].parameter_drift);
     }
 }
 
@@ -111,7 +112,7 @@ dp::RunRecord everyFieldRecord()
     c.allreduce = "naive";
     c.bucket_mb = 0.1;
     c.sync_bn = true;
-    record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567},
+    record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567, 3.1e-6},
                      {2, std::numeric_limits<double>::quiet_NaN(), 5e-324, 0.9999999999999999,
                       std::numeric_limits<double>::max()}};
     return record;
@@ -336,11 +337,14 @@ private slots:
             QSqlQuery query(db);
             QVERIFY(query.exec(QStringLiteral("ALTER TABLE runs DROP COLUMN comparison_group")));
             QVERIFY(query.exec(QStringLiteral("ALTER TABLE runs DROP COLUMN deterministic")));
+            QVERIFY(query.exec(QStringLiteral("ALTER TABLE epochs DROP COLUMN parameter_drift")));
         });
         setUserVersion(file, 1);
         RunHistory upgraded(file);
         record.comparison_group.clear();  // what a schema 1 run reads as
         record.deterministic = true;
+        for (dp::EpochMetrics& epoch : record.epochs)
+            epoch.parameter_drift = std::numeric_limits<double>::quiet_NaN();
         QCOMPARE(upgraded.runs().size(), std::size_t(1));
         compareRecords(upgraded.runs().front(), record);
         record.comparison_group = "group";

@@ -162,9 +162,12 @@ const RunColumn kRunColumns[] = {
 constexpr auto kCreateEpochs =
         "CREATE TABLE epochs (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
         "position INTEGER NOT NULL, epoch INTEGER NOT NULL, train_loss REAL, train_acc REAL, "
-        "test_acc REAL, seconds REAL, PRIMARY KEY (run_id, position))";
-constexpr auto kEpochColumns = "run_id, position, epoch, train_loss, train_acc, test_acc, seconds";
-constexpr int kEpochColumnCount = 7;
+        "test_acc REAL, seconds REAL, parameter_drift REAL, PRIMARY KEY (run_id, position))";
+constexpr auto kEpochColumns =
+        "run_id, position, epoch, train_loss, train_acc, test_acc, seconds, parameter_drift";
+constexpr int kEpochColumnCount = 8;
+// What schema 2 added to the epochs table (the runs table's additions are in kRunColumns).
+constexpr auto kAddEpochColumnsV2 = "ALTER TABLE epochs ADD COLUMN parameter_drift REAL";
 
 // "a, b, c": each column of the runs table as `format` writes it.
 QString runColumnList(QString (*format)(const QString& name, const QString& declaration))
@@ -305,6 +308,8 @@ void createOrCheckSchema(const Database& database)
                                       .arg(QLatin1String(column.name),
                                            QLatin1String(column.declaration)));
         }
+        if (version < 2)
+            database.exec(QLatin1String(kAddEpochColumnsV2));
         database.exec(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion));
     }
     transaction.commit();
@@ -340,6 +345,7 @@ std::vector<dp::RunRecord> selectRuns(const Database& database, const QString& c
         epoch.train_acc = real(epochRows.value(4));
         epoch.test_acc = real(epochRows.value(5));
         epoch.seconds = real(epochRows.value(6));
+        epoch.parameter_drift = real(epochRows.value(7));
         runs[indexById.value(epochRows.value(0).toString())].epochs.push_back(epoch);
     }
     return runs;
@@ -420,6 +426,7 @@ void RunHistory::save(const dp::RunRecord& record)
         epochColumns[4] << real(epoch.train_acc);
         epochColumns[5] << real(epoch.test_acc);
         epochColumns[6] << real(epoch.seconds);
+        epochColumns[7] << real(epoch.parameter_drift);
     }
 
     Transaction transaction(database);

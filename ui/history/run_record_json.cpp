@@ -136,6 +136,9 @@ dp::EpochMetrics readEpoch(const FieldReader& e)
     metrics.train_acc = e.number("train_acc");
     metrics.test_acc = e.number("test_acc");
     metrics.seconds = e.number("seconds");
+    // Optional (older records lack it); null: not measured.
+    if (e.has("parameter_drift") && !e.value("parameter_drift").isNull())
+        metrics.parameter_drift = e.number("parameter_drift");
     return metrics;
 }
 

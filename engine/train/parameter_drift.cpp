@@ -1,0 +1,43 @@
+#include "train/parameter_drift.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include "io/atomic_file.h"
+
+namespace dp {
+
+double max_relative_difference(std::span<const float> a, std::span<const float> b, double floor) {
+    double worst = 0;
+    const std::size_t n = std::min(a.size(), b.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const double x = a[i], y = b[i];
+        worst = std::max(worst, std::abs(x - y) / std::max({std::abs(x), std::abs(y), floor}));
+    }
+    return worst;
+}
+
+std::filesystem::path epoch_snapshot_path(const std::filesystem::path& dir, int epoch) {
+    return dir / ("epoch-" + std::to_string(epoch) + ".f32");
+}
+
+void write_parameter_snapshot(const std::filesystem::path& file, std::span<const float> parameters) {
+    AtomicFile out(file);
+    out.write(std::as_bytes(parameters));
+    out.commit();
+}
+
+std::optional<std::vector<float>> read_parameter_snapshot(const std::filesystem::path& file,
+                                                          std::size_t count) {
+    std::ifstream in(file, std::ios::binary | std::ios::ate);
+    if (!in || std::size_t(in.tellg()) != count * sizeof(float)) return std::nullopt;
+    std::vector<float> parameters(count);
+    in.seekg(0);
+    if (!in.read(reinterpret_cast<char*>(parameters.data()), std::streamsize(count * sizeof(float))))
+        return std::nullopt;
+    return parameters;
+}
+
+}  // namespace dp
