@@ -1,7 +1,6 @@
 #include "epoch_metric_chart.h"
 
 #include <QLineSeries>
-#include <QValueAxis>
 
 #include <cmath>
 
@@ -42,9 +41,10 @@ void EpochMetricChart::setXAxisMode(XAxisMode mode)
     updateEmptyRange();
 }
 
-void EpochMetricChart::setYLabelFormat(const QString& format)
+void EpochMetricChart::setLogScaleY()
 {
-    yAxis()->setLabelFormat(format);
+    logY_ = true;
+    setDecadesY(true);
 }
 
 void EpochMetricChart::setPlannedEpochs(int epochs)
@@ -70,8 +70,8 @@ void EpochMetricChart::plot(const QString& key)
     double seconds = 0;
     for (const dp::EpochMetrics& epoch : epochs_.value(key)) {
         seconds += epoch.seconds;
-        const double value = metric_(epoch);
-        if (!std::isnan(value))  // not measured that epoch
+        const double value = logY_ ? std::log10(metric_(epoch)) : metric_(epoch);
+        if (std::isfinite(value))  // not measured that epoch (or 0 on a log scale)
             points.append({mode_ == XAxisMode::epochs ? double(epoch.epoch) : seconds, value});
     }
     // One replace, one repaint, however many points.

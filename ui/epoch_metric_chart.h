@@ -26,14 +26,15 @@ public:
     void setXAxisMode(XAxisMode mode);
     // Epochs the x axis spans before data exceeds them (the run's plan).
     void setPlannedEpochs(int epochs);
-    // printf-style y labels: "%.0e" for values spanning decades.
-    void setYLabelFormat(const QString& format);
+    // A log y axis, for values spanning decades (drift from 1e-9 to 1e-3).
+    void setLogScaleY();
 
 private:
     void plot(const QString& key);
     void updateEmptyRange();
 
     Metric metric_;
+    bool logY_ = false;
     XAxisMode mode_ = XAxisMode::epochs;
     int plannedEpochs_ = 10;
     QHash<QString, std::vector<dp::EpochMetrics>> epochs_;

@@ -94,7 +94,7 @@ MainWindow::MainWindow(QWidget* parent)
           tr("Seconds per epoch"), tr("sec/epoch"),
           [](const dp::EpochMetrics& epoch) { return epoch.seconds; }, false)),
       driftChart_(new EpochMetricChart(
-          tr("N devices vs 1: parameter drift"), tr("max rel. difference"),
+          tr("N devices vs 1: parameter drift ‖θN − θ1‖ / ‖θ1‖"), tr("drift"),
           [](const dp::EpochMetrics& epoch) { return epoch.parameter_drift; }, false)),
       lossChart_(new LossChart),
       speedupChart_(new SpeedupChart),
@@ -124,11 +124,13 @@ MainWindow::MainWindow(QWidget* parent)
     accuracyChart_->setObjectName(QStringLiteral("accuracyChart"));
     secondsChart_->setObjectName(QStringLiteral("secondsChart"));
     driftChart_->setObjectName(QStringLiteral("driftChart"));
-    driftChart_->setYLabelFormat(QStringLiteral("%.0e"));
+    driftChart_->setLogScaleY();
     driftChart_->setToolTip(
-            tr("After each epoch, the largest relative difference between the N-device run's "
-               "parameters and its 1-device twin's (same seed, same global batch): data "
-               "parallelism computes the same update, so only float rounding tells them apart."));
+            tr("After each epoch, how far the N-device run's parameters are from its 1-device "
+               "twin's, relative to their size (same seed, same global batch). Data "
+               "parallelism computes the same update, so only float rounding tells them apart; "
+               "training amplifies rounding as it leaves a plateau, as much as between two "
+               "1-device runs whose kernels round differently."));
     driftChart_->hide();  // until a comparison measures drift
     lossChart_->setObjectName(QStringLiteral("lossChart"));
     speedupChart_->setObjectName(QStringLiteral("speedupChart"));

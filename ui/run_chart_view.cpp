@@ -120,17 +120,26 @@ void RunChartView::setWholeNumberX(bool wholeNumbers)
     fitAxes();
 }
 
+void RunChartView::setDecadesY(bool decades)
+{
+    decadesY_ = decades;
+    yAxis_->setLabelFormat(decades ? QStringLiteral("1e%.0f") : QStringLiteral("%g"));
+    fitAxes();
+}
+
 void RunChartView::fitAxes()
 {
     double xMin = std::numeric_limits<double>::max();
     double xMax = std::numeric_limits<double>::lowest();
-    double yMax = 0;
+    double yMin = std::numeric_limits<double>::max();
+    double yMax = decadesY_ ? std::numeric_limits<double>::lowest() : 0;
     for (const QLineSeries* series : std::as_const(lines_)) {
         if (!series->isVisible())
             continue;
         for (const QPointF& point : series->points()) {
             xMin = std::min(xMin, point.x());
             xMax = std::max(xMax, point.x());
+            yMin = std::min(yMin, point.y());
             yMax = std::max(yMax, point.y());
         }
     }
@@ -154,7 +163,15 @@ void RunChartView::fitAxes()
         xAxis_->setRange(xMin, xMax);
         xAxis_->applyNiceNumbers();
     }
-    if (!fixedY_) {
+    if (decadesY_) {
+        // Whole decades around the data, a tick per decade (fewer when they crowd).
+        const double low = yMin > yMax ? -8 : std::floor(yMin);
+        const double high = std::max(low + 1, yMin > yMax ? 0 : std::ceil(yMax));
+        yAxis_->setTickType(QValueAxis::TicksDynamic);
+        yAxis_->setTickAnchor(low);
+        yAxis_->setTickInterval(std::ceil((high - low) / 6));
+        yAxis_->setRange(low, high);
+    } else if (!fixedY_) {
         yAxis_->setRange(0, niceCeiling(yMax * 1.05));
         yAxis_->applyNiceNumbers();
     }

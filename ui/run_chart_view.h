@@ -41,6 +41,9 @@ protected:
     // Whole-number x (epochs, devices): the range is kept exact, with a tick
     // on whole numbers; otherwise it widens to round numbers.
     void setWholeNumberX(bool wholeNumbers);
+    // y values are base-10 logarithms (subclasses plot log10 of the data):
+    // the axis spans whole decades and labels them 1e-6, 1e-5, ...
+    void setDecadesY(bool decades);
 
     QValueAxis* xAxis() const { return xAxis_; }
     QValueAxis* yAxis() const { return yAxis_; }
@@ -55,5 +58,6 @@ private:
     QFont baseFont_;
     bool fixedY_ = false;
     bool wholeNumberX_ = false;
+    bool decadesY_ = false;
     double emptyXMin_ = 0, emptyXMax_ = 1;
 };

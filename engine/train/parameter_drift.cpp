@@ -19,6 +19,17 @@ double max_relative_difference(std::span<const float> a, std::span<const float> 
     return worst;
 }
 
+double relative_norm_difference(std::span<const float> a, std::span<const float> b) {
+    double difference = 0, reference = 0;
+    const std::size_t n = std::min(a.size(), b.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const double d = double(a[i]) - b[i];
+        difference += d * d;
+        reference += double(b[i]) * b[i];
+    }
+    return reference > 0 ? std::sqrt(difference / reference) : std::sqrt(difference);
+}
+
 std::filesystem::path epoch_snapshot_path(const std::filesystem::path& dir, int epoch) {
     return dir / ("epoch-" + std::to_string(epoch) + ".f32");
 }

@@ -19,6 +19,12 @@ namespace dp {
 double max_relative_difference(std::span<const float> a, std::span<const float> b,
                                double floor = 1e-3);
 
+// ||a - b|| / ||b|| (Euclidean norms over every parameter): the drift a
+// comparison shows. Element-wise maxima are decided by the few weights that
+// cross zero, and reach 2 while the parameters as a whole agree to 1e-4
+// (../shared/MEASURING.md measures against norms for the same reason).
+double relative_norm_difference(std::span<const float> a, std::span<const float> b);
+
 // DIR/epoch-<n>.f32: the parameters after epoch n, raw float32 in the
 // model's parameter order.
 std::filesystem::path epoch_snapshot_path(const std::filesystem::path& dir, int epoch);

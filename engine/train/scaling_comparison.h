@@ -39,8 +39,8 @@ struct ComparisonRow {
     double speedup = 0;     // throughput over the first run's
     double efficiency = 0;  // speedup / (devices / first run's devices)
     double final_test_acc = 0;
-    // After the last epoch, max relative parameter difference from the first
-    // run (TrainConfig::drift_from); NaN for the first run or when not measured.
+    // After the last epoch, the parameters' relative distance from the first
+    // run's (EpochMetrics::parameter_drift); NaN for the first run or when not measured.
     double parameter_drift = 0;
 };
 

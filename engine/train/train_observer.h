@@ -12,9 +12,9 @@ struct EpochMetrics {
     double train_acc = 0;
     double test_acc = 0;
     double seconds = 0;     // training part only, as d2l's Timer
-    // Max relative difference of the parameters from the 1-device run of the
-    // same comparison after the same epoch (TrainConfig::drift_from); NaN when
-    // not measured.
+    // ||parameters - the 1-device run's|| / ||the 1-device run's|| after the
+    // same epoch of the same comparison (TrainConfig::drift_from,
+    // train/parameter_drift.h); NaN when not measured.
     double parameter_drift = std::numeric_limits<double>::quiet_NaN();
 };
 

@@ -133,7 +133,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                                                : read_parameter_snapshot(
                                                      epoch_snapshot_path(config_.drift_from, epoch),
                                                      parameters.size()))
-                    metrics.parameter_drift = max_relative_difference(parameters, *reference);
+                    metrics.parameter_drift = relative_norm_difference(parameters, *reference);
             }
             summary.epochs.push_back(metrics);
             observer.on_epoch(metrics);

@@ -221,7 +221,7 @@ private slots:
         QVERIFY2(header >= 0, qPrintable(result.out));
         QVERIFY(lines[header + 1].trimmed().endsWith(" -"));  // the first run itself
         const double drift = lines[header + 2].split(' ', Qt::SkipEmptyParts).last().toDouble();
-        QVERIFY2(drift > 0 && drift < 1e-4, qPrintable(lines[header + 2]));
+        QVERIFY2(drift > 0 && drift < 1e-5, qPrintable(lines[header + 2]));
     }
 
     void modelThatCannotTakeTheInputSaysSo() {

@@ -64,7 +64,7 @@ QStringList per_rank(const QString& script, const QString& dir) {
 }
 
 // Every tensor of two checkpoints: the largest |a - b| / max(|a|, |b|, 1e-3)
-// (dp::max_relative_difference, the drift the workbench shows).
+// (dp::max_relative_difference).
 double max_relative_difference(const std::filesystem::path& a_file,
                                const std::filesystem::path& b_file) {
     const auto a = dp::read_safetensors(a_file), b = dp::read_safetensors(b_file);

@@ -39,7 +39,7 @@ class TestDataParallel : public QObject {
     Q_OBJECT
 
 private slots:
-    // The N-vs-1 drift the workbench and dp-train --compare show.
+    // The element-wise check of the tests below (and the MPI tests).
     void parameterDriftIsRelativeAboveTheFloor() {
         const std::vector<float> a{1.0f, -2.0f, 1e-6f, 0.5f}, b{1.001f, -2.0f, 1.5e-6f, 0.5f};
         const double expected = (double(b[0]) - a[0]) / b[0];  // ~1e-3, the first element
@@ -47,6 +47,11 @@ private slots:
         QCOMPARE(dp::max_relative_difference(a, a), 0.0);
         // Tiny weights count absolutely: 5e-7 apart is 5e-4 of the 1e-3 floor, not 1/3.
         QVERIFY(std::abs(dp::max_relative_difference({a.data() + 2, 1}, {b.data() + 2, 1}) - 5e-4) < 1e-9);
+    }
+    void parameterDriftIsTheRelativeNorm() {
+        const std::vector<float> reference{3.0f, 0.0f, 4.0f}, moved{3.0f, 0.5f, 4.0f};
+        QCOMPARE(dp::relative_norm_difference(moved, reference), 0.5 / 5.0);
+        QCOMPARE(dp::relative_norm_difference(reference, reference), 0.0);
     }
     void parameterSnapshotsRoundTripAndRefuseOtherModels() {
         QTemporaryDir dir;
