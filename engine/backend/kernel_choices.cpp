@@ -7,7 +7,9 @@
 #include <limits>
 #include <vector>
 
+#include "backend/backend.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "io/atomic_file.h"
 
 namespace dp {
@@ -38,7 +40,7 @@ std::map<std::string, int> read_cache(const std::filesystem::path& file) {
 int KernelChoices::choose(const std::string& key, int fixed_choice,
                           const std::function<int()>& measure) {
     std::lock_guard lock(mutex_);
-    if (tuning_ == KernelTuning::fixed) return fixed_choice;
+    if (tuning_ == KernelTuning::fixed && fixed_choice >= 0) return fixed_choice;
     load_locked();
     if (!retuning_ || retuned_.contains(key)) {
         if (const auto it = chosen_.find(key); it != chosen_.end()) return it->second;
@@ -109,6 +111,13 @@ std::string KernelChoices::save() {
     cached_ = std::move(merged);
     chosen_.clear();
     return {};
+}
+
+std::string conv_choice_key(const std::string& machine, const std::string& pass,
+                            const Conv2dShape& s) {
+    return machine + " | conv " + pass +
+           format(" n%d c%dx%dx%d o%d k%d s%d p%d", s.batch, s.in_channels, s.in_h, s.in_w,
+                  s.out_channels, s.kernel, s.stride, s.pad);
 }
 
 KernelChoices& kernel_choices() {

@@ -9,6 +9,8 @@
 
 namespace dp {
 
+struct Conv2dShape;
+
 // How an op with several kernels (oneDNN's convolution layouts, cuDNN's
 // algorithms) picks one.
 enum class KernelTuning {
@@ -29,7 +31,9 @@ enum class KernelTuning {
 class KernelChoices {
 public:
     // The choice for `key`: `fixed_choice` when tuning is fixed, else the
-    // cached one, else measure()'s (stored and written out by save()).
+    // cached one, else measure()'s (stored and written out by save()). A
+    // negative `fixed_choice` says the op has no rule: it is measured (and
+    // cached) under fixed tuning too.
     int choose(const std::string& key, int fixed_choice, const std::function<int()>& measure);
 
     // Where the cache lives and how choices are made (the process default:
@@ -59,6 +63,12 @@ private:
     std::set<std::string> retuned_;       // measured in this process since retune(true)
     int measured_ = 0;
 };
+
+// "<machine> | conv forward n64 c6x28x28 o16 k5 s1 p2": the key of a
+// convolution pass ("forward", "backward_data", "backward_weights") on a
+// machine ("onednn 2.6.3 avx2 | <CPU>", "cudnn 90100 fma | <GPU>").
+std::string conv_choice_key(const std::string& machine, const std::string& pass,
+                            const Conv2dShape& s);
 
 // The process's kernel choices.
 KernelChoices& kernel_choices();

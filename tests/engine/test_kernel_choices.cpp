@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/backend.h"
 #include "backend/kernel_choices.h"
 #include "core/error.h"
 
@@ -135,6 +136,23 @@ private slots:
         QCOMPARE(measure.calls.load(), 0);
         QCOMPARE(QString::fromStdString(choices.save()), QString());
         QVERIFY(!std::filesystem::exists(file()));
+    }
+
+    // cuDNN's algorithms have no timing-free rule: measured even under fixed tuning.
+    void anOpWithoutARuleIsMeasuredUnderFixedTuning() {
+        CountingMeasure measure;
+        dp::KernelChoices choices;
+        choices.configure(file(), dp::KernelTuning::fixed);
+        QCOMPARE(choices.choose("cudnn a", -1, measure.fn()), 2);
+        QCOMPARE(choices.choose("cudnn a", -1, measure.fn()), 2);
+        QCOMPARE(measure.calls.load(), 1);
+    }
+
+    void convolutionKeysNameMachinePassAndShape() {
+        const dp::Conv2dShape shape{.batch = 64, .in_channels = 6, .in_h = 28, .in_w = 28,
+                                    .out_channels = 16, .kernel = 5, .stride = 1, .pad = 2};
+        QCOMPARE(QString::fromStdString(dp::conv_choice_key("onednn 2.6.3 avx2 | CPU", "forward", shape)),
+                 QString("onednn 2.6.3 avx2 | CPU | conv forward n64 c6x28x28 o16 k5 s1 p2"));
     }
 
     void deviceThreadsMeetingOneShapeMeasureOnce() {

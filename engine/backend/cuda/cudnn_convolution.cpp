@@ -1,11 +1,14 @@
 #include "backend/cuda/cudnn_convolution.h"
 
+#include <cuda_runtime.h>
+
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/algorithm_choice.h"
 #include "backend/cuda/cuda_check.h"
+#include "backend/kernel_choices.h"
 #include "core/error.h"
 
 // cuDNN 9 marks its legacy convolution API (descriptors, Find, the three
@@ -15,16 +18,6 @@
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 namespace dp::cuda {
-namespace {
-
-// A pass's measured choice.
-struct PassChoice {
-    int algorithm = 0;
-    cudnnMathType_t math = CUDNN_FMA_MATH;
-};
-
-}  // namespace
-
 struct CudnnConvolution::Plan {
     cudnnTensorDescriptor_t x = nullptr, y = nullptr;
     cudnnFilterDescriptor_t w = nullptr;
@@ -53,7 +46,7 @@ std::string describe(const Conv2dShape& s) {
 
 // cuDNN's Find results of any pass, chosen among by the host-side rule.
 template <typename Perf>
-PassChoice choose(const std::vector<Perf>& results, int returned,
+CudnnConvolution::PassChoice choose(const std::vector<Perf>& results, int returned,
                                       const char* pass, const Conv2dShape& s,
                                       const CudaBackendOptions& options) {
     std::vector<AlgorithmTiming> timings;
@@ -72,7 +65,23 @@ PassChoice choose(const std::vector<Perf>& results, int returned,
 
 CudnnConvolution::CudnnConvolution(int device, cudnnHandle_t handle, void* workspace,
                                    const CudaBackendOptions& options)
-    : device_(device), handle_(handle), workspace_(workspace), options_(options) {}
+    : device_(device), handle_(handle), workspace_(workspace), options_(options) {
+    cudaDeviceProp properties{};
+    DP_CUDA_CHECK(device_, cudaGetDeviceProperties(&properties, device_));
+    machine_ = "cudnn " + std::to_string(cudnnGetVersion()) + (options_.allow_tf32 ? " tf32" : " fma") +
+               (options_.deterministic ? " deterministic" : "") + " ws" +
+               std::to_string(options_.workspace_bytes >> 20) + " | " + properties.name;
+}
+
+CudnnConvolution::PassChoice CudnnConvolution::cached_choice(
+    const char* pass, const Conv2dShape& s, const std::function<PassChoice()>& find) {
+    // One int per choice: the algorithm and its math type (cudnnMathType_t < 4).
+    const int code = kernel_choices().choose(conv_choice_key(machine_, pass, s), -1, [&] {
+        const PassChoice chosen = find();
+        return chosen.algorithm * 4 + int(chosen.math);
+    });
+    return {code / 4, cudnnMathType_t(code % 4)};
+}
 
 CudnnConvolution::~CudnnConvolution() = default;
 
@@ -109,15 +118,15 @@ CudnnConvolution::Plan& CudnnConvolution::plan(const Conv2dShape& s) {
 
 void CudnnConvolution::forward(const Conv2dShape& s, const float* x, const float* w, float* y) {
     Plan& p = plan(s);
-    if (!p.forward) {
+    if (!p.forward) p.forward = cached_choice("forward", s, [&] {
         int max_count = 0, returned = 0;
         DP_CUDA_CHECK(device_, cudnnGetConvolutionForwardAlgorithmMaxCount(handle_, &max_count));
         std::vector<cudnnConvolutionFwdAlgoPerf_t> results(max_count);
         DP_CUDA_CHECK(device_, cudnnFindConvolutionForwardAlgorithmEx(
                                    handle_, p.x, x, p.w, w, p.conv, p.y, y, max_count, &returned,
                                    results.data(), workspace_, options_.workspace_bytes));
-        p.forward = choose(results, returned, "convolution forward", s, options_);
-    }
+        return choose(results, returned, "convolution forward", s, options_);
+    });
     const float one = 1, zero = 0;
     DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, p.forward->math));
     DP_CUDA_CHECK(device_, cudnnConvolutionForward(
@@ -129,7 +138,7 @@ void CudnnConvolution::forward(const Conv2dShape& s, const float* x, const float
 void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy, const float* w,
                                      float* dx) {
     Plan& p = plan(s);
-    if (!p.backward_data) {
+    if (!p.backward_data) p.backward_data = cached_choice("backward_data", s, [&] {
         int max_count = 0, returned = 0;
         DP_CUDA_CHECK(device_,
                       cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle_, &max_count));
@@ -138,8 +147,8 @@ void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy, cons
                                    handle_, p.w, w, p.y, dy, p.conv, p.x, dx, max_count,
                                    &returned, results.data(), workspace_,
                                    options_.workspace_bytes));
-        p.backward_data = choose(results, returned, "convolution backward-data", s, options_);
-    }
+        return choose(results, returned, "convolution backward-data", s, options_);
+    });
     const float one = 1, zero = 0;
     DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, p.backward_data->math));
     DP_CUDA_CHECK(device_, cudnnConvolutionBackwardData(
@@ -151,7 +160,7 @@ void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy, cons
 void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x, const float* dy,
                                        float* dw) {
     Plan& p = plan(s);
-    if (!p.backward_filter) {
+    if (!p.backward_filter) p.backward_filter = cached_choice("backward_weights", s, [&] {
         int max_count = 0, returned = 0;
         DP_CUDA_CHECK(device_,
                       cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle_, &max_count));
@@ -160,8 +169,8 @@ void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x, con
                                    handle_, p.x, x, p.y, dy, p.conv, p.w, dw, max_count,
                                    &returned, results.data(), workspace_,
                                    options_.workspace_bytes));
-        p.backward_filter = choose(results, returned, "convolution backward-filter", s, options_);
-    }
+        return choose(results, returned, "convolution backward-filter", s, options_);
+    });
     const float one = 1, zero = 0;
     DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, p.backward_filter->math));
     DP_CUDA_CHECK(device_, cudnnConvolutionBackwardFilter(

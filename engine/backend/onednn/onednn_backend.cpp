@@ -287,13 +287,10 @@ struct OneDnnBackend::Impl {
         return *chosen;
     }
 
-    // "onednn 2.6.3 avx512_core_amx | <CPU> | conv forward n64 c6x28x28 o16 k5 s1 p2":
-    // a choice holds for this library, ISA and CPU only.
+    // A choice holds for this library, ISA and CPU only.
     std::string conv_key(const Conv2dShape& s, ConvOp op) const {
         static const char* names[] = {"forward", "backward_data", "backward_weights"};
-        return machine + " | conv " + names[int(op)] +
-               format(" n%d c%dx%dx%d o%d k%d s%d p%d", s.batch, s.in_channels, s.in_h, s.in_w,
-                      s.out_channels, s.kernel, s.stride, s.pad);
+        return conv_choice_key(machine, names[int(op)], s);
     }
     const std::string machine = [] {
         const dnnl_version_t* v = dnnl_version();
