@@ -30,6 +30,7 @@
 #include "batch_split_view.h"
 #include "cluster_command_dialog.h"
 #include "core/error.h"
+#include "engine_message.h"
 #include "epoch_metric_chart.h"
 #include "loss_chart.h"
 #include "prediction_strip.h"
@@ -451,7 +452,7 @@ void MainWindow::startComparison()
                                ? tr(", batch and learning rate scaled with the device count")
                                : QString()));
     } catch (const dp::Error& error) {
-        showStatus(tr("Cannot compare: %1").arg(QString::fromUtf8(error.what())), true);
+        showStatus(tr("Cannot compare: %1").arg(engineMessage(error.what())), true);
     }
 }
 

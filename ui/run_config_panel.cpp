@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "core/error.h"
+#include "engine_message.h"
 #include "data/dataset.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
@@ -301,7 +302,7 @@ void RunConfigPanel::revalidate()
         dp::validate(current);
         validationError_ = modelDatasetMismatch(current);
     } catch (const dp::Error& e) {
-        validationError_ = QString::fromUtf8(e.what());
+        validationError_ = engineMessage(e.what());
     }
     validationLabel_->setText(validationError_);
     validationLabel_->setVisible(!isValid());

@@ -1,5 +1,7 @@
 #include "training_worker.h"
 
+#include "engine_message.h"
+
 namespace {
 
 // Batches can finish every few microseconds (tiny models, batch size 1);
@@ -84,7 +86,7 @@ void TrainingWorker::on_finished(const dp::RunSummary& summary)
 
 void TrainingWorker::on_failed(const std::string& message)
 {
-    failure_ = QString::fromStdString(message);
+    failure_ = engineMessage(message);  // settings named in the panel's words
 }
 
 void TrainingWorker::flushLosses()

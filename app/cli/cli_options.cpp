@@ -6,8 +6,10 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
+#include "train/config_fields.h"
 
 namespace dp {
 namespace {
@@ -21,63 +23,84 @@ Number parse_number(const std::string& flag, const std::string& text) {
     return value;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> items;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const auto comma = std::min(text.find(',', start), text.size());
-        items.push_back(text.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return items;
+// The field a settings flag sets ("--no-shuffle": shuffle), if any.
+const ConfigField* field_of_flag(const std::string& flag) {
+    for (const ConfigField& field : config_fields())
+        if (field.flag && flag == field.flag) return &field;
+    return nullptr;
 }
 
-using Setter = std::function<void(CliCommand&, const std::string& flag, const std::string& value)>;
+// dp-train's own options, beside the settings of config_fields().
+struct CliOption {
+    const char* flag;
+    const char* value_name;  // nullptr: a switch
+    const char* help;
+    std::function<void(CliCommand&, const std::string& flag, const std::string& value)> apply;
+};
 
-const std::map<std::string, Setter>& value_flags() {
-    static const std::map<std::string, Setter> flags{
-        {"--model", [](CliCommand& c, auto&, auto& v) { c.config.model = v; }},
-        {"--batch-size", [](CliCommand& c, auto& f, auto& v) { c.config.batch_size = parse_number<int>(f, v); }},
-        {"--lr", [](CliCommand& c, auto& f, auto& v) { c.config.lr = parse_number<float>(f, v); }},
-        {"--epochs", [](CliCommand& c, auto& f, auto& v) { c.config.epochs = parse_number<int>(f, v); }},
-        {"--seed", [](CliCommand& c, auto& f, auto& v) { c.config.seed = parse_number<std::uint64_t>(f, v); }},
-        {"--data-dir", [](CliCommand& c, auto&, auto& v) { c.config.data_dir = v; }},
-        {"--dataset", [](CliCommand& c, auto&, auto& v) { c.config.dataset = v; }},
-        {"--input-size", [](CliCommand& c, auto& f, auto& v) { c.config.input_size = parse_number<int>(f, v); }},
-        {"--samples", [](CliCommand& c, auto& f, auto& v) { c.config.samples = parse_number<int>(f, v); }},
-        {"--limit-train", [](CliCommand& c, auto& f, auto& v) { c.config.limit_train = parse_number<int>(f, v); }},
-        {"--limit-test", [](CliCommand& c, auto& f, auto& v) { c.config.limit_test = parse_number<int>(f, v); }},
-        {"--save", [](CliCommand& c, auto&, auto& v) { c.config.save_path = v; }},
-        {"--load", [](CliCommand& c, auto&, auto& v) { c.config.load_path = v; }},
-        {"--record", [](CliCommand& c, auto&, auto& v) { c.config.record_path = v; }},
-        {"--devices", [](CliCommand& c, auto&, auto& v) { c.config.devices = split_list(v); }},
-        {"--allreduce", [](CliCommand& c, auto&, auto& v) { c.config.allreduce = v; }},
-        {"--bucket-mb", [](CliCommand& c, auto& f, auto& v) { c.config.bucket_mb = parse_number<double>(f, v); }},
-        {"--compare", [](CliCommand& c, auto& f, auto& v) {
+const std::vector<CliOption>& cli_options() {
+    static const std::vector<CliOption> options{
+        {"--no-history", nullptr,
+         "do not keep the run in the workbench's history (runs.sqlite in\n"
+         "DP_WORKBENCH_DATA_DIR or the user's data folder; dp-workbench shows it)",
+         [](CliCommand& c, auto&, auto&) { c.history = false; }},
+        {"--list-devices", nullptr, "print this machine's devices and exit",
+         [](CliCommand& c, auto&, auto&) { c.action = CliCommand::Action::list_devices; }},
+        {"--compare", "LIST",
+         "run on each device count in LIST (e.g. 1,2) and print speedup, scaling\n"
+         "efficiency and each run's parameter drift from the first",
+         [](CliCommand& c, auto& f, auto& v) {
              c.action = CliCommand::Action::compare;
              c.compare_counts.clear();
-             for (const auto& item : split_list(v)) c.compare_counts.push_back(parse_number<int>(f, item));
+             std::size_t start = 0;
+             while (start <= v.size()) {
+                 const auto comma = std::min(v.find(',', start), v.size());
+                 c.compare_counts.push_back(parse_number<int>(f, v.substr(start, comma - start)));
+                 start = comma + 1;
+             }
          }},
+        {"--scale-lr", nullptr, "with --compare: scale batch and lr with the device count",
+         [](CliCommand& c, auto&, auto&) { c.scale_lr = true; }},
+        {"--verbose", nullptr, "print each device's step time breakdown per epoch",
+         [](CliCommand& c, auto&, auto&) { c.verbose = true; }},
+        {"--distributed", nullptr,
+         "be one rank of an MPI job (mpirun -np N dp-train ... --distributed): one\n"
+         "device per rank, the global batch split over every rank, rank 0 prints\nand saves",
+         [](CliCommand& c, auto&, auto&) { c.distributed = true; }},
     };
-    return flags;
+    return options;
 }
 
-const std::map<std::string, std::function<void(CliCommand&)>>& switch_flags() {
-    static const std::map<std::string, std::function<void(CliCommand&)>> flags{
-        {"--no-shuffle", [](CliCommand& c) { c.config.shuffle = false; }},
-        {"--no-history", [](CliCommand& c) { c.history = false; }},
-        {"--retune", [](CliCommand& c) { c.config.retune = true; }},
-        {"--scale-lr", [](CliCommand& c) { c.scale_lr = true; }},
-        {"--verbose", [](CliCommand& c) { c.verbose = true; }},
-        {"--sync-bn", [](CliCommand& c) { c.config.sync_bn = true; }},
-        {"--distributed", [](CliCommand& c) { c.distributed = true; }},
-    };
-    return flags;
+const CliOption* cli_option(const std::string& flag) {
+    for (const CliOption& option : cli_options())
+        if (flag == option.flag) return &option;
+    return nullptr;
 }
 
-}  // namespace
+// "  --batch-size N      global batch size ... (default 256)", continuation
+// lines indented under the text.
+std::string help_entry(const std::string& flag, const char* value_name, std::string text) {
+    std::string head = "  " + flag + (value_name ? std::string(" ") + value_name : "");
+    head.resize(std::max<std::size_t>(head.size() + 1, 22), ' ');
+    std::string out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto newline = std::min(text.find('\n', start), text.size());
+        out += (start == 0 ? head : std::string(22, ' ')) + text.substr(start, newline - start) + "\n";
+        start = newline + 1;
+    }
+    return out;
+}
 
-CliCommand parse_cli(const std::vector<std::string>& args) {
+std::string field_help(const ConfigField& field) {
+    std::string text = field.help;
+    const bool shows_default = field.value_name && field_kind(field) != FieldKind::text_list &&
+                               !field_text(field, TrainConfig{}).empty();
+    if (shows_default) text += " (default " + field_text(field, TrainConfig{}) + ")";
+    return help_entry(field.flag, field.value_name, text);
+}
+
+CliCommand parse_arguments(const std::vector<std::string>& args) {
     CliCommand command;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string flag = args[i];
@@ -92,22 +115,26 @@ CliCommand parse_cli(const std::vector<std::string>& args) {
             command.action = CliCommand::Action::help;
             return command;
         }
-        if (flag == "--list-devices") {
-            command.action = CliCommand::Action::list_devices;
-            return command;
-        }
-        if (const auto toggle = switch_flags().find(flag); toggle != switch_flags().end()) {
-            toggle->second(command);
-            continue;
-        }
-        const auto setter = value_flags().find(flag);
-        if (setter == value_flags().end())
-            throw Error("unknown option '" + flag + "' (see dp-train --help)");
-        if (!has_inline_value) {
+        const ConfigField* field = field_of_flag(flag);
+        const CliOption* option = field ? nullptr : cli_option(flag);
+        if (!field && !option) throw Error("unknown option '" + flag + "' (see dp-train --help)");
+        const bool takes_value = field ? field_kind(*field) != FieldKind::boolean : bool(option->value_name);
+        if (takes_value && !has_inline_value) {
             if (i + 1 == args.size()) throw Error(flag + " needs a value (see dp-train --help)");
             value = args[++i];
         }
-        setter->second(command, flag, value);
+        if (!field) {
+            option->apply(command, flag, value);
+            if (command.action == CliCommand::Action::list_devices) return command;
+        } else if (!takes_value) {
+            set_field_text(*field, command.config, flag.starts_with("--no-") ? "false" : "true");
+        } else {
+            try {
+                set_field_text(*field, command.config, value);
+            } catch (const Error& error) {
+                throw Error(flag + ": " + error.what());
+            }
+        }
     }
     if (command.scale_lr && command.action != CliCommand::Action::compare)
         throw Error("--scale-lr only applies to --compare");
@@ -134,68 +161,42 @@ CliCommand parse_cli(const std::vector<std::string>& args) {
     return command;
 }
 
-std::string cli_help() {
-    const TrainConfig defaults;
-    std::string models;
-    for (const auto& info : model_registry()) {
-        char line[256];
-        std::snprintf(line, sizeof line, "  %-16s %10zu params  %s\n", info.name.c_str(),
-                      info.parameters, info.description.c_str());
-        models += line;
+}  // namespace
+
+CliCommand parse_cli(const std::vector<std::string>& args) {
+    try {
+        return parse_arguments(args);
+    } catch (const Error& error) {
+        // The engine names settings neutrally; dp-train names them by their flags.
+        throw Error(render_settings(error.what(), flag_or_label));
     }
-    char text[4096];
-    std::snprintf(text, sizeof text,
-                  "Usage: dp-train [options]\n"
-                  "Trains a model data-parallel and prints test accuracy and sec/epoch per epoch.\n"
-                  "\n"
-                  "Options:\n"
-                  "  --model NAME        model to train (default %s)\n"
-                  "  --batch-size N      global batch size (default %d)\n"
-                  "  --lr X              SGD learning rate (default %g)\n"
-                  "  --epochs N          epochs (default %d)\n"
-                  "  --seed N            seed for initial weights and shuffling (default %llu)\n"
-                  "  --dataset NAME      fashion-mnist (default), mnist-format (any folder of\n"
-                  "                      MNIST-layout IDX files, with --data-dir) or random\n"
-                  "                      (seed 004's: --input-size N features, --samples N, 2 classes)\n"
-                  "  --data-dir DIR      folder with the four MNIST-format IDX files\n"
-                  "                      (default $DP_DATA_DIR, else /usr/share/datasets/fashion-mnist)\n"
-                  "  --limit-train N     train on the first N training images only\n"
-                  "  --limit-test N      evaluate on the first N test images only\n"
-                  "  --no-shuffle        visit training images in file order\n"
-                  "  --save PATH         write a checkpoint (safetensors, PyTorch state_dict\n"
-                  "                      names) after every epoch, atomically\n"
-                  "  --load PATH         start from a checkpoint (from --save or PyTorch);\n"
-                  "                      with --epochs 0, only evaluate it\n"
-                  "  --record PATH       write the run record (JSON: config, status, every\n"
-                  "                      epoch's metrics) after every epoch and at the end\n"
-                  "  --no-history        do not keep the run in the workbench's history\n"
-                  "                      (runs.sqlite in DP_WORKBENCH_DATA_DIR or the user's\n"
-                  "                      data folder; dp-workbench shows it)\n"
-                  "  --retune            measure the fastest kernels for this machine again\n"
-                  "                      (they are measured once and kept in kernel-choices.tsv\n"
-                  "                      beside the history, so repeated runs give the same bits)\n"
-                  "\n"
-                  "Data parallelism:\n"
-                  "  --devices LIST      cpu:0,cpu:1, cpu:all, cuda:0,cuda:1 or cuda:all, one\n"
-                  "                      kind per run (default: every GPU, else every CPU device)\n"
-                  "  --list-devices      print this machine's devices and exit\n"
-                  "  --allreduce NAME    ring (reduce-scatter + all-gather, default) or naive\n"
-                  "                      (d2l's: sum on device 0, copy back)\n"
-                  "  --bucket-mb X       gradient bucket size for the all-reduce (default %g)\n"
-                  "  --sync-bn           BatchNorm statistics over the global batch, not per device\n"
-                  "  --compare LIST      run on each device count in LIST (e.g. 1,2) and print\n"
-                  "                      speedup and scaling efficiency\n"
-                  "  --scale-lr          with --compare: scale batch and lr with the device count\n"
-                  "  --verbose           print each device's step time breakdown per epoch\n"
-                  "  --distributed       be one rank of an MPI job (mpirun -np N dp-train ...\n"
-                  "                      --distributed): one device per rank, the global batch\n"
-                  "                      split over every rank, rank 0 prints and saves\n"
-                  "  -h, --help          show this help\n"
-                  "\n"
-                  "Models:\n%s",
-                  defaults.model.c_str(), defaults.batch_size, double(defaults.lr), defaults.epochs,
-                  static_cast<unsigned long long>(defaults.seed), defaults.bucket_mb,
-                  models.c_str());
+}
+
+std::string cli_help() {
+    std::string text =
+        "Usage: dp-train [options]\n"
+        "Trains a model data-parallel and prints test accuracy and sec/epoch per epoch.\n";
+    const std::pair<HelpSection, const char*> sections[] = {
+        {HelpSection::training, "Training"},
+        {HelpSection::data, "Data"},
+        {HelpSection::records, "Checkpoints and records"},
+        {HelpSection::parallelism, "Data parallelism"},
+    };
+    for (const auto& [section, title] : sections) {
+        text += std::string("\n") + title + ":\n";
+        for (const ConfigField& field : config_fields())
+            if (field.flag && field.section == section) text += field_help(field);
+        if (section == HelpSection::records)
+            text += help_entry("--no-history", nullptr, cli_option("--no-history")->help);
+    }
+    for (const CliOption& option : cli_options())
+        if (std::string_view(option.flag) != "--no-history")
+            text += help_entry(option.flag, option.value_name, option.help);
+    text += help_entry("-h, --help", nullptr, "show this help");
+    text += "\nModels:\n";
+    for (const auto& info : model_registry())
+        text += format("  %-16s %10zu params  %s\n", info.name.c_str(), info.parameters,
+                       info.description.c_str());
     return text;
 }
 

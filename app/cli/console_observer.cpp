@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "train/config_fields.h"
+
 namespace dp {
 
 ConsoleObserver::ConsoleObserver(Options options)
@@ -45,9 +47,9 @@ void ConsoleObserver::on_epoch(const EpochMetrics& m) {
 }
 
 void ConsoleObserver::on_failed(const std::string& message) {
-    failure_ = message;
+    failure_ = render_settings(message, flag_or_label);  // dp-train names settings by their flags
     progress_.clear();
-    std::fprintf(stderr, "dp-train: %s%s\n", options_.failure_prefix.c_str(), message.c_str());
+    std::fprintf(stderr, "dp-train: %s%s\n", options_.failure_prefix.c_str(), failure_.c_str());
     std::fflush(stderr);
 }
 

@@ -12,6 +12,7 @@
 #include "cli/run_recorder.h"
 #include "core/error.h"
 #include "devices/device.h"
+#include "train/config_fields.h"
 #include "train/scaling_comparison.h"
 #include "train/trainer.h"
 #ifdef DP_HAVE_MPI
@@ -96,7 +97,8 @@ int main(int argc, char** argv) {
             return train(command.config, command);
         }
     } catch (const dp::Error& error) {
-        std::fprintf(stderr, "dp-train: %s\n", error.what());
+        std::fprintf(stderr, "dp-train: %s\n",
+                     dp::render_settings(error.what(), dp::flag_or_label).c_str());
         return 2;
     }
     return 0;

@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "core/setting_ref.h"
 #include "data/idx_file.h"
 
 namespace dp {
@@ -78,8 +79,8 @@ TrainTestSets load_mnist_format(const std::filesystem::path& dir, int limit_trai
     std::error_code status_error;
     const auto status = std::filesystem::status(dir, status_error);
     if (status.type() == std::filesystem::file_type::not_found)
-        throw Error(dir.string() +
-                    ": data directory not found (install dataset-fashion-mnist or pass --data-dir)");
+        throw Error(dir.string() + ": data directory not found (install dataset-fashion-mnist, or give " +
+                    setting("data_dir") + ")");
     if (!std::filesystem::is_directory(status)) throw Error(dir.string() + ": not a directory");
 
     TrainTestSets sets{load_split(dir, "train", limit_train), load_split(dir, "t10k", limit_test)};

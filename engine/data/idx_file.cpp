@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "core/setting_ref.h"
 #include "core/format.h"
 
 namespace dp {
@@ -48,7 +49,7 @@ public:
         std::error_code status_error;
         const auto status = std::filesystem::status(file, status_error);
         if (status.type() == std::filesystem::file_type::not_found)
-            fail(file, "file not found (install dataset-fashion-mnist or pass --data-dir)");
+            fail(file, "file not found (install dataset-fashion-mnist, or give " + setting("data_dir") + ")");
         if (status_error) fail(file, "cannot access: " + status_error.message());
         if (!std::filesystem::is_regular_file(status)) fail(file, "not a regular file");
 

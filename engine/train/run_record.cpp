@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "io/atomic_file.h"
 #include "models/model_registry.h"
+#include "train/config_fields.h"
 
 namespace dp {
 namespace {
@@ -47,18 +48,27 @@ std::string string_list(const std::vector<std::string>& items) {
     return out + "]";
 }
 
+// Every setting under its field name (train/config_fields.h), typed as JSON.
 std::string config_json(const TrainConfig& c) {
-    return "{\"model\": " + quoted(c.model) + ", \"dataset\": " + quoted(c.dataset) +
-           ", \"data_dir\": " + quoted(c.data_dir) + ", \"input_size\": " +
-           std::to_string(c.input_size) + ", \"samples\": " + std::to_string(c.samples) +
-           ", \"limit_train\": " + std::to_string(c.limit_train) +
-           ", \"limit_test\": " + std::to_string(c.limit_test) +
-           ", \"batch_size\": " + std::to_string(c.batch_size) + ", \"lr\": " + number(c.lr) +
-           ", \"epochs\": " + std::to_string(c.epochs) + ", \"seed\": " + std::to_string(c.seed) +
-           ", \"shuffle\": " + (c.shuffle ? "true" : "false") +
-           ", \"devices\": " + string_list(c.devices) + ", \"allreduce\": " + quoted(c.allreduce) +
-           ", \"bucket_mb\": " + number(c.bucket_mb) +
-           ", \"sync_bn\": " + (c.sync_bn ? "true" : "false") + "}";
+    std::string out;
+    for (const ConfigField& field : config_fields()) {
+        std::string value;
+        switch (field_kind(field)) {
+        case FieldKind::text: value = quoted(field_text(field, c)); break;
+        case FieldKind::text_list:
+            value = string_list(c.*std::get<std::vector<std::string> TrainConfig::*>(field.member));
+            break;
+        case FieldKind::real32:
+        case FieldKind::real64: {
+            const std::string text = field_text(field, c);  // shortest exact; JSON has no NaN
+            value = std::isfinite(std::stod(text)) ? text : "null";
+            break;
+        }
+        default: value = field_text(field, c);  // whole numbers, true / false
+        }
+        out += (out.empty() ? "{" : ", ") + quoted(field.name) + ": " + value;
+    }
+    return out + "}";
 }
 
 std::string epoch_json(const EpochMetrics& m) {

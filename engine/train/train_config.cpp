@@ -10,6 +10,7 @@
 #include "devices/device.h"
 #include "models/model_registry.h"
 #include "parallel/communicator.h"
+#include "train/config_fields.h"
 #include "train/training_data.h"
 
 namespace dp {
@@ -30,29 +31,53 @@ std::vector<std::string> model_names() {
     return names;
 }
 
+// "learning rate must be positive (got -0.1)": a numeric field below its table minimum.
+void validate_ranges(const TrainConfig& config) {
+    for (const ConfigField& field : config_fields()) {
+        const FieldKind kind = field_kind(field);
+        if (kind != FieldKind::integer && kind != FieldKind::real32 && kind != FieldKind::real64)
+            continue;
+        const double value = std::stod(field_text(field, config));
+        const bool real = kind != FieldKind::integer;
+        const bool below = field.min_exclusive ? !(value > field.min) : !(value >= field.min);
+        if (!below && !(real && !std::isfinite(value))) continue;
+        const std::string bound = field.min_exclusive && field.min == 0 ? "positive"
+                                  : field.min == 0 ? "0 or more"
+                                                   : format("at least %g", field.min);
+        throw Error(std::string(field.label) + " must be " + (real ? "a " + bound + " number" : bound) +
+                    " (got " + field_text(field, config) + ")");
+    }
+}
+
+// The random data set's vectors go only into a model without image layers.
+void validate_model_for_data(const TrainConfig& config) {
+    if (config.dataset != "random") return;
+    try {
+        // Declaring the layers checks every shape without allocating weights.
+        build_model(config.model, {1, 1, config.input_size}, 2)->declare();
+    } catch (const Error& e) {
+        throw Error(model_info(config.model).title + " cannot take the random data set (" +
+                    std::to_string(config.input_size) + " features per sample): " + e.what() +
+                    ". Choose " + model_info("linear").title + " for " + setting("model") +
+                    ", or an image data set");
+    }
+}
+
 }  // namespace
 
 void validate(const TrainConfig& config) {
-    if (config.batch_size <= 0)
-        throw Error("batch size must be positive (got " + std::to_string(config.batch_size) + ")");
-    if (!(config.lr > 0) || !std::isfinite(config.lr))
-        throw Error("learning rate must be a positive number (got " + std::to_string(config.lr) +
-                    ")");
-    if (config.epochs < 0 || (config.epochs == 0 && config.load_path.empty()))
-        throw Error("epochs must be positive, or 0 with a checkpoint to evaluate it (got " +
-                    std::to_string(config.epochs) + ")");
-    if (config.limit_train < 0 || config.limit_test < 0)
-        throw Error("sample limits must be 0 (all) or positive");
-    if (!(config.bucket_mb > 0))
-        throw Error("bucket size must be positive (got " + std::to_string(config.bucket_mb) + " MB)");
-    require_known("all-reduce strategy", config.allreduce, thread_communicator_strategies());
-    validate_ranks(config, int(select_devices(config.devices).size()));
     require_known("model", config.model, model_names());
     require_known("dataset", config.dataset, dataset_names());
+    require_known("all-reduce strategy", config.allreduce, thread_communicator_strategies());
+    validate_ranges(config);
+    if (config.epochs == 0 && config.load_path.empty())
+        throw Error("epochs must be positive, or 0 with " + setting("load_path") +
+                    " to evaluate a checkpoint");
+    validate_ranks(config, int(select_devices(config.devices).size()));
     if (config.dataset == "mnist-format" && config.data_dir.empty())
-        throw Error("--dataset mnist-format needs --data-dir, the folder with the four IDX files");
-    if (config.dataset == "random" && (config.input_size <= 0 || config.samples <= 0))
-        throw Error("--input-size and --samples must be positive for --dataset random");
+        throw Error("the mnist-format data set needs " + setting("data_dir") +
+                    " (the folder with the four IDX files)");
+    validate_model_for_data(config);
 }
 
 void validate_ranks(const TrainConfig& config, int ranks) {
@@ -62,18 +87,12 @@ void validate_ranks(const TrainConfig& config, int ranks) {
                     " devices: every device needs a sample; raise the batch size or use fewer devices");
 }
 
-std::string shared_settings(const TrainConfig& c) {
-    const std::string lr = format("%.9g", double(c.lr));  // every float digit
-    const std::string bucket_mb = format("%.17g", c.bucket_mb);
-    return "model=" + c.model + "\ndataset=" + c.dataset +
-           "\ninput_size=" + std::to_string(c.input_size) +
-           "\nsamples=" + std::to_string(c.samples) +
-           "\nlimit_train=" + std::to_string(c.limit_train) +
-           "\nlimit_test=" + std::to_string(c.limit_test) +
-           "\nbatch_size=" + std::to_string(c.batch_size) + "\nlr=" + lr +
-           "\nepochs=" + std::to_string(c.epochs) + "\nseed=" + std::to_string(c.seed) +
-           "\nshuffle=" + (c.shuffle ? "true" : "false") + "\nbucket_mb=" + bucket_mb +
-           "\nsync_bn=" + (c.sync_bn ? "true" : "false") + "\n";
+std::string shared_settings(const TrainConfig& config) {
+    std::string text;
+    for (const ConfigField& field : config_fields())
+        if (field.scope & ConfigField::shared)
+            text += std::string(field.name) + "=" + field_text(field, config) + "\n";
+    return text;
 }
 
 std::string first_difference(const std::string& mine, const std::string& theirs,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/setting_ref.h"
 #include "data/dataset.h"
 #include "data/epoch_sampler.h"
 #include "data/idx_file.h"
@@ -264,7 +265,8 @@ private slots:
     void rejects_missing_file_and_directory() {
         const QString missing = file_path("no-such-images-idx3-ubyte.gz");
         verify_error(error_of([&] { dp::read_idx_images(fs_path(missing)); }),
-                     {missing, "file not found", "install dataset-fashion-mnist or pass --data-dir"});
+                     {missing, "file not found",
+                      QString::fromStdString("install dataset-fashion-mnist, or give " + dp::setting("data_dir"))});
         verify_error(error_of([&] { dp::read_idx_labels(fs_path(missing)); }), {missing, "file not found"});
 
         const QString directory = file_path("a-directory");
@@ -330,7 +332,7 @@ private slots:
         verify_error(error_of(load), {test_images, "holds no images"});
 
         QVERIFY(QFile::remove(test_labels));
-        verify_error(error_of(load), {test_labels, "file not found", "--data-dir"});
+        verify_error(error_of(load), {test_labels, "file not found", QString::fromStdString(dp::setting("data_dir"))});
 
         const QString missing_dir = dir + "/missing";
         verify_error(error_of([&] { dp::load_mnist_format(fs_path(missing_dir)); }),

@@ -329,7 +329,8 @@ void TestMainWindow::invalidSettingsShowAnErrorAndDisableStart()
     noFolder.dataset = "mnist-format";
     window.setRunConfig(noFolder);
     QVERIFY(validationLabel->isVisible());
-    QVERIFY2(validationLabel->text().contains(QStringLiteral("data-dir")),
+    // In the panel's words, not dp-train's flags.
+    QVERIFY2(validationLabel->text().contains(QStringLiteral("“data folder”")),
              qPrintable(validationLabel->text()));
     QVERIFY(!parts.startButton->isEnabled());
 

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
+#include <QSet>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSqlDatabase>
@@ -14,9 +15,13 @@
 #include <QVariant>
 
 #include <atomic>
+#include <functional>
+#include <stdexcept>
 #include <limits>
 
 #include "core/error.h"
+#include "number_text.h"
+#include "train/config_fields.h"
 
 namespace {
 
@@ -33,129 +38,130 @@ double real(const QVariant& value)
     return value.isNull() ? std::numeric_limits<double>::quiet_NaN() : value.toDouble();
 }
 
-QString devicesText(const std::vector<std::string>& devices)
+QString listText(const std::vector<std::string>& items)
 {
     QJsonArray array;
-    for (const std::string& device : devices)
-        array.append(QString::fromStdString(device));
+    for (const std::string& item : items)
+        array.append(QString::fromStdString(item));
     return QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Compact));
 }
 
-std::vector<std::string> devicesFromText(const QString& json)
+std::vector<std::string> listFromText(const QString& json)
 {
-    std::vector<std::string> devices;
-    for (const QJsonValue& device : QJsonDocument::fromJson(json.toUtf8()).array())
-        devices.push_back(device.toString().toStdString());
-    return devices;
+    std::vector<std::string> items;
+    for (const QJsonValue& item : QJsonDocument::fromJson(json.toUtf8()).array())
+        items.push_back(item.toString().toStdString());
+    return items;
 }
 
 // A column of the runs table: its SQL declaration and how it maps to a
 // record. One list drives CREATE, INSERT and SELECT, so that no field can
-// be stored and not read back.
+// be stored and not read back; an older history gets the columns it lacks
+// (ALTER TABLE ... DEFAULT), so every declaration has a default.
 struct RunColumn {
-    const char* name;
-    const char* declaration;
-    QVariant (*get)(const dp::RunRecord&);
-    void (*set)(dp::RunRecord&, const QVariant&);
-    // The schema version that added the column: older histories get it by
-    // ALTER TABLE, so its declaration needs a DEFAULT.
-    int since = 1;
+    QString name;
+    QString declaration;
+    std::function<QVariant(const dp::RunRecord&)> get;
+    std::function<void(dp::RunRecord&, const QVariant&)> set;
 };
 
-const RunColumn kRunColumns[] = {
-    {"id", "TEXT PRIMARY KEY NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.id); },
-     [](dp::RunRecord& r, const QVariant& v) { r.id = v.toString().toStdString(); }},
-    {"started_at", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.started_at); },
-     [](dp::RunRecord& r, const QVariant& v) { r.started_at = v.toString().toStdString(); }},
-    {"source", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.source); },
-     [](dp::RunRecord& r, const QVariant& v) { r.source = v.toString().toStdString(); }},
-    {"status", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.status); },
-     [](dp::RunRecord& r, const QVariant& v) { r.status = v.toString().toStdString(); }},
-    {"error", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.error); },
-     [](dp::RunRecord& r, const QVariant& v) { r.error = v.toString().toStdString(); }},
-    {"processes", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.processes; },
-     [](dp::RunRecord& r, const QVariant& v) { r.processes = v.toInt(); }},
-    {"model", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.config.model); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.model = v.toString().toStdString(); }},
-    {"batch_size", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.config.batch_size; },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.batch_size = v.toInt(); }},
-    // A float widens to a double exactly, and narrows back exactly.
-    {"lr", "REAL",
-     [](const dp::RunRecord& r) { return real(double(r.config.lr)); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.lr = float(real(v)); }},
-    {"epochs", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.config.epochs; },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.epochs = v.toInt(); }},
-    // SQLite integers are signed: the uint64 seed is stored as its bits.
-    {"seed", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return qint64(r.config.seed); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.seed = std::uint64_t(v.toLongLong()); }},
-    {"dataset", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.config.dataset); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.dataset = v.toString().toStdString(); }},
-    {"data_dir", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.config.data_dir); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.data_dir = v.toString().toStdString(); }},
-    {"input_size", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.config.input_size; },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.input_size = v.toInt(); }},
-    {"samples", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.config.samples; },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.samples = v.toInt(); }},
-    {"limit_train", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.config.limit_train; },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.limit_train = v.toInt(); }},
-    {"limit_test", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.config.limit_test; },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.limit_test = v.toInt(); }},
-    {"shuffle", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.config.shuffle; },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.shuffle = v.toBool(); }},
-    {"load_path", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.config.load_path); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.load_path = v.toString().toStdString(); }},
-    {"save_path", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.config.save_path); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.save_path = v.toString().toStdString(); }},
-    {"record_path", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant {
-         return QString::fromStdString(r.config.record_path);
-     },
-     [](dp::RunRecord& r, const QVariant& v) {
-         r.config.record_path = v.toString().toStdString();
-     }},
-    {"preview_samples", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.config.preview_samples; },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.preview_samples = v.toInt(); }},
-    // A JSON array of device ids, in order.
-    {"devices", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return devicesText(r.config.devices); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.devices = devicesFromText(v.toString()); }},
-    {"allreduce", "TEXT NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.config.allreduce); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.allreduce = v.toString().toStdString(); }},
-    {"bucket_mb", "REAL",
-     [](const dp::RunRecord& r) { return real(r.config.bucket_mb); },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.bucket_mb = real(v); }},
-    {"sync_bn", "INTEGER NOT NULL",
-     [](const dp::RunRecord& r) -> QVariant { return r.config.sync_bn; },
-     [](dp::RunRecord& r, const QVariant& v) { r.config.sync_bn = v.toBool(); }},
-    {"comparison_group", "TEXT NOT NULL DEFAULT ''",
-     [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.comparison_group); },
-     [](dp::RunRecord& r, const QVariant& v) { r.comparison_group = v.toString().toStdString(); },
-     2},
-    {"deterministic", "INTEGER NOT NULL DEFAULT 1",
-     [](const dp::RunRecord& r) -> QVariant { return r.deterministic; },
-     [](dp::RunRecord& r, const QVariant& v) { r.deterministic = v.toBool(); }, 2},
-};
+QString sqlText(const std::string& text)
+{
+    return QLatin1Char('\'') + QString::fromStdString(text).replace(QLatin1Char('\''), QLatin1String("''"))
+            + QLatin1Char('\'');
+}
+
+// A setting's column (train/config_fields.h): typed by its kind, defaulting
+// to TrainConfig's default.
+RunColumn settingColumn(const dp::ConfigField& field)
+{
+    const dp::TrainConfig defaults;
+    const std::string text = dp::field_text(field, defaults);
+    switch (dp::field_kind(field)) {
+    case dp::FieldKind::integer:
+    case dp::FieldKind::boolean:
+        return {field.name, QStringLiteral("INTEGER NOT NULL DEFAULT %1").arg(text == "true" ? "1" : text == "false" ? "0" : QString::fromStdString(text)),
+                [&field](const dp::RunRecord& r) -> QVariant {
+                    const std::string value = dp::field_text(field, r.config);
+                    return value == "true" ? 1 : value == "false" ? 0 : std::stoll(value);
+                },
+                [&field](dp::RunRecord& r, const QVariant& v) {
+                    dp::set_field_text(field, r.config, std::to_string(v.toLongLong()));
+                }};
+    // SQLite integers are signed: a uint64 is stored as its bits.
+    case dp::FieldKind::uint64:
+        return {field.name, QStringLiteral("INTEGER NOT NULL DEFAULT %1").arg(QString::fromStdString(text)),
+                [&field](const dp::RunRecord& r) -> QVariant {
+                    return qint64(std::stoull(dp::field_text(field, r.config)));
+                },
+                [&field](dp::RunRecord& r, const QVariant& v) {
+                    dp::set_field_text(field, r.config, std::to_string(std::uint64_t(v.toLongLong())));
+                }};
+    // A float widens to a double exactly, and narrows back exactly; NaN is NULL.
+    case dp::FieldKind::real32:
+    case dp::FieldKind::real64:
+        return {field.name, QStringLiteral("REAL DEFAULT %1").arg(QString::fromStdString(text)),
+                [&field](const dp::RunRecord& r) { return real(std::stod(dp::field_text(field, r.config))); },
+                [&field](dp::RunRecord& r, const QVariant& v) {
+                    dp::set_field_text(field, r.config, numberText(real(v)).toStdString());
+                }};
+    case dp::FieldKind::text:
+        return {field.name, QStringLiteral("TEXT NOT NULL DEFAULT %1").arg(sqlText(text)),
+                [&field](const dp::RunRecord& r) -> QVariant {
+                    return QString::fromStdString(dp::field_text(field, r.config));
+                },
+                [&field](dp::RunRecord& r, const QVariant& v) {
+                    dp::set_field_text(field, r.config, v.toString().toStdString());
+                }};
+    // A JSON array of the items, in order.
+    case dp::FieldKind::text_list:
+        return {field.name, QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
+                [&field](const dp::RunRecord& r) -> QVariant {
+                    return listText(r.config.*std::get<std::vector<std::string> dp::TrainConfig::*>(field.member));
+                },
+                [&field](dp::RunRecord& r, const QVariant& v) {
+                    r.config.*std::get<std::vector<std::string> dp::TrainConfig::*>(field.member) =
+                            listFromText(v.toString());
+                }};
+    }
+    throw std::logic_error("unknown setting kind");
+}
+
+// The record's own columns, then one per setting.
+const std::vector<RunColumn>& runColumns()
+{
+    static const std::vector<RunColumn> columns = [] {
+        const auto textColumn = [](const char* name, std::string dp::RunRecord::*member) {
+            return RunColumn{name, QStringLiteral("TEXT NOT NULL DEFAULT ''"),
+                             [member](const dp::RunRecord& r) -> QVariant {
+                                 return QString::fromStdString(r.*member);
+                             },
+                             [member](dp::RunRecord& r, const QVariant& v) {
+                                 r.*member = v.toString().toStdString();
+                             }};
+        };
+        std::vector<RunColumn> list{
+            {QStringLiteral("id"), QStringLiteral("TEXT PRIMARY KEY NOT NULL"),
+             [](const dp::RunRecord& r) -> QVariant { return QString::fromStdString(r.id); },
+             [](dp::RunRecord& r, const QVariant& v) { r.id = v.toString().toStdString(); }},
+            textColumn("started_at", &dp::RunRecord::started_at),
+            textColumn("source", &dp::RunRecord::source),
+            textColumn("status", &dp::RunRecord::status),
+            textColumn("error", &dp::RunRecord::error),
+            {QStringLiteral("processes"), QStringLiteral("INTEGER NOT NULL DEFAULT 1"),
+             [](const dp::RunRecord& r) -> QVariant { return r.processes; },
+             [](dp::RunRecord& r, const QVariant& v) { r.processes = v.toInt(); }},
+            textColumn("comparison_group", &dp::RunRecord::comparison_group),
+            {QStringLiteral("deterministic"), QStringLiteral("INTEGER NOT NULL DEFAULT 1"),
+             [](const dp::RunRecord& r) -> QVariant { return r.deterministic; },
+             [](dp::RunRecord& r, const QVariant& v) { r.deterministic = v.toBool(); }},
+        };
+        for (const dp::ConfigField& field : dp::config_fields())
+            list.push_back(settingColumn(field));
+        return list;
+    }();
+    return columns;
+}
 
 // One row per completed epoch; position keeps RunRecord::epochs' order.
 // Metric columns may be NULL: a NaN.
@@ -166,15 +172,15 @@ constexpr auto kCreateEpochs =
 constexpr auto kEpochColumns =
         "run_id, position, epoch, train_loss, train_acc, test_acc, seconds, parameter_drift";
 constexpr int kEpochColumnCount = 8;
-// What schema 2 added to the epochs table (the runs table's additions are in kRunColumns).
-constexpr auto kAddEpochColumnsV2 = "ALTER TABLE epochs ADD COLUMN parameter_drift REAL";
+// Epoch columns later than schema 1, added to older histories.
+constexpr auto kLaterEpochColumns = {std::pair{"parameter_drift", "REAL"}};
 
 // "a, b, c": each column of the runs table as `format` writes it.
 QString runColumnList(QString (*format)(const QString& name, const QString& declaration))
 {
     QStringList items;
-    for (const RunColumn& column : kRunColumns)
-        items << format(QLatin1String(column.name), QLatin1String(column.declaration));
+    for (const RunColumn& column : runColumns())
+        items << format(column.name, column.declaration);
     return items.join(QStringLiteral(", "));
 }
 
@@ -279,6 +285,15 @@ private:
     bool m_committed = false;
 };
 
+QSet<QString> columnsOf(const Database& database, const QString& table)
+{
+    QSet<QString> names;
+    QSqlQuery query = database.exec(QStringLiteral("PRAGMA table_info(%1)").arg(table));
+    while (query.next())
+        names.insert(query.value(1).toString());
+    return names;
+}
+
 void createOrCheckSchema(const Database& database)
 {
     // A file that is not SQLite at all fails here, on its first read.
@@ -300,17 +315,23 @@ void createOrCheckSchema(const Database& database)
         database.fail(QStringLiteral("schema version %1, this DP Workbench reads versions 1 to %2")
                               .arg(version)
                               .arg(kSchemaVersion));
-    } else if (version < kSchemaVersion) {
-        // An older history: add the columns that came since, with their defaults.
-        for (const RunColumn& column : kRunColumns) {
-            if (column.since > version)
+    } else {
+        // An older history (or one from a build between versions): the
+        // columns it lacks are added with their defaults, its rows kept.
+        const QSet<QString> runs = columnsOf(database, QStringLiteral("runs"));
+        for (const RunColumn& column : runColumns()) {
+            if (!runs.contains(column.name))
                 database.exec(QStringLiteral("ALTER TABLE runs ADD COLUMN %1 %2")
-                                      .arg(QLatin1String(column.name),
-                                           QLatin1String(column.declaration)));
+                                      .arg(column.name, column.declaration));
         }
-        if (version < 2)
-            database.exec(QLatin1String(kAddEpochColumnsV2));
-        database.exec(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion));
+        const QSet<QString> epochs = columnsOf(database, QStringLiteral("epochs"));
+        for (const auto& [name, declaration] : kLaterEpochColumns) {
+            if (!epochs.contains(QLatin1String(name)))
+                database.exec(QStringLiteral("ALTER TABLE epochs ADD COLUMN %1 %2")
+                                      .arg(QLatin1String(name), QLatin1String(declaration)));
+        }
+        if (version < kSchemaVersion)
+            database.exec(QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion));
     }
     transaction.commit();
 }
@@ -328,8 +349,8 @@ std::vector<dp::RunRecord> selectRuns(const Database& database, const QString& c
             values);
     while (runRows.next()) {
         dp::RunRecord record;
-        for (int i = 0; i < int(std::size(kRunColumns)); ++i)
-            kRunColumns[i].set(record, runRows.value(i));
+        for (int i = 0; i < int(runColumns().size()); ++i)
+            runColumns()[std::size_t(i)].set(record, runRows.value(i));
         indexById.insert(QString::fromStdString(record.id), runs.size());
         runs.push_back(std::move(record));
     }
@@ -413,7 +434,7 @@ void RunHistory::save(const dp::RunRecord& record)
 {
     const Database database(m_connectionName, m_path);
     QVariantList runValues;
-    for (const RunColumn& column : kRunColumns)
+    for (const RunColumn& column : runColumns())
         runValues << column.get(record);
     const QString id = QString::fromStdString(record.id);
     QList<QVariantList> epochColumns(kEpochColumnCount);
@@ -435,7 +456,7 @@ void RunHistory::save(const dp::RunRecord& record)
     database.exec(QStringLiteral("INSERT INTO runs (%1) VALUES (%2) "
                                  "ON CONFLICT(id) DO UPDATE SET %3")
                           .arg(runColumnList(columnName),
-                               placeholders(int(std::size(kRunColumns))),
+                               placeholders(int(runColumns().size())),
                                runColumnList([](const QString& name, const QString&) {
                                    return name + QStringLiteral(" = excluded.") + name;
                                })),

@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "core/error.h"
+#include "number_text.h"
+#include "train/config_fields.h"
 
 namespace {
 
@@ -101,30 +103,41 @@ private:
     QString m_path;
 };
 
+// Every setting of the schema (train/config_fields.h); those records have
+// always held are required, later ones default when absent.
 dp::TrainConfig readConfig(const FieldReader& c)
 {
     dp::TrainConfig config;
-    config.model = c.string("model");
-    config.dataset = c.string("dataset");
-    config.data_dir = c.string("data_dir");
-    config.input_size = c.integer<int>("input_size");
-    config.samples = c.integer<int>("samples");
-    config.limit_train = c.integer<int>("limit_train");
-    config.limit_test = c.integer<int>("limit_test");
-    config.batch_size = c.integer<int>("batch_size");
-    config.lr = float(c.number("lr"));
-    config.epochs = c.integer<int>("epochs");
-    config.seed = c.integer<std::uint64_t>("seed");
-    config.shuffle = c.boolean("shuffle");
-    const QJsonArray devices = c.array("devices");
-    for (qsizetype i = 0; i < devices.size(); ++i) {
-        if (!devices[i].isString())
-            fail(QStringLiteral("\"%1[%2]\" is not a string").arg(c.fieldPath("devices")).arg(i));
-        config.devices.push_back(devices[i].toString().toStdString());
+    for (const dp::ConfigField& field : dp::config_fields()) {
+        const QString key = QLatin1String(field.name);
+        if (!c.has(key) && !(field.scope & dp::ConfigField::required))
+            continue;
+        std::string text;
+        switch (dp::field_kind(field)) {
+        case dp::FieldKind::integer: text = std::to_string(c.integer<int>(key)); break;
+        case dp::FieldKind::uint64: text = std::to_string(c.integer<std::uint64_t>(key)); break;
+        case dp::FieldKind::real32:
+        case dp::FieldKind::real64: text = numberText(c.number(key)).toStdString(); break;
+        case dp::FieldKind::boolean: text = c.boolean(key) ? "true" : "false"; break;
+        case dp::FieldKind::text: text = c.string(key); break;
+        case dp::FieldKind::text_list: {
+            const QJsonArray items = c.array(key);
+            for (qsizetype i = 0; i < items.size(); ++i) {
+                if (!items[i].isString())
+                    fail(QStringLiteral("\"%1[%2]\" is not a string").arg(c.fieldPath(key)).arg(i));
+                if (i > 0)
+                    text += ',';
+                text += items[i].toString().toStdString();
+            }
+            break;
+        }
+        }
+        try {
+            dp::set_field_text(field, config, text);
+        } catch (const dp::Error& error) {
+            fail(c.name(key) + QStringLiteral(": ") + QString::fromUtf8(error.what()));
+        }
     }
-    config.allreduce = c.string("allreduce");
-    config.bucket_mb = c.number("bucket_mb");
-    config.sync_bn = c.boolean("sync_bn");
     return config;
 }
 

@@ -1,0 +1,191 @@
+#include "train/config_fields.h"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <type_traits>
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/format.h"
+
+namespace dp {
+namespace {
+
+using S = ConfigField::Scope;
+constexpr unsigned kSharedRemembered = S::shared | S::remembered | S::required;
+
+// TrainConfig's fields in the order records and the history list them.
+const std::vector<ConfigField> kFields = {
+    {"model", "model", "--model", "NAME", "model to train, one of the Models below",
+     HelpSection::training, &TrainConfig::model, kSharedRemembered},
+    {"dataset", "data set", "--dataset", "NAME",
+     "fashion-mnist, mnist-format (any folder of MNIST-layout IDX files, with\n"
+     "--data-dir) or random (seed 004's: --input-size N features, --samples N,\n2 classes)",
+     HelpSection::data, &TrainConfig::dataset, kSharedRemembered},
+    {"data_dir", "data folder", "--data-dir", "DIR",
+     "folder with the four MNIST-format IDX files\n"
+     "(empty: $DP_DATA_DIR, else /usr/share/datasets/fashion-mnist)",
+     HelpSection::data, &TrainConfig::data_dir, S::remembered | S::required},
+    {"input_size", "input size", "--input-size", "N", "random data set: features per sample",
+     HelpSection::data, &TrainConfig::input_size, kSharedRemembered, 1},
+    {"samples", "samples", "--samples", "N", "random data set: samples in each of its sets",
+     HelpSection::data, &TrainConfig::samples, kSharedRemembered, 1},
+    {"limit_train", "training samples", "--limit-train", "N",
+     "train on the first N training images only, 0 for all", HelpSection::data,
+     &TrainConfig::limit_train, kSharedRemembered, 0},
+    {"limit_test", "test samples", "--limit-test", "N",
+     "evaluate on the first N test images only, 0 for all", HelpSection::data,
+     &TrainConfig::limit_test, kSharedRemembered, 0},
+    {"batch_size", "batch size", "--batch-size", "N", "global batch size, split across the devices",
+     HelpSection::training, &TrainConfig::batch_size, kSharedRemembered, 0, true},
+    {"lr", "learning rate", "--lr", "X", "SGD learning rate", HelpSection::training,
+     &TrainConfig::lr, kSharedRemembered, 0, true},
+    {"epochs", "epochs", "--epochs", "N", "epochs (0 with --load: only evaluate the checkpoint)",
+     HelpSection::training, &TrainConfig::epochs, kSharedRemembered, 0},
+    {"seed", "seed", "--seed", "N", "seed for initial weights and shuffling",
+     HelpSection::training, &TrainConfig::seed, kSharedRemembered},
+    {"shuffle", "shuffling", "--no-shuffle", nullptr, "visit training images in file order",
+     HelpSection::data, &TrainConfig::shuffle, S::shared | S::required},
+    {"devices", "devices", "--devices", "LIST",
+     "cpu:0,cpu:1, cpu:all, cuda:0,cuda:1 or cuda:all, one kind per run\n"
+     "(empty: every GPU, else every CPU device)",
+     HelpSection::parallelism, &TrainConfig::devices, S::remembered | S::required},
+    {"allreduce", "all-reduce", "--allreduce", "NAME",
+     "ring (reduce-scatter + all-gather) or naive\n(d2l's: sum on device 0, copy back)",
+     HelpSection::parallelism, &TrainConfig::allreduce, S::remembered | S::required},
+    {"bucket_mb", "bucket size", "--bucket-mb", "X",
+     "gradient bucket size in MB for the all-reduce", HelpSection::parallelism,
+     &TrainConfig::bucket_mb, S::shared | S::required, 0, true},
+    {"sync_bn", "synchronized BatchNorm", "--sync-bn", nullptr,
+     "BatchNorm statistics over the global batch, not per device", HelpSection::parallelism,
+     &TrainConfig::sync_bn, kSharedRemembered},
+    {"load_path", "checkpoint to load", "--load", "PATH",
+     "start from a checkpoint (from --save or PyTorch); with --epochs 0, only\nevaluate it",
+     HelpSection::records, &TrainConfig::load_path},
+    {"save_path", "checkpoint to save", "--save", "PATH",
+     "write a checkpoint (safetensors, PyTorch state_dict names) after every\nepoch, atomically",
+     HelpSection::records, &TrainConfig::save_path},
+    {"record_path", "run record", "--record", "PATH",
+     "write the run record (JSON: config, status, every epoch's metrics) after\n"
+     "every epoch and at the end",
+     HelpSection::records, &TrainConfig::record_path},
+    {"preview_samples", "previewed test images", nullptr, nullptr, nullptr, HelpSection::records,
+     &TrainConfig::preview_samples, 0, 0},
+    {"retune", "re-measured kernels", "--retune", nullptr,
+     "measure the fastest kernels for this machine again (they are measured\n"
+     "once and kept in kernel-choices.tsv beside the history, so repeated runs\n"
+     "give the same bits)",
+     HelpSection::records, &TrainConfig::retune},
+    {"snapshot_dir", "parameter snapshots", nullptr, nullptr, nullptr, HelpSection::records,
+     &TrainConfig::snapshot_dir},
+    {"drift_from", "drift reference", nullptr, nullptr, nullptr, HelpSection::records,
+     &TrainConfig::drift_from},
+};
+
+template <typename Number>
+Number parse_number(std::string_view text) {
+    Number value{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || text.empty())
+        throw Error("'" + std::string(text) + "' is not a valid number" +
+                    (error == std::errc::result_out_of_range ? " (out of range)"
+                     : std::is_integral_v<Number>            ? " (a whole number)"
+                                                             : ""));
+    return value;
+}
+
+template <typename Number>
+std::string number_text(Number value) {
+    char text[32];
+    return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+    std::vector<std::string> items;
+    if (text.empty()) return items;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = std::min(text.find(',', start), text.size());
+        items.emplace_back(text.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return items;
+}
+
+template <typename... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+
+}  // namespace
+
+const std::vector<ConfigField>& config_fields() { return kFields; }
+
+const ConfigField& config_field(std::string_view name) {
+    for (const ConfigField& field : kFields)
+        if (name == field.name) return field;
+    throw std::logic_error("no setting named " + std::string(name));
+}
+
+FieldKind field_kind(const ConfigField& field) {
+    return std::visit(
+        Overloaded{[](int TrainConfig::*) { return FieldKind::integer; },
+                   [](std::uint64_t TrainConfig::*) { return FieldKind::uint64; },
+                   [](float TrainConfig::*) { return FieldKind::real32; },
+                   [](double TrainConfig::*) { return FieldKind::real64; },
+                   [](bool TrainConfig::*) { return FieldKind::boolean; },
+                   [](std::string TrainConfig::*) { return FieldKind::text; },
+                   [](std::vector<std::string> TrainConfig::*) { return FieldKind::text_list; }},
+        field.member);
+}
+
+std::string field_text(const ConfigField& field, const TrainConfig& config) {
+    return std::visit(
+        Overloaded{[&](bool TrainConfig::*m) -> std::string { return config.*m ? "true" : "false"; },
+                   [&](std::string TrainConfig::*m) { return config.*m; },
+                   [&](std::vector<std::string> TrainConfig::*m) {
+                       std::string text;
+                       for (const auto& item : config.*m) text += (text.empty() ? "" : ",") + item;
+                       return text;
+                   },
+                   [&](auto m) { return number_text(config.*m); }},
+        field.member);
+}
+
+void set_field_text(const ConfigField& field, TrainConfig& config, std::string_view text) {
+    std::visit(
+        Overloaded{[&](bool TrainConfig::*m) {
+                       if (text == "true" || text == "1") config.*m = true;
+                       else if (text == "false" || text == "0") config.*m = false;
+                       else throw Error("'" + std::string(text) + "' is not true or false");
+                   },
+                   [&](std::string TrainConfig::*m) { config.*m = std::string(text); },
+                   [&](std::vector<std::string> TrainConfig::*m) { config.*m = split_list(text); },
+                   [&]<typename Number>(Number TrainConfig::*m) {
+                       config.*m = parse_number<Number>(text);
+                   }},
+        field.member);
+}
+
+bool has_default_value(const ConfigField& field, const TrainConfig& config) {
+    static const TrainConfig defaults;
+    return field_text(field, config) == field_text(field, defaults);
+}
+
+std::string render_settings(std::string message, std::string (*name_of)(const ConfigField&)) {
+    for (const ConfigField& field : kFields) {
+        const std::string marker = setting(field.name);
+        const std::string name = name_of(field);
+        for (auto at = message.find(marker); at != std::string::npos;
+             at = message.find(marker, at + name.size()))
+            message.replace(at, marker.size(), name);
+    }
+    return message;
+}
+
+std::string flag_or_label(const ConfigField& field) {
+    return field.flag ? field.flag : field.label;
+}
+
+}  // namespace dp

@@ -1,0 +1,10 @@
+#include "engine_message.h"
+
+#include "train/config_fields.h"
+
+QString engineMessage(const std::string& message)
+{
+    return QString::fromStdString(dp::render_settings(message, [](const dp::ConfigField& field) {
+        return "\u201c" + std::string(field.label) + "\u201d";
+    }));
+}

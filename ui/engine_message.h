@@ -1,0 +1,10 @@
+#pragma once
+
+#include <QString>
+
+#include <string>
+
+// An engine message as the workbench shows it: the settings it names
+// ("{data_dir}", train/config_fields.h) become the settings panel's words
+// in quotes (“data folder”) instead of dp-train's flags.
+QString engineMessage(const std::string& message);
