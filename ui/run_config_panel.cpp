@@ -300,7 +300,6 @@ void RunConfigPanel::revalidate()
         if (current.devices.empty())
             throw dp::Error("choose at least one device");
         dp::validate(current);
-        validationError_ = modelDatasetMismatch(current);
     } catch (const dp::Error& e) {
         validationError_ = engineMessage(e.what());
     }
@@ -309,23 +308,6 @@ void RunConfigPanel::revalidate()
     if (isValid() != wasValid)
         emit validityChanged(isValid());
     emit configChanged();
-}
-
-QString RunConfigPanel::modelDatasetMismatch(const dp::TrainConfig& config) const
-{
-    if (config.dataset != "random")
-        return {};
-    // Declaring the layers checks every shape without allocating weights.
-    try {
-        dp::build_model(config.model, {1, 1, config.input_size}, 2)->declare();
-    } catch (const dp::Error& e) {
-        return tr("%1 cannot take the synthetic data (%2 features per sample): %3. "
-                  "Choose Linear, or an image data set.")
-            .arg(QString::fromStdString(dp::model_info(config.model).title))
-            .arg(config.input_size)
-            .arg(QString::fromUtf8(e.what()));
-    }
-    return {};
 }
 
 void RunConfigPanel::showModelDescription()

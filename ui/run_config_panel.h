@@ -46,7 +46,6 @@ private:
     void showModelDescription();
     void showDatasetSettings();
     void chooseDataFolder();
-    QString modelDatasetMismatch(const dp::TrainConfig& config) const;
 
     dp::TrainConfig hiddenSettings_;
     QString validationError_;

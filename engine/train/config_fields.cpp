@@ -13,12 +13,20 @@ namespace dp {
 namespace {
 
 using S = ConfigField::Scope;
-constexpr unsigned kSharedRemembered = S::shared | S::remembered | S::required;
+constexpr unsigned kSharedRemembered = S::shared | S::remembered | S::required | S::command;
 
-// TrainConfig's fields in the order records and the history list them.
+// TrainConfig's fields in the order --help, records and commands list them.
 const std::vector<ConfigField> kFields = {
     {"model", "model", "--model", "NAME", "model to train, one of the Models below",
      HelpSection::training, &TrainConfig::model, kSharedRemembered},
+    {"batch_size", "batch size", "--batch-size", "N", "global batch size, split across the devices",
+     HelpSection::training, &TrainConfig::batch_size, kSharedRemembered, 0, true},
+    {"lr", "learning rate", "--lr", "X", "SGD learning rate", HelpSection::training,
+     &TrainConfig::lr, kSharedRemembered, 0, true},
+    {"epochs", "epochs", "--epochs", "N", "epochs (0 with --load: only evaluate the checkpoint)",
+     HelpSection::training, &TrainConfig::epochs, kSharedRemembered, 0},
+    {"seed", "seed", "--seed", "N", "seed for initial weights and shuffling",
+     HelpSection::training, &TrainConfig::seed, kSharedRemembered},
     {"dataset", "data set", "--dataset", "NAME",
      "fashion-mnist, mnist-format (any folder of MNIST-layout IDX files, with\n"
      "--data-dir) or random (seed 004's: --input-size N features, --samples N,\n2 classes)",
@@ -26,7 +34,7 @@ const std::vector<ConfigField> kFields = {
     {"data_dir", "data folder", "--data-dir", "DIR",
      "folder with the four MNIST-format IDX files\n"
      "(empty: $DP_DATA_DIR, else /usr/share/datasets/fashion-mnist)",
-     HelpSection::data, &TrainConfig::data_dir, S::remembered | S::required},
+     HelpSection::data, &TrainConfig::data_dir, S::remembered | S::required | S::command},
     {"input_size", "input size", "--input-size", "N", "random data set: features per sample",
      HelpSection::data, &TrainConfig::input_size, kSharedRemembered, 1},
     {"samples", "samples", "--samples", "N", "random data set: samples in each of its sets",
@@ -37,32 +45,24 @@ const std::vector<ConfigField> kFields = {
     {"limit_test", "test samples", "--limit-test", "N",
      "evaluate on the first N test images only, 0 for all", HelpSection::data,
      &TrainConfig::limit_test, kSharedRemembered, 0},
-    {"batch_size", "batch size", "--batch-size", "N", "global batch size, split across the devices",
-     HelpSection::training, &TrainConfig::batch_size, kSharedRemembered, 0, true},
-    {"lr", "learning rate", "--lr", "X", "SGD learning rate", HelpSection::training,
-     &TrainConfig::lr, kSharedRemembered, 0, true},
-    {"epochs", "epochs", "--epochs", "N", "epochs (0 with --load: only evaluate the checkpoint)",
-     HelpSection::training, &TrainConfig::epochs, kSharedRemembered, 0},
-    {"seed", "seed", "--seed", "N", "seed for initial weights and shuffling",
-     HelpSection::training, &TrainConfig::seed, kSharedRemembered},
     {"shuffle", "shuffling", "--no-shuffle", nullptr, "visit training images in file order",
-     HelpSection::data, &TrainConfig::shuffle, S::shared | S::required},
+     HelpSection::data, &TrainConfig::shuffle, S::shared | S::required | S::command},
+    {"load_path", "checkpoint to load", "--load", "PATH",
+     "start from a checkpoint (from --save or PyTorch); with --epochs 0, only\nevaluate it",
+     HelpSection::records, &TrainConfig::load_path, S::command},
     {"devices", "devices", "--devices", "LIST",
      "cpu:0,cpu:1, cpu:all, cuda:0,cuda:1 or cuda:all, one kind per run\n"
      "(empty: every GPU, else every CPU device)",
      HelpSection::parallelism, &TrainConfig::devices, S::remembered | S::required},
     {"allreduce", "all-reduce", "--allreduce", "NAME",
      "ring (reduce-scatter + all-gather) or naive\n(d2l's: sum on device 0, copy back)",
-     HelpSection::parallelism, &TrainConfig::allreduce, S::remembered | S::required},
+     HelpSection::parallelism, &TrainConfig::allreduce, S::remembered | S::required | S::command},
     {"bucket_mb", "bucket size", "--bucket-mb", "X",
      "gradient bucket size in MB for the all-reduce", HelpSection::parallelism,
-     &TrainConfig::bucket_mb, S::shared | S::required, 0, true},
+     &TrainConfig::bucket_mb, S::shared | S::required | S::command, 0, true},
     {"sync_bn", "synchronized BatchNorm", "--sync-bn", nullptr,
      "BatchNorm statistics over the global batch, not per device", HelpSection::parallelism,
      &TrainConfig::sync_bn, kSharedRemembered},
-    {"load_path", "checkpoint to load", "--load", "PATH",
-     "start from a checkpoint (from --save or PyTorch); with --epochs 0, only\nevaluate it",
-     HelpSection::records, &TrainConfig::load_path},
     {"save_path", "checkpoint to save", "--save", "PATH",
      "write a checkpoint (safetensors, PyTorch state_dict names) after every\nepoch, atomically",
      HelpSection::records, &TrainConfig::save_path},

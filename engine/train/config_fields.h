@@ -29,6 +29,7 @@ struct ConfigField {
         shared = 1,      // every rank of a multi-process run must agree (shared_settings)
         remembered = 2,  // the workbench restores it at launch
         required = 4,    // run records have always held it: a record without it is refused
+        command = 8,     // the cluster command passes it on to every rank
     };
 
     const char* name;   // "batch_size": JSON key, history column, settings key

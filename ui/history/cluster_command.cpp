@@ -3,7 +3,7 @@
 #include <QRegularExpression>
 #include <QStringList>
 
-#include "number_text.h"
+#include "train/config_fields.h"
 
 namespace {
 
@@ -21,42 +21,23 @@ QString shellQuoted(const QString& word)
 
 } // namespace
 
+// The inverse of dp-train's parsing: the command's settings (ConfigField::command)
+// as flags, the training essentials always, the others when not at their default.
 QString mpirunCommand(const dp::TrainConfig& config, int processes, const QString& hostfile)
 {
-    const dp::TrainConfig defaults;
     QStringList words{QStringLiteral("mpirun"), QStringLiteral("-np"), QString::number(processes)};
     if (!hostfile.isEmpty())
         words << QStringLiteral("--hostfile") << hostfile;
-    words << QStringLiteral("dp-train") << QStringLiteral("--distributed")
-          << QStringLiteral("--model") << QString::fromStdString(config.model)
-          << QStringLiteral("--batch-size") << QString::number(config.batch_size)
-          << QStringLiteral("--lr") << numberText(config.lr)
-          << QStringLiteral("--epochs") << QString::number(config.epochs)
-          << QStringLiteral("--seed") << QString::number(config.seed);
-    if (config.dataset != defaults.dataset)
-        words << QStringLiteral("--dataset") << QString::fromStdString(config.dataset);
-    if (config.dataset == "random") {
-        if (config.input_size != defaults.input_size)
-            words << QStringLiteral("--input-size") << QString::number(config.input_size);
-        if (config.samples != defaults.samples)
-            words << QStringLiteral("--samples") << QString::number(config.samples);
+    words << QStringLiteral("dp-train") << QStringLiteral("--distributed");
+    for (const dp::ConfigField& field : dp::config_fields()) {
+        const bool always = field.section == dp::HelpSection::training;
+        if (!field.flag || !(field.scope & dp::ConfigField::command)
+            || (!always && dp::has_default_value(field, config)))
+            continue;
+        words << QString::fromLatin1(field.flag);
+        if (dp::field_kind(field) != dp::FieldKind::boolean)  // a switch's flag says it all
+            words << QString::fromStdString(dp::field_text(field, config));
     }
-    if (!config.data_dir.empty())
-        words << QStringLiteral("--data-dir") << QString::fromStdString(config.data_dir);
-    if (config.limit_train != defaults.limit_train)
-        words << QStringLiteral("--limit-train") << QString::number(config.limit_train);
-    if (config.limit_test != defaults.limit_test)
-        words << QStringLiteral("--limit-test") << QString::number(config.limit_test);
-    if (!config.shuffle)
-        words << QStringLiteral("--no-shuffle");
-    if (!config.load_path.empty())
-        words << QStringLiteral("--load") << QString::fromStdString(config.load_path);
-    if (config.allreduce != defaults.allreduce)
-        words << QStringLiteral("--allreduce") << QString::fromStdString(config.allreduce);
-    if (config.bucket_mb != defaults.bucket_mb)
-        words << QStringLiteral("--bucket-mb") << numberText(config.bucket_mb);
-    if (config.sync_bn)
-        words << QStringLiteral("--sync-bn");
     words << QStringLiteral("--record") << QStringLiteral("run.json");
 
     QStringList quoted;
