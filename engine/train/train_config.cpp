@@ -41,10 +41,11 @@ void validate_ranges(const TrainConfig& config) {
         const bool real = kind != FieldKind::integer;
         const bool below = field.min_exclusive ? !(value > field.min) : !(value >= field.min);
         if (!below && !(real && !std::isfinite(value))) continue;
-        const std::string bound = field.min_exclusive && field.min == 0 ? "positive"
+        const std::string bound = field.min_exclusive && field.min == 0
+                                      ? (real ? "a positive number" : "positive")
                                   : field.min == 0 ? "0 or more"
                                                    : format("at least %g", field.min);
-        throw Error(std::string(field.label) + " must be " + (real ? "a " + bound + " number" : bound) +
+        throw Error(std::string(field.label) + " must be " + bound +
                     " (got " + field_text(field, config) + ")");
     }
 }
