@@ -14,19 +14,20 @@ namespace {
 
 using S = ConfigField::Scope;
 constexpr unsigned kSharedRemembered = S::shared | S::remembered | S::required | S::command;
+constexpr unsigned kEssential = kSharedRemembered | S::essential;
 
 // TrainConfig's fields in the order --help, records and commands list them.
 const std::vector<ConfigField> kFields = {
     {"model", "model", "--model", "NAME", "model to train, one of the Models below",
-     HelpSection::training, &TrainConfig::model, kSharedRemembered},
+     HelpSection::training, &TrainConfig::model, kEssential},
     {"batch_size", "batch size", "--batch-size", "N", "global batch size, split across the devices",
-     HelpSection::training, &TrainConfig::batch_size, kSharedRemembered, 0, true},
+     HelpSection::training, &TrainConfig::batch_size, kEssential, 0, true},
     {"lr", "learning rate", "--lr", "X", "SGD learning rate", HelpSection::training,
-     &TrainConfig::lr, kSharedRemembered, 0, true},
+     &TrainConfig::lr, kEssential, 0, true},
     {"epochs", "epochs", "--epochs", "N", "epochs (0 with --load: only evaluate the checkpoint)",
-     HelpSection::training, &TrainConfig::epochs, kSharedRemembered, 0},
+     HelpSection::training, &TrainConfig::epochs, kEssential, 0},
     {"seed", "seed", "--seed", "N", "seed for initial weights and shuffling",
-     HelpSection::training, &TrainConfig::seed, kSharedRemembered},
+     HelpSection::training, &TrainConfig::seed, kEssential},
     {"dataset", "data set", "--dataset", "NAME",
      "fashion-mnist, mnist-format (any folder of MNIST-layout IDX files, with\n"
      "--data-dir) or random (seed 004's: --input-size N features, --samples N,\n2 classes)",

@@ -30,6 +30,7 @@ struct ConfigField {
         remembered = 2,  // the workbench restores it at launch
         required = 4,    // run records have always held it: a record without it is refused
         command = 8,     // the cluster command passes it on to every rank
+        essential = 16,  // commands spell it out even at its default (model, batch, lr, ...)
     };
 
     const char* name;   // "batch_size": JSON key, history column, settings key

@@ -22,7 +22,7 @@ QString shellQuoted(const QString& word)
 } // namespace
 
 // The inverse of dp-train's parsing: the command's settings (ConfigField::command)
-// as flags, the training essentials always, the others when not at their default.
+// as flags, the essential ones always, the others when not at their default.
 QString mpirunCommand(const dp::TrainConfig& config, int processes, const QString& hostfile)
 {
     QStringList words{QStringLiteral("mpirun"), QStringLiteral("-np"), QString::number(processes)};
@@ -30,7 +30,7 @@ QString mpirunCommand(const dp::TrainConfig& config, int processes, const QStrin
         words << QStringLiteral("--hostfile") << hostfile;
     words << QStringLiteral("dp-train") << QStringLiteral("--distributed");
     for (const dp::ConfigField& field : dp::config_fields()) {
-        const bool always = field.section == dp::HelpSection::training;
+        const bool always = field.scope & dp::ConfigField::essential;
         if (!field.flag || !(field.scope & dp::ConfigField::command)
             || (!always && dp::has_default_value(field, config)))
             continue;
