@@ -26,6 +26,10 @@ const std::vector<ConfigField> kFields = {
      &TrainConfig::lr, kEssential, 0, true},
     {"epochs", "epochs", "--epochs", "N", "epochs (0 with --load: only evaluate the checkpoint)",
      HelpSection::training, &TrainConfig::epochs, kEssential, 0},
+    {"warmup_epochs", "warm-up epochs", "--warmup-epochs", "X",
+     "raise the learning rate linearly over the first X epochs (Goyal et al.'s\n"
+     "gradual warm-up for large batches)",
+     HelpSection::training, &TrainConfig::warmup_epochs, kSharedRemembered, 0},
     {"seed", "seed", "--seed", "N", "seed for initial weights and shuffling",
      HelpSection::training, &TrainConfig::seed, kEssential},
     {"dataset", "data set", "--dataset", "NAME",

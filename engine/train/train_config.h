@@ -13,6 +13,9 @@ struct TrainConfig {
     int batch_size = 256;
     float lr = 0.2f;
     int epochs = 10;  // 0 with load_path: evaluate the checkpoint only
+    // Gradual warm-up (Goyal et al. 2017): the learning rate rises linearly
+    // step by step over the first warmup_epochs epochs, reaching lr at their end.
+    double warmup_epochs = 0;
     std::uint64_t seed = 0;
     std::string dataset = "fashion-mnist";  // or "mnist-format" (with data_dir), "random"
     std::string data_dir;  // empty: default_fashion_mnist_dir()

@@ -94,13 +94,18 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                 const int first = batch * batch_size;
                 const int rows = std::min(batch_size, data.train.count - first);
                 Backend::LossResult loss;
+                // Warm-up: lr x (steps so far + 1) / warm-up steps, until that reaches lr.
+                const double step = double(epoch - 1) * batches + batch + 1;
+                const float lr = config_.warmup_epochs > 0
+                                     ? float(config_.lr * std::min(1.0, step / (config_.warmup_epochs * batches)))
+                                     : config_.lr;
                 const auto timings = replicas.train_step(data.train, order.subspan(first, rows),
-                                                         config_.lr, loss);
+                                                         lr, loss);
                 if (!std::isfinite(loss.loss_sum))
                     throw Error(format("loss became %s at epoch %d, batch %d: lower the learning "
                                        "rate (now %g)",
                                        std::isnan(loss.loss_sum) ? "NaN" : "infinite", epoch,
-                                       batch + 1, config_.lr));
+                                       batch + 1, double(lr)));
                 epoch_loss.loss_sum += loss.loss_sum;
                 epoch_loss.correct += loss.correct;
                 step_report.epoch = epoch;
