@@ -11,6 +11,7 @@
 #include "backend/cuda_backend_options.h"
 #include "core/format.h"
 #include "io/atomic_file.h"
+#include "io/json.h"
 #include "models/model_registry.h"
 #include "train/config_fields.h"
 
@@ -26,21 +27,7 @@ std::string number(Number value) {
     return std::string(text, end);
 }
 
-// A JSON string literal: quotes, backslashes and control characters escaped.
-std::string quoted(const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            out += format("\\u%04x", unsigned(c));
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
+std::string quoted(const std::string& text) { return json_string(text); }
 
 std::string string_list(const std::vector<std::string>& items) {
     std::string out = "[";

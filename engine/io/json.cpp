@@ -1,0 +1,237 @@
+#include "io/json.h"
+
+#include <limits>
+
+#include "core/error.h"
+
+namespace dp {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at text[0], or 0 if there is none
+// (overlong forms, surrogates and code points past U+10FFFF are invalid).
+std::size_t utf8_sequence_length(std::string_view text) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const auto continuation = [&](std::size_t i, unsigned low = 0x80, unsigned high = 0xBF) {
+        return i < text.size() && byte(i) >= low && byte(i) <= high;
+    };
+    const unsigned lead = byte(0);
+    if (lead < 0x80) return 1;
+    if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
+    if (lead >= 0xE0 && lead <= 0xEF) {
+        const unsigned low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
+        return continuation(1, low, high) && continuation(2) ? 3 : 0;
+    }
+    if (lead >= 0xF0 && lead <= 0xF4) {
+        const unsigned low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
+        return continuation(1, low, high) && continuation(2) && continuation(3) ? 4 : 0;
+    }
+    return 0;
+}
+
+void append_utf8(std::string& out, std::uint32_t code_point) {
+    if (code_point < 0x80) {
+        out += char(code_point);
+    } else if (code_point < 0x800) {
+        out += char(0xC0 | code_point >> 6);
+        out += char(0x80 | (code_point & 0x3F));
+    } else if (code_point < 0x10000) {
+        out += char(0xE0 | code_point >> 12);
+        out += char(0x80 | (code_point >> 6 & 0x3F));
+        out += char(0x80 | (code_point & 0x3F));
+    } else {
+        out += char(0xF0 | code_point >> 18);
+        out += char(0x80 | (code_point >> 12 & 0x3F));
+        out += char(0x80 | (code_point >> 6 & 0x3F));
+        out += char(0x80 | (code_point & 0x3F));
+    }
+}
+
+}  // namespace
+
+void JsonReader::syntax_error_at(std::size_t position, const std::string& reason) const {
+    throw Error(error_prefix_ + " at byte " + std::to_string(position) + error_suffix_ + ": " + reason);
+}
+
+void JsonReader::syntax_error(const std::string& reason) const { syntax_error_at(position_, reason); }
+
+void JsonReader::skip_whitespace() {
+    while (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r') ++position_;
+}
+
+void JsonReader::expect(char c, const char* what) {
+    skip_whitespace();
+    if (peek() != c) syntax_error(std::string("expected ") + what);
+    ++position_;
+}
+
+void JsonReader::parse_object(const std::function<void(std::string, std::size_t)>& on_member) {
+    expect('{', "'{'");
+    skip_whitespace();
+    if (peek() == '}') {
+        ++position_;
+        return;
+    }
+    while (true) {
+        skip_whitespace();
+        const std::size_t key_position = position_;
+        std::string key = parse_string();
+        expect(':', "':'");
+        on_member(std::move(key), key_position);
+        skip_whitespace();
+        if (peek() == '}') {
+            ++position_;
+            return;
+        }
+        expect(',', "',' or '}'");
+    }
+}
+
+std::string JsonReader::parse_string() {
+    expect('"', "a string");
+    std::string value;
+    while (true) {
+        if (at_end()) syntax_error("unterminated string");
+        const char c = text_[position_];
+        if (c == '"') {
+            ++position_;
+            return value;
+        }
+        if (static_cast<unsigned char>(c) < 0x20) syntax_error("control character in a string");
+        if (c == '\\') {
+            parse_escape(value);
+            continue;
+        }
+        const std::size_t length = utf8_sequence_length(text_.substr(position_));
+        if (length == 0) syntax_error("invalid UTF-8");
+        value.append(text_.substr(position_, length));
+        position_ += length;
+    }
+}
+
+void JsonReader::parse_escape(std::string& value) {
+    ++position_;  // the backslash
+    if (at_end()) syntax_error("unterminated string");
+    const char c = text_[position_++];
+    switch (c) {
+        case '"':
+            value += '"';
+            return;
+        case '\\':
+            value += '\\';
+            return;
+        case '/':
+            value += '/';
+            return;
+        case 'b':
+            value += '\b';
+            return;
+        case 'f':
+            value += '\f';
+            return;
+        case 'n':
+            value += '\n';
+            return;
+        case 'r':
+            value += '\r';
+            return;
+        case 't':
+            value += '\t';
+            return;
+        case 'u':
+            break;
+        default:
+            syntax_error_at(position_ - 1, "invalid escape");
+    }
+    std::uint32_t code_point = parse_hex4();
+    if (code_point >= 0xDC00 && code_point <= 0xDFFF) syntax_error("lone low surrogate in \\u escape");
+    if (code_point >= 0xD800 && code_point <= 0xDBFF) {
+        if (text_.substr(position_, 2) != "\\u") syntax_error("lone high surrogate in \\u escape");
+        position_ += 2;
+        const std::uint32_t low = parse_hex4();
+        if (low < 0xDC00 || low > 0xDFFF) syntax_error("lone high surrogate in \\u escape");
+        code_point = 0x10000 + ((code_point - 0xD800) << 10) + (low - 0xDC00);
+    }
+    append_utf8(value, code_point);
+}
+
+std::uint32_t JsonReader::parse_hex4() {
+    std::uint32_t value = 0;
+    for (int i = 0; i < 4; ++i, ++position_) {
+        const char c = peek();
+        int digit = -1;
+        if (c >= '0' && c <= '9') digit = c - '0';
+        if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+        if (digit < 0) syntax_error("expected 4 hex digits after \\u");
+        value = value << 4 | std::uint32_t(digit);
+    }
+    return value;
+}
+
+std::uint64_t JsonReader::parse_unsigned() {
+    skip_whitespace();
+    if (peek() == '-') syntax_error("expected a non-negative integer");
+    if (peek() < '0' || peek() > '9') syntax_error("expected an integer");
+    const std::size_t start = position_;
+    std::uint64_t value = 0;
+    while (peek() >= '0' && peek() <= '9') {
+        const auto digit = std::uint64_t(peek() - '0');
+        if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10)
+            syntax_error_at(start, "integer too large");
+        value = value * 10 + digit;
+        ++position_;
+    }
+    if (text_[start] == '0' && position_ - start > 1)
+        syntax_error_at(start, "leading zero in an integer");
+    if (peek() == '.' || peek() == 'e' || peek() == 'E') syntax_error("expected an integer");
+    return value;
+}
+
+std::vector<std::uint64_t> JsonReader::parse_unsigned_array() {
+    expect('[', "'['");
+    std::vector<std::uint64_t> values;
+    skip_whitespace();
+    if (peek() == ']') {
+        ++position_;
+        return values;
+    }
+    while (true) {
+        values.push_back(parse_unsigned());
+        skip_whitespace();
+        if (peek() == ']') {
+            ++position_;
+            return values;
+        }
+        expect(',', "',' or ']'");
+    }
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+    constexpr std::string_view kShortEscaped = "\b\f\n\r\t", kShortEscapes = "bfnrt";
+    constexpr char kHex[] = "0123456789abcdef";
+    out += '"';
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (const auto i = kShortEscaped.find(c); i != std::string_view::npos) {
+            out += '\\';
+            out += kShortEscapes[i];
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            out += "\\u00";
+            out += kHex[c >> 4];
+            out += kHex[c & 0xF];
+        } else {
+            out += c;
+        }
+    }
+    out += '"';
+}
+
+std::string json_string(std::string_view text) {
+    std::string out;
+    append_json_string(out, text);
+    return out;
+}
+
+}  // namespace dp

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dp {
+
+// JSON text: the building blocks of the strict, schema-following readers
+// (the safetensors header) and the one string writer every JSON the engine
+// writes uses (safetensors headers, run records).
+
+// A cursor over JSON text that reads one value at a time, as the caller's
+// schema expects it: no generic tree, so nesting is bounded and every error
+// says what was expected where. Errors throw dp::Error as
+// "<error_prefix> at byte <n><error_suffix>: <reason>".
+class JsonReader {
+public:
+    JsonReader(std::string_view text, std::string error_prefix, std::string error_suffix = {})
+        : text_(text), error_prefix_(std::move(error_prefix)), error_suffix_(std::move(error_suffix)) {}
+
+    std::size_t position() const { return position_; }
+    bool at_end() const { return position_ >= text_.size(); }
+    // '\0' at the end, which no token starts with.
+    char peek() const { return at_end() ? '\0' : text_[position_]; }
+    void skip_whitespace();
+    void expect(char c, const char* what);
+
+    // Calls on_member(key, key_position) with the position at the member's
+    // value, for each member of an object.
+    void parse_object(const std::function<void(std::string, std::size_t)>& on_member);
+    // A string with its escapes resolved, refused unless valid UTF-8.
+    std::string parse_string();
+    std::uint64_t parse_unsigned();
+    std::vector<std::uint64_t> parse_unsigned_array();
+
+    [[noreturn]] void syntax_error_at(std::size_t position, const std::string& reason) const;
+    [[noreturn]] void syntax_error(const std::string& reason) const;
+
+private:
+    void parse_escape(std::string& value);
+    std::uint32_t parse_hex4();
+
+    std::string_view text_;
+    std::string error_prefix_, error_suffix_;
+    std::size_t position_ = 0;
+};
+
+// Appends `text` as a JSON string, escaped as serde_json (the safetensors
+// reference implementation's library) writes it.
+void append_json_string(std::string& out, std::string_view text);
+std::string json_string(std::string_view text);
+
+}  // namespace dp
