@@ -19,7 +19,9 @@ public:
 
 // Collectives over float buffers among `size()` ranks. Each rank calls each
 // collective with its own buffer of the same length, in the same order.
-// Implementations: ranks as threads of one process (below); NCCL and MPI later.
+// Implementations: ranks as threads of one process (below; thread_communicator.h),
+// CUDA devices over NCCL, in one process or several (nccl_communicator.h), and
+// the processes of an MPI job (mpi_communicator.h).
 class Communicator {
 public:
     virtual ~Communicator() = default;

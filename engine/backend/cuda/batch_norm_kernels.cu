@@ -1,5 +1,5 @@
 // Batch normalization: per-channel reductions, one block per channel,
-// accumulating in double as reference_ops.h's batch_norm2d functions do, and
+// accumulating in double as host_kernels.cpp's batch_norm2d functions do, and
 // elementwise kernels computing in float as they do.
 #include <string>
 
@@ -41,7 +41,7 @@ struct RunningUpdate {
     double momentum, unbias;  // unbias = count / (count - 1)
 };
 
-// reference::moments_from_sums and update_running_stats for channel c.
+// host_kernels.cpp's moments_from_sums and update_running_stats for channel c.
 __device__ void store_moments(int c, double count, DeviceSums sums, double shift,
                               RunningUpdate update, float* mean, float* var, float* running_mean,
                               float* running_var) {

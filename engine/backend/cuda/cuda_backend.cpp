@@ -357,7 +357,7 @@ private:
 
     cuda::Launch launch() const { return {stream_.get(), device_}; }
 
-    // reference::DropoutDraw's check, with its words.
+    // host::DropoutDraw's check, with its words.
     static void check_dropout(const DropoutConfig& config) {
         if (!(config.p >= 0 && config.p <= 1))
             throw Error("dropout probability " + std::to_string(config.p) + " is not in [0, 1]");

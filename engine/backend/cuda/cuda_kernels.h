@@ -38,7 +38,7 @@ void add_channel_bias(const Launch& launch, int batch, int channels, std::size_t
 void channel_sums(const Launch& launch, int batch, int channels, std::size_t plane,
                   const float* dy, float* sums);
 // Dropout with units of `unit_size` elements (1: dropout, a plane:
-// dropout2d), masks bit-identical to reference::DropoutDraw's. config.p is
+// dropout2d), masks bit-identical to host::DropoutDraw's. config.p is
 // checked by the caller.
 void dropout_forward(const Launch& launch, std::size_t n, std::size_t unit_size,
                      const DropoutConfig& config, const float* x, float* y, float* mask);

@@ -42,7 +42,7 @@ __global__ void channel_sums_kernel(int batch, int channels, std::size_t plane, 
     if (threadIdx.x == 0) sums[c] = sum;
 }
 
-// reference::DropoutDraw on the device: SplitMix64's output function hashes
+// host::DropoutDraw on the device: SplitMix64's output function hashes
 // a counter from a key mixed from (seed, step). Must stay bit-identical to
 // it; tests/gpu checks the masks against the CPU's.
 constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;

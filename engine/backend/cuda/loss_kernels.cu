@@ -15,7 +15,7 @@ __device__ int first_arg_max(const float* row, int classes) {
     return best;
 }
 
-// reference::log_sum_exp in float.
+// host_kernels.cpp's log_sum_exp, in float.
 __device__ float log_sum_exp(const float* z, int classes) {
     const float max_value = z[first_arg_max(z, classes)];
     float sum_exp = 0;

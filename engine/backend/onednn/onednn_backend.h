@@ -6,14 +6,19 @@
 
 namespace dp {
 
-// The CPU backend: every op on oneDNN, primitives cached per shape.
+// The CPU backend. Convolution, pooling, relu, batch normalization's
+// normalization and backward, linear and log softmax run on oneDNN, their
+// primitives cached per shape; the ops oneDNN has no primitive for (or none
+// with the Backend's contract) run as OpenMP host loops: add, scale, SGD,
+// dropout, the bias gradients, batch normalization's statistics and the ops
+// of synchronized batch normalization (backend/host/host_kernels.h), and
+// the classification losses. One file per op family: onednn_<family>.cpp.
 class OneDnnBackend final : public HostMemoryBackend {
 public:
     OneDnnBackend();
     ~OneDnnBackend() override;
 
     std::string name() const override { return "onednn"; }
-
 
     void conv2d_forward(const Conv2dShape& s, const float* x, const float* w, const float* b,
                         float* y) override;

@@ -6,11 +6,12 @@ namespace dp {
 
 // The Backend on host memory, computing with the naive float loops of
 // reference_ops.h: slow, single-threaded and synchronous, but the standard
-// that the fast backends are tested against.
+// that the fast backends are tested against. It shares no loop with them
+// (not even the host loops of backend/host/host_kernels.h), so that a test
+// comparing a fast backend with it compares two implementations.
 class ReferenceBackend final : public HostMemoryBackend {
 public:
     std::string name() const override;
-
 
     void conv2d_forward(const Conv2dShape& s, const float* x, const float* w, const float* b,
                         float* y) override;
@@ -87,7 +88,6 @@ public:
                         float* dlog_probs, float grad_scale) override;
 
     void sgd_update(std::size_t n, float lr, float* param, const float* grad) override;
-
 };
 
 }  // namespace dp

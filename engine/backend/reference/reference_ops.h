@@ -3,6 +3,9 @@
 // Naive loop implementations of every op of dp::Backend: the reference that
 // the fast backends are tested against, written to be checked by reading.
 // T is float (ReferenceBackend) or double (the gradient checks of the tests).
+// Nothing here is shared with a fast backend (their host loops are
+// backend/host/host_kernels.h's), so that a test comparing one with
+// ReferenceBackend compares two implementations of each op.
 // Layouts are PyTorch's: activations NCHW, conv weights OIHW, linear weights
 // [out, in]. Backward ops overwrite their outputs, like the Backend's.
 
@@ -15,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace dp::reference {
 
@@ -262,82 +266,81 @@ void global_avg_pool2d_backward(const NchwShape& s, const T* dy, T* dx) {
         std::fill_n(dx + p * area, area, dy[p] / T(area));
 }
 
-// ---------------------------------------------------------------- add
+// ---------------------------------------------------------------- add, scale
 
 // y = a + b; y may be a or b.
+template <typename T>
+void add(std::size_t n, const T* a, const T* b, T* y) {
+    for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
 // x *= factor
 template <typename T>
 void scale(std::size_t n, T factor, T* x) {
     for (std::size_t i = 0; i < n; ++i) x[i] *= factor;
 }
 
-template <typename T>
-void add(std::size_t n, const T* a, const T* b, T* y) {
-    for (std::size_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
-}
-
 // ---------------------------------------------------------------- dropout
+// The masks that Backend's DropoutConfig defines, spelled out. With
+// SplitMix64's output function mix (Steele, Lea and Flood, 2014; Vigna's
+// splitmix64.c) and its increment gamma = 2^64 / golden ratio, the calls of
+// (seed, step) share the key
+//   key = mix(mix(seed + gamma) + step * gamma),
+// and unit i of a call draws u = mix(key + (offset + i + 1) * gamma): the
+// (offset + i + 1)-th output of a SplitMix64 generator started at the key.
+// Its top 24 bits over 2^24 make a uniform number in [0, 1); the unit is
+// dropped (mask 0) when that is below p, else kept (mask 1 / (1 - p),
+// computed in float). Here the generator walks the units one after
+// another; the fast backends draw each unit alone (backend/host/
+// host_kernels.h, the CUDA kernels), so the tests compare two derivations.
 
-// The random draws of dropout: unit i of a call is dropped when
-// uniform(offset + i) < p. uniform hashes its counter with the output
-// function of SplitMix64 (Steele, Lea and Flood, 2014), whose stream for
-// (seed, step) starts at a key mixed from both: a counter-based generator
-// like Philox, so any unit can be drawn alone, on any thread, in any order.
-// Shared by the CPU backends, so their masks are identical.
-class DropoutDraw {
-public:
-    explicit DropoutDraw(const DropoutConfig& config)
-        : key_(mix(mix(config.seed + kGolden) + config.step * kGolden)),
-          offset_(config.offset),
-          p_(config.p),
-          scale_(1.0f / (1.0f - config.p)) {
-        if (!(config.p >= 0 && config.p <= 1))
-            throw Error("dropout probability " + std::to_string(config.p) + " is not in [0, 1]");
-    }
-
-    // A 24-bit uniform float in [0, 1).
-    float uniform(std::uint64_t unit) const {
-        return float(mix(key_ + (offset_ + unit + 1) * kGolden) >> 40) * 0x1p-24f;
-    }
-    // The mask value of a unit: 0 with probability p, else 1 / (1 - p).
-    float mask(std::uint64_t unit) const { return uniform(unit) < p_ ? 0.0f : scale_; }
-
-private:
-    static constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15;  // 2^64 / golden ratio
-    static std::uint64_t mix(std::uint64_t z) {
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
-        return z ^ (z >> 31);
-    }
-
-    std::uint64_t key_, offset_;
-    float p_, scale_;
-};
-
-// Unit `unit` of dropout: its `unit_size` elements share one mask value;
-// y = x * mask. Dropout has units of one element, dropout2d of one plane.
-template <typename T>
-void dropout_unit(const DropoutDraw& draw, std::size_t unit, std::size_t unit_size, const T* x,
-                  T* y, T* mask) {
-    const T value = T(draw.mask(unit));
-    for (std::size_t i = unit * unit_size; i < (unit + 1) * unit_size; ++i) {
-        mask[i] = value;
-        y[i] = x[i] * value;
-    }
+inline std::uint64_t splitmix64_mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+    return z ^ (z >> 31);
 }
 
+// The mask values of units 0 .. units - 1 of a call, in order.
+inline std::vector<float> dropout_unit_masks(const DropoutConfig& config, std::size_t units) {
+    if (!(config.p >= 0 && config.p <= 1))
+        throw Error("dropout probability " + std::to_string(config.p) + " is not in [0, 1]");
+    constexpr std::uint64_t gamma = 0x9e3779b97f4a7c15;
+    const std::uint64_t key =
+        splitmix64_mix(splitmix64_mix(config.seed + gamma) + config.step * gamma);
+    const float keep = 1.0f / (1.0f - config.p);
+    std::vector<float> masks(units);
+    std::uint64_t state = key + config.offset * gamma;  // the generator before unit 0
+    for (float& mask : masks) {
+        state += gamma;
+        const double u = double(splitmix64_mix(state) >> 40) / double(1 << 24);
+        mask = u < double(config.p) ? 0.0f : keep;
+    }
+    return masks;
+}
+
+// Units of one element: y = x * mask. y may be x.
 template <typename T>
 void dropout_forward(std::size_t n, const DropoutConfig& config, const T* x, T* y, T* mask) {
-    const DropoutDraw draw(config);
-    for (std::size_t i = 0; i < n; ++i) dropout_unit(draw, i, 1, x, y, mask);
+    const std::vector<float> masks = dropout_unit_masks(config, n);
+    for (std::size_t i = 0; i < n; ++i) {
+        mask[i] = T(masks[i]);
+        y[i] = x[i] * mask[i];
+    }
 }
 
+// Units of one N x C plane, plane n * C + c drawing unit n * C + c.
 template <typename T>
 void dropout2d_forward(const NchwShape& s, const DropoutConfig& config, const T* x, T* y,
                        T* mask) {
-    const DropoutDraw draw(config);
-    const std::size_t planes = std::size_t(s.batch) * s.channels, area = std::size_t(s.h) * s.w;
-    for (std::size_t p = 0; p < planes; ++p) dropout_unit(draw, p, area, x, y, mask);
+    const std::vector<float> masks = dropout_unit_masks(config, std::size_t(s.batch) * s.channels);
+    for (int n = 0; n < s.batch; ++n)
+        for (int c = 0; c < s.channels; ++c)
+            for (int h = 0; h < s.h; ++h)
+                for (int w = 0; w < s.w; ++w) {
+                    const std::size_t i = offset4(n, c, h, w, s.channels, s.h, s.w);
+                    mask[i] = T(masks[std::size_t(n) * s.channels + c]);
+                    y[i] = x[i] * mask[i];
+                }
 }
 
 // dx = dy * mask
@@ -347,183 +350,177 @@ void dropout_backward(std::size_t n, const T* mask, const T* dy, T* dx) {
 }
 
 // ---------------------------------------------------------------- batch_norm2d
-// Per channel c, over its count = N * H * W elements. Sums accumulate in
-// double, so that float statistics of large batches lose nothing to them.
-// The per-channel functions are shared by the CPU backends, which run the
-// channels in parallel.
+// Per channel c, over its count = N * H * W elements x[n][c][h][w], by the
+// definitions: the mean, then the biased variance as the mean squared
+// deviation from it. Every sum and every intermediate is a double, rounded
+// to T once, when stored.
 
 // Calls f(i) for the index i of every element of channel c.
 template <typename F>
 void for_each_in_channel(const BatchNorm2dShape& s, int c, F&& f) {
-    const std::size_t area = std::size_t(s.h) * s.w;
-    for (int n = 0; n < s.batch; ++n) {
-        const std::size_t plane = (std::size_t(n) * s.channels + c) * area;
-        for (std::size_t i = plane; i < plane + area; ++i) f(i);
-    }
+    for (int n = 0; n < s.batch; ++n)
+        for (int h = 0; h < s.h; ++h)
+            for (int w = 0; w < s.w; ++w) f(offset4(n, c, h, w, s.channels, s.h, s.w));
 }
 
-struct Sums {
-    double sum = 0, sum_sq = 0;
-};
-// Sums of d = x - shift and of d^2 over channel c.
-template <typename T>
-Sums batch_norm2d_channel_sums(const BatchNorm2dShape& s, int c, const T* x, double shift) {
-    Sums sums;
-    for_each_in_channel(s, c, [&](std::size_t i) {
-        const double d = double(x[i]) - shift;
-        sums.sum += d;
-        sums.sum_sq += d * d;
-    });
-    return sums;
-}
-
-struct Moments {
-    double mean = 0, var = 0;  // var biased: the mean square deviation
-};
-// The mean and variance of `count` values from the sums of their
-// deviations from `shift`; the closer the shift to the mean, the less
-// E[d^2] - E[d]^2 cancels.
-inline Moments moments_from_sums(std::int64_t count, const Sums& sums, double shift) {
-    const double mean_d = sums.sum / double(count);
-    return {shift + mean_d, std::max(0.0, sums.sum_sq / double(count) - mean_d * mean_d)};
-}
-
-// running = (1 - momentum) * running + momentum * batch, the batch variance
-// made unbiased (x count / (count - 1)) as PyTorch does.
-template <typename T>
-void update_running_stats(const BatchNorm2dShape& s, std::int64_t count, const T* mean,
-                          const T* var, T* running_mean, T* running_var) {
+inline void check_batch_norm2d_count(std::int64_t count) {
     if (count < 2)
         throw Error("batch norm needs more than one value per channel, got " +
                     std::to_string(count));
-    const double m = s.momentum, unbias = double(count) / double(count - 1);
+}
+
+// PyTorch's update of channel c's running statistics from a batch's: the
+// variance made unbiased, x count / (count - 1).
+template <typename T>
+void update_running_stats(const BatchNorm2dShape& s, std::int64_t count, int c, double mean,
+                          double var, T* running_mean, T* running_var) {
+    const double momentum = s.momentum;
+    const double unbiased_var = var * double(count) / double(count - 1);
+    running_mean[c] = T((1 - momentum) * double(running_mean[c]) + momentum * mean);
+    running_var[c] = T((1 - momentum) * double(running_var[c]) + momentum * unbiased_var);
+}
+
+template <typename T>
+double inverse_std(const BatchNorm2dShape& s, T var) {
+    return 1 / std::sqrt(double(var) + double(s.eps));
+}
+
+// y = gamma * (x - mean) / sqrt(var + eps) + beta
+template <typename T>
+void batch_norm2d_forward_given_stats(const BatchNorm2dShape& s, const T* x, const T* gamma,
+                                      const T* beta, const T* mean, const T* var, T* y) {
     for (int c = 0; c < s.channels; ++c) {
-        running_mean[c] = T((1 - m) * running_mean[c] + m * mean[c]);
-        running_var[c] = T((1 - m) * running_var[c] + m * var[c] * unbias);
+        const double inv_std = inverse_std(s, var[c]);
+        for_each_in_channel(s, c, [&](std::size_t i) {
+            y[i] = T(double(gamma[c]) * (double(x[i]) - double(mean[c])) * inv_std +
+                     double(beta[c]));
+        });
     }
 }
 
-// y = gamma * (x - mean) / sqrt(var + eps) + beta over channel c.
-template <typename T>
-void batch_norm2d_channel_forward(const BatchNorm2dShape& s, int c, const T* x, const T* gamma,
-                                  const T* beta, const T* mean, const T* var, T* y) {
-    const T inv_std = T(1) / std::sqrt(var[c] + T(s.eps));
-    for_each_in_channel(s, c, [&](std::size_t i) {
-        y[i] = gamma[c] * (x[i] - mean[c]) * inv_std + beta[c];
-    });
-}
-
-// dgamma = sum of dy * xhat and dbeta = sum of dy over channel c.
-template <typename T>
-void batch_norm2d_channel_backward_reduce(const BatchNorm2dShape& s, int c, const T* x,
-                                          const T* dy, const T* mean, const T* var, T* dgamma,
-                                          T* dbeta) {
-    const double inv_std = 1 / std::sqrt(double(var[c]) + double(T(s.eps)));
-    double dy_xhat = 0, dy_sum = 0;
-    for_each_in_channel(s, c, [&](std::size_t i) {
-        dy_xhat += double(dy[i]) * (double(x[i]) - double(mean[c])) * inv_std;
-        dy_sum += double(dy[i]);
-    });
-    dgamma[c] = T(dy_xhat);
-    dbeta[c] = T(dy_sum);
-}
-
-// y = xhat * gamma + beta with xhat = (x - mean) * inv_std, where mean and
-// var depend on x: dL/dx = gamma * inv_std * (dy - mean(dy) - xhat * mean(dy * xhat)),
-// the means over the channel's `count` elements: dbeta / count and dgamma / count.
-template <typename T>
-void batch_norm2d_channel_backward_elementwise(const BatchNorm2dShape& s, int c,
-                                               std::int64_t count, const T* x, const T* dy,
-                                               const T* gamma, const T* mean, const T* var,
-                                               const T* dgamma, const T* dbeta, T* dx) {
-    const T inv_std = T(1) / std::sqrt(var[c] + T(s.eps));
-    const T mean_dy = dbeta[c] / T(count), mean_dy_xhat = dgamma[c] / T(count);
-    for_each_in_channel(s, c, [&](std::size_t i) {
-        const T xhat = (x[i] - mean[c]) * inv_std;
-        dx[i] = gamma[c] * inv_std * (dy[i] - mean_dy - xhat * mean_dy_xhat);
-    });
-}
-
-// A channel's mean and biased variance in two passes, the second shifted by
-// the first's mean (as PyTorch), so a variance tiny next to the mean keeps
-// its digits.
-template <typename T>
-Moments batch_norm2d_channel_moments(const BatchNorm2dShape& s, int c, const T* x) {
-    const std::int64_t count = batch_norm2d_count(s);
-    const double first_mean = batch_norm2d_channel_sums(s, c, x, 0).sum / double(count);
-    return moments_from_sums(count, batch_norm2d_channel_sums(s, c, x, first_mean), first_mean);
-}
-
-// The training forward: mean, then the variance from the deviations of the
-// mean (two passes, the second shifted by the first's mean), y, and the
-// running statistics.
+// The batch's statistics, y normalized by them, and the running statistics.
 template <typename T>
 void batch_norm2d_forward_training(const BatchNorm2dShape& s, const T* x, const T* gamma,
                                    const T* beta, T* y, T* mean, T* var, T* running_mean,
                                    T* running_var) {
     const std::int64_t count = batch_norm2d_count(s);
+    check_batch_norm2d_count(count);
     for (int c = 0; c < s.channels; ++c) {
-        const Moments moments = batch_norm2d_channel_moments(s, c, x);
-        mean[c] = T(moments.mean);
-        var[c] = T(moments.var);
-        batch_norm2d_channel_forward(s, c, x, gamma, beta, mean, var, y);
+        double sum = 0;
+        for_each_in_channel(s, c, [&](std::size_t i) { sum += double(x[i]); });
+        const double channel_mean = sum / double(count);
+        double squared_deviations = 0;
+        for_each_in_channel(s, c, [&](std::size_t i) {
+            const double deviation = double(x[i]) - channel_mean;
+            squared_deviations += deviation * deviation;
+        });
+        const double channel_var = squared_deviations / double(count);
+        mean[c] = T(channel_mean);
+        var[c] = T(channel_var);
+        const double inv_std = 1 / std::sqrt(channel_var + double(s.eps));
+        for_each_in_channel(s, c, [&](std::size_t i) {
+            y[i] = T(double(gamma[c]) * (double(x[i]) - channel_mean) * inv_std +
+                     double(beta[c]));
+        });
+        update_running_stats(s, count, c, channel_mean, channel_var, running_mean, running_var);
     }
-    update_running_stats(s, count, mean, var, running_mean, running_var);
 }
 
+// The backward of the training forward, mean and var being functions of x:
+// with xhat = (x - mean) / sqrt(var + eps), dbeta = sum of dy, dgamma = sum
+// of dy * xhat, and dx = gamma / sqrt(var + eps) * (dy - dbeta / count -
+// xhat * dgamma / count).
 template <typename T>
-void batch_norm2d_forward_given_stats(const BatchNorm2dShape& s, const T* x, const T* gamma,
-                                      const T* beta, const T* mean, const T* var, T* y) {
-    for (int c = 0; c < s.channels; ++c)
-        batch_norm2d_channel_forward(s, c, x, gamma, beta, mean, var, y);
+void batch_norm2d_backward(const BatchNorm2dShape& s, const T* x, const T* dy, const T* gamma,
+                           const T* mean, const T* var, T* dx, T* dgamma, T* dbeta) {
+    const double count = double(batch_norm2d_count(s));
+    for (int c = 0; c < s.channels; ++c) {
+        const double inv_std = inverse_std(s, var[c]);
+        double dy_sum = 0, dy_xhat_sum = 0;
+        for_each_in_channel(s, c, [&](std::size_t i) {
+            const double xhat = (double(x[i]) - double(mean[c])) * inv_std;
+            dy_sum += double(dy[i]);
+            dy_xhat_sum += double(dy[i]) * xhat;
+        });
+        for_each_in_channel(s, c, [&](std::size_t i) {
+            const double xhat = (double(x[i]) - double(mean[c])) * inv_std;
+            dx[i] = T(double(gamma[c]) * inv_std *
+                      (double(dy[i]) - dy_sum / count - xhat * dy_xhat_sum / count));
+        });
+        dgamma[c] = T(dy_xhat_sum);
+        dbeta[c] = T(dy_sum);
+    }
 }
 
+// sum = sum of (x - shift) and sum_sq = sum of (x - shift)^2 per channel;
+// a null shift is 0.
 template <typename T>
 void batch_norm2d_sums(const BatchNorm2dShape& s, const T* x, const T* shift, T* sum, T* sum_sq) {
     for (int c = 0; c < s.channels; ++c) {
-        const Sums sums = batch_norm2d_channel_sums(s, c, x, shift ? double(shift[c]) : 0.0);
-        sum[c] = T(sums.sum);
-        sum_sq[c] = T(sums.sum_sq);
+        const double channel_shift = shift != nullptr ? double(shift[c]) : 0.0;
+        double deviations = 0, squared_deviations = 0;
+        for_each_in_channel(s, c, [&](std::size_t i) {
+            const double deviation = double(x[i]) - channel_shift;
+            deviations += deviation;
+            squared_deviations += deviation * deviation;
+        });
+        sum[c] = T(deviations);
+        sum_sq[c] = T(squared_deviations);
     }
 }
 
-// shift may be running_mean: each channel reads it before updating it.
+// With d = x - shift over `count` values: mean = shift + E[d] and var =
+// E[d^2] - E[d]^2 (at least 0). shift may be running_mean: channel c reads
+// it before updating it.
 template <typename T>
 void batch_norm2d_stats_from_sums(const BatchNorm2dShape& s, std::int64_t count, const T* sum,
                                   const T* sum_sq, const T* shift, T* mean, T* var,
                                   T* running_mean, T* running_var) {
+    check_batch_norm2d_count(count);
     for (int c = 0; c < s.channels; ++c) {
-        const Moments moments = moments_from_sums(count, {double(sum[c]), double(sum_sq[c])},
-                                                  shift ? double(shift[c]) : 0.0);
-        mean[c] = T(moments.mean);
-        var[c] = T(moments.var);
+        const double channel_shift = shift != nullptr ? double(shift[c]) : 0.0;
+        const double mean_deviation = double(sum[c]) / double(count);
+        const double mean_squared_deviation = double(sum_sq[c]) / double(count);
+        const double channel_mean = channel_shift + mean_deviation;
+        const double channel_var =
+            std::max(0.0, mean_squared_deviation - mean_deviation * mean_deviation);
+        mean[c] = T(channel_mean);
+        var[c] = T(channel_var);
+        update_running_stats(s, count, c, channel_mean, channel_var, running_mean, running_var);
     }
-    update_running_stats(s, count, mean, var, running_mean, running_var);
 }
 
+// dgamma = sum of dy * (x - mean) / sqrt(var + eps), dbeta = sum of dy.
 template <typename T>
 void batch_norm2d_backward_reduce(const BatchNorm2dShape& s, const T* x, const T* dy,
                                   const T* mean, const T* var, T* dgamma, T* dbeta) {
-    for (int c = 0; c < s.channels; ++c)
-        batch_norm2d_channel_backward_reduce(s, c, x, dy, mean, var, dgamma, dbeta);
+    for (int c = 0; c < s.channels; ++c) {
+        const double inv_std = inverse_std(s, var[c]);
+        double dy_sum = 0, dy_xhat_sum = 0;
+        for_each_in_channel(s, c, [&](std::size_t i) {
+            dy_sum += double(dy[i]);
+            dy_xhat_sum += double(dy[i]) * (double(x[i]) - double(mean[c])) * inv_std;
+        });
+        dgamma[c] = T(dy_xhat_sum);
+        dbeta[c] = T(dy_sum);
+    }
 }
 
+// dx = gamma / sqrt(var + eps) * (dy - dbeta / count - xhat * dgamma / count)
+// with the given (all-reduced) dgamma and dbeta.
 template <typename T>
 void batch_norm2d_backward_elementwise(const BatchNorm2dShape& s, std::int64_t count, const T* x,
                                        const T* dy, const T* gamma, const T* mean, const T* var,
                                        const T* dgamma, const T* dbeta, T* dx) {
-    for (int c = 0; c < s.channels; ++c)
-        batch_norm2d_channel_backward_elementwise(s, c, count, x, dy, gamma, mean, var, dgamma,
-                                                  dbeta, dx);
-}
-
-// The backward of the training forward: the synchronized backward of one replica.
-template <typename T>
-void batch_norm2d_backward(const BatchNorm2dShape& s, const T* x, const T* dy, const T* gamma,
-                           const T* mean, const T* var, T* dx, T* dgamma, T* dbeta) {
-    batch_norm2d_backward_reduce(s, x, dy, mean, var, dgamma, dbeta);
-    batch_norm2d_backward_elementwise(s, batch_norm2d_count(s), x, dy, gamma, mean, var, dgamma,
-                                      dbeta, dx);
+    for (int c = 0; c < s.channels; ++c) {
+        const double inv_std = inverse_std(s, var[c]);
+        for_each_in_channel(s, c, [&](std::size_t i) {
+            const double xhat = (double(x[i]) - double(mean[c])) * inv_std;
+            dx[i] = T(double(gamma[c]) * inv_std *
+                      (double(dy[i]) - double(dbeta[c]) / double(count) -
+                       xhat * double(dgamma[c]) / double(count)));
+        });
+    }
 }
 
 // ---------------------------------------------------------------- linear
@@ -588,11 +585,13 @@ int row_label(const T* labels, int n, int classes) {
     return label;
 }
 
-// The index of the largest of `classes` values, the first of equal maxima
-// (as std::max_element).
+// The index of the largest of `classes` values, the first of equal maxima.
 template <typename T>
 int first_arg_max(const T* row, int classes) {
-    return static_cast<int>(std::max_element(row, row + classes) - row);
+    int best = 0;
+    for (int c = 1; c < classes; ++c)
+        if (row[c] > row[best]) best = c;
+    return best;
 }
 
 // log sum_c exp(z_c) = max + log sum_c exp(z_c - max): every exponent is
@@ -608,7 +607,10 @@ T log_sum_exp(const T* z, int classes) {
 // Softmax cross-entropy over `batch` rows of `classes` logits; labels are
 // class indices stored as T. Returns the loss summed over the rows and the
 // number of rows whose arg-max (the first index on ties) equals the label.
-// If dlogits is not null it receives grad_scale * d(loss sum)/dlogits.
+// If dlogits is not null it receives grad_scale * d(loss sum)/dlogits. Each
+// row in double: its loss -log softmax(z)[label] = log sum exp(z) - z[label],
+// the sum shifted by the row's maximum, and its gradient softmax(z)_c -
+// [c == label].
 template <typename T>
 Backend::LossResult softmax_cross_entropy(int batch, int classes, const T* logits, const T* labels,
                                           T* dlogits, T grad_scale) {
@@ -616,16 +618,21 @@ Backend::LossResult softmax_cross_entropy(int batch, int classes, const T* logit
     for (int n = 0; n < batch; ++n) {
         const T* z = logits + std::size_t(n) * classes;
         const int label = row_label(labels, n, classes);
-        if (first_arg_max(z, classes) == label) ++result.correct;
+        const int predicted = first_arg_max(z, classes);
+        if (predicted == label) ++result.correct;
 
-        const T log_z = log_sum_exp(z, classes);
-        result.loss_sum += log_z - z[label];  // -log softmax(z)[label]
+        const double max_z = double(z[predicted]);
+        double sum_exp = 0;
+        for (int c = 0; c < classes; ++c) sum_exp += std::exp(double(z[c]) - max_z);
+        const double log_sum = max_z + std::log(sum_exp);
+        result.loss_sum += log_sum - double(z[label]);
 
-        // d(-log softmax(z)[label]) / dz_c = softmax(z)_c - [c == label]
         if (dlogits != nullptr) {
             T* dz = dlogits + std::size_t(n) * classes;
-            for (int c = 0; c < classes; ++c)
-                dz[c] = grad_scale * (std::exp(z[c] - log_z) - T(c == label ? 1 : 0));
+            for (int c = 0; c < classes; ++c) {
+                const double softmax = std::exp(double(z[c]) - log_sum);
+                dz[c] = T(double(grad_scale) * (softmax - (c == label ? 1.0 : 0.0)));
+            }
         }
     }
     return result;
@@ -654,7 +661,8 @@ void log_softmax_backward(int batch, int classes, const T* y, const T* dy, T* dx
 }
 
 // Negative log-likelihood of rows of log-probabilities: the contract of
-// softmax_cross_entropy with -log_probs[label] as each row's loss.
+// softmax_cross_entropy with -log_probs[label] as each row's loss, whose
+// gradient is -1 at the label and 0 elsewhere.
 template <typename T>
 Backend::LossResult nll_loss(int batch, int classes, const T* log_probs, const T* labels,
                              T* dlog_probs, T grad_scale) {
@@ -663,12 +671,10 @@ Backend::LossResult nll_loss(int batch, int classes, const T* log_probs, const T
         const T* row = log_probs + std::size_t(n) * classes;
         const int label = row_label(labels, n, classes);
         if (first_arg_max(row, classes) == label) ++result.correct;
-        result.loss_sum -= row[label];
-        if (dlog_probs != nullptr) {
-            T* d = dlog_probs + std::size_t(n) * classes;
-            std::fill_n(d, classes, T(0));
-            d[label] = -grad_scale;
-        }
+        result.loss_sum += -double(row[label]);
+        if (dlog_probs != nullptr)
+            for (int c = 0; c < classes; ++c)
+                dlog_probs[std::size_t(n) * classes + c] = c == label ? -grad_scale : T(0);
     }
     return result;
 }

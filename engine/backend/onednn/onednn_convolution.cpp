@@ -1,0 +1,169 @@
+// OneDnnBackend's convolutions: oneDNN's primitives in the layout this
+// machine's kernel cache names for each op and shape, and the bias gradient
+// summed on the host.
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend/host/host_kernels.h"
+#include "backend/kernel_choices.h"
+#include "backend/onednn/onednn_impl.h"
+#include "core/cpu_model.h"
+#include "core/format.h"
+
+namespace dp {
+
+using namespace onednn;
+
+namespace {
+
+// The layouts a convolution can run in: the caller's NCHW (oneDNN's gemm
+// kernels), the blocked layout oneDNN picks (format "any": its jit kernels)
+// or NHWC (its brgemm kernels), the caller's buffers reordered in and out
+// for the last two. Which is fastest depends on the channel counts and on
+// the op, up to 2x apart here reorders included (bench/README.md), so each
+// op measures them on its first call with a shape, as cuDNN's algorithm
+// search does, and keeps the fastest.
+constexpr ConvLayout kConvLayouts[] = {ConvLayout::nchw, ConvLayout::blocked, ConvLayout::nhwc};
+// Best of three per layout: one timing let a burst of noise pick the layout.
+constexpr int kTimingsPerCandidate = 3;
+
+// Without measuring (DP_KERNEL_TUNING=fixed): the jit kernels on the blocked
+// layout for windows, gemm on NCHW for 1x1 (oneDNN's own heuristics' usual pick).
+ConvLayout fixed_conv_layout(const Conv2dShape& s) {
+    return s.kernel > 1 ? ConvLayout::blocked : ConvLayout::nchw;
+}
+
+std::string isa_name(dnnl::cpu_isa isa) {
+    switch (isa) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return format("isa 0x%x", unsigned(isa));
+    }
+}
+
+}  // namespace
+
+Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvLayout layout) {
+    using namespace dnnl;
+    const memory::dims src_dims{s.batch, s.in_channels, s.in_h, s.in_w};
+    const memory::dims dst_dims{s.batch, s.out_channels, s.out_h(), s.out_w()};
+    const memory::dims weights_dims{s.out_channels, s.in_channels, s.kernel, s.kernel};
+    const memory::dims strides{s.stride, s.stride}, padding{s.pad, s.pad};
+    // The caller's layouts, and those the primitive is asked to use.
+    const memory::desc src(src_dims, f32, tag::nchw), dst(dst_dims, f32, tag::nchw),
+        weights(weights_dims, f32, tag::oihw), bias = vec(s.out_channels);
+    const tag activations = layout == ConvLayout::nchw      ? tag::nchw
+                            : layout == ConvLayout::blocked ? tag::any
+                                                            : tag::nhwc;
+    const memory::desc want_src(src_dims, f32, activations), want_dst(dst_dims, f32, activations),
+        want_weights(weights_dims, f32, layout == ConvLayout::nchw ? tag::oihw : tag::any);
+    // The forward's descriptor is every backward's hint.
+    const convolution_forward::primitive_desc fwd(
+        {prop_kind::forward_training, algorithm::convolution_direct, want_src, want_weights,
+         bias, want_dst, strides, padding, padding},
+        engine);
+    switch (op) {
+    case ConvOp::forward: {
+        Step step(convolution_forward{fwd});
+        step.bind_converted(DNNL_ARG_SRC, src, fwd.src_desc(), false, engine);
+        step.bind_converted(DNNL_ARG_WEIGHTS, weights, fwd.weights_desc(), false, engine);
+        step.bind(DNNL_ARG_BIAS, bias, engine);
+        step.bind_converted(DNNL_ARG_DST, dst, fwd.dst_desc(), true, engine);
+        return step;
+    }
+    case ConvOp::backward_data: {
+        const convolution_backward_data::primitive_desc pd(
+            {algorithm::convolution_direct, want_src, want_weights, want_dst, strides, padding,
+             padding},
+            engine, fwd);
+        Step step(convolution_backward_data{pd});
+        step.bind_converted(DNNL_ARG_DIFF_DST, dst, pd.diff_dst_desc(), false, engine);
+        step.bind_converted(DNNL_ARG_WEIGHTS, weights, pd.weights_desc(), false, engine);
+        step.bind_converted(DNNL_ARG_DIFF_SRC, src, pd.diff_src_desc(), true, engine);
+        return step;
+    }
+    case ConvOp::backward_weights: {
+        // Without the bias: conv2d_backward_weights sums it in double.
+        const convolution_backward_weights::primitive_desc pd(
+            {algorithm::convolution_direct, want_src, want_weights, want_dst, strides, padding,
+             padding},
+            engine, fwd);
+        Step step(convolution_backward_weights{pd});
+        step.bind_converted(DNNL_ARG_SRC, src, pd.src_desc(), false, engine);
+        step.bind_converted(DNNL_ARG_DIFF_DST, dst, pd.diff_dst_desc(), false, engine);
+        step.bind_converted(DNNL_ARG_DIFF_WEIGHTS, weights, pd.diff_weights_desc(), true,
+                            engine);
+        return step;
+    }
+    }
+    throw std::logic_error("unknown convolution op");
+}
+
+// The step of `op` for shape `s`: the layout this machine's kernel cache
+// names for it, measured here on its first use (each candidate runs on the
+// caller's buffers and overwrites the outputs; the caller then runs the
+// chosen one). Only the chosen layout's primitive is kept.
+Step& OneDnnBackend::Impl::conv_step(const Conv2dShape& s, ConvOp op, Handles handles) {
+    std::optional<Step>& chosen =
+        conv_plans.get(s, [](const Conv2dShape&) { return ConvPlan{}; }).ops[int(op)];
+    if (chosen) return *chosen;
+    const int layout = kernel_choices().choose(conv_key(s, op), int(fixed_conv_layout(s)), [&] {
+        std::vector<Step> candidates;
+        for (const ConvLayout candidate : kConvLayouts) {
+            candidates.push_back(build_conv_step(s, op, candidate));
+            reserve_scratch(candidates.back().scratch_bytes);
+        }
+        return fastest_candidate(int(candidates.size()), kTimingsPerCandidate, [&](int i) {
+            candidates[std::size_t(i)].run(stream, handles, scratch.get());
+            stream.wait();
+        });
+    });
+    chosen = build_conv_step(s, op, ConvLayout(layout));
+    reserve_scratch(chosen->scratch_bytes);
+    return *chosen;
+}
+
+std::string OneDnnBackend::Impl::conv_key(const Conv2dShape& s, ConvOp op) const {
+    static const char* names[] = {"forward", "backward_data", "backward_weights"};
+    return conv_choice_key(machine, names[int(op)], s);
+}
+
+std::string OneDnnBackend::Impl::machine_name() {
+    const dnnl_version_t* v = dnnl_version();
+    return format("onednn %d.%d.%d %s | ", v->major, v->minor, v->patch,
+                  isa_name(dnnl::get_effective_cpu_isa()).c_str()) +
+           cpu_model_name();
+}
+
+void OneDnnBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
+                                   const float* b, float* y) {
+    const Handles handles{{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, b},
+                          {DNNL_ARG_DST, y}};
+    impl_->conv_step(s, ConvOp::forward, handles).run(impl_->stream, handles, impl_->scratch.get());
+}
+
+void OneDnnBackend::conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* w,
+                                         float* dx) {
+    const Handles handles{{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_SRC, dx}};
+    impl_->conv_step(s, ConvOp::backward_data, handles)
+        .run(impl_->stream, handles, impl_->scratch.get());
+}
+
+void OneDnnBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x,
+                                            const float* dy, float* dw, float* db) {
+    const Handles handles{{DNNL_ARG_SRC, x}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw}};
+    impl_->conv_step(s, ConvOp::backward_weights, handles)
+        .run(impl_->stream, handles, impl_->scratch.get());
+    host::conv2d_bias_backward(s, dy, db);
+}
+
+}  // namespace dp

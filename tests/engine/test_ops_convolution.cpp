@@ -1,0 +1,142 @@
+// Convolution: conv2d on every padding, stride and kernel shape the models use.
+// Data-driven checks (a) to (c) of op_test_support.h on every op case below,
+// then hand-computed values, which run on both backends.
+
+#include "op_test_support.h"
+
+namespace {
+
+using namespace dp::op_test;
+
+struct Conv2dOp {
+    // A fast backend sums the C*k*k (forward), O*k*k (backward data) or
+    // N*OH*OW (backward weights) products of each output in its own blocked
+    // order: float rounding of up to a few hundred terms (oneDNN: <= 4e-6).
+    static constexpr double tolerance_vs_reference = 1e-4;
+    Conv2dShape shape;
+
+    std::string label() const {
+        return "conv2d x " + dims({shape.batch, shape.in_channels, shape.in_h, shape.in_w}) +
+               " w " + dims({shape.out_channels, shape.in_channels, shape.kernel, shape.kernel}) +
+               " stride " + std::to_string(shape.stride) + " pad " + std::to_string(shape.pad);
+    }
+    template <typename T>
+    Tensors<T> make_inputs(std::mt19937& rng) const {
+        return {{"x", uniform<T>(ref::conv2d_input_size(shape), -1, 1, rng)},
+                {"w", uniform<T>(ref::conv2d_weight_size(shape), -1, 1, rng)},
+                {"b", uniform<T>(shape.out_channels, -1, 1, rng)}};
+    }
+    template <typename Ops, typename T = typename Ops::Scalar>
+    std::vector<T> forward(Ops& ops, const Tensors<T>& in) const {
+        return ops.conv2d_forward(shape, in.at("x"), in.at("w"), in.at("b"));
+    }
+    template <typename Ops, typename T = typename Ops::Scalar>
+    Tensors<T> backward(Ops& ops, const Tensors<T>& in, const std::vector<T>& dy) const {
+        auto [dw, db] = ops.conv2d_backward_weights(shape, in.at("x"), dy);
+        return {{"x", ops.conv2d_backward_data(shape, dy, in.at("w"))},
+                {"w", std::move(dw)},
+                {"b", std::move(db)}};
+    }
+};
+
+using OpCase = std::variant<Conv2dOp>;
+
+const std::vector<OpCase>& op_cases() {
+    static const std::vector<OpCase> cases{
+        Conv2dOp{{.batch = 2, .in_channels = 3, .in_h = 7, .in_w = 7, .out_channels = 4,
+                  .kernel = 3}},
+        // Stride 2 with padding 1, even input.
+        Conv2dOp{{.batch = 2, .in_channels = 2, .in_h = 8, .in_w = 8, .out_channels = 3,
+                  .kernel = 3, .stride = 2, .pad = 1}},
+        // Odd, non-square input.
+        Conv2dOp{{.batch = 1, .in_channels = 3, .in_h = 9, .in_w = 7, .out_channels = 2,
+                  .kernel = 3, .stride = 2, .pad = 1}},
+        // Stride 2 that leaves the last input row and column in no window.
+        Conv2dOp{{.batch = 2, .in_channels = 2, .in_h = 6, .in_w = 6, .out_channels = 3,
+                  .kernel = 3, .stride = 2}},
+        // 1x1 kernels, with stride 1 and 2.
+        Conv2dOp{{.batch = 3, .in_channels = 4, .in_h = 5, .in_w = 5, .out_channels = 6,
+                  .kernel = 1}},
+        Conv2dOp{{.batch = 2, .in_channels = 4, .in_h = 7, .in_w = 7, .out_channels = 3,
+                  .kernel = 1, .stride = 2}},
+        // LeNet-like 5x5 kernels: "same" padding on one channel, then 6 -> 16.
+        Conv2dOp{{.batch = 2, .in_channels = 1, .in_h = 12, .in_w = 12, .out_channels = 6,
+                  .kernel = 5, .pad = 2}},
+        Conv2dOp{{.batch = 2, .in_channels = 6, .in_h = 12, .in_w = 12, .out_channels = 16,
+                  .kernel = 5}},
+    };
+    return cases;
+}
+
+}  // namespace
+
+class TestConvolutionOps : public QObject, private CpuBackends {
+    Q_OBJECT
+
+private slots:
+    void reference_ops_match_finite_differences_in_double_data() { add_op_case_rows(op_cases()); }
+    void reference_ops_match_finite_differences_in_double() {
+        ReferenceOps<double> ops;
+        visit_current_op_case(op_cases(), [&](const auto& op) { verify_gradients(op, ops); });
+    }
+
+    void reference_backend_matches_finite_differences_data() { add_op_case_rows(op_cases()); }
+    void reference_backend_matches_finite_differences() {
+        visit_current_op_case(op_cases(),
+                              [&](const auto& op) { verify_gradients(op, reference_); });
+    }
+
+    void onednn_backend_matches_finite_differences_data() { add_op_case_rows(op_cases()); }
+    void onednn_backend_matches_finite_differences() {
+        visit_current_op_case(op_cases(),
+                              [&](const auto& op) { verify_gradients(op, onednn_); });
+    }
+
+    void onednn_backend_matches_reference_backend_data() { add_op_case_rows(op_cases()); }
+    void onednn_backend_matches_reference_backend() {
+        visit_current_op_case(op_cases(), [&](const auto& op) {
+            verify_matches_reference(op, onednn_, reference_);
+        });
+    }
+
+    void conv2d_known_values() {
+        Failures failures;
+        for (BackendOps* ops : backends()) {
+            const std::string on = ops->name() + ": ";
+            const std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8, 9};  // 1x1x3x3
+
+            // One 2x2 filter [1 2; 3 4] plus bias 1: each output is its
+            // window dotted with the filter, plus 1.
+            const Conv2dShape s{.batch = 1, .in_channels = 1, .in_h = 3, .in_w = 3,
+                                .out_channels = 1, .kernel = 2};
+            const std::vector<float> w{1, 2, 3, 4};
+            check_values(failures, on + "2x2 filter y", ops->conv2d_forward(s, x, w, {1}),
+                         {38, 48, 68, 78});
+            // With dy = 1: dx[i] sums the filter taps that touch x[i], dw sums
+            // the input windows, db counts the outputs.
+            const std::vector<float> ones(4, 1);
+            check_values(failures, on + "2x2 filter dx", ops->conv2d_backward_data(s, ones, w),
+                         {1, 3, 2, 4, 10, 6, 3, 7, 4});
+            const auto [dw, db] = ops->conv2d_backward_weights(s, x, ones);
+            check_values(failures, on + "2x2 filter dw", dw, {12, 16, 24, 28});
+            check_values(failures, on + "2x2 filter db", db, {4});
+
+            // A 3x3 box filter with padding 1 sums each in-bounds neighbourhood.
+            const Conv2dShape padded{.batch = 1, .in_channels = 1, .in_h = 3, .in_w = 3,
+                                     .out_channels = 1, .kernel = 3, .pad = 1};
+            check_values(failures, on + "3x3 box pad 1 y",
+                         ops->conv2d_forward(padded, x, std::vector<float>(9, 1), {0}),
+                         {12, 21, 16, 27, 45, 33, 24, 39, 28});
+
+            // A 1x1 filter of 2 with stride 2 doubles the corners.
+            const Conv2dShape strided{.batch = 1, .in_channels = 1, .in_h = 3, .in_w = 3,
+                                      .out_channels = 1, .kernel = 1, .stride = 2};
+            check_values(failures, on + "1x1 stride 2 y",
+                         ops->conv2d_forward(strided, x, {2}, {0}), {2, 6, 14, 18});
+        }
+        QVERIFY2(failures.empty(), failures.text());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestConvolutionOps)
+#include "test_ops_convolution.moc"
