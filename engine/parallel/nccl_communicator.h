@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "parallel/communicator.h"
+#include "collective/communicator.h"
 
 namespace dp {
 

@@ -11,6 +11,7 @@
 #include "data/epoch_sampler.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
+#include "parallel/communicator.h"
 #include "train/parameter_drift.h"
 #include "train/replica_group.h"
 #include "train/training_data.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "parallel/communicator.h"
+#include "collective/communicator.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
 
