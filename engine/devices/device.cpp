@@ -13,6 +13,7 @@
 #include "core/format.h"
 #ifdef DP_HAVE_CUDA
 #include "backend/cuda/cuda_backend.h"
+#include "platform/cuda/cuda_devices.h"
 #endif
 
 namespace dp {
