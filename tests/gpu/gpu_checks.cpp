@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-#include "backend/cuda/cuda_backend.h"
+#include "backend/backend_factory.h"
 #include "backend/reference/reference_backend.h"
 #include "core/error.h"
 #include "data/dataset.h"
