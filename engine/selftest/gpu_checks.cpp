@@ -1,4 +1,4 @@
-#include "gpu_checks.h"
+#include "selftest/gpu_checks.h"
 
 #include <algorithm>
 #include <cmath>
