@@ -43,7 +43,7 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
                                   .quiet = mpi.rank() != 0,
                                   .failure_prefix = rank_prefix,
                                   .record = record ? &*record : nullptr});
-        const RunOutcome outcome = Trainer(config, std::move(rank.part)).run(observer);
+        const RunOutcome outcome = Trainer(config, {rank.device}, std::move(rank.part)).run(observer);
         if (record) record->finish(outcome, observer.failure());
         if (outcome == RunOutcome::failed) mpi.abort(1);
         return 0;
