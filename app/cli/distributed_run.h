@@ -5,10 +5,11 @@
 namespace dp {
 
 // dp-train --distributed: this process is one rank of an mpirun job. MPI
-// starts here (and only for such a run); the rank takes one device, checks
-// that every rank was given the same settings, trains its share of every
-// global batch, and only rank 0 prints, saves checkpoints and keeps the
-// record. A rank that fails prints "dp-train: rank R: <message>" and aborts
+// starts here (and only for such a run); the engine checks that every rank
+// was given the same settings and gives the rank one device and the
+// communicator among all ranks (train/distributed_init.h); the rank trains
+// its share of every global batch, and only rank 0 prints, saves checkpoints
+// and keeps the record. A rank that fails prints "dp-train: rank R: <message>" and aborts
 // the job, so every rank exits non-zero. Returns the exit code (0, or 2 for
 // settings that no rank can run).
 int train_distributed(const CliCommand& command, int& argc, char**& argv);

@@ -27,14 +27,16 @@ int list_devices() {
     return 0;
 }
 
-// Exit code 1 if the run failed; `summary` receives what it measured.
-int train(const dp::TrainConfig& config, const dp::CliCommand& command,
-          dp::RunSummary* summary = nullptr, const std::string& comparison_group = {}) {
+// Trains on `devices`, config.devices resolved once by the caller. Exit code
+// 1 if the run failed; `summary` receives what it measured.
+int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devices,
+          const dp::CliCommand& command, dp::RunSummary* summary = nullptr,
+          const std::string& comparison_group = {}) {
     std::optional<dp::RunRecorder> record;
     if (auto sinks = dp::record_sinks(config, command.history); !sinks.empty()) {
         dp::TrainConfig as_run = config;
         as_run.devices.clear();
-        for (const auto& device : dp::select_devices(config.devices)) as_run.devices.push_back(device.id);
+        for (const auto& device : devices) as_run.devices.push_back(device.id);
         dp::RunRecord started = dp::start_run_record(as_run, "dp-train");
         started.comparison_group = comparison_group;
         record.emplace(std::move(started), std::move(sinks));
@@ -44,7 +46,7 @@ int train(const dp::TrainConfig& config, const dp::CliCommand& command,
                                   .quiet = false,
                                   .failure_prefix = "",
                                   .record = record ? &*record : nullptr});
-    const auto outcome = dp::Trainer(config).run(observer);
+    const auto outcome = dp::Trainer(config, devices).run(observer);
     if (record) record->finish(outcome, observer.failure());
     if (summary) *summary = observer.summary();
     return outcome == dp::RunOutcome::failed ? 1 : 0;
@@ -59,7 +61,9 @@ int compare(const dp::CliCommand& command) {
         std::filesystem::path path;
         ~RemoveAtExit() { std::error_code ignored; std::filesystem::remove_all(path, ignored); }
     } remove_snapshots{snapshots};
-    const auto configs = dp::comparison_configs(command.config, command.compare_counts,
+    // Resolved once: run i is on the first configs[i].devices.size() of them.
+    const auto devices = dp::select_devices(command.config.devices);
+    const auto configs = dp::comparison_configs(command.config, devices, command.compare_counts,
                                                 command.scale_lr, snapshots.string());
     std::vector<dp::RunSummary> runs(configs.size());
     const std::string group = dp::new_comparison_group();
@@ -67,7 +71,10 @@ int compare(const dp::CliCommand& command) {
         std::printf("== run %zu of %zu: %zu device(s), global batch %d, lr %g\n", i + 1,
                     configs.size(), configs[i].devices.size(), configs[i].batch_size,
                     double(configs[i].lr));
-        if (const int code = train(configs[i], command, &runs[i], group); code != 0) return code;
+        const std::vector<dp::DeviceInfo> run_devices(
+            devices.begin(), devices.begin() + std::ptrdiff_t(configs[i].devices.size()));
+        if (const int code = train(configs[i], run_devices, command, &runs[i], group); code != 0)
+            return code;
     }
     std::printf("\n%s", dp::format_comparison(dp::compare_runs(configs, runs)).c_str());
     return 0;
@@ -92,9 +99,8 @@ int main(int argc, char** argv) {
             if (command.distributed) return dp::train_distributed(command, argc, argv);
 #endif
             // An unknown or absent device is a usage error (exit 2), found
-            // before any data is loaded.
-            dp::select_devices(command.config.devices);
-            return train(command.config, command);
+            // before any data is loaded. Resolved once for the whole run.
+            return train(command.config, dp::select_devices(command.config.devices), command);
         }
     } catch (const dp::Error& error) {
         std::fprintf(stderr, "dp-train: %s\n",

@@ -4,7 +4,7 @@
 //
 //   dp-gpu-selftest [--epochs N] [--no-timing]
 //
-// The checks are those of tests/gpu (registered with CTest as test_gpu_*):
+// The checks are engine/selftest's (tests/gpu registers them with CTest as test_gpu_*):
 // every op against the CPU reference, NCCL collectives against the host,
 // 1-GPU vs N-GPU training, no allocation in the step loop. The timing table
 // trains lenet and resnet18 on Fashion-MNIST at batch 256 on cuda:0, then on
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "devices/device.h"
-#include "gpu_checks.h"
+#include "selftest/gpu_checks.h"
 #include "train/trainer.h"
 
 namespace {

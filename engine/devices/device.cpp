@@ -7,12 +7,11 @@
 
 #include <sched.h>
 
-#include "backend/onednn/onednn_backend.h"
 #include "core/cpu_model.h"
 #include "core/error.h"
 #include "core/format.h"
 #ifdef DP_HAVE_CUDA
-#include "backend/cuda/cuda_backend.h"
+#include "platform/cuda/cuda_devices.h"
 #endif
 
 namespace dp {
@@ -121,16 +120,6 @@ std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids) {
         chosen.push_back(*it);
     }
     return chosen;
-}
-
-std::unique_ptr<Backend> make_backend(const DeviceInfo& device) {
-#ifdef DP_HAVE_CUDA
-    if (device.kind == DeviceKind::cuda)
-        return make_cuda_backend(device.cuda_ordinal, cuda_backend_options_from_environment());
-#endif
-    if (device.kind != DeviceKind::cpu)
-        throw Error("device " + device.id + " needs the CUDA backend, which this build lacks");
-    return std::make_unique<OneDnnBackend>();
 }
 
 }  // namespace dp

@@ -1,11 +1,8 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <string>
 #include <vector>
-
-#include "backend/backend.h"
 
 namespace dp {
 
@@ -32,9 +29,6 @@ std::vector<DeviceInfo> available_devices();
 // Throws dp::Error naming an unknown or repeated device, or a mix of CPU and
 // CUDA devices (one run computes on one kind).
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids);
-
-// The backend that computes on `device`. Call on the device's worker thread.
-std::unique_ptr<Backend> make_backend(const DeviceInfo& device);
 
 // "NVIDIA H100 80GB HBM3, 79.1 GiB, 132 SMs": a GPU's --list-devices line.
 std::string cuda_device_description(const std::string& name, std::size_t memory_bytes,

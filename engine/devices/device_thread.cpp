@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 #ifdef DP_HAVE_CUDA
-#include "backend/cuda/cuda_backend.h"
+#include "platform/cuda/cuda_devices.h"
 #endif
 
 namespace dp {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "backend/backend.h"
-#include "parallel/communicator.h"
+#include "collective/communicator.h"
 #include "nn/parameter_store.h"
 
 namespace dp {

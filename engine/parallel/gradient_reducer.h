@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "parallel/bucket_plan.h"
-#include "parallel/communicator.h"
+#include "collective/communicator.h"
 
 namespace dp {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "parallel/communicator.h"
+#include "collective/communicator.h"
 
 namespace dp {
 

@@ -8,8 +8,8 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include "backend/cuda/compute_stream.h"
-#include "backend/cuda/cuda_check.h"
+#include "platform/cuda/compute_stream.h"
+#include "platform/cuda/cuda_check.h"
 
 namespace dp {
 

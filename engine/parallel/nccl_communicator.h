@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "parallel/communicator.h"
+#include "collective/communicator.h"
 
 namespace dp {
 
@@ -19,7 +19,7 @@ NcclUniqueId nccl_unique_id();
 // Collectives among CUDA devices on NCCL. Buffers are device memory. Each
 // rank's collective is issued on that rank's communication stream after
 // everything queued so far on the calling thread's compute stream (the CUDA
-// backend's: see backend/cuda/compute_stream.h), and that compute stream
+// backend's: see platform/cuda/compute_stream.h), and that compute stream
 // waits for it, so the update that follows reads the sum. all_reduce_sum and
 // broadcast return when the collective has completed; start_all_reduce_sum
 // returns once it is queued, so backward goes on computing while NCCL

@@ -1,6 +1,6 @@
 #include "parallel/thread_rendezvous.h"
 
-#include "parallel/communicator.h"
+#include "collective/communicator.h"
 
 #include "core/error.h"
 

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <utility>
 
+#include "backend/backend_factory.h"
 #include "data/epoch_sampler.h"
 #include "models/model_registry.h"
 

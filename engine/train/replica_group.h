@@ -8,7 +8,7 @@
 
 #include "data/dataset.h"
 #include "devices/device_thread.h"
-#include "parallel/communicator.h"
+#include "collective/communicator.h"
 #include "parallel/gradient_reducer.h"
 #include "train/replica.h"
 #include "train/train_config.h"

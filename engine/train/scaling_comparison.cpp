@@ -13,7 +13,15 @@ std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
                                             const std::vector<int>& device_counts,
                                             bool scale_batch_and_lr,
                                             const std::string& snapshot_dir) {
-    const auto devices = select_devices(base.devices);
+    return comparison_configs(base, select_devices(base.devices), device_counts,
+                              scale_batch_and_lr, snapshot_dir);
+}
+
+std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
+                                            const std::vector<DeviceInfo>& devices,
+                                            const std::vector<int>& device_counts,
+                                            bool scale_batch_and_lr,
+                                            const std::string& snapshot_dir) {
     std::vector<TrainConfig> configs;
     for (int count : device_counts) {
         if (count < 1 || count > int(devices.size()))

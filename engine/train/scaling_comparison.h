@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/device.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
 
@@ -16,6 +17,14 @@ namespace dp {
 // N (the linear scaling rule, seed 000: 256 / 0.1 on one GPU, 512 / 0.2 on two).
 // The runs use the first N of `base.devices` (all devices if empty).
 std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
+                                            const std::vector<int>& device_counts,
+                                            bool scale_batch_and_lr,
+                                            const std::string& snapshot_dir = {});
+// The same with base.devices as the caller resolved them (select_devices), so
+// that a comparison reads the machine's devices once; run i is on the first
+// configs[i].devices.size() of `devices`.
+std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
+                                            const std::vector<DeviceInfo>& devices,
                                             const std::vector<int>& device_counts,
                                             bool scale_batch_and_lr,
                                             const std::string& snapshot_dir = {});

@@ -66,7 +66,15 @@ void validate_model_for_data(const TrainConfig& config) {
 
 }  // namespace
 
-void validate(const TrainConfig& config) {
+void validate(const TrainConfig& config) { validate(config, select_devices(config.devices)); }
+
+std::vector<DeviceInfo> validate_and_select_devices(const TrainConfig& config) {
+    std::vector<DeviceInfo> devices = select_devices(config.devices);
+    validate(config, devices);
+    return devices;
+}
+
+void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices) {
     require_known("model", config.model, model_names());
     require_known("dataset", config.dataset, dataset_names());
     require_known("all-reduce strategy", config.allreduce, thread_communicator_strategies());
@@ -74,7 +82,7 @@ void validate(const TrainConfig& config) {
     if (config.epochs == 0 && config.load_path.empty())
         throw Error("epochs must be positive, or 0 with " + setting("load_path") +
                     " to evaluate a checkpoint");
-    validate_ranks(config, int(select_devices(config.devices).size()));
+    validate_ranks(config, int(devices.size()));
     if (config.dataset == "mnist-format" && config.data_dir.empty())
         throw Error("the mnist-format data set needs " + setting("data_dir") +
                     " (the folder with the four IDX files)");

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "devices/device.h"
+
 namespace dp {
 
 // Everything that defines a training run. Defaults are the seeds' LeNet run
@@ -47,7 +49,14 @@ struct TrainConfig {
 
 // Throws dp::Error with a one-line message for impossible settings
 // (non-positive batch size, learning rate or epochs, unknown model, ...).
+// Settings are named as setting("name") (core/setting_ref.h) for each front
+// end to word. This one resolves config.devices (select_devices reads
+// /proc/cpuinfo and asks the CUDA runtime): callers that hold the resolved
+// devices pass them instead, and resolve them once per run.
 void validate(const TrainConfig& config);
+void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices);
+// validate(config), returning the devices it resolved.
+std::vector<DeviceInfo> validate_and_select_devices(const TrainConfig& config);
 
 // Throws dp::Error unless the global batch gives each of `ranks` ranks (one
 // per device, in one process or across several) a sample.

@@ -11,6 +11,7 @@
 #include "data/epoch_sampler.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
+#include "parallel/communicator.h"
 #include "train/parameter_drift.h"
 #include "train/replica_group.h"
 #include "train/training_data.h"
@@ -38,15 +39,23 @@ PredictionSamples preview_predictions(int epoch, ReplicaGroup& replicas, const D
 
 Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {}
 
-Trainer::Trainer(TrainConfig config, ProcessPart part)
-    : config_(std::move(config)), part_(std::move(part)) {}
+Trainer::Trainer(TrainConfig config, std::vector<DeviceInfo> devices)
+    : config_(std::move(config)), devices_(std::move(devices)) {}
+
+Trainer::Trainer(TrainConfig config, std::vector<DeviceInfo> devices, ProcessPart part)
+    : config_(std::move(config)), devices_(std::move(devices)), part_(std::move(part)) {}
 
 RunOutcome Trainer::run(TrainObserver& observer) {
     try {
-        validate(config_);
+        std::vector<DeviceInfo> devices;
+        if (devices_) {
+            validate(config_, *devices_);
+            devices = *devices_;
+        } else {
+            devices = validate_and_select_devices(config_);
+        }
         KernelChoices& kernels = kernel_choices();
         kernels.retune(config_.retune);
-        const auto devices = select_devices(config_.devices);
         auto communicator = part_ ? std::move(part_->communicator)
                                   : make_local_communicator(devices, config_.allreduce);
         if (!communicator) throw Error("a multi-process Trainer runs once");

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "parallel/communicator.h"
+#include "collective/communicator.h"
+#include "devices/device.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
 
@@ -30,10 +31,15 @@ struct ProcessPart {
 // 0's process alone writes checkpoints and reports predictions.
 class Trainer {
 public:
-    // Every device of config.devices in this process.
+    // Every device of config.devices in this process, resolved when the run
+    // starts.
     explicit Trainer(TrainConfig config);
-    // One process of a multi-process run; run() may then be called once.
-    Trainer(TrainConfig config, ProcessPart part);
+    // On `devices`, config.devices as the caller resolved them
+    // (select_devices), so that a run reads the machine's devices once.
+    Trainer(TrainConfig config, std::vector<DeviceInfo> devices);
+    // One process of a multi-process run, on its `devices`; run() may then be
+    // called once.
+    Trainer(TrainConfig config, std::vector<DeviceInfo> devices, ProcessPart part);
 
     // Blocks until the run ends. Errors are reported through on_failed (never
     // thrown), so a front end can run this on any thread.
@@ -45,6 +51,7 @@ public:
 
 private:
     TrainConfig config_;
+    std::optional<std::vector<DeviceInfo>> devices_;  // empty: resolved by run()
     std::optional<ProcessPart> part_;
     std::atomic<bool> stop_requested_{false};
 };

@@ -7,7 +7,7 @@
 
 #include "backend/algorithm_choice.h"
 #include "backend/cuda_backend_options.h"
-#include "backend/device_call_error.h"
+#include "platform/cuda/device_call_error.h"
 #include "core/error.h"
 #include "devices/device.h"
 

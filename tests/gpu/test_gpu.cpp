@@ -4,7 +4,7 @@
 #include <cstring>
 #include <exception>
 
-#include "gpu_checks.h"
+#include "selftest/gpu_checks.h"
 
 int main(int argc, char** argv) {
     namespace checks = dp::gpu_checks;

@@ -8,13 +8,13 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include "backend/cuda/compute_stream.h"
-#include "backend/cuda/cuda_check.h"
+#include "platform/cuda/compute_stream.h"
+#include "platform/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernels.h"
 #include "backend/cuda/cudnn_convolution.h"
-#include "backend/cuda/device_arena.h"
-#include "backend/cuda/driver_allocations.h"
-#include "backend/cuda/pinned_staging.h"
+#include "platform/cuda/device_arena.h"
+#include "platform/cuda/driver_allocations.h"
+#include "platform/cuda/pinned_staging.h"
 #include "core/error.h"
 
 namespace dp {

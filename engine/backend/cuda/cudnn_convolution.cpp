@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backend/algorithm_choice.h"
-#include "backend/cuda/cuda_check.h"
+#include "platform/cuda/cuda_check.h"
 #include "backend/kernel_choices.h"
 #include "core/error.h"
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "backend/cuda/cuda_check.h"
+#include "platform/cuda/cuda_check.h"
 #include "backend/cuda/cuda_kernels.h"
 
 namespace dp::cuda {

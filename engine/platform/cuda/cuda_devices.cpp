@@ -1,7 +1,8 @@
+#include "platform/cuda/cuda_devices.h"
+
 #include <cuda_runtime.h>
 
-#include "backend/cuda/cuda_backend.h"
-#include "backend/cuda/cuda_check.h"
+#include "platform/cuda/cuda_check.h"
 
 namespace dp {
 

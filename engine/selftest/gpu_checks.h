@@ -1,8 +1,9 @@
 #pragma once
 
 // The checks of the CUDA backend that need a GPU, shared by the CTest
-// executables (tests/gpu/test_gpu.cpp) and dp-gpu-selftest. Each returns a
-// one-line summary and throws dp::Error naming the first failure.
+// executables (tests/gpu/test_gpu.cpp) and dp-gpu-selftest, which is why
+// they live in the engine and not in tests/. Each returns a one-line summary
+// and throws dp::Error naming the first failure.
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
-#include "backend/cuda/pinned_staging.h"
+#include "platform/cuda/pinned_staging.h"
 
-#include "backend/cuda/driver_allocations.h"
+#include "platform/cuda/driver_allocations.h"
 
 namespace dp::cuda {
 

@@ -1,10 +1,10 @@
-#include "backend/cuda/device_arena.h"
+#include "platform/cuda/device_arena.h"
 
 #include <algorithm>
 #include <atomic>
 
-#include "backend/cuda/cuda_check.h"
-#include "backend/cuda/driver_allocations.h"
+#include "platform/cuda/cuda_check.h"
+#include "platform/cuda/driver_allocations.h"
 
 namespace dp {
 namespace {

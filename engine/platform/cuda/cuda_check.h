@@ -1,8 +1,9 @@
 #pragma once
 
-// Every CUDA runtime, cuDNN, cuBLAS and NCCL call of the backend goes through
-// DP_CUDA_CHECK, which turns a failure into a dp::Error naming the function,
-// the file and line, the device and the library's message.
+// Every CUDA runtime, cuDNN, cuBLAS and NCCL call of the CUDA backend and of
+// the NCCL communicator goes through DP_CUDA_CHECK, which turns a failure
+// into a dp::Error naming the function, the file and line, the device and
+// the library's message (platform/cuda/device_call_error.h).
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

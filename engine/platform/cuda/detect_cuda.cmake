@@ -1,5 +1,6 @@
-# Decides whether the CUDA backend (cuDNN, cuBLAS, NCCL) is built, from the
-# DP_CUDA option: AUTO builds it when the toolkit, cuDNN and NCCL are all
+# Decides whether the CUDA code is built (the platform layer beside this
+# file, the CUDA backend with cuDNN and cuBLAS, the NCCL communicator), from
+# the DP_CUDA option: AUTO builds it when the toolkit, cuDNN and NCCL are all
 # found, ON requires them, OFF never looks. Sets DP_HAVE_CUDA and, when it is
 # ON, enables the CUDA language for sm_80 and sm_90 (plus sm_90 PTX, so newer
 # GPUs JIT-compile it). Included from the top-level CMakeLists.txt, because

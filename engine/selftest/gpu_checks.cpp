@@ -1,4 +1,4 @@
-#include "gpu_checks.h"
+#include "selftest/gpu_checks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +12,7 @@
 
 #include <cuda_runtime.h>
 
-#include "backend/cuda/cuda_backend.h"
-#include "backend/cuda/driver_allocations.h"
+#include "backend/backend_factory.h"
 #include "backend/reference/reference_backend.h"
 #include "core/error.h"
 #include "data/dataset.h"
@@ -21,6 +20,8 @@
 #include "devices/device.h"
 #include "devices/device_thread.h"
 #include "parallel/nccl_communicator.h"
+#include "platform/cuda/cuda_devices.h"
+#include "platform/cuda/driver_allocations.h"
 #include "train/replica_group.h"
 
 namespace dp::gpu_checks {

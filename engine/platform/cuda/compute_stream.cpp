@@ -1,4 +1,4 @@
-#include "backend/cuda/compute_stream.h"
+#include "platform/cuda/compute_stream.h"
 
 #include "core/error.h"
 

@@ -1,8 +1,8 @@
-#include "backend/cuda/cuda_check.h"
+#include "platform/cuda/cuda_check.h"
 
 #include <string>
 
-#include "backend/device_call_error.h"
+#include "platform/cuda/device_call_error.h"
 #include "core/error.h"
 
 namespace dp::cuda {

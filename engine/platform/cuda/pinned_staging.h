@@ -5,7 +5,7 @@
 
 #include <cuda_runtime.h>
 
-#include "backend/cuda/cuda_check.h"
+#include "platform/cuda/cuda_check.h"
 
 namespace dp::cuda {
 

@@ -1,0 +1,52 @@
+#pragma once
+
+// The collective interface, below nn/ and parallel/: layers take a
+// Communicator (synchronized BatchNorm) and parallel/ implements it, so
+// neither includes the other. It knows no devices: buffers are pointers the
+// implementation knows how to reach (host memory for threads and MPI, device
+// memory for NCCL). The implementations and their factories are in parallel/.
+
+#include <cstddef>
+#include <string>
+
+#include "core/error.h"
+
+namespace dp {
+
+// What a collective throws once its communicator was aborted because another
+// rank failed: a consequence, so callers report the other rank's error first.
+class CollectiveAborted : public Error {
+public:
+    using Error::Error;
+};
+
+// Collectives over float buffers among `size()` ranks. Each rank calls each
+// collective with its own buffer of the same length, in the same order.
+// Implementations (parallel/): ranks as threads of one process, NCCL, MPI.
+class Communicator {
+public:
+    virtual ~Communicator() = default;
+    virtual std::string name() const = 0;  // "naive", "ring"
+    virtual int size() const = 0;
+    // On return every rank's buffer holds the elementwise sum over ranks.
+    virtual void all_reduce_sum(int rank, float* data, std::size_t count) = 0;
+    // The same sum, possibly still running on return: the buffer holds it
+    // once wait_all(rank) has returned, and must not be touched before. How
+    // a GPU reduces a bucket while backward computes the next one. Here (CPU
+    // devices, whose thread does the reduction itself) it is all_reduce_sum.
+    virtual void start_all_reduce_sum(int rank, float* data, std::size_t count) {
+        all_reduce_sum(rank, data, count);
+    }
+    // Returns once every collective this rank started has completed, with the
+    // device's later work ordered after them.
+    virtual void wait_all(int /*rank*/) {}
+    // On return every rank's buffer holds root's.
+    virtual void broadcast(int rank, float* data, std::size_t count, int root) = 0;
+    // For a rank that failed: wakes every rank blocked in a collective, which
+    // then throws CollectiveAborted("collective aborted: ..."), as does every later
+    // collective. The communicator stays unusable afterwards. Safe to call from
+    // any thread, any number of times.
+    virtual void abort() = 0;
+};
+
+}  // namespace dp

@@ -1,0 +1,64 @@
+#include "train/distributed_init.h"
+
+#include <memory>
+
+#include "core/error.h"
+#include "parallel/mpi_communicator.h"
+#ifdef DP_HAVE_CUDA
+#include "parallel/nccl_communicator.h"
+#endif
+
+namespace dp {
+namespace {
+
+std::unique_ptr<Communicator> rank_communicator(const MpiSession& mpi, const DeviceInfo& device,
+                                                const std::string& allreduce) {
+    if (device.kind != DeviceKind::cuda) return std::make_unique<MpiCommunicator>();
+#ifdef DP_HAVE_CUDA
+    NcclUniqueId id{};
+    if (mpi.rank() == 0) id = nccl_unique_id();
+    mpi.broadcast_bytes(id.data(), id.size(), 0);
+    return std::make_unique<NcclCommunicator>(id, mpi.rank(), mpi.size(), device.cuda_ordinal,
+                                              allreduce);
+#else
+    (void)mpi, (void)allreduce;
+    throw Error("GPU ranks need the CUDA build (configure with -DDP_CUDA=ON)");
+#endif
+}
+
+}  // namespace
+
+void check_same_settings(const MpiSession& mpi, const TrainConfig& config) {
+    const std::string mine = shared_settings(config);
+    const std::string difference = first_difference(mine, mpi.broadcast(mine, 0), "rank 0");
+    if (!difference.empty())
+        throw Error("settings differ from rank 0's: " + difference +
+                    "; give every rank the same command line");
+}
+
+DeviceInfo rank_device(int local_rank, const std::vector<DeviceInfo>& available) {
+    std::vector<DeviceInfo> gpus;
+    for (const auto& device : available)
+        if (device.kind == DeviceKind::cuda) gpus.push_back(device);
+    if (gpus.empty()) return available[std::size_t(local_rank) % available.size()];
+    if (std::size_t(local_rank) >= gpus.size())
+        throw Error("local rank " + std::to_string(local_rank) + " has no GPU of its own (this node has " +
+                    std::to_string(gpus.size()) + "): start at most one rank per GPU on each node");
+    return gpus[std::size_t(local_rank)];
+}
+
+std::string rank_device_name(const DeviceInfo& device) {
+    if (device.kind == DeviceKind::cpu && device.cores.size() == 1)
+        return "cpu:" + std::to_string(device.cores.front());
+    return device.id;
+}
+
+DistributedRank distributed_init(const MpiSession& mpi, const std::string& allreduce) {
+    const DeviceInfo device = rank_device(mpi.local_rank(), available_devices());
+    // In this order on every rank: the communicator's bootstrap, then the gather.
+    std::unique_ptr<Communicator> communicator = rank_communicator(mpi, device, allreduce);
+    std::vector<std::string> rank_devices = mpi.all_gather(rank_device_name(device));
+    return {device, ProcessPart{std::move(communicator), mpi.rank(), std::move(rank_devices)}};
+}
+
+}  // namespace dp

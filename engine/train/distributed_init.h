@@ -1,0 +1,50 @@
+#pragma once
+
+// Setting up one rank of an mpirun job (dp-train --distributed), as
+// flashlight's distributedInit does: the settings check, the rank's device
+// and the communicator among all ranks. Built only with DP_HAVE_MPI. The
+// front end keeps what is its own: arguments, printing, exit codes and the
+// run record.
+
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "parallel/mpi_session.h"
+#include "train/train_config.h"
+#include "train/trainer.h"
+
+namespace dp {
+
+// Throws dp::Error unless this rank's shared settings (shared_settings) are
+// rank 0's: a rank that trained with another batch size or seed would
+// silently corrupt the run. Collective: every rank calls it.
+void check_same_settings(const MpiSession& mpi, const TrainConfig& config);
+
+// The device of the rank with this local rank (its index on its machine)
+// among `available`, this machine's devices: that GPU when the machine has
+// GPUs, else one CPU core's device, round-robin over the cores this process
+// may use (all of them, or the one core that mpirun bound it to). Throws
+// dp::Error for a rank beyond the machine's GPUs.
+DeviceInfo rank_device(int local_rank, const std::vector<DeviceInfo>& available);
+
+// How the summary and the record name a rank's device: a CPU device by its
+// core, as one process with every core would name it (a rank that mpirun
+// bound to core 1 sees that core alone, as its cpu:0).
+std::string rank_device_name(const DeviceInfo& device);
+
+// One rank, set up.
+struct DistributedRank {
+    DeviceInfo device;  // this rank's, resolved once for the run
+    ProcessPart part;   // the communicator among every rank, this rank, every rank's device
+};
+
+// Takes this rank's device, joins the communicator among every rank and
+// gathers every rank's device name. The communicator is MPI's collectives on
+// host memory for CPU ranks; NCCL for GPU ranks (with `allreduce` as its
+// strategy), bootstrapped over MPI: rank 0 makes the NCCL id and broadcasts
+// its 128 bytes, then every rank joins. Collective: every rank calls it,
+// after check_same_settings.
+DistributedRank distributed_init(const MpiSession& mpi, const std::string& allreduce);
+
+}  // namespace dp
