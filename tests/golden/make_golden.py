@@ -17,6 +17,15 @@ For each model (lenet, mnistnet, resnet18-narrow) the file holds, all float32 un
   final.<name>   every parameter and buffer after the 10 steps (BN running stats included)
   step1.<name>   resnet18-narrow only: every parameter and buffer after exactly one SGD step
                  (its 10-step run is chaotic in float32; see README.md and the f64_* metadata)
+
+resnet18 (the full 11,175,818-parameter model) is different: two SGD steps from a trained start
+(see make_resnet18 and README.md, "resnet18.safetensors"), stored compactly:
+  start.<name>, start_q8.<name>, start_exp.<name>   the start (8-bit codes for conv/linear weights)
+  input, labels                                     as above (images 0..15)
+  trajectory     [2]           loss before each of the two steps (float64 run)
+  update.<param> the float64 run's update (after two steps minus start), every element of a
+                 tensor up to 4096 elements, else every 31st (flat index 0, 31, 62, ...)
+  final.<buffer> BN buffers after the two steps (float64 run)
 The safetensors container is written by hand (no safetensors package on Debian 12).
 """
 import copy
@@ -36,6 +45,14 @@ LR = 0.1
 STEPS = 10
 BATCH = 16
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
+
+# Full ResNet-18 (make_resnet18): pretraining to a well-conditioned start, then two compared steps.
+PRE_STEPS = 30          # SGD steps from the init to the start
+PRE_BATCH = 32          # on images BATCH.., BATCH + PRE_STEPS * PRE_BATCH (not the compared batch)
+COMPARED_STEPS = 2
+SAMPLE_STRIDE = 31      # update.<param>: every element up to SAMPLE_ALL elements, else every 31st
+SAMPLE_ALL = 4096
+ULP_RUNS = 6            # float32 runs from the start with every parameter nudged by -1, 0 or +1 ulp
 OUT_DIR = os.path.dirname(os.path.abspath(__file__))
 
 INIT_DESC = (
@@ -330,6 +347,193 @@ def make(name, spec, x, y):
     return path
 
 
+# --------------------------------------------------------------------------- full ResNet-18
+def quantize_q8(t):
+    """Codes in [-127, 127] and the exponent e of one power-of-two scale per tensor (the smallest
+    with max|t| <= 127 * 2^e): code * 2^e is exact in float32 and is the start's value."""
+    e = int(np.ceil(np.log2(t.abs().max().item() / 127.0)))
+    codes = torch.clamp(torch.round(t.double() / 2.0 ** e), -127, 127).to(torch.int64)
+    value = (codes.double() * 2.0 ** e).to(torch.float32)
+    assert torch.equal(value.double(), codes.double() * 2.0 ** e)
+    return codes, e, value
+
+
+def pack_q8(codes):
+    """int8 codes (two's complement bytes, in the tensor's flat order) packed 8 to an int64,
+    little-endian, zero-padded: the container's reader knows only F32 and I64."""
+    raw = codes.flatten().numpy().astype(np.int8).tobytes()
+    raw += b"\0" * ((-len(raw)) % 8)
+    return torch.from_numpy(np.frombuffer(raw, dtype="<i8").copy())
+
+
+def sample_indices(n):
+    return torch.arange(n) if n <= SAMPLE_ALL else torch.arange(0, n, SAMPLE_STRIDE)
+
+
+def update_error(run, ref, start, names, sampled):
+    """||run - ref|| / ||ref - start|| over the tensors `names` (float64). Sampled: over the
+    elements update.<param> holds, each weighted by n / (elements kept) so the sums estimate the
+    full ones."""
+    num = den = 0.0
+    for k in names:
+        a, b, c = run[k].double().flatten(), ref[k].double().flatten(), start[k].double().flatten()
+        weight = 1.0
+        if sampled:
+            i = sample_indices(a.numel())
+            weight = a.numel() / i.numel()
+            a, b, c = a[i], b[i], c[i]
+        num += weight * ((a - b) ** 2).sum().item()
+        den += weight * ((b - c) ** 2).sum().item()
+    return (num / den) ** 0.5
+
+
+def steps_from(start, dtype, x, y, steps=COMPARED_STEPS):
+    """`steps` plain SGD steps (lr 0.1) from the state dict `start` in `dtype`, training mode."""
+    model = resnet18(10, 1)
+    model.load_state_dict(start)
+    model = model.to(dtype)
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=0.0, weight_decay=0.0)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=False)
+        loss = nn.CrossEntropyLoss()(model(x.to(dtype)), y)
+        loss.backward()
+        losses.append(loss.item())
+        opt.step()
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}, losses
+
+
+def nudge_ulps(state, names, generator):
+    """Every tensor in `names` with each element moved by -1, 0 or +1 ulp at random."""
+    out = dict(state)
+    for k in names:
+        v = state[k]
+        d = torch.randint(-1, 2, v.shape, generator=generator)
+        up = torch.nextafter(v, torch.full_like(v, float("inf")))
+        down = torch.nextafter(v, torch.full_like(v, float("-inf")))
+        out[k] = torch.where(d > 0, up, torch.where(d < 0, down, v))
+    return out
+
+
+def make_resnet18():
+    """Full ResNet-18: two SGD steps from a trained start, float32 against float64.
+
+    From the init all files use, SGD on the first forward's BatchNorm statistics is chaotic in
+    float32 (README.md). So: PRE_STEPS steps of plain SGD (lr 0.1, batch PRE_BATCH, images BATCH..)
+    first; then conv and linear weights rounded to 8 bits (one power-of-two scale per tensor) so
+    the start takes 11 MB instead of 45, everything else kept in float32. From that start, two
+    steps on images 0..15 in float32 and float64."""
+    name = "resnet18"
+    torch.manual_seed(SEED)
+    model = resnet18(10, 1)
+    init_weights(model)
+    model.train()
+    n_params = sum(p.numel() for p in model.parameters())
+    assert n_params == 11_175_818, n_params
+    xs, ys = load_fashion_mnist(BATCH + PRE_STEPS * PRE_BATCH)
+    x, y = xs[:BATCH], ys[:BATCH]
+    opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=0.0, weight_decay=0.0)
+    pre_losses = []
+    for step in range(PRE_STEPS):
+        first = BATCH + step * PRE_BATCH
+        opt.zero_grad(set_to_none=False)
+        loss = nn.CrossEntropyLoss()(model(xs[first:first + PRE_BATCH]), ys[first:first + PRE_BATCH])
+        loss.backward()
+        pre_losses.append(loss.item())
+        opt.step()
+
+    tensors = {"input": x.clone(), "labels": y.clone()}
+    start = {}
+    quantized = []
+    for k, v in model.state_dict().items():
+        v = v.detach().clone()
+        if v.is_floating_point() and v.dim() >= 2:   # conv and linear weights
+            codes, e, v = quantize_q8(v)
+            tensors["start_q8." + k] = pack_q8(codes)
+            tensors["start_exp." + k] = torch.tensor(e, dtype=torch.int64)
+            quantized.append(k)
+        else:
+            tensors["start." + k] = v
+        start[k] = v
+
+    params = [k for k, _ in model.named_parameters()]
+    buffers = [k for k in start if k not in params]
+    float_buffers = [k for k in buffers if start[k].is_floating_point()]
+    end64, losses64 = steps_from(start, torch.float64, x, y)
+    end32, losses32 = steps_from(start, torch.float32, x, y)
+    for k in params:
+        update = (end64[k] - start[k].double()).flatten()
+        tensors["update." + k] = update[sample_indices(update.numel())].to(torch.float32)
+    for k in buffers:
+        tensors["final." + k] = end64[k].to(torch.float32) if end64[k].is_floating_point() else end64[k]
+    tensors["trajectory"] = torch.tensor(losses64, dtype=torch.float32)
+
+    f32_error = update_error(end32, end64, start, params, sampled=False)
+    f32_error_sampled = update_error(end32, end64, start, params, sampled=True)
+    f32_buffer_error = update_error(end32, end64, start, float_buffers, sampled=False)
+    # Is the start well-conditioned? Float32 runs from ulp-nudged starts: rounding of the start's
+    # size, and other ReLU decisions on pre-activations within float32 rounding of zero. One such
+    # decision can move the update by 1e-3 (README.md); these runs show whether that is likely here.
+    generator = torch.Generator().manual_seed(SEED)
+    ulp_errors = [update_error(steps_from(nudge_ulps(start, params, generator), torch.float32, x, y)[0],
+                               end64, start, params, sampled=False) for _ in range(ULP_RUNS)]
+    if max(ulp_errors) > 5 * f32_error:
+        print(f"WARNING {name}: a float32 run from a start nudged by one ulp is {max(ulp_errors):.2e} "
+              f"from float64, over 5x the float32 run's {f32_error:.2e}: the start is not well-conditioned")
+
+    for k, v in tensors.items():
+        assert v.dtype in (torch.float32, torch.int64), (k, v.dtype)
+        if v.dtype == torch.float32:
+            assert torch.isfinite(v).all(), k
+    meta = {
+        "model": name,
+        "torch_version": torch.__version__,
+        "seed": SEED,
+        "num_parameters": n_params,
+        "lr": LR,
+        "steps": COMPARED_STEPS,
+        "batch_size": BATCH,
+        "optimizer": "torch.optim.SGD(lr=0.1, momentum=0, weight_decay=0, dampening=0, nesterov=False)",
+        "loss": "CrossEntropyLoss(mean) on logits",
+        "mode": "model.train() throughout (BN batch statistics, momentum 0.1, eps 1e-5); deterministic algorithms; 1 thread; CPU",
+        "input": "Fashion-MNIST train-images-idx3-ubyte.gz images 0..15, float32 pixels/255, NCHW [16,1,28,28], no mean/std normalization",
+        "labels": "Fashion-MNIST train-labels-idx1-ubyte.gz labels 0..15, int64",
+        "init": INIT_DESC,
+        "pretraining": f"from the init, {PRE_STEPS} plain SGD steps (lr {LR}) in float32, training mode, step s on "
+                       f"images {BATCH} + {PRE_BATCH}*s .. {BATCH} + {PRE_BATCH}*(s+1) - 1 (batch {PRE_BATCH}, no shuffling)",
+        "pretraining_losses": ",".join("%.4f" % v for v in pre_losses),
+        "start": "the pretrained state with every conv and linear weight rounded to code * 2^e, code = round(w / 2^e) "
+                 "clamped to [-127, 127], e per tensor the smallest integer with max|w| <= 127 * 2^e; exact in float32. "
+                 "start.<name>: the other tensors as they are (F32; num_batches_tracked I64 = pretraining steps); "
+                 "start_q8.<name>: the int8 codes in the tensor's flat (row-major) order, two's complement bytes packed "
+                 "8 to an I64, little-endian, zero-padded; start_exp.<name>: e (I64 scalar)",
+        "quantized": ",".join(quantized),
+        "update": f"update.<param>: the float64 run's parameter after {COMPARED_STEPS} steps minus its start value "
+                  f"(computed in float64, stored F32): every element of tensors up to {SAMPLE_ALL} elements, else "
+                  f"flat indices 0, {SAMPLE_STRIDE}, {2 * SAMPLE_STRIDE}, ...",
+        "sample_stride": SAMPLE_STRIDE,
+        "sample_all_up_to": SAMPLE_ALL,
+        "final": f"final.<buffer>: BN running_mean, running_var, num_batches_tracked after the {COMPARED_STEPS} steps (float64 run)",
+        "trajectory": "loss of the forward before each step, float64 run",
+        "f32_trajectory": ",".join("%.9g" % v for v in losses32),
+        "error_measure": "||a - b|| / ||b - start|| over every element of all parameters (b: float64 run); "
+                         "sampled: over the elements update.<param> holds, each weighted by n / (elements kept)",
+        "f32_update_rel_error": "%.3e" % f32_error,
+        "f32_update_rel_error_sampled": "%.3e" % f32_error_sampled,
+        "f32_buffer_rel_error": "%.3e" % f32_buffer_error,
+        "f32_ulp_nudged_update_rel_errors": ",".join("%.2e" % v for v in ulp_errors),
+        "zero_grad_params": ",".join(pre_bn_biases(model)),
+    }
+    path = os.path.join(OUT_DIR, name + ".safetensors")
+    save_safetensors(path, tensors, meta)
+    print(f"{name}: pretraining losses {meta['pretraining_losses']}")
+    print(f"{name}: losses f64 {losses64}, f32 {losses32}")
+    print(f"{name}: float32 vs float64 update error {f32_error:.3e} (sampled {f32_error_sampled:.3e}), "
+          f"buffers {f32_buffer_error:.3e}; from ulp-nudged starts: {meta['f32_ulp_nudged_update_rel_errors']}")
+    return path
+
+
 def main():
     torch.manual_seed(SEED)
     torch.use_deterministic_algorithms(True)
@@ -342,9 +546,9 @@ def main():
     del full
 
     x, y = load_fashion_mnist(BATCH)
-    names = sys.argv[1:] or list(MODELS)
+    names = sys.argv[1:] or list(MODELS) + ["resnet18"]
     for name in names:
-        path = make(name, MODELS[name], x, y)
+        path = make_resnet18() if name == "resnet18" else make(name, MODELS[name], x, y)
         print(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
 
