@@ -510,13 +510,7 @@ void MainWindow::onRunUpdated(const dp::RunRecord& record)
         showOnEpochCharts(record, runsModel_->color(row));
     const dp::EpochMetrics& metrics = record.epochs.back();
     // Same line as dp-train prints, so GUI and CLI logs compare directly.
-    appendLog(QStringLiteral("epoch %1/%2: train loss %3, train acc %4, test acc %5, %6 sec")
-                  .arg(metrics.epoch)
-                  .arg(record.config.epochs)
-                  .arg(metrics.train_loss, 0, 'f', 4)
-                  .arg(metrics.train_acc, 0, 'f', 3)
-                  .arg(metrics.test_acc, 0, 'f', 3)
-                  .arg(metrics.seconds, 0, 'f', 1));
+    appendLog(QString::fromStdString(dp::epoch_line(metrics, record.config.epochs)));
     // A pending stop keeps its "Stopping…" status until the run ends.
     if (!stopRequested_)
         showStatus(tr("epoch %1/%2 · test acc %3 · %4 sec/epoch")
@@ -532,11 +526,11 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
     runsModel_->upsert(record);
     lossChart_->refreshNow();
     const int epochsDone = int(record.epochs.size());
-    if (record.status == "failed") {
+    if (record.status == dp::RunStatus::failed) {
         appendLog(tr("error: %1").arg(message));
         showIdleProgress(tr("failed"));
         showStatus(tr("Error: %1").arg(message), true);
-    } else if (record.status == "stopped") {
+    } else if (record.status == dp::RunStatus::stopped) {
         appendLog(message);
         showIdleProgress(tr("stopped"));
         showStatus(epochsDone == 0 ? tr("Stopped before the first epoch ended")

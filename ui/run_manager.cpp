@@ -1,6 +1,7 @@
 #include "run_manager.h"
 
 #include "core/error.h"
+#include "history_sink.h"
 #include "run_history.h"
 #include "training_worker.h"
 
@@ -20,12 +21,13 @@ RunManager::RunManager(RunHistory* history, QObject* parent)
     connect(
         worker, &TrainingWorker::runFinished, this,
         [this](const QString& summaryLine, bool stoppedEarly) {
-            endRun(stoppedEarly ? "stopped" : "finished", summaryLine);
+            endRun(stoppedEarly ? dp::RunOutcome::stopped : dp::RunOutcome::finished, summaryLine);
         },
         Qt::QueuedConnection);
     connect(
         worker, &TrainingWorker::runFailed, this,
-        [this](const QString& message) { endRun("failed", message); }, Qt::QueuedConnection);
+        [this](const QString& message) { endRun(dp::RunOutcome::failed, message); },
+        Qt::QueuedConnection);
 }
 
 void RunManager::enqueue(const dp::TrainConfig& config, const std::string& comparisonGroup)
@@ -48,43 +50,33 @@ void RunManager::startNext()
     if (!next)
         return;
     next->config.preview_samples = kPreviewSamples;
-    current_ = dp::start_run_record(next->config, "dp-workbench");
-    current_->comparison_group = next->comparisonGroup;
-    save(*current_);
+    dp::RunRecord record = dp::start_run_record(next->config, "dp-workbench");
+    record.comparison_group = next->comparisonGroup;
+    std::vector<std::unique_ptr<dp::RunRecordSink>> sinks;
+    if (history_)
+        sinks.push_back(std::make_unique<HistorySink>(*history_, [this](const std::string& what) {
+            emit historyFailed(QString::fromStdString(what));
+        }));
+    current_.emplace(std::move(record), std::move(sinks));
     training_.start(next->config);
-    emit runStarted(*current_);
+    emit runStarted(current_->record());
 }
 
 void RunManager::recordEpoch(const dp::EpochMetrics& metrics)
 {
     if (!current_)
         return;
-    current_->epochs.push_back(metrics);
-    save(*current_);
-    emit runUpdated(*current_);
+    current_->add_epoch(metrics);
+    emit runUpdated(current_->record());
 }
 
-void RunManager::endRun(const std::string& status, const QString& message)
+void RunManager::endRun(dp::RunOutcome outcome, const QString& message)
 {
     if (!current_)
         return;
-    dp::RunRecord ended = std::move(*current_);
+    current_->finish(outcome, message.toStdString());
+    const dp::RunRecord ended = current_->record();
     current_.reset();
-    ended.status = status;
-    if (status == "failed")
-        ended.error = message.toStdString();
-    save(ended);
     emit runEnded(ended, message);
     startNext();
-}
-
-void RunManager::save(const dp::RunRecord& record)
-{
-    if (!history_)
-        return;
-    try {
-        history_->save(record);
-    } catch (const dp::Error& error) {
-        emit historyFailed(QString::fromUtf8(error.what()));
-    }
 }

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "run_queue.h"
+#include "train/recorded_run.h"
 #include "train/run_record.h"
 #include "train/train_config.h"
 #include "training_controller.h"
@@ -28,7 +29,7 @@ public:
     const TrainingWorker* worker() const { return training_.worker(); }
     bool isRunning() const { return current_.has_value(); }
     // The run in progress; null when idle.
-    const dp::RunRecord* currentRun() const { return current_ ? &*current_ : nullptr; }
+    const dp::RunRecord* currentRun() const { return current_ ? &current_->record() : nullptr; }
 
     // Starts `config` now when idle, else after the queued runs; runs given
     // one `comparisonGroup` are each other's baseline.
@@ -48,12 +49,12 @@ signals:
 private:
     void startNext();
     void recordEpoch(const dp::EpochMetrics& metrics);
-    void endRun(const std::string& status, const QString& message);
-    void save(const dp::RunRecord& record);
+    void endRun(dp::RunOutcome outcome, const QString& message);
 
     RunHistory* history_;
     RunQueue queue_;
-    std::optional<dp::RunRecord> current_;
+    // The run in progress, kept in the history (when there is one) as it goes.
+    std::optional<dp::RecordedRun> current_;
 
     // Declared last so it is destroyed first: it stops the run and joins the
     // worker thread while the state above still exists.

@@ -118,7 +118,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
     case Qt::ForegroundRole:
         if (row.past)
             return QGuiApplication::palette().color(QPalette::PlaceholderText);
-        if (index.column() == StatusColumn && row.record.status == "failed")
+        if (index.column() == StatusColumn && row.record.status == dp::RunStatus::failed)
             return QColor(0xc6, 0x28, 0x28);
         return {};
     case Qt::TextAlignmentRole:
@@ -158,15 +158,15 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
         return QString::fromStdString(record.label());
     case StatusColumn:
         // A past run still "running" was killed mid-way; its epochs stay.
-        if (record.status == "running")
+        if (record.status == dp::RunStatus::running)
             return (row.past ? tr("interrupted · %1/%2 epochs") : tr("running · epoch %1/%2"))
                 .arg(epochsDone)
                 .arg(record.config.epochs);
-        if (record.status == "stopped")
+        if (record.status == dp::RunStatus::stopped)
             return tr("stopped · %1/%2 epochs").arg(epochsDone).arg(record.config.epochs);
-        if (record.status == "failed")
+        if (record.status == dp::RunStatus::failed)
             return tr("failed");
-        return QString::fromStdString(record.status);
+        return QString::fromLatin1(dp::run_status_name(record.status));
     case DevicesColumn:
         return record.processes > 1 ? tr("%1 (%2 processes)")
                                           .arg(record.config.devices.size())

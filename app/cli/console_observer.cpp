@@ -40,8 +40,7 @@ void ConsoleObserver::on_epoch(const EpochMetrics& m) {
     if (options_.record) options_.record->add_epoch(m);
     if (options_.quiet) return;
     progress_.clear();
-    std::printf("epoch %d/%d: train loss %.4f, train acc %.3f, test acc %.3f, %.1f sec\n", m.epoch,
-                options_.epochs, m.train_loss, m.train_acc, m.test_acc, m.seconds);
+    std::printf("%s\n", epoch_line(m, options_.epochs).c_str());
     print_step_breakdown();
     std::fflush(stdout);
 }

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "cli/progress_bar.h"
-#include "cli/run_recorder.h"
+#include "cli/record_sinks.h"
 #include "train/train_observer.h"
 
 namespace dp {
@@ -19,7 +19,7 @@ public:
         bool verbose = false;  // each device's step time breakdown per epoch
         bool quiet = false;
         std::string failure_prefix;  // "rank 2: " in a multi-process run
-        RunRecorder* record = nullptr;  // null: no record kept
+        RecordedRun* record = nullptr;  // null: no record kept
     };
     explicit ConsoleObserver(Options options);
 

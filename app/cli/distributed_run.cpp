@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "cli/console_observer.h"
-#include "cli/run_recorder.h"
+#include "cli/record_sinks.h"
 #include "core/error.h"
 #include "parallel/mpi_session.h"
 #include "train/distributed_init.h"
@@ -28,7 +28,7 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
         DistributedRank rank = distributed_init(mpi, config.allreduce);
         config.devices = {rank.device.id};
 
-        std::optional<RunRecorder> record;
+        std::optional<RecordedRun> record;
         auto sinks = record_sinks(config, command.history);
         if (mpi.rank() == 0 && !sinks.empty()) {
             TrainConfig as_run = config;

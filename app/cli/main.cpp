@@ -9,7 +9,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/console_observer.h"
-#include "cli/run_recorder.h"
+#include "cli/record_sinks.h"
 #include "core/error.h"
 #include "devices/device.h"
 #include "train/config_fields.h"
@@ -32,7 +32,7 @@ int list_devices() {
 int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devices,
           const dp::CliCommand& command, dp::RunSummary* summary = nullptr,
           const std::string& comparison_group = {}) {
-    std::optional<dp::RunRecorder> record;
+    std::optional<dp::RecordedRun> record;
     if (auto sinks = dp::record_sinks(config, command.history); !sinks.empty()) {
         dp::TrainConfig as_run = config;
         as_run.devices.clear();

@@ -100,6 +100,24 @@ std::string unique_id(const std::string& time) {
 
 }  // namespace
 
+const char* run_status_name(RunStatus status) {
+    switch (status) {
+    case RunStatus::running: return "running";
+    case RunStatus::finished: return "finished";
+    case RunStatus::stopped: return "stopped";
+    case RunStatus::failed: return "failed";
+    case RunStatus::interrupted: return "interrupted";
+    }
+    return "running";
+}
+
+std::optional<RunStatus> parse_run_status(std::string_view name) {
+    for (const RunStatus status : {RunStatus::running, RunStatus::finished, RunStatus::stopped,
+                                   RunStatus::failed, RunStatus::interrupted})
+        if (name == run_status_name(status)) return status;
+    return std::nullopt;
+}
+
 std::string new_comparison_group() { return "compare-" + unique_id(utc_now()); }
 
 RunRecord start_run_record(const TrainConfig& config, const std::string& source) {
@@ -125,7 +143,7 @@ std::string to_json(const RunRecord& r) {
     epochs += r.epochs.empty() ? "]" : "\n  ]";
     return "{\n  \"format\": \"dp-workbench run record\",\n  \"version\": 1,\n  \"id\": " +
            quoted(r.id) + ",\n  \"started_at\": " + quoted(r.started_at) +
-           ",\n  \"source\": " + quoted(r.source) + ",\n  \"status\": " + quoted(r.status) +
+           ",\n  \"source\": " + quoted(r.source) + ",\n  \"status\": " + quoted(run_status_name(r.status)) +
            ",\n  \"error\": " + quoted(r.error) + ",\n  \"processes\": " +
            std::to_string(r.processes) + ",\n  \"comparison_group\": " +
            quoted(r.comparison_group) + ",\n  \"deterministic\": " +

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -8,6 +10,16 @@
 #include "train/train_observer.h"
 
 namespace dp {
+
+// A run's life: running from its start, then one end. A record its process
+// left running (killed, crashed, the machine went down) reads as
+// interrupted once that process is gone.
+enum class RunStatus { running, finished, stopped, failed, interrupted };
+
+// "running", "finished", ...: the word run records and the history store.
+const char* run_status_name(RunStatus status);
+// The status a word names; none for an unknown word.
+std::optional<RunStatus> parse_run_status(std::string_view name);
 
 // Everything a run leaves behind for comparison later: its configuration,
 // where it ran and what each completed epoch measured. dp-train writes it as
@@ -17,7 +29,7 @@ struct RunRecord {
     std::string id;          // unique: "<started_at>-<pid>-<run of the process>"
     std::string started_at;  // UTC, ISO 8601: "2026-11-22T01:30:00Z"
     std::string source;      // "dp-train", "dp-workbench" or "mpirun"
-    std::string status = "running";  // "running", "finished", "stopped" or "failed"
+    RunStatus status = RunStatus::running;
     std::string error;       // the one-line message of a failed run
     TrainConfig config;      // as run: devices resolved to ids
     int processes = 1;       // MPI ranks (1: a single process)

@@ -19,6 +19,11 @@ std::string RunSummary::device_list() const {
     return names;
 }
 
+std::string epoch_line(const EpochMetrics& m, int planned_epochs) {
+    return format("epoch %d/%d: train loss %.4f, train acc %.3f, test acc %.3f, %.1f sec", m.epoch,
+                  planned_epochs, m.train_loss, m.train_acc, m.test_acc, m.seconds);
+}
+
 std::string RunSummary::summary_line() const {
     return format("test acc: %.2f, %.1f sec/epoch on [%s]", final_test_acc(),
                   mean_seconds_per_epoch(), device_list().c_str());

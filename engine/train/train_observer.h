@@ -58,6 +58,10 @@ struct RunSummary {
     std::string summary_line() const;
 };
 
+// d2l's line after each epoch, as dp-train and the workbench's log print it:
+// "epoch 3/10: train loss 0.5214, train acc 0.807, test acc 0.812, 4.4 sec".
+std::string epoch_line(const EpochMetrics& epoch, int planned_epochs);
+
 // Receives a run's events, on the thread that runs the trainer. Front ends
 // forward them (the GUI by queued signals to its own thread).
 class TrainObserver {

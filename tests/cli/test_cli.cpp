@@ -165,7 +165,7 @@ private slots:
         const auto runs = RunHistory().runs();
         QCOMPARE(runs.size(), std::size_t(1));
         QCOMPARE(runs[0].source, std::string("dp-train"));
-        QCOMPARE(runs[0].status, std::string("finished"));
+        QCOMPARE(runs[0].status, dp::RunStatus::finished);
         QCOMPARE(runs[0].epochs.size(), std::size_t(2));
         QCOMPARE(runs[0].config.limit_train, 64);
 #endif

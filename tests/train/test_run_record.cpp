@@ -26,7 +26,7 @@ dp::RunRecord sample_record() {
     dp::RunRecord record = dp::start_run_record(config, "dp-train");
     record.epochs.push_back({1, 0.61, 0.78, 0.83, 12.5});
     record.epochs.push_back({2, 0.42, 0.85, 0.86, 12.25});
-    record.status = "finished";
+    record.status = dp::RunStatus::finished;
     return record;
 }
 
@@ -91,7 +91,7 @@ private slots:
         dp::RunRecord record = sample_record();
         dp::write_run_record(file, record);
         record.epochs.pop_back();
-        record.status = "stopped";
+        record.status = dp::RunStatus::stopped;
         dp::write_run_record(file, record);
         const QJsonObject json = parse(read_file(file));
         QCOMPARE(json["status"].toString(), QStringLiteral("stopped"));

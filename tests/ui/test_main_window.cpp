@@ -287,11 +287,11 @@ void TestMainWindow::startFeedsEveryChartAndStopKeepsThePoints()
     QTest::qWait(200);
     QCOMPARE(accuracy->count(), plotted);
     const dp::RunRecord& stopped = parts.runs->record(0);
-    QCOMPARE(stopped.status, std::string("stopped"));
+    QCOMPARE(stopped.status, dp::RunStatus::stopped);
     QCOMPARE(int(stopped.epochs.size()), plotted);
     const std::optional<dp::RunRecord> saved = RunHistory().run(stopped.id);
     QVERIFY(saved);
-    QCOMPARE(saved->status, std::string("stopped"));
+    QCOMPARE(saved->status, dp::RunStatus::stopped);
     QCOMPARE(int(saved->epochs.size()), plotted);
 }
 
@@ -383,7 +383,7 @@ void TestMainWindow::missingDataDirectoryIsReportedInTheWindow()
     QVERIFY(parts.logView->toPlainText().contains(missingDir));
     QVERIFY(!parts.stopButton->isEnabled());
     QCOMPARE(parts.accuracyLine(0)->count(), 0);
-    QCOMPARE(parts.runs->record(0).status, std::string("failed"));
+    QCOMPARE(parts.runs->record(0).status, dp::RunStatus::failed);
     QVERIFY(QString::fromStdString(parts.runs->record(0).error).contains(missingDir));
 }
 
@@ -544,8 +544,8 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QCOMPARE(runs.rowCount(), 2);
     const dp::RunRecord& one = runs.record(0);
     const dp::RunRecord& two = runs.record(1);
-    QCOMPARE(one.status, std::string("finished"));
-    QCOMPARE(two.status, std::string("finished"));
+    QCOMPARE(one.status, dp::RunStatus::finished);
+    QCOMPARE(two.status, dp::RunStatus::finished);
     QCOMPARE(one.config.devices.size(), std::size_t(1));
     QCOMPARE(two.config.devices.size(), std::size_t(2));
     // Scaled per the toggle: seed 000's 256/0.1 on one device, 512/0.2 on two.
@@ -621,7 +621,7 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     QCOMPARE(parts.runs->rowCount(), 1);
     const dp::RunRecord& past = parts.runs->record(0);
     QCOMPARE(past.id, id);
-    QCOMPARE(past.status, std::string("finished"));
+    QCOMPARE(past.status, dp::RunStatus::finished);
     QCOMPARE(past.epochs.size(), std::size_t(1));
     QVERIFY(parts.runs->data(parts.runs->index(0, RunsTableModel::StartedColumn))
                 .toString()
@@ -648,7 +648,7 @@ void TestMainWindow::importedRunRecordJoinsTheTable()
     config.devices = {"cpu:0", "cpu:1", "cpu:2", "cpu:3"};
     dp::RunRecord record = dp::start_run_record(config, "mpirun");
     record.processes = 4;
-    record.status = "finished";
+    record.status = dp::RunStatus::finished;
     record.epochs = {{1, 0.9, 0.7, 0.75, 3.0}, {2, 0.5, 0.8, 0.81, 3.0}};
     QTemporaryDir folder;
     const QString file = folder.filePath(QStringLiteral("run.json"));
@@ -686,7 +686,7 @@ void TestMainWindow::runsAtOtherBatchSizesGetNoSpeedup()
         for (int i = 0; i < devices; ++i)
             config.devices.push_back("cpu:" + std::to_string(i));
         dp::RunRecord record = dp::start_run_record(config, "dp-train");
-        record.status = "finished";
+        record.status = dp::RunStatus::finished;
         record.epochs = {{1, 0.9, 0.7, 0.75, seconds}, {2, 0.5, 0.8, 0.81, seconds}};
         return record;
     };

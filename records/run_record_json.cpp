@@ -180,7 +180,12 @@ dp::RunRecord runRecordFromJson(const QByteArray& json)
     record.id = r.string("id");
     record.started_at = r.string("started_at");
     record.source = r.string("source");
-    record.status = r.string("status");
+    const std::string status = r.string("status");
+    if (const auto parsed = dp::parse_run_status(status))
+        record.status = *parsed;
+    else
+        fail(r.name(QStringLiteral("status")) + QStringLiteral(" is not a run status: ")
+             + QString::fromStdString(status));
     record.error = r.string("error");
     record.processes = r.integer<int>("processes");
     // Optional: records written before these keys existed lack them.

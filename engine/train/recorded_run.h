@@ -27,19 +27,16 @@ private:
     std::filesystem::path file_;
 };
 
-// Where dp-train keeps the record of a run of `config`: its --record file,
-// and the history database the workbench shows unless `history` is false
-// (or dp-train was built without Qt SQL).
-std::vector<std::unique_ptr<RunRecordSink>> record_sinks(const TrainConfig& config, bool history);
-
-// One run's record, rewritten to every sink when the run starts, after every
-// epoch and at the end, so a run that is killed keeps the epochs it completed.
-class RunRecorder {
+// One run's record through its life, the same in dp-train and the
+// workbench: written to every sink when the run starts, after every epoch
+// and at its end, so a run that is killed keeps the epochs it completed.
+class RecordedRun {
 public:
-    RunRecorder(RunRecord record, std::vector<std::unique_ptr<RunRecordSink>> sinks);
+    RecordedRun(RunRecord record, std::vector<std::unique_ptr<RunRecordSink>> sinks);
 
+    const RunRecord& record() const { return record_; }
     void add_epoch(const EpochMetrics& metrics);
-    // Status "finished", "stopped" or "failed" with `error`.
+    // Finished, stopped, or failed with `error`.
     void finish(RunOutcome outcome, const std::string& error);
 
 private:

@@ -146,7 +146,14 @@ const std::vector<RunColumn>& runColumns()
              [](dp::RunRecord& r, const QVariant& v) { r.id = v.toString().toStdString(); }},
             textColumn("started_at", &dp::RunRecord::started_at),
             textColumn("source", &dp::RunRecord::source),
-            textColumn("status", &dp::RunRecord::status),
+            {QStringLiteral("status"), QStringLiteral("TEXT NOT NULL DEFAULT 'running'"),
+             [](const dp::RunRecord& r) -> QVariant {
+                 return QString::fromLatin1(dp::run_status_name(r.status));
+             },
+             [](dp::RunRecord& r, const QVariant& v) {
+                 r.status = dp::parse_run_status(v.toString().toStdString())
+                                    .value_or(dp::RunStatus::interrupted);
+             }},
             textColumn("error", &dp::RunRecord::error),
             {QStringLiteral("processes"), QStringLiteral("INTEGER NOT NULL DEFAULT 1"),
              [](const dp::RunRecord& r) -> QVariant { return r.processes; },

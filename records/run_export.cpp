@@ -75,7 +75,7 @@ std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double 
         row[QStringLiteral("efficiency")] = optionalNumber(comparison.efficiency);
         row[QStringLiteral("target_test_acc")] = targetAccuracy;
         row[QStringLiteral("seconds_to_target")] = optionalNumber(comparison.secondsToTarget);
-        row[QStringLiteral("status")] = QString::fromStdString(run.status);
+        row[QStringLiteral("status")] = QString::fromLatin1(dp::run_status_name(run.status));
         rows.push_back(row);
     }
     return rows;

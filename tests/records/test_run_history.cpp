@@ -86,7 +86,7 @@ dp::RunRecord everyFieldRecord()
     record.id = "2026-11-22T01:30:00Z-4242";
     record.started_at = "2026-11-22T01:30:00Z";
     record.source = "mpirun";
-    record.status = "failed";
+    record.status = dp::RunStatus::failed;
     record.error = "rank 1: \"loss is NaN\", lower --lr";
     record.processes = 4;
     record.comparison_group = "compare 2026-11-22T01:30:00Z-4242";
@@ -125,7 +125,7 @@ dp::RunRecord madeRun(const std::string& id, const std::string& model, int devic
     run.id = id;
     run.started_at = "2026-01-01T00:00:00Z";
     run.source = "dp-workbench";
-    run.status = "finished";
+    run.status = dp::RunStatus::finished;
     run.config.model = model;
     for (int i = 0; i < devices; ++i)
         run.config.devices.push_back("cpu:" + std::to_string(i));
@@ -144,7 +144,7 @@ std::vector<dp::RunRecord> comparisonRuns()
     twoDevices.config.batch_size = 512;
     twoDevices.config.lr = 0.4f;
     dp::RunRecord otherModel = madeRun("narrow", "resnet18-narrow", 2, {4, 5}, {0.3, 0.4});
-    otherModel.status = "stopped";
+    otherModel.status = dp::RunStatus::stopped;
     return {baseline, twoDevices, otherModel};
 }
 
@@ -235,7 +235,7 @@ private slots:
         RunHistory history(path("runs.sqlite"));
         dp::RunRecord later = madeRun("later", "lenet", 1, {1, 2}, {0.5, 0.6});
         later.started_at = "2026-05-01T10:00:00Z";
-        later.status = "running";
+        later.status = dp::RunStatus::running;
         dp::RunRecord earlier = madeRun("earlier", "lenet", 2, {3}, {0.7});
         earlier.started_at = "2026-05-01T09:00:00Z";
         history.save(later);
@@ -244,7 +244,7 @@ private slots:
         // The run saves again after its third epoch, then finishes.
         later.epochs.push_back({3, 0.4, 0.8, 0.81, 2.5});
         history.save(later);
-        later.status = "finished";
+        later.status = dp::RunStatus::finished;
         history.save(later);
 
         const std::vector<dp::RunRecord> runs = history.runs();

@@ -1,0 +1,44 @@
+#include "cli/history_recording.h"
+
+#include <QCoreApplication>
+
+#include <cstdio>
+#include <utility>
+
+#include "core/error.h"
+#include "history_sink.h"
+#include "run_history.h"
+
+namespace dp {
+namespace {
+
+int application_argc = 1;
+char application_name[] = "dp-train";
+char* application_argv[] = {application_name, nullptr};
+
+}  // namespace
+
+HistoryRecording::HistoryRecording() {
+    if (!QCoreApplication::instance())
+        application_ = std::make_unique<QCoreApplication>(application_argc, application_argv);
+    try {
+        history_ = std::make_unique<RunHistory>();
+        sink_ = std::make_unique<HistorySink>(*history_, [this](const std::string& what) { warn(what); });
+    } catch (const Error& error) {
+        warn(error.what());
+    }
+}
+
+HistoryRecording::~HistoryRecording() = default;
+
+void HistoryRecording::write(const RunRecord& record) {
+    if (sink_) sink_->write(record);
+}
+
+void HistoryRecording::warn(const std::string& what) {
+    if (std::exchange(warned_, true)) return;  // once a run: the next writes try again quietly
+    std::fprintf(stderr, "dp-train: warning: the history did not keep the run (%s); use "
+                         "--no-history to skip it\n", what.c_str());
+}
+
+}  // namespace dp

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <memory>
+
+#include "train/recorded_run.h"
+
+class HistorySink;
+class QCoreApplication;
+class RunHistory;
+
+namespace dp {
+
+// dp-train's runs in the workbench's run history (records/), beside its own:
+// the history sink with what a program without Qt needs around it (a Qt
+// application object for the SQL driver) and a warning on stderr, once, when
+// the history cannot keep the run. The run goes on either way.
+class HistoryRecording final : public RunRecordSink {
+public:
+    HistoryRecording();
+    ~HistoryRecording() override;
+    void write(const RunRecord& record) override;
+
+private:
+    void warn(const std::string& what);
+
+    std::unique_ptr<QCoreApplication> application_;  // Qt SQL loads its driver through one
+    std::unique_ptr<RunHistory> history_;             // null when it could not be opened
+    std::unique_ptr<HistorySink> sink_;
+    bool warned_ = false;
+};
+
+}  // namespace dp
