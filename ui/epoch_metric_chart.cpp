@@ -34,7 +34,7 @@ void EpochMetricChart::hideRun(const std::string& id)
 void EpochMetricChart::setXAxisMode(XAxisMode mode)
 {
     mode_ = mode;
-    setXTitle(mode == XAxisMode::epochs ? tr("epoch") : tr("training seconds"));
+    setXTitle(mode);
     setWholeNumberX(mode == XAxisMode::epochs);
     for (auto it = epochs_.cbegin(); it != epochs_.cend(); ++it)
         plot(it.key());

@@ -68,7 +68,7 @@ void LossChart::removeRun(const std::string& id)
 void LossChart::setXAxisMode(XAxisMode mode)
 {
     mode_ = mode;
-    setXTitle(mode == XAxisMode::epochs ? tr("epoch") : tr("training seconds"));
+    setXTitle(mode);
     setEmptyXRange(0, mode == XAxisMode::epochs ? plannedEpochs_ : 1);
     for (auto it = traces_.cbegin(); it != traces_.cend(); ++it)
         stale_.insert(it.key());

@@ -100,6 +100,11 @@ void RunChartView::setXTitle(const QString& title)
     xAxis_->setTitleText(title);
 }
 
+void RunChartView::setXTitle(XAxisMode mode)
+{
+    setXTitle(mode == XAxisMode::epochs ? tr("epoch") : tr("training seconds"));
+}
+
 void RunChartView::setFixedYRange(double min, double max)
 {
     fixedY_ = true;

@@ -31,6 +31,8 @@ protected:
     void removeLine(const QString& key);
     QStringList lineKeys() const { return lines_.keys(); }
     void setXTitle(const QString& title);
+    // "epoch" or "training seconds".
+    void setXTitle(XAxisMode mode);
 
     // Fits the axes to every line's points. A fixed y range (accuracy) stays;
     // otherwise y runs from 0 to a little above the highest point.
