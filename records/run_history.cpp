@@ -206,15 +206,15 @@ class Database
 {
 public:
     Database(const QString& connectionName, const QString& path)
-        : m_connection(QSqlDatabase::database(connectionName, false)), m_path(path)
+        : connection_(QSqlDatabase::database(connectionName, false)), path_(path)
     {
     }
 
-    QSqlDatabase connection() const { return m_connection; }
+    QSqlDatabase connection() const { return connection_; }
 
     [[noreturn]] void fail(const QString& problem) const
     {
-        throw dp::Error(QStringLiteral("run history %1: %2").arg(m_path, problem).toStdString());
+        throw dp::Error(QStringLiteral("run history %1: %2").arg(path_, problem).toStdString());
     }
 
     // "database is locked (during DELETE FROM epochs)"
@@ -230,7 +230,7 @@ public:
 
     QSqlQuery exec(const QString& sql, const QVariantList& values = {}) const
     {
-        QSqlQuery query(m_connection);
+        QSqlQuery query(connection_);
         query.setForwardOnly(true);
         if (!query.prepare(sql))
             fail(sql, query.lastError());
@@ -244,7 +244,7 @@ public:
     // One statement run once per row; `columns` holds one list of values per placeholder.
     void execBatch(const QString& sql, const QList<QVariantList>& columns) const
     {
-        QSqlQuery query(m_connection);
+        QSqlQuery query(connection_);
         if (!query.prepare(sql))
             fail(sql, query.lastError());
         for (const QVariantList& column : columns)
@@ -261,8 +261,8 @@ public:
     }
 
 private:
-    QSqlDatabase m_connection;
-    QString m_path;
+    QSqlDatabase connection_;
+    QString path_;
 };
 
 // BEGIN IMMEDIATE takes the write lock at once, so that dp-train and the
@@ -271,25 +271,25 @@ private:
 class Transaction
 {
 public:
-    explicit Transaction(const Database& database) : m_database(database)
+    explicit Transaction(const Database& database) : database_(database)
     {
-        m_database.exec(QStringLiteral("BEGIN IMMEDIATE"));
+        database_.exec(QStringLiteral("BEGIN IMMEDIATE"));
     }
     ~Transaction()
     {
         // Unwinding from an error already being reported: a failed rollback adds nothing.
-        if (!m_committed)
-            QSqlQuery(m_database.connection()).exec(QStringLiteral("ROLLBACK"));
+        if (!committed_)
+            QSqlQuery(database_.connection()).exec(QStringLiteral("ROLLBACK"));
     }
     void commit()
     {
-        m_database.exec(QStringLiteral("COMMIT"));
-        m_committed = true;
+        database_.exec(QStringLiteral("COMMIT"));
+        committed_ = true;
     }
 
 private:
-    const Database& m_database;
-    bool m_committed = false;
+    const Database& database_;
+    bool committed_ = false;
 };
 
 QSet<QString> columnsOf(const Database& database, const QString& table)
@@ -404,7 +404,7 @@ QString RunHistory::defaultPath()
     return QDir(folder).filePath(QStringLiteral("runs.sqlite"));
 }
 
-RunHistory::RunHistory(const QString& path) : m_path(path), m_connectionName(uniqueConnectionName())
+RunHistory::RunHistory(const QString& path) : path_(path), connectionName_(uniqueConnectionName())
 {
     try {
         const QString folder = QFileInfo(path).absolutePath();
@@ -413,19 +413,19 @@ RunHistory::RunHistory(const QString& path) : m_path(path), m_connectionName(uni
                                     .arg(path, folder)
                                     .toStdString());
         QSqlDatabase connection =
-                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
+                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connectionName_);
         if (!connection.isValid())
             throw dp::Error("run history " + path.toStdString()
                             + ": Qt's SQLite driver is missing (install libqt6sql6-sqlite)");
         connection.setDatabaseName(path);
         connection.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
-        Database database(m_connectionName, m_path);
+        Database database(connectionName_, path_);
         if (!connection.open())
             database.fail(QStringLiteral("open"), connection.lastError());
         database.exec(QStringLiteral("PRAGMA foreign_keys = ON"));
         createOrCheckSchema(database);
     } catch (const dp::Error&) {
-        QSqlDatabase::removeDatabase(m_connectionName);
+        QSqlDatabase::removeDatabase(connectionName_);
         throw;
     }
 }
@@ -433,13 +433,13 @@ RunHistory::RunHistory(const QString& path) : m_path(path), m_connectionName(uni
 RunHistory::~RunHistory()
 {
     // Every QSqlDatabase and QSqlQuery on the connection is gone before it is removed.
-    QSqlDatabase::database(m_connectionName, false).close();
-    QSqlDatabase::removeDatabase(m_connectionName);
+    QSqlDatabase::database(connectionName_, false).close();
+    QSqlDatabase::removeDatabase(connectionName_);
 }
 
 void RunHistory::save(const dp::RunRecord& record)
 {
-    const Database database(m_connectionName, m_path);
+    const Database database(connectionName_, path_);
     QVariantList runValues;
     for (const RunColumn& column : runColumns())
         runValues << column.get(record);
@@ -479,13 +479,13 @@ void RunHistory::save(const dp::RunRecord& record)
 
 std::vector<dp::RunRecord> RunHistory::runs() const
 {
-    return selectRuns(Database(m_connectionName, m_path), QString(), {});
+    return selectRuns(Database(connectionName_, path_), QString(), {});
 }
 
 std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
 {
     std::vector<dp::RunRecord> found =
-            selectRuns(Database(m_connectionName, m_path), QStringLiteral("WHERE id = ?"),
+            selectRuns(Database(connectionName_, path_), QStringLiteral("WHERE id = ?"),
                        {QString::fromStdString(id)});
     if (found.empty())
         return std::nullopt;
@@ -495,6 +495,6 @@ std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
 void RunHistory::remove(const std::string& id)
 {
     // The run's epochs go with it (ON DELETE CASCADE).
-    Database(m_connectionName, m_path)
+    Database(connectionName_, path_)
             .exec(QStringLiteral("DELETE FROM runs WHERE id = ?"), {QString::fromStdString(id)});
 }

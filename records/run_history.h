@@ -29,7 +29,7 @@ public:
     RunHistory(const RunHistory&) = delete;
     RunHistory& operator=(const RunHistory&) = delete;
 
-    QString path() const { return m_path; }
+    QString path() const { return path_; }
 
     // Inserts the run, or replaces the one with the same id, epochs and all,
     // in one transaction.
@@ -41,6 +41,6 @@ public:
     void remove(const std::string& id);
 
 private:
-    QString m_path;
-    QString m_connectionName;
+    QString path_;
+    QString connectionName_;
 };

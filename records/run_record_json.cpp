@@ -26,13 +26,13 @@ constexpr int kVersion = 1;
 class FieldReader
 {
 public:
-    FieldReader(const QJsonObject& object, const QString& path) : m_object(object), m_path(path) {}
+    FieldReader(const QJsonObject& object, const QString& path) : object_(object), path_(path) {}
 
-    bool has(const QString& key) const { return m_object.contains(key); }
+    bool has(const QString& key) const { return object_.contains(key); }
 
     QJsonValue value(const QString& key) const
     {
-        const QJsonValue value = m_object.value(key);
+        const QJsonValue value = object_.value(key);
         if (value.isUndefined())
             fail(name(key) + " is missing");
         return value;
@@ -68,7 +68,7 @@ public:
     Integer integer(const QString& key) const
     {
         const double number = this->number(key);
-        const qint64 whole = m_object.value(key).toInteger();
+        const qint64 whole = object_.value(key).toInteger();
         if (double(whole) != number || !std::in_range<Integer>(whole))
             fail(name(key) + " is not a whole number in range");
         return Integer(whole);
@@ -92,15 +92,15 @@ public:
 
     QString fieldPath(const QString& key) const
     {
-        return m_path.isEmpty() ? key : m_path + '.' + key;
+        return path_.isEmpty() ? key : path_ + '.' + key;
     }
 
     // How messages name a field: "config.lr".
     QString name(const QString& key) const { return '"' + fieldPath(key) + '"'; }
 
 private:
-    QJsonObject m_object;
-    QString m_path;
+    QJsonObject object_;
+    QString path_;
 };
 
 // Every setting of the schema (train/config_fields.h); those records have

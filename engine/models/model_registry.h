@@ -19,12 +19,12 @@ struct ModelInfo {
 // The models a user can pick, in display order.
 const std::vector<ModelInfo>& model_registry();
 
-// Builds the named model for inputs of shape channels x height x width and
-// `classes` outputs. Throws dp::Error for an unknown name, listing the known
-// ones (and, when the model is built, for an input it cannot take).
 // The registry entry of `name`; throws dp::Error for an unknown one.
 const ModelInfo& model_info(const std::string& name);
 
+// Builds the named model for inputs of shape channels x height x width and
+// `classes` outputs. Throws dp::Error for an unknown name, listing the known
+// ones (and, when the model is built, for an input it cannot take).
 std::unique_ptr<Sequential> build_model(const std::string& name, const SampleShape& input,
                                         int classes);
 
