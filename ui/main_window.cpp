@@ -31,6 +31,7 @@
 #include "cluster_command_dialog.h"
 #include "core/error.h"
 #include "engine_message.h"
+#include "chart_board.h"
 #include "epoch_metric_chart.h"
 #include "loss_chart.h"
 #include "prediction_strip.h"
@@ -88,17 +89,7 @@ MainWindow::MainWindow(QWidget* parent)
       runsModel_(new RunsTableModel(this)),
       configPanel_(new RunConfigPanel),
       configScroll_(new QScrollArea),
-      accuracyChart_(new EpochMetricChart(
-          tr("Test accuracy"), tr("test acc"),
-          [](const dp::EpochMetrics& epoch) { return epoch.test_acc; }, true)),
-      secondsChart_(new EpochMetricChart(
-          tr("Seconds per epoch"), tr("sec/epoch"),
-          [](const dp::EpochMetrics& epoch) { return epoch.seconds; }, false)),
-      driftChart_(new EpochMetricChart(
-          tr("N devices vs 1: parameter drift ‖θN − θ1‖ / ‖θ1‖"), tr("drift"),
-          [](const dp::EpochMetrics& epoch) { return epoch.parameter_drift; }, false)),
-      lossChart_(new LossChart),
-      speedupChart_(new SpeedupChart),
+      charts_(new ChartBoard),
       batchSplitView_(new BatchSplitView),
       predictionStrip_(new PredictionStrip),
       viewTabs_(new QTabWidget),
@@ -122,19 +113,6 @@ MainWindow::MainWindow(QWidget* parent)
     runs_ = std::make_unique<RunManager>(history_.get());
 
     configPanel_->setObjectName(QStringLiteral("runConfigPanel"));
-    accuracyChart_->setObjectName(QStringLiteral("accuracyChart"));
-    secondsChart_->setObjectName(QStringLiteral("secondsChart"));
-    driftChart_->setObjectName(QStringLiteral("driftChart"));
-    driftChart_->setLogScaleY();
-    driftChart_->setToolTip(
-            tr("After each epoch, how far the N-device run's parameters are from its 1-device "
-               "twin's, relative to their size (same seed, same global batch). Data "
-               "parallelism computes the same update, so only float rounding tells them apart; "
-               "training amplifies rounding as it leaves a plateau, as much as between two "
-               "1-device runs whose kernels round differently."));
-    driftChart_->hide();  // until a comparison measures drift
-    lossChart_->setObjectName(QStringLiteral("lossChart"));
-    speedupChart_->setObjectName(QStringLiteral("speedupChart"));
     viewTabs_->setObjectName(QStringLiteral("viewTabs"));
     bottomTabs_->setObjectName(QStringLiteral("bottomTabs"));
     runsPanel_->setObjectName(QStringLiteral("runsPanel"));
@@ -173,17 +151,7 @@ MainWindow::MainWindow(QWidget* parent)
     chartsLayout->setContentsMargins(0, 4, 0, 0);
     chartsLayout->setSpacing(2);
     chartsLayout->addWidget(chartSwitches_);
-    auto* chartsGrid = new QGridLayout;
-    chartsLayout->addLayout(chartsGrid, 1);
-    chartsGrid->setSpacing(2);
-    chartsGrid->addWidget(accuracyChart_, 0, 0);
-    chartsGrid->addWidget(lossChart_, 0, 1);
-    chartsGrid->addWidget(secondsChart_, 1, 0);
-    chartsGrid->addWidget(speedupChart_, 1, 1);
-    chartsGrid->addWidget(driftChart_, 2, 0, 1, 2);
-    chartsGrid->setRowStretch(0, 3);
-    chartsGrid->setRowStretch(1, 3);
-    chartsGrid->setRowStretch(2, 2);
+    chartsLayout->addWidget(charts_, 1);
 
     auto* classroomPage = new QWidget;
     auto* classroomLayout = new QVBoxLayout(classroomPage);
@@ -277,7 +245,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(worker, &TrainingWorker::logLine, this, &MainWindow::appendLog, Qt::QueuedConnection);
     connect(worker, &TrainingWorker::batchProgress, this, &MainWindow::showBatchProgress,
             Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::lossesReported, lossChart_, &LossChart::appendLosses,
+    connect(worker, &TrainingWorker::lossesReported, charts_->lossChart(), &LossChart::appendLosses,
             Qt::QueuedConnection);
     connect(worker, &TrainingWorker::stepReported, batchSplitView_, &BatchSplitView::showStep,
             Qt::QueuedConnection);
@@ -351,7 +319,7 @@ void MainWindow::buildMenus()
     smoothLossAction_->setObjectName(QStringLiteral("smoothLossAction"));
     smoothLossAction_->setCheckable(true);
     connect(smoothLossAction_, &QAction::toggled, this, [this](bool smoothed) {
-        lossChart_->setSmoothed(smoothed);
+        charts_->setSmoothedLoss(smoothed);
         saveSettings();
     });
 
@@ -485,11 +453,7 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
     runsModel_->upsert(record);
     const int row = runsModel_->rowOf(record.id);
     const QColor color = runsModel_->color(row);
-    accuracyChart_->setPlannedEpochs(record.config.epochs);
-    secondsChart_->setPlannedEpochs(record.config.epochs);
-    lossChart_->setPlannedEpochs(record.config.epochs);
-    showOnEpochCharts(record, color);
-    lossChart_->startRun(record, color);
+    charts_->startRun(record, color);
     batchSplitView_->clear();
     predictionStrip_->clear();
     predictionStrip_->setClassNames(classNames(record.config));
@@ -507,7 +471,7 @@ void MainWindow::onRunUpdated(const dp::RunRecord& record)
     runsModel_->upsert(record);
     const int row = runsModel_->rowOf(record.id);
     if (runsModel_->isChecked(row))
-        showOnEpochCharts(record, runsModel_->color(row));
+        charts_->updateRun(record, runsModel_->color(row));
     const dp::EpochMetrics& metrics = record.epochs.back();
     // Same line as dp-train prints, so GUI and CLI logs compare directly.
     appendLog(QString::fromStdString(dp::epoch_line(metrics, record.config.epochs)));
@@ -524,7 +488,7 @@ void MainWindow::onRunUpdated(const dp::RunRecord& record)
 void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
 {
     runsModel_->upsert(record);
-    lossChart_->refreshNow();
+    charts_->refreshNow();
     const int epochsDone = int(record.epochs.size());
     if (record.status == dp::RunStatus::failed) {
         appendLog(tr("error: %1").arg(message));
@@ -551,34 +515,7 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
 
 void MainWindow::showRunOnCharts(const dp::RunRecord& record, bool shown)
 {
-    if (shown)
-        showOnEpochCharts(record, runsModel_->color(runsModel_->rowOf(record.id)));
-    else
-        hideFromEpochCharts(record.id);
-    lossChart_->setRunVisible(record.id, shown);
-}
-
-void MainWindow::showOnEpochCharts(const dp::RunRecord& record, const QColor& color)
-{
-    accuracyChart_->showRun(record, color);
-    secondsChart_->showRun(record, color);
-    // Drift exists for the N-device run of a comparison only.
-    const bool measuresDrift = !record.config.drift_from.empty()
-            || std::any_of(record.epochs.begin(), record.epochs.end(),
-                           [](const dp::EpochMetrics& e) { return !std::isnan(e.parameter_drift); });
-    if (measuresDrift) {
-        driftChart_->setPlannedEpochs(record.config.epochs);
-        driftChart_->showRun(record, color);
-        driftChart_->show();
-    }
-}
-
-void MainWindow::hideFromEpochCharts(const std::string& id)
-{
-    accuracyChart_->hideRun(id);
-    secondsChart_->hideRun(id);
-    driftChart_->hideRun(id);
-    driftChart_->setVisible(driftChart_->lineCount() > 0);
+    charts_->setRunVisible(record, runsModel_->color(runsModel_->rowOf(record.id)), shown);
 }
 
 void MainWindow::updateSpeedupChart()
@@ -596,7 +533,7 @@ void MainWindow::updateSpeedupChart()
                                 int(runsModel_->record(row).config.devices.size()),
                                 *comparison->speedup});
     }
-    speedupChart_->setMeasurements(std::move(measurements));
+    charts_->setSpeedupMeasurements(std::move(measurements));
 }
 
 void MainWindow::deleteRuns(const std::vector<std::string>& ids)
@@ -609,8 +546,7 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
             showStatus(tr("Could not delete: %1").arg(QString::fromUtf8(error.what())), true);
             return;
         }
-        hideFromEpochCharts(id);
-        lossChart_->removeRun(id);
+        charts_->removeRun(id);
         runsModel_->remove(id);
     }
     showStatus(tr("Deleted %n run(s) from the history", nullptr, int(ids.size())));
@@ -640,21 +576,16 @@ bool MainWindow::exportTo(const QString& folder)
         return false;
     }
     const QDir dir(folder);
-    lossChart_->refreshNow();
-    const std::vector<std::pair<QWidget*, QString>> pictures = {
-        {accuracyChart_, QStringLiteral("test_accuracy")},
-        {lossChart_, QStringLiteral("training_loss")},
-        {secondsChart_, QStringLiteral("seconds_per_epoch")},
-        {speedupChart_, QStringLiteral("speedup")},
-        {batchSplitView_, QStringLiteral("batch_split")},
-    };
-    for (const auto& [widget, name] : pictures) {
-        const QString png = dir.filePath(name + QStringLiteral(".png"));
-        const QString svg = dir.filePath(name + QStringLiteral(".svg"));
-        if (!writeWidgetPng(*widget, png) || !writeWidgetSvg(*widget, svg, name)) {
-            showStatus(tr("Export failed: cannot write %1").arg(png), true);
-            return false;
-        }
+    QString failed = charts_->exportTo(dir);
+    const QString splitPng = dir.filePath(QStringLiteral("batch_split.png"));
+    if (failed.isEmpty() && !writeWidgetPng(*batchSplitView_, splitPng))
+        failed = splitPng;
+    const QString splitSvg = dir.filePath(QStringLiteral("batch_split.svg"));
+    if (failed.isEmpty() && !writeWidgetSvg(*batchSplitView_, splitSvg, QStringLiteral("batch_split")))
+        failed = splitSvg;
+    if (!failed.isEmpty()) {
+        showStatus(tr("Export failed: cannot write %1").arg(failed), true);
+        return false;
     }
     const std::vector<dp::RunRecord> runs = runsModel_->checkedRecords();
     const double target = runsModel_->targetAccuracy();
@@ -686,16 +617,12 @@ void MainWindow::setPresenterMode(bool on)
     if (on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
     centralWidget()->setFont(font);
-    for (RunChartView* chart : std::initializer_list<RunChartView*>{
-             accuracyChart_, secondsChart_, lossChart_, speedupChart_})
-        chart->setFontScale(on ? kPresenterFontScale : 1.0);
+    charts_->setFontScale(on ? kPresenterFontScale : 1.0);
 }
 
 void MainWindow::setXAxisMode(XAxisMode mode)
 {
-    accuracyChart_->setXAxisMode(mode);
-    secondsChart_->setXAxisMode(mode);
-    lossChart_->setXAxisMode(mode);
+    charts_->setXAxisMode(mode);
     secondsAxisAction_->setChecked(mode == XAxisMode::seconds);
 }
 

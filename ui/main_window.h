@@ -11,8 +11,7 @@
 #include "x_axis_mode.h"
 
 class BatchSplitView;
-class EpochMetricChart;
-class LossChart;
+class ChartBoard;
 class PredictionStrip;
 class QAction;
 class QLabel;
@@ -26,7 +25,6 @@ class RunHistory;
 class RunManager;
 class RunsPanel;
 class RunsTableModel;
-class SpeedupChart;
 
 // The workbench window: run settings on the left; the live charts and the
 // classroom views beside them; run controls and status; the runs table, the
@@ -75,9 +73,6 @@ signals:
 private:
     // The menus, and the chart switches that mirror View's actions.
     void buildMenus();
-    // The per-epoch charts (accuracy, seconds, drift) show and hide a run together.
-    void showOnEpochCharts(const dp::RunRecord& record, const QColor& color);
-    void hideFromEpochCharts(const std::string& id);
     // `config` with Run > Re-measure kernels applied.
     dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
     void loadHistory();
@@ -100,11 +95,7 @@ private:
     RunsTableModel* runsModel_;
     RunConfigPanel* configPanel_;
     QScrollArea* configScroll_;
-    EpochMetricChart* accuracyChart_;
-    EpochMetricChart* secondsChart_;
-    EpochMetricChart* driftChart_;  // shown once a comparison measures N-vs-1 drift
-    LossChart* lossChart_;
-    SpeedupChart* speedupChart_;
+    ChartBoard* charts_;
     BatchSplitView* batchSplitView_;
     PredictionStrip* predictionStrip_;
     QTabWidget* viewTabs_;
@@ -118,9 +109,9 @@ private:
     QLabel* statusLabel_;
     QPlainTextEdit* logView_;
     QAction* presenterAction_;
-    QAction* retuneAction_;
+    QAction* retuneAction_;  // checked: the next run (or comparison) re-measures its kernels
     // Each comparison's 1-device parameter snapshots (dp::TrainConfig::snapshot_dir).
-    std::vector<std::unique_ptr<QTemporaryDir>> comparisonSnapshots_;  // checked: the next run (or comparison) re-measures its kernels
+    std::vector<std::unique_ptr<QTemporaryDir>> comparisonSnapshots_;
     QAction* secondsAxisAction_;
     QAction* smoothLossAction_;
 
