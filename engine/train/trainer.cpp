@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "backend/kernel_choices.h"
 #include "core/error.h"
@@ -33,6 +34,31 @@ PredictionSamples preview_predictions(int epoch, ReplicaGroup& replicas, const D
                           test.images.begin() + std::ptrdiff_t(shown * test.sample_size()));
     samples.labels.assign(test.labels.begin(), test.labels.begin() + std::ptrdiff_t(shown));
     return samples;
+}
+
+// The learning rate of `batch` (from 0) of `epoch` (from 1): with warm-up,
+// lr x (steps so far + 1) / warm-up steps until that reaches lr (Goyal et al.).
+float learning_rate_at(const TrainConfig& config, int epoch, int batch, int batches) {
+    if (config.warmup_epochs <= 0) return config.lr;
+    const double step = double(epoch - 1) * batches + batch + 1;
+    return float(config.lr * std::min(1.0, step / (config.warmup_epochs * batches)));
+}
+
+// A comparison's N-vs-1 drift after `epoch`: the 1-device run leaves its
+// parameters in snapshot_dir, the others measure theirs against them (NaN
+// when this run does neither, or the snapshot is not there).
+double parameter_drift_after(const TrainConfig& config, ReplicaGroup& replicas, int epoch) {
+    double drift = std::numeric_limits<double>::quiet_NaN();
+    if (!replicas.holds_rank0() || (config.snapshot_dir.empty() && config.drift_from.empty()))
+        return drift;
+    const std::vector<float> parameters = replicas.parameters(0);
+    if (!config.snapshot_dir.empty())
+        write_parameter_snapshot(epoch_snapshot_path(config.snapshot_dir, epoch), parameters);
+    if (!config.drift_from.empty())
+        if (const auto reference = read_parameter_snapshot(
+                epoch_snapshot_path(config.drift_from, epoch), parameters.size()))
+            drift = relative_norm_difference(parameters, *reference);
+    return drift;
 }
 
 }  // namespace
@@ -103,11 +129,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                 const int first = batch * batch_size;
                 const int rows = std::min(batch_size, data.train.count - first);
                 Backend::LossResult loss;
-                // Warm-up: lr x (steps so far + 1) / warm-up steps, until that reaches lr.
-                const double step = double(epoch - 1) * batches + batch + 1;
-                const float lr = config_.warmup_epochs > 0
-                                     ? float(config_.lr * std::min(1.0, step / (config_.warmup_epochs * batches)))
-                                     : config_.lr;
+                const float lr = learning_rate_at(config_, epoch, batch, batches);
                 const auto timings = replicas.train_step(data.train, order.subspan(first, rows),
                                                          lr, loss);
                 if (!std::isfinite(loss.loss_sum))
@@ -134,21 +156,9 @@ RunOutcome Trainer::run(TrainObserver& observer) {
             double sums[] = {epoch_loss.loss_sum, double(epoch_loss.correct)};
             replicas.sum_over_processes(sums);
             const double samples = data.train.count;
-            EpochMetrics metrics{epoch, sums[0] / samples, sums[1] / samples,
-                                 replicas.evaluate(data.test), seconds};
-            if (replicas.holds_rank0() &&
-                (!config_.snapshot_dir.empty() || !config_.drift_from.empty())) {
-                const std::vector<float> parameters = replicas.parameters(0);
-                if (!config_.snapshot_dir.empty())
-                    write_parameter_snapshot(epoch_snapshot_path(config_.snapshot_dir, epoch),
-                                             parameters);
-                if (const auto reference = config_.drift_from.empty()
-                                               ? std::nullopt
-                                               : read_parameter_snapshot(
-                                                     epoch_snapshot_path(config_.drift_from, epoch),
-                                                     parameters.size()))
-                    metrics.parameter_drift = relative_norm_difference(parameters, *reference);
-            }
+            const EpochMetrics metrics{epoch, sums[0] / samples, sums[1] / samples,
+                                       replicas.evaluate(data.test), seconds,
+                                       parameter_drift_after(config_, replicas, epoch)};
             summary.epochs.push_back(metrics);
             observer.on_epoch(metrics);
             if (config_.preview_samples > 0 && replicas.holds_rank0())
