@@ -39,8 +39,8 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
     deleteButton_->setObjectName(QStringLiteral("deleteRunsButton"));
     deleteButton_->setToolTip(tr("Remove the selected runs from the table and the history database"));
 
-    auto* hint = new QLabel(tr("Check runs to draw and compare them; speedup is against the first "
-                               "checked 1-device run of the same model and data."),
+    auto* hint = new QLabel(tr("Check runs to draw and compare them; speedup is against a checked "
+                               "1-device run with the same settings (hover a dash to see why none)."),
                             this);
     hint->setForegroundRole(QPalette::PlaceholderText);
     hint->setWordWrap(true);
