@@ -3,7 +3,7 @@
 // Data-driven checks (a) to (c) of op_test_support.h on every op case below,
 // then hand-computed values, which run on both backends.
 
-#include "op_test_support.h"
+#include "op_family_test.h"
 
 namespace {
 
@@ -185,35 +185,13 @@ const std::vector<OpCase>& op_cases() {
 
 }  // namespace
 
-class TestBatchNormOps : public QObject, private CpuBackends {
+class TestBatchNormOps : public OpFamilyTest {
     Q_OBJECT
 
+    void add_rows() override { add_op_case_rows(op_cases()); }
+    void run(OpCheck check) override { run_op_check(op_cases(), check, reference_, onednn_); }
+
 private slots:
-    void reference_ops_match_finite_differences_in_double_data() { add_op_case_rows(op_cases()); }
-    void reference_ops_match_finite_differences_in_double() {
-        ReferenceOps<double> ops;
-        visit_current_op_case(op_cases(), [&](const auto& op) { verify_gradients(op, ops); });
-    }
-
-    void reference_backend_matches_finite_differences_data() { add_op_case_rows(op_cases()); }
-    void reference_backend_matches_finite_differences() {
-        visit_current_op_case(op_cases(),
-                              [&](const auto& op) { verify_gradients(op, reference_); });
-    }
-
-    void onednn_backend_matches_finite_differences_data() { add_op_case_rows(op_cases()); }
-    void onednn_backend_matches_finite_differences() {
-        visit_current_op_case(op_cases(),
-                              [&](const auto& op) { verify_gradients(op, onednn_); });
-    }
-
-    void onednn_backend_matches_reference_backend_data() { add_op_case_rows(op_cases()); }
-    void onednn_backend_matches_reference_backend() {
-        visit_current_op_case(op_cases(), [&](const auto& op) {
-            verify_matches_reference(op, onednn_, reference_);
-        });
-    }
-
     // Two channels of four values, eps 0 so that the numbers are round:
     // channel 0 is {1, 3, 1, 3} (mean 2, variance 1), channel 1 {10, 10, 14,
     // 14} (mean 12, variance 4); both normalize to +-1.
