@@ -11,6 +11,7 @@
 
 #include "backend/onednn/onednn_backend.h"
 #include "backend/reference/reference_backend.h"
+#include "golden_tensors.h"
 #include "io/safetensors.h"
 #include "models/lenet.h"
 #include "models/mnistnet.h"
@@ -21,17 +22,7 @@ namespace {
 constexpr int batch = 16;
 constexpr float lr = 0.1f;
 
-std::vector<float> floats_of(const dp::TensorEntry& tensor) {
-    std::vector<float> values(tensor.element_count());
-    if (tensor.dtype == dp::TensorDtype::f32) {
-        dp::copy_elements(tensor, values);
-    } else {
-        std::vector<std::int64_t> integers(values.size());
-        dp::copy_elements(tensor, integers);
-        std::copy(integers.begin(), integers.end(), values.begin());
-    }
-    return values;
-}
+using dp::golden::floats_of;
 
 // PyTorch's golden run and ours, side by side.
 class GoldenRun {

@@ -15,6 +15,7 @@
 
 #include "backend/onednn/onednn_backend.h"
 #include "backend/reference/reference_backend.h"
+#include "golden_tensors.h"
 #include "io/safetensors.h"
 #include "models/resnet18.h"
 
@@ -30,16 +31,7 @@ const dp::TensorEntry& entry(const dp::SafetensorsFile& file, const std::string&
 }
 
 std::vector<float> floats(const dp::SafetensorsFile& file, const std::string& name) {
-    const auto& tensor = entry(file, name);
-    std::vector<float> values(tensor.element_count());
-    if (tensor.dtype == dp::TensorDtype::f32) {
-        dp::copy_elements(tensor, values);
-    } else {
-        std::vector<std::int64_t> integers(values.size());
-        dp::copy_elements(tensor, integers);
-        std::copy(integers.begin(), integers.end(), values.begin());
-    }
-    return values;
+    return dp::golden::floats_of(entry(file, name));
 }
 
 std::int64_t integer(const dp::SafetensorsFile& file, const std::string& name) {

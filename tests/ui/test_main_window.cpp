@@ -73,6 +73,14 @@ dp::TrainConfig shortRun(int epochs)
     return config;
 }
 
+// shortRun on the first two devices (a 1 vs 2 comparison's settings).
+dp::TrainConfig shortRunOnTwoDevices(int epochs)
+{
+    dp::TrainConfig config = shortRun(epochs);
+    config.devices = {dp::available_devices()[0].id, dp::available_devices()[1].id};
+    return config;
+}
+
 bool fashionMnistAvailable()
 {
     return std::filesystem::is_directory(dp::default_fashion_mnist_dir());
@@ -525,8 +533,7 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     MainWindow window;
     const WindowParts parts(window);
     QVERIFY(parts.allFound());
-    dp::TrainConfig config = shortRun(2);
-    config.devices = {dp::available_devices()[0].id, dp::available_devices()[1].id};
+    const dp::TrainConfig config = shortRunOnTwoDevices(2);
     window.setRunConfig(config);
     window.setComparisonScaling(true);
     window.show();
@@ -774,8 +781,7 @@ void TestMainWindow::comparisonShowsTheDriftFromOneDevice()
     QVERIFY(parts.allFound());
     auto* drift = window.findChild<EpochMetricChart*>(QStringLiteral("driftChart"));
     QVERIFY(drift);
-    dp::TrainConfig config = shortRun(2);
-    config.devices = {dp::available_devices()[0].id, dp::available_devices()[1].id};
+    const dp::TrainConfig config = shortRunOnTwoDevices(2);
     window.setRunConfig(config);
     window.setComparisonScaling(false);
     window.show();
