@@ -32,11 +32,13 @@ HistoryRecording::HistoryRecording() {
 HistoryRecording::~HistoryRecording() = default;
 
 void HistoryRecording::write(const RunRecord& record) {
+    writing_end_ = record.status != RunStatus::running;
     if (sink_) sink_->write(record);
 }
 
 void HistoryRecording::warn(const std::string& what) {
-    if (std::exchange(warned_, true)) return;  // once a run: the next writes try again quietly
+    // Once a run (the next writes try again quietly), but a lost end always.
+    if (std::exchange(warned_, true) && !writing_end_) return;
     std::fprintf(stderr, "dp-train: warning: the history did not keep the run (%s); use "
                          "--no-history to skip it\n", what.c_str());
 }

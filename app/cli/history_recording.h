@@ -13,7 +13,8 @@ namespace dp {
 // dp-train's runs in the workbench's run history (records/), beside its own:
 // the history sink with what a program without Qt needs around it (a Qt
 // application object for the SQL driver) and a warning on stderr, once, when
-// the history cannot keep the run. The run goes on either way.
+// the history cannot keep the run, and again if it cannot keep its end. The
+// run goes on either way.
 class HistoryRecording final : public RunRecordSink {
 public:
     HistoryRecording();
@@ -27,6 +28,7 @@ private:
     std::unique_ptr<RunHistory> history_;             // null when it could not be opened
     std::unique_ptr<HistorySink> sink_;
     bool warned_ = false;
+    bool writing_end_ = false;  // the write in progress is the run's last
 };
 
 }  // namespace dp

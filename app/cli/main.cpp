@@ -1,4 +1,5 @@
 // dp-train: trains a model from the command line and prints d2l's summary.
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,8 +10,10 @@
 
 #include "cli/cli_options.h"
 #include "cli/console_observer.h"
+#include "cli/interrupt.h"
 #include "cli/record_sinks.h"
 #include "core/error.h"
+#include "core/exception_message.h"
 #include "devices/device.h"
 #include "train/config_fields.h"
 #include "train/scaling_comparison.h"
@@ -27,8 +30,23 @@ int list_devices() {
     return 0;
 }
 
+// The one line dp-train prints for an error, settings named by their flags.
+void print_error(const std::string& message) {
+    std::fprintf(stderr, "dp-train: %s\n", dp::render_settings(message, dp::flag_or_label).c_str());
+}
+
+// A run stopped by Ctrl-C or SIGTERM: what was kept, and the shell's exit code for it.
+int interrupted_exit_code(const dp::RunSummary& summary, int planned_epochs) {
+    std::fprintf(stderr, "dp-train: stopped by %s after %zu of %d epochs; the run is recorded "
+                         "as stopped\n",
+                 dp::interrupting_signal() == SIGINT ? "Ctrl-C" : "SIGTERM",
+                 summary.epochs.size(), planned_epochs);
+    return 128 + dp::interrupting_signal();
+}
+
 // Trains on `devices`, config.devices resolved once by the caller. Exit code
-// 1 if the run failed; `summary` receives what it measured.
+// 1 if the run failed, 128 + the signal if Ctrl-C or SIGTERM stopped it;
+// `summary` receives what it measured.
 int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devices,
           const dp::CliCommand& command, dp::RunSummary* summary = nullptr,
           const std::string& comparison_group = {}) {
@@ -46,10 +64,21 @@ int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devi
                                   .quiet = false,
                                   .failure_prefix = "",
                                   .record = record ? &*record : nullptr});
-    const auto outcome = dp::Trainer(config, devices).run(observer);
-    if (record) record->finish(outcome, observer.failure());
+    dp::Trainer trainer(config, devices);
+    const dp::StopOnInterrupt stop_on_interrupt(trainer);
+    const auto outcome = trainer.run(observer);
+    if (record)
+        // Printed unless it is the failure the run already reported.
+        if (const std::string failed = record->finish(outcome, observer.failure());
+            !failed.empty() && failed != observer.failure()) {
+            print_error(failed);
+            return 1;
+        }
     if (summary) *summary = observer.summary();
-    return outcome == dp::RunOutcome::failed ? 1 : 0;
+    if (outcome == dp::RunOutcome::failed) return 1;
+    if (outcome == dp::RunOutcome::stopped && dp::interrupting_signal())
+        return interrupted_exit_code(observer.summary(), config.epochs);
+    return 0;
 }
 
 int compare(const dp::CliCommand& command) {
@@ -63,8 +92,19 @@ int compare(const dp::CliCommand& command) {
     } remove_snapshots{snapshots};
     // Resolved once: run i is on the first configs[i].devices.size() of them.
     const auto devices = dp::select_devices(command.config.devices);
-    const auto configs = dp::comparison_configs(command.config, devices, command.compare_counts,
-                                                command.scale_lr, snapshots.string());
+    std::vector<dp::TrainConfig> configs;
+    try {
+        configs = dp::comparison_configs(command.config, devices, command.compare_counts,
+                                         command.scale_lr, snapshots.string());
+        // Every run's settings hold (a scaled lr can overflow), before the first trains.
+        for (const auto& config : configs)
+            dp::validate(config, std::vector<dp::DeviceInfo>(
+                                     devices.begin(),
+                                     devices.begin() + std::ptrdiff_t(config.devices.size())));
+    } catch (const dp::Error& error) {
+        print_error(error.what());
+        return 2;  // settings that hold alone but not together: a bad command line
+    }
     std::vector<dp::RunSummary> runs(configs.size());
     const std::string group = dp::new_comparison_group();
     for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -86,6 +126,11 @@ int main(int argc, char** argv) {
     dp::CliCommand command;
     try {
         command = dp::parse_cli(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (...) {
+        print_error(dp::current_exception_message());
+        return 2;  // a bad command line
+    }
+    try {
         switch (command.action) {
         case dp::CliCommand::Action::help:
             std::fputs(dp::cli_help().c_str(), stdout);
@@ -98,14 +143,12 @@ int main(int argc, char** argv) {
 #ifdef DP_HAVE_MPI
             if (command.distributed) return dp::train_distributed(command, argc, argv);
 #endif
-            // An unknown or absent device is a usage error (exit 2), found
-            // before any data is loaded. Resolved once for the whole run.
+            // Resolved once for the whole run (parse_cli refused unknown devices).
             return train(command.config, dp::select_devices(command.config.devices), command);
         }
-    } catch (const dp::Error& error) {
-        std::fprintf(stderr, "dp-train: %s\n",
-                     dp::render_settings(error.what(), dp::flag_or_label).c_str());
-        return 2;
+    } catch (...) {
+        print_error(dp::current_exception_message());
+        return 1;
     }
     return 0;
 }

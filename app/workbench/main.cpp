@@ -6,9 +6,13 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/error.h"
+#include "core/exception_message.h"
+#include "devices/device.h"
 #include "main_window.h"
 
 namespace {
@@ -21,6 +25,19 @@ int intValue(const QCommandLineParser& parser, const QCommandLineOption& option,
         std::fprintf(stderr, "dp-workbench: --%s needs a whole number >= %d, got '%s'\n",
                      qPrintable(option.names().constFirst()), minimum,
                      qPrintable(parser.value(option)));
+        std::exit(2);
+    }
+    return value;
+}
+
+float positiveRealValue(const QCommandLineParser& parser, const QCommandLineOption& option)
+{
+    bool ok = false;
+    const float value = parser.value(option).toFloat(&ok);
+    if (!ok || !std::isfinite(value) || value <= 0) {
+        // Refused here, before the window would remember it for the next launch.
+        std::fprintf(stderr, "dp-workbench: --%s needs a positive number, got '%s'\n",
+                     qPrintable(option.names().constFirst()), qPrintable(parser.value(option)));
         std::exit(2);
     }
     return value;
@@ -72,11 +89,26 @@ void captureDuringRuns(MainWindow& window, const QString& path, int afterEpochs)
                      });
 }
 
+int runWorkbench(QApplication& app);
+
 }  // namespace
 
+// Any exception that reaches here becomes one line and exit code 1, never an abort.
 int main(int argc, char* argv[])
 {
     QApplication app(argc, argv);
+    try {
+        return runWorkbench(app);
+    } catch (...) {
+        std::fprintf(stderr, "dp-workbench: %s\n", dp::current_exception_message().c_str());
+        return 1;
+    }
+}
+
+namespace {
+
+int runWorkbench(QApplication& app)
+{
     // QSettings and the run history's folder are named after these.
     QApplication::setOrganizationName(QStringLiteral("DP Workbench"));
     QApplication::setApplicationName(QStringLiteral("DP Workbench"));
@@ -85,7 +117,7 @@ int main(int argc, char* argv[])
     parser.setApplicationDescription(QStringLiteral(
         "Train networks data-parallel and watch accuracy, loss and speedup live. Options preset "
         "the settings panel; without them it shows the last settings used."));
-    parser.addHelpOption();
+    const QCommandLineOption helpOption = parser.addHelpOption();
     const QCommandLineOption modelOption(QStringLiteral("model"), QStringLiteral("Preset the model."),
                                          QStringLiteral("NAME"));
     const QCommandLineOption batchSizeOption(QStringLiteral("batch-size"),
@@ -126,7 +158,22 @@ int main(int argc, char* argv[])
     parser.addOptions({modelOption, batchSizeOption, lrOption, epochsOption, limitTrainOption,
                        limitTestOption, devicesOption, startOption, compareOption, scaleOption,
                        presenterOption, tabOption, screenshotOption, afterEpochsOption});
-    parser.process(app);
+    // parse(), not process(): a bad option is a usage error, exit code 2 as dp-train's.
+    if (!parser.parse(QCoreApplication::arguments())) {
+        std::fprintf(stderr, "dp-workbench: %s (see dp-workbench --help)\n",
+                     qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(helpOption))
+        parser.showHelp(0);
+    // The device list comes from the environment too (DP_CPU_DEVICES): a bad
+    // value is a usage error, said before a window opens.
+    try {
+        dp::available_devices();
+    } catch (const dp::Error& error) {
+        std::fprintf(stderr, "dp-workbench: %s\n", error.what());
+        return 2;
+    }
 
     MainWindow window;
     dp::TrainConfig config = window.runConfig();
@@ -135,7 +182,7 @@ int main(int argc, char* argv[])
     if (parser.isSet(batchSizeOption))
         config.batch_size = intValue(parser, batchSizeOption, 1);
     if (parser.isSet(lrOption))
-        config.lr = parser.value(lrOption).toFloat();
+        config.lr = positiveRealValue(parser, lrOption);
     if (parser.isSet(epochsOption))
         config.epochs = intValue(parser, epochsOption, 1);
     if (parser.isSet(limitTrainOption))
@@ -175,3 +222,5 @@ int main(int argc, char* argv[])
         window.startRun();
     return app.exec();
 }
+
+}  // namespace

@@ -38,7 +38,7 @@ int cpu_device_count(int cores) {
     const long count = std::strtol(text, &end, 10);
     if (*end != '\0' || count < 1 || count > 256)
         throw Error(std::string("DP_CPU_DEVICES must be a device count from 1 to 256 (got '") +
-                    text + "')");
+                    text + "'): set a count, or unset it for one device per core");
     return int(count);
 }
 

@@ -1,27 +1,35 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <system_error>
 #include <utility>
 
 #include "core/error.h"
+#include "io/output_file.h"
 
 namespace dp {
 
-AtomicFile::AtomicFile(const std::filesystem::path& file)
-    : file_(file), temporary_(file.string() + ".tmp") {
-    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) fail_with_errno("cannot create " + temporary_.filename().string());
+AtomicFile::AtomicFile(const std::filesystem::path& file) : file_(write_target(file)) {
+    if (const std::string kind = non_file_kind(file_); !kind.empty())
+        throw Error(file.string() + ": is " + kind + ", not a regular file; it is not replaced");
+    std::string name = file_.string() + ".tmp.XXXXXX";
+    fd_ = ::mkstemp(name.data());
+    if (fd_ < 0) fail_with_errno("cannot create a temporary file beside it");
+    temporary_ = name;
+    ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
+    ::fchmod(fd_, 0644);  // mkstemp's 0600 would make checkpoints private to their writer
 }
 
 AtomicFile::~AtomicFile() {
     if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(temporary_.c_str());
+    if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
 }
 
 void AtomicFile::write(std::span<const std::byte> bytes) {

@@ -7,11 +7,14 @@
 
 namespace dp {
 
-// A file written atomically: the bytes go to `file` + ".tmp" and commit()
-// flushes them to disk and renames the temporary over `file`, so a reader
-// sees the old file or the new one, never a part. Without commit() (an
-// error, an exception) the temporary is removed and `file` left as it was.
-// Failures throw dp::Error naming `file`.
+// A file written atomically: the bytes go to a temporary beside it
+// (`file`.tmp.XXXXXX, a new name per writer, so two runs saving to one path
+// never write into each other's) and commit() flushes them to disk and
+// renames the temporary over `file`, so a reader sees the old file or the new
+// one, never a part. Without commit() (an error, an exception) the temporary
+// is removed and `file` left as it was. A symlink is written through (its
+// target is replaced); a device node, folder or pipe is refused, never
+// replaced. Failures throw dp::Error naming `file`.
 class AtomicFile {
 public:
     explicit AtomicFile(const std::filesystem::path& file);

@@ -100,6 +100,9 @@ void save_checkpoint(const std::filesystem::path& file, const std::string& model
                      const std::vector<ParameterInfo>& infos, std::span<const float> values,
                      std::span<const NamedBuffer> buffers) {
     check_layout(infos, values.size());
+    if (const NonFiniteValues bad = find_non_finite(infos, values))
+        fail(file, "not saved: the weights hold " + bad.describe() +
+                       ", so training diverged; lower the learning rate");
     std::vector<TensorEntry> tensors;
     for (const ParameterInfo& info : infos)
         tensors.push_back(
@@ -134,9 +137,16 @@ void load_checkpoint(const std::filesystem::path& file, const std::string& model
         expected.push_back({buffer.name, buffer_dtype(buffer), to_shape(buffer.shape)});
     const std::vector<const TensorEntry*> matched = match_tensors(file, model_name, checkpoint, expected);
 
-    // Everything matched, so the caller's state is overwritten whole or not at all.
+    // Everything matched and is finite, so the caller's state is overwritten
+    // whole or not at all.
+    std::vector<float> loaded(values.size());
     for (std::size_t i = 0; i < infos.size(); ++i)
-        copy_elements(*matched[i], values.subspan(infos[i].offset, infos[i].size));
+        copy_elements(*matched[i], std::span(loaded).subspan(infos[i].offset, infos[i].size));
+    if (const NonFiniteValues bad = find_non_finite(infos, loaded))
+        fail(file, "its weights hold " + bad.describe() +
+                       ", as a diverged run leaves them: load an earlier checkpoint or train "
+                       "from the seed");
+    std::copy(loaded.begin(), loaded.end(), values.begin());
     for (std::size_t i = 0; i < buffers.size(); ++i) {
         const TensorEntry& tensor = *matched[infos.size() + i];
         std::visit(

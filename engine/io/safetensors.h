@@ -61,8 +61,8 @@ SafetensorsFile read_safetensors(const std::filesystem::path& file);
 // size), then by name; compact JSON with "__metadata__" first (its keys
 // sorted, where the reference leaves them in hash order); the header padded
 // with spaces to a multiple of 8.
-// The bytes go to `file` + ".tmp", are flushed to disk and renamed over
-// `file`, so a reader sees the old file or the new one, never a part. On
+// The bytes go to a temporary beside `file`, are flushed to disk and renamed
+// over `file` (io/atomic_file.h), so a reader sees the old file or the new one, never a part. On
 // failure the temporary is removed, an existing `file` is left as it was and
 // dp::Error names the file. Tensors with duplicate names, a name of
 // "__metadata__" or data not matching their shape throw std::invalid_argument.

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <random>
 
+#include "core/format.h"
+
 namespace dp {
 namespace {
 
@@ -68,6 +70,24 @@ void ParameterStore::allocate(Backend& backend, std::uint64_t seed) {
     backend.fill(gradients_.get(), total_size_, 0.f);
     backend.upload(initial_values(buffer_infos_, buffers_size_, normal).data(), buffers_.get(),
                    buffers_size_);
+}
+
+NonFiniteValues find_non_finite(const std::vector<ParameterInfo>& infos,
+                                std::span<const float> values) {
+    NonFiniteValues found;
+    for (const ParameterInfo& info : infos) {
+        std::size_t count = 0;
+        for (const float value : values.subspan(info.offset, info.size))
+            count += !std::isfinite(value);
+        if (count && found.first_tensor.empty()) found.first_tensor = info.name;
+        found.count += count;
+    }
+    return found;
+}
+
+std::string NonFiniteValues::describe() const {
+    return format("%zu NaN or infinite value%s (the first in %s)", count, count == 1 ? "" : "s",
+                  first_tensor.c_str());
 }
 
 }  // namespace dp

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,19 @@ struct ParameterInfo {
     std::size_t offset = 0;  // into the contiguous buffers
     std::size_t size = 0;
 };
+
+// NaN and infinite values among parameters: how many, and the first tensor
+// holding one. A diverged run leaves them; no checkpoint should keep them.
+struct NonFiniteValues {
+    std::size_t count = 0;
+    std::string first_tensor;  // e.g. "conv1.weight"; empty when count is 0
+    explicit operator bool() const { return count != 0; }
+    // "58827 NaN or infinite values (the first in conv1.weight)"
+    std::string describe() const;
+};
+// Counts them in `values`, laid out as `infos` describe.
+NonFiniteValues find_non_finite(const std::vector<ParameterInfo>& infos,
+                                std::span<const float> values);
 
 // All parameters of one replica in one contiguous device buffer, and all its
 // gradients in another with the same offsets (Caffe's design): all-reduce and

@@ -36,6 +36,13 @@ void Sequential::build(Backend& backend, int max_batch, std::uint64_t seed) {
     }
 }
 
+std::size_t Sequential::activation_floats_per_sample() const {
+    std::size_t floats = 0;
+    for (std::size_t i = 0; i < output_shapes_.size(); ++i)
+        floats += output_shapes_[i].size() * (i + 1 < output_shapes_.size() ? 2 : 1);
+    return floats;
+}
+
 const float* Sequential::forward(const Pass& pass, const float* input) {
     const float* x = input;
     for (std::size_t i = 0; i < layers_.size(); ++i) {

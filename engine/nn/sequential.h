@@ -46,6 +46,11 @@ public:
     void backward(const Pass& pass, const float* input, const float* dlogits,
                   const GradientsFinal& on_gradients_final = {});
 
+    // The floats build() allocates per sample of max_batch: every layer's
+    // output and its gradient (after declare()). Layers' own saved state
+    // (residual blocks' inner activations, masks) is not counted.
+    std::size_t activation_floats_per_sample() const;
+
     ParameterStore& parameters() { return parameters_; }
     const ParameterStore& parameters() const { return parameters_; }
     SampleShape input_shape() const { return input_; }

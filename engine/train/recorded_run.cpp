@@ -13,14 +13,22 @@ void RecordedRun::add_epoch(const EpochMetrics& metrics) {
     write();
 }
 
-void RecordedRun::finish(RunOutcome outcome, const std::string& error) {
+std::string RecordedRun::finish(RunOutcome outcome, const std::string& error) {
     switch (outcome) {
     case RunOutcome::finished: record_.status = RunStatus::finished; break;
     case RunOutcome::stopped: record_.status = RunStatus::stopped; break;
     case RunOutcome::failed: record_.status = RunStatus::failed; break;
     }
     record_.error = outcome == RunOutcome::failed ? error : std::string();
-    write();
+    std::string failed;
+    for (const auto& sink : sinks_) {
+        try {
+            sink->write(record_);
+        } catch (const std::exception& write_error) {
+            if (failed.empty()) failed = write_error.what();
+        }
+    }
+    return failed;
 }
 
 void RecordedRun::write() {

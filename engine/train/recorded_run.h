@@ -30,14 +30,18 @@ private:
 // One run's record through its life, the same in dp-train and the
 // workbench: written to every sink when the run starts, after every epoch
 // and at its end, so a run that is killed keeps the epochs it completed.
+// A sink that cannot be written fails the run (the user asked for the
+// record): the constructor and add_epoch throw its dp::Error; finish() does
+// not throw, so the run's end is still written to the other sinks.
 class RecordedRun {
 public:
     RecordedRun(RunRecord record, std::vector<std::unique_ptr<RunRecordSink>> sinks);
 
     const RunRecord& record() const { return record_; }
     void add_epoch(const EpochMetrics& metrics);
-    // Finished, stopped, or failed with `error`.
-    void finish(RunOutcome outcome, const std::string& error);
+    // Finished, stopped, or failed with `error`. Returns the first sink's
+    // error if the end could not be written, else "".
+    std::string finish(RunOutcome outcome, const std::string& error);
 
 private:
     void write();

@@ -192,4 +192,8 @@ std::vector<float> ReplicaGroup::parameters(int local) {
     return host;
 }
 
+NonFiniteValues ReplicaGroup::non_finite_parameters() {
+    return find_non_finite(replicas_[0]->model().parameters().infos(), parameters(0));
+}
+
 }  // namespace dp

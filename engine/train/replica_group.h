@@ -69,6 +69,10 @@ public:
     // Local replica `local`'s parameters, copied to the host.
     std::vector<float> parameters(int local);
 
+    // NaN and infinite values among local replica 0's parameters (after a
+    // step every replica holds the same).
+    NonFiniteValues non_finite_parameters();
+
 private:
     // A non-owning reference to a job taking a local replica index (C++26's
     // std::function_ref), so that handing a lambda to on_all_devices

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "devices/device.h"
+#include "io/output_file.h"
 #include "models/model_registry.h"
 #include "parallel/communicator.h"
 #include "train/config_fields.h"
@@ -87,6 +88,9 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
         throw Error("the mnist-format data set needs " + setting("data_dir") +
                     " (the folder with the four IDX files)");
     validate_model_for_data(config);
+    // Found now, not after the first epoch trained.
+    check_output_file(config.save_path, setting("save_path"));
+    check_output_file(config.record_path, setting("record_path"));
 }
 
 void validate_ranks(const TrainConfig& config, int ranks) {

@@ -48,7 +48,8 @@ struct TrainConfig {
 };
 
 // Throws dp::Error with a one-line message for impossible settings
-// (non-positive batch size, learning rate or epochs, unknown model, ...).
+// (non-positive batch size, learning rate or epochs, unknown model, a
+// checkpoint or record path that cannot be written, ...).
 // Settings are named as setting("name") (core/setting_ref.h) for each front
 // end to word. This one resolves config.devices (select_devices reads
 // /proc/cpuinfo and asks the CUDA runtime): callers that hold the resolved

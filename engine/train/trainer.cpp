@@ -7,12 +7,16 @@
 
 #include "backend/kernel_choices.h"
 #include "core/error.h"
+#include "core/exception_message.h"
+#include "core/setting_ref.h"
 #include "core/format.h"
 #include "data/dataset.h"
 #include "data/epoch_sampler.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
+#include "parallel/batch_split.h"
 #include "parallel/communicator.h"
+#include "train/memory_estimate.h"
 #include "train/parameter_drift.h"
 #include "train/replica_group.h"
 #include "train/training_data.h"
@@ -61,6 +65,46 @@ double parameter_drift_after(const TrainConfig& config, ReplicaGroup& replicas, 
     return drift;
 }
 
+// How often, in steps, the parameters are checked for NaN and infinite
+// values (and at every epoch's end, before evaluation and the checkpoint): a
+// copy and a scan of the weights, small beside 50 steps, and soon enough that
+// a diverged run stops within seconds.
+constexpr int kParameterCheckSteps = 50;
+
+// Throws when an update left NaN or infinite weights: the run has diverged,
+// and going on would only spread them into the checkpoint.
+void require_finite_parameters(ReplicaGroup& replicas, int epoch, int batch, float lr) {
+    if (const NonFiniteValues bad = replicas.non_finite_parameters())
+        throw Error(format("training diverged at epoch %d, batch %d: the weights hold %s; "
+                           "lower the learning rate (now %g)",
+                           epoch, batch, bad.describe().c_str(), double(lr)));
+}
+
+// Refuses, before anything is allocated for training, a run whose estimated
+// memory exceeds what this machine has free. `replica_config` is the run's,
+// its batch the largest the replicas will see.
+void require_run_fits(const TrainConfig& replica_config, const TrainTestSets& data, int world,
+                      int local_replicas, bool on_host) {
+    if (!on_host) return;  // GPU replicas live in device memory
+    const SampleShape input{data.train.channels, data.train.height, data.train.width};
+    const MemoryEstimate estimate{
+        .data_bytes = data_set_bytes(std::size_t(data.train.count) + std::size_t(data.test.count),
+                                     data.train.sample_size()),
+        .replica_bytes = replica_bytes(replica_config, input, data.train.classes,
+                                       batch_shard(replica_config.batch_size, world, 0).rows),
+        .replicas = local_replicas};
+    require_memory(estimate, available_host_memory());
+}
+
+// The random data set is generated in memory: refused before it is, if it
+// cannot fit (IDX files are bounded by their reader).
+void require_generated_data_fits(const TrainConfig& config) {
+    if (config.dataset != "random") return;
+    const MemoryEstimate estimate{
+        .data_bytes = 2 * data_set_bytes(std::size_t(config.samples), std::size_t(config.input_size))};
+    require_memory(estimate, available_host_memory());
+}
+
 }  // namespace
 
 Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {}
@@ -89,13 +133,27 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         validate_ranks(config_, communicator->size());
 
         observer.on_log("loading " + training_data_source(config_));
+        require_generated_data_fits(config_);
         const TrainTestSets data = load_training_data(config_);
         observer.on_log(format("%d training and %d test images", data.train.count,
                                data.test.count));
+        // A batch larger than the training set is one batch of all of it (as
+        // a PyTorch DataLoader gives): the replicas allocate for that, not for
+        // the batch size asked (--batch-size 10000000 on 256 images).
+        TrainConfig replica_config = config_;
+        if (config_.batch_size > data.train.count) {
+            replica_config.batch_size = data.train.count;
+            validate_ranks(replica_config, communicator->size());
+            observer.on_log(format("batch size %d is more than the %d training samples: each "
+                                   "epoch is one batch of all %d",
+                                   config_.batch_size, data.train.count, data.train.count));
+        }
+        require_run_fits(replica_config, data, communicator->size(), int(devices.size()),
+                         devices.front().kind == DeviceKind::cpu);
 
         const SampleShape input{data.train.channels, data.train.height, data.train.width};
         ReplicaGroup replicas(devices, std::move(communicator), part_ ? part_->first_rank : 0,
-                              config_, input, data.train.classes);
+                              replica_config, input, data.train.classes);
         const int batch_size = config_.batch_size;
         RunSummary summary;
         if (part_) summary.devices = part_->rank_devices;
@@ -147,10 +205,14 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                 for (const auto& timing : timings) local_rows += timing.shard;
                 observer.on_batch({epoch, batch + 1, batches,
                                    local_rows ? loss.loss_sum / local_rows : 0.0});
+                if ((batch + 1) % kParameterCheckSteps == 0)
+                    require_finite_parameters(replicas, epoch, batch + 1, lr);
             }
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (stop_requested_) break;  // a partial epoch is not a measurement
+            require_finite_parameters(replicas, epoch, batches,
+                                      learning_rate_at(config_, epoch, batches - 1, batches));
 
             // Once per epoch, not per step: the sums over every process's shards.
             double sums[] = {epoch_loss.loss_sum, double(epoch_loss.correct)};
@@ -170,11 +232,12 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                 observer.on_log("kernel choices not saved (they are measured again next run): " +
                                 failed);
         }
-        observer.on_log(summary.summary_line());
+        // Without a finished epoch there is no accuracy or time to sum up.
+        if (!summary.epochs.empty()) observer.on_log(summary.summary_line());
         observer.on_finished(summary);
         return stop_requested_ ? RunOutcome::stopped : RunOutcome::finished;
-    } catch (const std::exception& error) {
-        observer.on_failed(error.what());
+    } catch (...) {
+        observer.on_failed(current_exception_message());
         return RunOutcome::failed;
     }
 }

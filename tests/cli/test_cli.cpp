@@ -7,6 +7,7 @@
 #include <QJsonObject>
 
 #include "cli/cli_options.h"
+#include "dp_train_process.h"
 #include "core/error.h"
 #ifdef DP_HAVE_HISTORY
 #include "run_history.h"
@@ -15,24 +16,6 @@
 namespace {
 
 dp::CliCommand parse(std::initializer_list<std::string> args) { return dp::parse_cli(args); }
-
-struct ProgramResult {
-    int exit_code = -1;
-    QString out, err;
-};
-
-ProgramResult run_dp_train(const QStringList& args, const QString& data_dir = {},
-                           const QString& history_dir = {}) {
-    QProcess process;
-    auto env = QProcessEnvironment::systemEnvironment();
-    if (!data_dir.isEmpty()) env.insert("DP_DATA_DIR", data_dir);
-    if (!history_dir.isEmpty()) env.insert("DP_WORKBENCH_DATA_DIR", history_dir);
-    process.setProcessEnvironment(env);
-    process.start(DP_TRAIN_PATH, args);
-    process.waitForFinished(120000);
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            process.readAllStandardOutput(), process.readAllStandardError()};
-}
 
 }  // namespace
 

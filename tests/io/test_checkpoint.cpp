@@ -20,6 +20,7 @@
 #include <QtTest>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -27,6 +28,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,13 @@ using Metadata = std::map<std::string, std::string>;
 std::string file_bytes(const fs::path& file) {
     std::ifstream in(file, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Whether an atomic write left a temporary (`name`.tmp.XXXXXX) in `folder`.
+bool has_temporaries(const fs::path& folder) {
+    for (const auto& entry : fs::directory_iterator(folder))
+        if (entry.path().filename().string().find(".tmp.") != std::string::npos) return true;
+    return false;
 }
 
 void write_bytes(const fs::path& file, const std::string& bytes) {
@@ -94,6 +103,15 @@ std::vector<float> varied_values(std::size_t count, std::uint32_t seed) {
     std::mt19937 bits(seed);
     std::vector<float> values(count);
     for (float& value : values) value = std::bit_cast<float>(std::uint32_t(bits()));
+    return values;
+}
+
+// varied_values without NaN and infinities: weights a checkpoint may hold
+// (the exponent's top bit cleared where all its bits were set).
+std::vector<float> finite_varied_values(std::size_t count, std::uint32_t seed) {
+    std::vector<float> values = varied_values(count, seed);
+    for (float& value : values)
+        if (!std::isfinite(value)) value = std::bit_cast<float>(std::bit_cast<std::uint32_t>(value) & ~0x40000000u);
     return values;
 }
 
@@ -440,7 +458,7 @@ private slots:
         const std::vector<float> values{1.f, 2.f};
         dp::write_safetensors_atomically(file, std::vector{dp::f32_tensor("x", {2}, values)});
         QCOMPARE(dp::read_safetensors(file).tensors.size(), 1u);
-        QVERIFY(!fs::exists(file.string() + ".tmp"));
+        QVERIFY(!has_temporaries(file.parent_path()));
     }
 
     void failedWriteKeepsTheOldFile() {
@@ -458,20 +476,57 @@ private slots:
                 file, "cannot write: File too large");
         }
         QCOMPARE(file_bytes(file), old_bytes);
-        QVERIFY(!fs::exists(file.string() + ".tmp"));
+        QVERIFY(!has_temporaries(file.parent_path()));
     }
 
     void failedRenameLeavesNoTemporary() {
         const fs::path directory = path("in_the_way.safetensors");  // rename cannot replace a directory
         fs::create_directory(directory);
         expect_error([&] { dp::write_safetensors_atomically(directory, std::vector<TensorEntry>()); },
-                     directory, "cannot rename");
+                     directory, "is a folder, not a regular file; it is not replaced");
         QVERIFY(fs::is_directory(directory));
-        QVERIFY(!fs::exists(directory.string() + ".tmp"));
+        QVERIFY(!has_temporaries(directory.parent_path()));
 
         const fs::path nowhere = path("no_such_directory") / "x.safetensors";
         expect_error([&] { dp::write_safetensors_atomically(nowhere, std::vector<TensorEntry>()); }, nowhere,
-                     "cannot create x.safetensors.tmp: No such file or directory");
+                     "cannot create a temporary file beside it: No such file or directory");
+    }
+
+    // As root, replacing /dev/null would turn it into a regular file.
+    void deviceNodeIsRefusedNotReplaced() {
+        const fs::path device = "/dev/null";
+        expect_error([&] { dp::write_safetensors_atomically(device, std::vector<TensorEntry>()); },
+                     device, "is a character device, not a regular file; it is not replaced");
+        QVERIFY(fs::is_character_file(device));
+    }
+
+    // A symlink is written through: its target gets the new file, the link stays.
+    void symlinkIsWrittenThrough() {
+        const fs::path target = path("target.safetensors"), link = path("link.safetensors");
+        write_bytes(target, "old");
+        fs::create_symlink(target.filename(), link);  // relative, as `ln -s` makes them
+        const std::vector<float> values{3.f};
+        dp::write_safetensors_atomically(link, std::vector{dp::f32_tensor("x", {1}, values)});
+        QVERIFY(fs::is_symlink(link));
+        QCOMPARE(dp::read_safetensors(target).tensors.size(), 1u);
+        QVERIFY(!has_temporaries(target.parent_path()));
+    }
+
+    // Two writers of one path (two runs with one --save) each write their own
+    // temporary: the file ends up as one of them, whole.
+    void concurrentWritersDoNotShareATemporary() {
+        const fs::path file = path("shared.safetensors");
+        const std::vector<float> a(1 << 16, 1.f), b(1 << 16, 2.f);
+        std::thread first([&] {
+            for (int i = 0; i < 20; ++i)
+                dp::write_safetensors_atomically(file, std::vector{dp::f32_tensor("x", {1 << 16}, a)});
+        });
+        for (int i = 0; i < 20; ++i)
+            dp::write_safetensors_atomically(file, std::vector{dp::f32_tensor("x", {1 << 16}, b)});
+        first.join();
+        const auto read = dp::read_safetensors(file);
+        QCOMPARE(read.tensors.size(), 1u);
+        QVERIFY(!has_temporaries(file.parent_path()));
     }
 
     void readOnlyDirectoryKeepsTheOldFile() {
@@ -486,12 +541,12 @@ private slots:
                      "Permission denied");
         fs::permissions(directory, fs::perms::owner_all);
         QCOMPARE(file_bytes(file), std::string("old"));
-        QVERIFY(!fs::exists(file.string() + ".tmp"));
+        QVERIFY(!has_temporaries(file.parent_path()));
     }
 
     void checkpointRoundTrip() {
         const std::vector<ParameterInfo> infos = lenet_infos(10);
-        const std::vector<float> values = varied_values(total_size(infos), 3);
+        const std::vector<float> values = finite_varied_values(total_size(infos), 3);
         const std::vector<NamedBuffer> buffers{
             {"bn1.running_mean", {20}, std::vector<float>(20, 0.5f)},
             {"bn1.num_batches_tracked", {}, std::vector<std::int64_t>{1'234'567'890'123}},
@@ -512,6 +567,30 @@ private slots:
         QCOMPARE(std::get<std::vector<float>>(loaded_buffers[0].values), std::vector<float>(20, 0.5f));
         QCOMPARE(std::get<std::vector<std::int64_t>>(loaded_buffers[1].values),
                  std::vector<std::int64_t>{1'234'567'890'123});
+    }
+
+    // A diverged run's weights are not saved, and a file holding them is not
+    // loaded: the caller's values stay as they were.
+    void nonFiniteWeightsAreNeitherSavedNorLoaded() {
+        const std::vector<ParameterInfo> infos = lenet_infos(10);
+        std::vector<float> values = finite_varied_values(total_size(infos), 5);
+        values[infos[2].offset + 1] = std::numeric_limits<float>::infinity();
+        const fs::path file = path("diverged.safetensors");
+        expect_error([&] { dp::save_checkpoint(file, "lenet", infos, values); }, file,
+                     "not saved: the weights hold 1 NaN or infinite value (the first in " +
+                         QString::fromStdString(infos[2].name) + ")");
+        QVERIFY(!fs::exists(file));
+
+        // The same values written as a bare safetensors file, as another tool might.
+        std::vector<TensorEntry> tensors;
+        for (const ParameterInfo& info : infos)
+            tensors.push_back(dp::f32_tensor(info.name, {info.shape.begin(), info.shape.end()},
+                                             std::span(values).subspan(info.offset, info.size)));
+        dp::write_safetensors_atomically(file, tensors);
+        std::vector<float> kept(values.size(), 7.f);
+        expect_error([&] { dp::load_checkpoint(file, "lenet", infos, kept); }, file,
+                     "its weights hold 1 NaN or infinite value");
+        QCOMPARE(kept, std::vector<float>(values.size(), 7.f));
     }
 
     void checkpointWithoutModelNameLoads() {
@@ -559,7 +638,7 @@ private slots:
         QFETCH(QString, error);
 
         std::vector<ParameterInfo> saved_infos = lenet_infos(saved_classes);
-        const std::vector<float> saved_values = varied_values(total_size(saved_infos), 4);
+        const std::vector<float> saved_values = finite_varied_values(total_size(saved_infos), 4);
         if (drop_last_parameter) saved_infos.pop_back();
         std::vector<NamedBuffer> extra;
         if (!saved_extra.isEmpty())

@@ -96,7 +96,8 @@ private slots:
         const QJsonObject json = parse(read_file(file));
         QCOMPARE(json["status"].toString(), QStringLiteral("stopped"));
         QCOMPARE(json["epochs"].toArray().size(), 1);
-        QVERIFY(!std::filesystem::exists(file.string() + ".tmp"));
+        for (const auto& entry : std::filesystem::directory_iterator(file.parent_path()))
+            QVERIFY2(entry.path() == file, entry.path().c_str());  // no temporary left
     }
 
     void unwritableFolderIsAOneLineError() {

@@ -54,9 +54,12 @@ void RunManager::startNext()
     record.comparison_group = next->comparisonGroup;
     std::vector<std::unique_ptr<dp::RunRecordSink>> sinks;
     if (history_)
-        sinks.push_back(std::make_unique<HistorySink>(*history_, [this](const std::string& what) {
-            emit historyFailed(QString::fromStdString(what));
-        }));
+        // No retries at the run's end: the sink writes on the GUI thread,
+        // which must not wait; the window keeps the run and reports the failure.
+        sinks.push_back(std::make_unique<HistorySink>(
+            *history_,
+            [this](const std::string& what) { emit historyFailed(QString::fromStdString(what)); },
+            std::chrono::milliseconds(0)));
     current_.emplace(std::move(record), std::move(sinks));
     training_.start(next->config);
     emit runStarted(current_->record());

@@ -1,0 +1,229 @@
+// dp-train under hostile input, the cases of the reliability issue: each ends
+// in a one-line error naming the problem and the fix, or runs as it should;
+// never a crash, an abort, a replaced file, a raw C++ text or a silent NaN.
+#include <signal.h>
+
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <cstring>
+#include <filesystem>
+
+#include "dp_train_process.h"
+
+namespace {
+
+// A tiny run on seed 004's random data: quick, and enough to save and load.
+const QStringList kTinyLinear{"--model", "linear", "--dataset", "random", "--samples", "64",
+                              "--batch-size", "16", "--no-history"};
+// A LeNet run long enough (tens of seconds) to be interrupted after its first epoch.
+const QStringList kLongLenet{"--limit-train", "2048", "--limit-test", "256", "--batch-size", "256",
+                             "--epochs", "200", "--no-history"};
+
+QByteArray file_bytes(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Starts dp-train and returns once its stdout shows the first epoch's line.
+bool start_until_first_epoch(QProcess& process, const QStringList& args) {
+    process.setProcessEnvironment(dp_train_environment());
+    process.start(DP_TRAIN_PATH, args);
+    QByteArray out;
+    while (!out.contains("epoch 1/")) {
+        if (!process.waitForReadyRead(60000)) return false;
+        out += process.peek(1 << 20);
+    }
+    return true;
+}
+
+// A one-line message on stderr: the program's only words on failure.
+void expect_one_line(const ProgramResult& result, const QString& part) {
+    QVERIFY2(result.err.endsWith('\n') && result.err.count('\n') == 1, qPrintable(result.err));
+    QVERIFY2(result.err.contains(part), qPrintable(result.err + " lacks: " + part));
+    QVERIFY2(!result.err.contains("std::") && !result.err.contains("::_M_"), qPrintable(result.err));
+}
+
+}  // namespace
+
+class TestHostileInput : public QObject {
+    Q_OBJECT
+
+private slots:
+    // --batch-size 10000000 on 256 images took 22.5 GB and met the OOM
+    // killer: a batch above the training set is one batch of all of it.
+    void batchLargerThanTheDataIsOneBatchOfIt() {
+        const auto result = run_dp_train(kTinyLinear + QStringList{"--batch-size", "10000000",
+                                                                   "--epochs", "2"});
+        QCOMPARE(result.exit_code, 0);
+        QVERIFY2(result.out.contains("batch size 10000000 is more than the 64 training samples: "
+                                     "each epoch is one batch of all 64"),
+                 qPrintable(result.out));
+        QVERIFY2(result.out.contains("epoch 2/2"), qPrintable(result.out));
+    }
+
+    // A run that cannot fit is refused with the estimate before it allocates.
+    void runThatCannotFitIsRefusedWithTheEstimate_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("fix");
+        // 2 replicas of about 100 GB each.
+        QTest::newRow("activations") << QStringList{"--model", "resnet18", "--batch-size", "60000",
+                                                    "--epochs", "1", "--no-history"}
+                                     << "lower --batch-size or use fewer devices";
+        // 16 TB of random features, refused before they are made.
+        QTest::newRow("data") << QStringList{"--model", "linear", "--dataset", "random", "--samples",
+                                             "2000000000", "--input-size", "1000", "--no-history"}
+                              << "lower --samples or --input-size";
+    }
+    void runThatCannotFitIsRefusedWithTheEstimate() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, fix);
+        const auto result = run_dp_train(args);
+        QCOMPARE(result.exit_code, 1);
+        expect_one_line(result, "this run needs about ");
+        QVERIFY2(result.err.contains(" of memory") && result.err.contains(" is free: " + fix),
+                 qPrintable(result.err));
+    }
+
+    // Paths are checked before the run starts (not after the first epoch),
+    // and what is not a regular file is refused, never replaced.
+    void outputPathsAreCheckedBeforeTheRun_data() {
+        QTest::addColumn<QString>("flag");
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("message");
+        for (const QString flag : {"--save", "--record"}) {
+            QTest::addRow("%s device node", qPrintable(flag))
+                << flag << "/dev/null" << "/dev/null is a character device, not a file";
+            QTest::addRow("%s folder", qPrintable(flag))
+                << flag << QDir::tempPath() << "is a folder, not a file";
+            QTest::addRow("%s missing folder", qPrintable(flag))
+                << flag << "/nonexistent-folder/x" << "folder /nonexistent-folder does not exist: "
+                                                      "create it or choose another path";
+        }
+    }
+    void outputPathsAreCheckedBeforeTheRun() {
+        QFETCH(QString, flag);
+        QFETCH(QString, path);
+        QFETCH(QString, message);
+        const auto result = run_dp_train(kTinyLinear + QStringList{"--epochs", "1", flag, path});
+        QCOMPARE(result.exit_code, 2);
+        expect_one_line(result, flag + " " + path);
+        QVERIFY2(result.err.contains(message), qPrintable(result.err));
+        QVERIFY2(!result.out.contains("loading"), qPrintable(result.out));  // nothing ran
+        QVERIFY(std::filesystem::is_character_file("/dev/null"));
+    }
+
+    // A symlink is written through: its target gets the checkpoint.
+    void symlinkedCheckpointIsWrittenThrough() {
+        QTemporaryDir dir;
+        const QString target = dir.filePath("target.safetensors"), link = dir.filePath("link");
+        QVERIFY(QFile::link(target, link));
+        QCOMPARE(run_dp_train(kTinyLinear + QStringList{"--epochs", "1", "--save", link}).exit_code, 0);
+        QVERIFY(QFileInfo(link).isSymLink());
+        QVERIFY(file_bytes(target).size() > 8);
+    }
+
+    // --lr 1e30 exited 0 with a checkpoint of NaN weights: now the run fails
+    // as soon as the weights are not finite, and saves nothing.
+    void divergedRunFailsAndSavesNothing() {
+        QTemporaryDir dir;
+        const QString saved = dir.filePath("diverged.safetensors");
+        const auto result = run_dp_train({"--limit-train", "1024", "--limit-test", "256", "--lr",
+                                          "1e30", "--epochs", "1", "--no-history", "--save", saved});
+        QCOMPARE(result.exit_code, 1);
+        expect_one_line(result, "training diverged at epoch 1, batch ");
+        QVERIFY2(result.err.contains("NaN or infinite values (the first in ") &&
+                     result.err.contains("lower the learning rate (now 1e+30)"),
+                 qPrintable(result.err));
+        QVERIFY(!QFile::exists(saved));
+    }
+
+    // A checkpoint holding a NaN is refused when loaded, for evaluation and for
+    // training alike, and blamed (not the learning rate).
+    void checkpointWithANaNIsRefused() {
+        QTemporaryDir dir;
+        const QString saved = dir.filePath("linear.safetensors");
+        QCOMPARE(run_dp_train(kTinyLinear + QStringList{"--epochs", "1", "--save", saved}).exit_code, 0);
+        QByteArray bytes = file_bytes(saved);
+        quint64 header = 0;
+        std::memcpy(&header, bytes.constData(), sizeof header);  // safetensors: u64 LE, then JSON
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        std::memcpy(bytes.data() + 8 + header, &nan, sizeof nan);  // the first tensor's first value
+        QFile file(saved);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes);
+        file.close();
+        for (const QString epochs : {"0", "1"}) {
+            const auto result = run_dp_train(kTinyLinear + QStringList{"--load", saved, "--epochs", epochs});
+            QCOMPARE(result.exit_code, 1);
+            expect_one_line(result, saved + ": its weights hold 1 NaN or infinite value");
+            QVERIFY2(result.err.contains("load an earlier checkpoint or train from the seed"),
+                     qPrintable(result.err));
+            QVERIFY2(!result.out.contains("test acc"), qPrintable(result.out));
+        }
+    }
+
+    // Ctrl-C ended dp-train by the signal, its record left "running": now it
+    // stops after the batch in flight, records the run as stopped, and exits
+    // with 130 as the shell reports an interrupted program.
+    void ctrlCStopsTheRunAndRecordsIt() {
+        QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
+        QProcess process;
+        QVERIFY(start_until_first_epoch(process, kLongLenet + QStringList{"--record", record}));
+        ::kill(pid_t(process.processId()), SIGINT);
+        const auto result = finish_dp_train(process, 60000);
+        QCOMPARE(result.exit_code, 130);
+        QVERIFY2(result.err.contains("dp-train: stopped by Ctrl-C after "), qPrintable(result.err));
+        const auto json = QJsonDocument::fromJson(file_bytes(record)).object();
+        QCOMPARE(json["status"].toString(), QString("stopped"));
+        QVERIFY(json["epochs"].toArray().size() >= 1);
+    }
+
+    // --compare 1,2 --scale-lr --lr 3e38 failed only after the first run
+    // (the second's lr overflows): now before any.
+    void scaledComparisonIsCheckedBeforeTheFirstRun() {
+        const auto result = run_dp_train(kTinyLinear + QStringList{"--compare", "1,2", "--scale-lr",
+                                                                   "--lr", "3e38", "--epochs", "1"});
+        QCOMPARE(result.exit_code, 2);
+        expect_one_line(result, "learning rate must be a positive number (got inf)");
+        QVERIFY2(!result.out.contains("== run"), qPrintable(result.out));
+    }
+
+    // A --record folder that vanishes mid-run printed its error twice and
+    // exited 2 (a bad command line): it is a failed run, said once.
+    void vanishedRecordFolderFailsTheRunOnce() {
+        QTemporaryDir dir;
+        const QString folder = dir.filePath("records");
+        QVERIFY(QDir().mkpath(folder));
+        QProcess process;
+        QVERIFY(start_until_first_epoch(process,
+                                        kLongLenet + QStringList{"--record", folder + "/run.json"}));
+        QVERIFY(QDir(folder).removeRecursively());
+        const auto result = finish_dp_train(process, 60000);
+        QCOMPARE(result.exit_code, 1);
+        QCOMPARE(result.err.count("run.json"), 1);
+        QVERIFY2(result.err.contains("No such file or directory"), qPrintable(result.err));
+    }
+
+    // --epochs 0 --load ended with "test acc: 0.00, 0.0 sec/epoch" after the
+    // real accuracy: an evaluation has no epochs to sum up.
+    void evaluationOnlyEndsWithItsAccuracy() {
+        QTemporaryDir dir;
+        const QString saved = dir.filePath("linear.safetensors");
+        QCOMPARE(run_dp_train(kTinyLinear + QStringList{"--epochs", "1", "--save", saved}).exit_code, 0);
+        const auto result = run_dp_train(kTinyLinear + QStringList{"--load", saved, "--epochs", "0"});
+        QCOMPARE(result.exit_code, 0);
+        QVERIFY2(result.out.trimmed().split('\n').last().contains("(evaluation only)"),
+                 qPrintable(result.out));
+        QVERIFY2(!result.out.contains("sec/epoch"), qPrintable(result.out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostileInput)
+#include "test_hostile_input.moc"
