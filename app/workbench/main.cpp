@@ -160,8 +160,10 @@ int runWorkbench(QApplication& app)
                        presenterOption, tabOption, screenshotOption, afterEpochsOption});
     // parse(), not process(): a bad option is a usage error, exit code 2 as dp-train's.
     if (!parser.parse(QCoreApplication::arguments())) {
-        std::fprintf(stderr, "dp-workbench: %s (see dp-workbench --help)\n",
-                     qPrintable(parser.errorText()));
+        QString problem = parser.errorText();
+        if (problem.endsWith(QLatin1Char('.')))
+            problem.chop(1);
+        std::fprintf(stderr, "dp-workbench: %s (see dp-workbench --help)\n", qPrintable(problem));
         return 2;
     }
     if (parser.isSet(helpOption))
@@ -175,25 +177,34 @@ int runWorkbench(QApplication& app)
         return 2;
     }
 
+    // The options preset the remembered settings; a bad value exits (2) in
+    // the first, trial application, before a window exists to remember it.
+    const auto applyPresets = [&](dp::TrainConfig& config) {
+        if (parser.isSet(modelOption))
+            config.model = parser.value(modelOption).toStdString();
+        if (parser.isSet(batchSizeOption))
+            config.batch_size = intValue(parser, batchSizeOption, 1);
+        if (parser.isSet(lrOption))
+            config.lr = positiveRealValue(parser, lrOption);
+        if (parser.isSet(epochsOption))
+            config.epochs = intValue(parser, epochsOption, 1);
+        if (parser.isSet(limitTrainOption))
+            config.limit_train = intValue(parser, limitTrainOption, 0);
+        if (parser.isSet(limitTestOption))
+            config.limit_test = intValue(parser, limitTestOption, 0);
+        if (parser.isSet(devicesOption)) {
+            config.devices.clear();
+            for (const QString& id :
+                 parser.value(devicesOption).split(QLatin1Char(','), Qt::SkipEmptyParts))
+                config.devices.push_back(id.trimmed().toStdString());
+        }
+    };
+    dp::TrainConfig trial;
+    applyPresets(trial);
+
     MainWindow window;
     dp::TrainConfig config = window.runConfig();
-    if (parser.isSet(modelOption))
-        config.model = parser.value(modelOption).toStdString();
-    if (parser.isSet(batchSizeOption))
-        config.batch_size = intValue(parser, batchSizeOption, 1);
-    if (parser.isSet(lrOption))
-        config.lr = positiveRealValue(parser, lrOption);
-    if (parser.isSet(epochsOption))
-        config.epochs = intValue(parser, epochsOption, 1);
-    if (parser.isSet(limitTrainOption))
-        config.limit_train = intValue(parser, limitTrainOption, 0);
-    if (parser.isSet(limitTestOption))
-        config.limit_test = intValue(parser, limitTestOption, 0);
-    if (parser.isSet(devicesOption)) {
-        config.devices.clear();
-        for (const QString& id : parser.value(devicesOption).split(QLatin1Char(','), Qt::SkipEmptyParts))
-            config.devices.push_back(id.trimmed().toStdString());
-    }
+    applyPresets(config);
     window.setRunConfig(config);
     if (parser.isSet(scaleOption))
         window.setComparisonScaling(true);

@@ -13,8 +13,8 @@ std::string exception_message(const std::exception& error) {
         return "out of memory: the run needs more memory than this machine has free; lower "
                "the batch size, the number of samples or the number of devices";
     if (dynamic_cast<const std::length_error*>(&error))
-        return "a size too large to allocate was asked for (" + std::string(error.what()) +
-               "); lower the batch size, the number of samples or the input size";
+        return "a size too large to allocate was asked for: lower the batch size, the number of "
+               "samples or the input size";
     // A bug, not a setting: say so, and keep the library's text for the report.
     return std::string("internal error (please report it): ") + error.what();
 }

@@ -13,7 +13,12 @@
 
 #include <cstring>
 #include <filesystem>
+#include <new>
+#include <stdexcept>
+#include <vector>
 
+#include "core/error.h"
+#include "core/exception_message.h"
 #include "dp_train_process.h"
 
 namespace {
@@ -55,6 +60,25 @@ class TestHostileInput : public QObject {
     Q_OBJECT
 
 private slots:
+    // std::bad_alloc and vector::_M_default_append reached users as such: every
+    // front end words exceptions through exception_message.
+    void exceptionsAreWordedForUsers() {
+        QCOMPARE(dp::exception_message(dp::Error("a one-line problem: the fix")),
+                 std::string("a one-line problem: the fix"));
+        const std::string out_of_memory = dp::exception_message(std::bad_alloc());
+        QVERIFY2(out_of_memory.starts_with("out of memory: ") &&
+                     out_of_memory.find("lower the batch size") != std::string::npos,
+                 out_of_memory.c_str());
+        try {
+            std::vector<char>(std::size_t(-1) / 2);
+            QFAIL("allocated half the address space");
+        } catch (...) {
+            const std::string message = dp::current_exception_message();
+            QVERIFY2(message.find("::") == std::string::npos, message.c_str());
+        }
+        QVERIFY(dp::exception_message(std::logic_error("x")).starts_with("internal error (please report it)"));
+    }
+
     // --batch-size 10000000 on 256 images took 22.5 GB and met the OOM
     // killer: a batch above the training set is one batch of all of it.
     void batchLargerThanTheDataIsOneBatchOfIt() {

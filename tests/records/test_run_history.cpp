@@ -9,12 +9,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <thread>
 
 #include "cluster_command.h"
 #include "core/error.h"
+#include "history_sink.h"
 #include "run_comparison.h"
 #include "run_export.h"
 #include "run_history.h"
@@ -256,6 +260,53 @@ private slots:
         later.epochs.resize(1);
         history.save(later);
         compareRecords(*history.run("later"), later);
+    }
+
+    // Another program holding the history past its busy timeout (5 s) as a
+    // run ends: the end kept trying lands once the lock is gone, so the row
+    // does not stay "running" with the epochs of an earlier write. Without
+    // patience (the workbench's GUI thread) the failure is reported instead.
+    void runEndLandsOnceTheHistoryIsFree()
+    {
+        RunHistory history(path("runs.sqlite"));
+        dp::RunRecord record = madeRun("locked", "lenet", 1, {1}, {0.5});
+        record.status = dp::RunStatus::running;
+        history.save(record);
+
+        std::atomic<bool> locked{false};
+        std::thread locker([&] {
+            {
+                QSqlDatabase database = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"),
+                                                                  QStringLiteral("locker"));
+                database.setDatabaseName(path("runs.sqlite"));
+                QVERIFY(database.open());
+                QSqlQuery query(database);
+                QVERIFY(query.exec(QStringLiteral("BEGIN EXCLUSIVE")));
+                locked = true;
+                std::this_thread::sleep_for(std::chrono::milliseconds(6500));
+                QVERIFY(query.exec(QStringLiteral("ROLLBACK")));
+            }
+            QSqlDatabase::removeDatabase(QStringLiteral("locker"));
+        });
+        while (!locked)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+
+        record.epochs.push_back({2, 0.4, 0.6, 0.61, 1.5});
+        record.status = dp::RunStatus::finished;
+        QStringList errors;
+        HistorySink impatient(history, [&](const std::string& what) { errors << QString::fromStdString(what); },
+                              std::chrono::milliseconds(0));
+        impatient.write(record);  // fails after the busy timeout
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors[0].contains(QStringLiteral("database is locked")) &&
+                     errors[0].contains(QStringLiteral("the history shows the run as it was before its end")),
+                 qPrintable(errors[0]));
+
+        HistorySink patient(history, [&](const std::string& what) { errors << QString::fromStdString(what); });
+        patient.write(record);
+        locker.join();
+        QCOMPARE(errors.size(), 1);  // nothing more to report
+        compareRecords(*history.run("locked"), record);
     }
 
     void removeDeletesTheRunAndItsEpochs()
