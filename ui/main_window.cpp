@@ -1,10 +1,12 @@
 #include "main_window.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -15,6 +17,8 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QListView>
+#include <QMessageBox>
+#include <QScreen>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -57,6 +61,10 @@ constexpr double kPresenterFontScale = 1.6;
 const QString kScaleKey = QStringLiteral("compare/scale_batch_and_lr");
 const QString kSecondsAxisKey = QStringLiteral("view/seconds_axis");
 const QString kSmoothLossKey = QStringLiteral("view/smooth_loss");
+const QString kGeometryKey = QStringLiteral("window/geometry");
+const QString kSplitterKey = QStringLiteral("window/splitter");
+// The ids of the runs checked (drawn on the charts), so a restart shows them again.
+const QString kCheckedRunsKey = QStringLiteral("runs/checked");
 
 QString formatSeconds(double seconds)
 {
@@ -94,6 +102,7 @@ MainWindow::MainWindow(QWidget* parent)
       predictionStrip_(new PredictionStrip),
       viewTabs_(new QTabWidget),
       bottomTabs_(new QTabWidget),
+      rightSplitter_(new QSplitter(Qt::Vertical)),
       runsPanel_(new RunsPanel(runsModel_)),
       startButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"))),
       compareButton_(new QPushButton(tr("Compare 1 vs N"))),
@@ -103,6 +112,11 @@ MainWindow::MainWindow(QWidget* parent)
       logView_(new QPlainTextEdit)
 {
     setWindowTitle(tr("DP Workbench"));
+    confirm_ = [this](const QString& question) {
+        return QMessageBox::question(this, tr("DP Workbench"), question,
+                                     QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
+            == QMessageBox::Yes;
+    };
     try {
         history_ = std::make_unique<RunHistory>();
     } catch (const dp::Error& error) {
@@ -204,20 +218,24 @@ MainWindow::MainWindow(QWidget* parent)
     connect(runs_->queue(), &QAbstractItemModel::modelReset, this, showQueueLength);
 
     // The table and log can be dragged taller, or shorter to favour the charts.
-    auto* rightSplitter = new QSplitter(Qt::Vertical);
-    rightSplitter->addWidget(viewColumn);
-    rightSplitter->addWidget(bottomTabs_);
-    rightSplitter->setChildrenCollapsible(false);
-    rightSplitter->setStretchFactor(0, 3);
-    rightSplitter->setStretchFactor(1, 1);
-    rightSplitter->setSizes({620, 220});
+    rightSplitter_->setObjectName(QStringLiteral("rightSplitter"));
+    rightSplitter_->addWidget(viewColumn);
+    rightSplitter_->addWidget(bottomTabs_);
+    rightSplitter_->setChildrenCollapsible(false);
+    rightSplitter_->setStretchFactor(0, 2);
+    rightSplitter_->setStretchFactor(1, 1);
 
     auto* central = new QWidget;
     auto* centralLayout = new QHBoxLayout(central);
     centralLayout->addWidget(configScroll_);
-    centralLayout->addWidget(rightSplitter, 1);
+    centralLayout->addWidget(rightSplitter_, 1);
     setCentralWidget(central);
-    resize(1400, 900);
+    // 1400x900 where the screen has room, else most of the screen (a 1280x720
+    // projector); the size and splitter the user left are restored below.
+    const QRect screenArea = screen()->availableGeometry();
+    resize(std::min(1400, screenArea.width() * 19 / 20), std::min(900, screenArea.height() * 19 / 20));
+    // The runs table keeps a third of the height: four rows or more at 720 px.
+    rightSplitter_->setSizes({height() * 2 / 3, height() / 3});
 
     connect(startButton_, &QPushButton::clicked, this, &MainWindow::startRun);
     connect(compareButton_, &QPushButton::clicked, this, &MainWindow::startComparison);
@@ -236,6 +254,7 @@ MainWindow::MainWindow(QWidget* parent)
         showStatus(tr("Could not record the run: %1").arg(message), true);
     });
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
+    connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
     connect(runsPanel_, &RunsPanel::deleteRequested, this, &MainWindow::deleteRuns);
 
@@ -258,6 +277,8 @@ MainWindow::MainWindow(QWidget* parent)
     const bool scale = settings.value(kScaleKey, false).toBool();
     const bool secondsAxis = settings.value(kSecondsAxisKey, false).toBool();
     const bool smoothLoss = settings.value(kSmoothLossKey, false).toBool();
+    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    rightSplitter_->restoreState(settings.value(kSplitterKey).toByteArray());
     configPanel_->setConfig(lastConfig);
     configPanel_->setScalesWithDeviceCount(scale);
     secondsAxisAction_->setChecked(secondsAxis);
@@ -268,6 +289,20 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (isRunning()
+        && !confirm_(tr("A run is in progress. Stop it and quit? Its finished epochs stay in "
+                        "the history; queued runs are dropped."))) {
+        event->ignore();
+        return;
+    }
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kSplitterKey, rightSplitter_->saveState());
+    event->accept();
+}
 
 void MainWindow::buildMenus()
 {
@@ -349,9 +384,14 @@ void MainWindow::loadHistory()
 {
     if (!history_)
         return;
+    const QStringList checked = QSettings().value(kCheckedRunsKey).toStringList();
     try {
-        for (const dp::RunRecord& record : history_->runs())
+        for (const dp::RunRecord& record : history_->runs()) {
             runsModel_->upsert(record, true);
+            // Back on the charts as they were when the window closed.
+            if (checked.contains(QString::fromStdString(record.id)))
+                runsModel_->setChecked(runsModel_->rowOf(record.id), true);
+        }
     } catch (const dp::Error& error) {
         appendLog(tr("history: %1").arg(QString::fromUtf8(error.what())));
     }
@@ -451,6 +491,7 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
 {
     stopRequested_ = false;
     runsModel_->upsert(record);
+    saveCheckedRuns();
     const int row = runsModel_->rowOf(record.id);
     const QColor color = runsModel_->color(row);
     charts_->startRun(record, color);
@@ -462,7 +503,9 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
     appendLog(QStringLiteral("— %1, %2 epochs").arg(label).arg(record.config.epochs));
     batchProgressBar_->setRange(0, 0);  // busy until the first batch reports
     batchProgressBar_->setFormat(tr("loading data"));
-    showStatus(tr("Starting %1…").arg(label));
+    progress_.start(record.config.epochs);
+    runningLabel_ = label;
+    showStatus(tr("Starting %1: loading data and preparing the devices…").arg(label));
     updateControls();
 }
 
@@ -513,6 +556,14 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
     emit runEnded();
 }
 
+void MainWindow::saveCheckedRuns() const
+{
+    QStringList ids;
+    for (const dp::RunRecord& record : runsModel_->checkedRecords())
+        ids << QString::fromStdString(record.id);
+    QSettings().setValue(kCheckedRunsKey, ids);
+}
+
 void MainWindow::showRunOnCharts(const dp::RunRecord& record, bool shown)
 {
     charts_->setRunVisible(record, runsModel_->color(runsModel_->rowOf(record.id)), shown);
@@ -538,6 +589,10 @@ void MainWindow::updateSpeedupChart()
 
 void MainWindow::deleteRuns(const std::vector<std::string>& ids)
 {
+    if (ids.empty()
+        || !confirm_(tr("Delete %n run(s) from the history? Their settings and epochs are "
+                        "removed for good.", nullptr, int(ids.size()))))
+        return;
     for (const std::string& id : ids) {
         try {
             if (history_)
@@ -549,6 +604,7 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
         charts_->removeRun(id);
         runsModel_->remove(id);
     }
+    saveCheckedRuns();
     showStatus(tr("Deleted %n run(s) from the history", nullptr, int(ids.size())));
 }
 
@@ -556,6 +612,11 @@ bool MainWindow::importRunRecord(const QString& path)
 {
     try {
         const dp::RunRecord record = readRunRecord(path);
+        if (runsModel_->rowOf(record.id) >= 0) {
+            // The same run twice would be one row updated, said as a second import.
+            showStatus(tr("Already in the history: %1").arg(QString::fromStdString(record.label())));
+            return true;
+        }
         if (history_)
             history_->save(record);
         runsModel_->upsert(record);
@@ -650,13 +711,14 @@ void MainWindow::chooseExportFolder()
 
 void MainWindow::showBatchProgress(int epoch, int batch, int batchesPerEpoch, double loss)
 {
-    batchProgressBar_->setRange(0, batchesPerEpoch);
-    batchProgressBar_->setValue(batch);
-    batchProgressBar_->setFormat(tr("epoch %1 · batch %2/%3 · loss %4")
-                                     .arg(epoch)
-                                     .arg(batch)
-                                     .arg(batchesPerEpoch)
-                                     .arg(loss, 0, 'f', 3));
+    const bool firstBatch = progress_.batchesDone() == 0;
+    progress_.update(epoch, batch, batchesPerEpoch, loss);
+    // The bar spans the whole run; its text says where in it we are.
+    batchProgressBar_->setRange(0, int(std::min<qint64>(progress_.batchesPlanned(), INT_MAX)));
+    batchProgressBar_->setValue(int(std::min<qint64>(progress_.batchesDone(), INT_MAX)));
+    batchProgressBar_->setFormat(progress_.text());
+    if (firstBatch && !stopRequested_)
+        showStatus(tr("Training %1").arg(runningLabel_));
 }
 
 void MainWindow::showIdleProgress(const QString& text)

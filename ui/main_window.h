@@ -3,8 +3,10 @@
 #include <QMainWindow>
 #include <QTemporaryDir>
 
+#include <functional>
 #include <memory>
 
+#include "run_progress.h"
 #include "train/run_record.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
@@ -19,6 +21,7 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QScrollArea;
+class QSplitter;
 class QTabWidget;
 class RunConfigPanel;
 class RunHistory;
@@ -45,6 +48,12 @@ public:
     // Whether a run is training or waiting in the queue.
     bool isRunning() const;
 
+    // Asks the user to confirm an action that loses something (deleting runs,
+    // quitting during a run): true to go ahead. A modal question box unless
+    // replaced (tests answer without one).
+    using Confirmation = std::function<bool(const QString& question)>;
+    void setConfirmation(Confirmation confirm) { confirm_ = std::move(confirm); }
+
     // Adds a run record JSON (a cluster run's) to the history and the table;
     // false, with the reason in the status line, if it cannot be read.
     bool importRunRecord(const QString& path);
@@ -70,6 +79,10 @@ signals:
     // Emitted after the window shows how a run ended: finished, stopped or failed.
     void runEnded();
 
+protected:
+    // Quitting during a run asks first; the window's size and splitters are remembered.
+    void closeEvent(QCloseEvent* event) override;
+
 private:
     // The menus, and the chart switches that mirror View's actions.
     void buildMenus();
@@ -81,6 +94,7 @@ private:
     void onRunUpdated(const dp::RunRecord& record);
     void onRunEnded(const dp::RunRecord& record, const QString& message);
     void showRunOnCharts(const dp::RunRecord& record, bool shown);
+    void saveCheckedRuns() const;
     void updateSpeedupChart();
     void deleteRuns(const std::vector<std::string>& ids);
     void chooseImportFile();
@@ -101,6 +115,7 @@ private:
     QTabWidget* viewTabs_;
     QWidget* chartSwitches_ = nullptr;  // x axis and smoothing, above the charts
     QTabWidget* bottomTabs_;
+    QSplitter* rightSplitter_;  // the views above, the runs table and log below
     RunsPanel* runsPanel_;
     QPushButton* startButton_;
     QPushButton* compareButton_;
@@ -116,6 +131,9 @@ private:
     QAction* smoothLossAction_;
 
     bool stopRequested_ = false;
+    Confirmation confirm_;
+    RunProgress progress_;  // the run in flight
+    QString runningLabel_;  // its label, for the status line
 
     // Declared last so it is destroyed first: it stops the run and joins the
     // worker thread while the widgets above still exist.

@@ -408,9 +408,22 @@ void TestMainWindow::closingMidRunStopsTheRun()
     // Wait for batches to flow so the close lands inside the training loop.
     QTRY_VERIFY_WITH_TIMEOUT(parts.batchProgressBar->value() >= 1, kFirstEpochTimeoutMs);
 
+    // Quitting during a run asks first: "no" keeps the window and the run.
+    QStringList questions;
+    bool answer = false;
+    window->setConfirmation([&](const QString& question) {
+        questions << question;
+        return answer;
+    });
+    QVERIFY(!window->close());
+    QCOMPARE(questions.size(), 1);
+    QVERIFY2(questions[0].contains(QStringLiteral("A run is in progress")), qPrintable(questions[0]));
+    QVERIFY(window->isRunning());
+
+    answer = true;
     QElapsedTimer closing;
     closing.start();
-    window->close();
+    QVERIFY(window->close());
     window.reset();
     QVERIFY2(closing.elapsed() < kStopTimeoutMs,
              qPrintable(QStringLiteral("closing took %1 ms").arg(closing.elapsed())));
@@ -633,16 +646,36 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     QVERIFY(parts.runs->data(parts.runs->index(0, RunsTableModel::StartedColumn))
                 .toString()
                 .contains(QStringLiteral("past")));
-    // Past runs join the charts when checked.
-    QVERIFY(!parts.runs->isChecked(0));
-    QCOMPARE(parts.accuracyChart->lineCount(), 0);
-    parts.runs->setData(parts.runs->index(0, 0), Qt::Checked, Qt::CheckStateRole);
+    // Checked when the window closed, so back on the charts.
+    QVERIFY(parts.runs->isChecked(0));
     QCOMPARE(parts.accuracyChart->lineCount(), 1);
     QCOMPARE(parts.accuracyLine(0)->count(), 1);
+    // Unchecked stays unchecked after the next restart.
+    parts.runs->setData(parts.runs->index(0, 0), Qt::Unchecked, Qt::CheckStateRole);
+    QCOMPARE(parts.accuracyChart->lineCount(), 0);
+    {
+        MainWindow again;
+        const WindowParts againParts(again);
+        QVERIFY(!againParts.runs->isChecked(0));
+        QCOMPARE(againParts.accuracyChart->lineCount(), 0);
+    }
 
+    // Deleting asks first; "no" keeps the run.
+    QStringList questions;
+    bool answer = false;
+    reopened.setConfirmation([&](const QString& question) {
+        questions << question;
+        return answer;
+    });
     parts.runsTable->selectRow(0);
     auto* deleteButton = reopened.findChild<QPushButton*>(QStringLiteral("deleteRunsButton"));
     QVERIFY(deleteButton && deleteButton->isEnabled());
+    QTest::mouseClick(deleteButton, Qt::LeftButton);
+    QCOMPARE(questions.size(), 1);
+    QVERIFY2(questions[0].contains(QStringLiteral("Delete 1 run(s) from the history?")),
+             qPrintable(questions[0]));
+    QCOMPARE(parts.runs->rowCount(), 1);
+    answer = true;
     QTest::mouseClick(deleteButton, Qt::LeftButton);
     QCOMPARE(parts.runs->rowCount(), 0);
     QCOMPARE(parts.accuracyChart->lineCount(), 0);
@@ -671,6 +704,12 @@ void TestMainWindow::importedRunRecordJoinsTheTable()
     QVERIFY(RunHistory().run(record.id));
     // It reached the target accuracy (0.8) after two 3-second epochs.
     QCOMPARE(cellNumber(*parts.runs, 0, RunsTableModel::TimeToTargetColumn), 6.0);
+
+    // The same file again is not a second import.
+    QVERIFY(window.importRunRecord(file));
+    QCOMPARE(parts.runs->rowCount(), 1);
+    QVERIFY2(parts.statusLabel->text().startsWith(QStringLiteral("Already in the history")),
+             qPrintable(parts.statusLabel->text()));
 
     QFile broken(folder.filePath(QStringLiteral("broken.json")));
     QVERIFY(broken.open(QIODevice::WriteOnly));

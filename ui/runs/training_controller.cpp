@@ -1,5 +1,6 @@
 #include "training_controller.h"
 
+#include "devices/device_thread.h"
 #include "training_worker.h"
 
 TrainingController::TrainingController(QObject* parent)
@@ -8,7 +9,10 @@ TrainingController::TrainingController(QObject* parent)
     thread_.setObjectName(QStringLiteral("training"));
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
-    thread_.start();
+    // Training yields to the GUI thread: clicks and repaints never wait for a
+    // core that the device threads hold (bench-ui-stall measures it).
+    dp::DeviceThread::set_background_priority(true);
+    thread_.start(QThread::LowPriority);
 }
 
 TrainingController::~TrainingController()
