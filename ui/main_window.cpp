@@ -33,6 +33,7 @@
 
 #include "batch_split_view.h"
 #include "cluster_command_dialog.h"
+#include "comparison_summary_card.h"
 #include "core/error.h"
 #include "engine_message.h"
 #include "chart_board.h"
@@ -98,6 +99,7 @@ MainWindow::MainWindow(QWidget* parent)
       configPanel_(new RunConfigPanel),
       configScroll_(new QScrollArea),
       charts_(new ChartBoard),
+      summaryCard_(new ComparisonSummaryCard),
       batchSplitView_(new BatchSplitView),
       predictionStrip_(new PredictionStrip),
       viewTabs_(new QTabWidget),
@@ -165,6 +167,7 @@ MainWindow::MainWindow(QWidget* parent)
     chartsLayout->setContentsMargins(0, 4, 0, 0);
     chartsLayout->setSpacing(2);
     chartsLayout->addWidget(chartSwitches_);
+    chartsLayout->addWidget(summaryCard_);
     chartsLayout->addWidget(charts_, 1);
 
     auto* classroomPage = new QWidget;
@@ -550,10 +553,23 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
         showIdleProgress(tr("finished"));
         showStatus(tr("Finished · %1").arg(message));
     }
+    // The queue still holds the runs after this one: none of its group left
+    // means the comparison is complete.
+    if (!record.comparison_group.empty() && !runs_->queue()->holdsGroup(record.comparison_group))
+        showComparisonSummary(record.comparison_group);
     if (!runs_->isRunning())
         stopRequested_ = false;
     updateControls();
     emit runEnded();
+}
+
+void MainWindow::showComparisonSummary(const std::string& group)
+{
+    std::vector<dp::RunRecord> runs;
+    for (int row = 0; row < runsModel_->rowCount(); ++row)
+        if (runsModel_->record(row).comparison_group == group)
+            runs.push_back(runsModel_->record(row));
+    summaryCard_->showComparison(runs, compareRuns(runs, runsModel_->targetAccuracy()));
 }
 
 void MainWindow::saveCheckedRuns() const

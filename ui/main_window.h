@@ -13,6 +13,7 @@
 #include "x_axis_mode.h"
 
 class BatchSplitView;
+class ComparisonSummaryCard;
 class ChartBoard;
 class PredictionStrip;
 class QAction;
@@ -96,6 +97,8 @@ private:
     void showRunOnCharts(const dp::RunRecord& record, bool shown);
     void saveCheckedRuns() const;
     void updateSpeedupChart();
+    // The summary card for comparison `group`, whose last run just ended.
+    void showComparisonSummary(const std::string& group);
     void deleteRuns(const std::vector<std::string>& ids);
     void chooseImportFile();
     void chooseExportFolder();
@@ -110,6 +113,7 @@ private:
     RunConfigPanel* configPanel_;
     QScrollArea* configScroll_;
     ChartBoard* charts_;
+    ComparisonSummaryCard* summaryCard_;  // above the charts when a comparison ends
     BatchSplitView* batchSplitView_;
     PredictionStrip* predictionStrip_;
     QTabWidget* viewTabs_;

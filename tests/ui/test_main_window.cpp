@@ -33,6 +33,7 @@
 
 #include "backend/kernel_choices.h"
 #include "batch_split_view.h"
+#include "comparison_summary_card.h"
 #include "cluster_command_dialog.h"
 #include "data/dataset.h"
 #include "devices/device.h"
@@ -586,6 +587,16 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
              QStringLiteral("%1×").arg(expectedSpeedup, 0, 'f', 2));
     QCOMPARE(parts.speedupChart->measurementCount(), 2);
     QCOMPARE(parts.accuracyChart->lineCount(), 2);
+
+    // The summary card says it in words once the comparison's last run ended.
+    auto* card = window.findChild<ComparisonSummaryCard*>(QStringLiteral("comparisonSummaryCard"));
+    QVERIFY(card && card->isVisible());
+    const QString summary = card->text();
+    QVERIFY2(summary.contains(QStringLiteral("on 1 vs 2 devices"))
+                 && summary.contains(QStringLiteral("%1× faster").arg(expectedSpeedup, 0, 'f', 2))
+                 && summary.contains(QStringLiteral("%1% scaling efficiency").arg(expectedSpeedup / 2 * 100, 0, 'f', 0))
+                 && summary.contains(QStringLiteral("Test accuracy: %1 on 1, ").arg(one.epochs.back().test_acc, 0, 'f', 3)),
+             qPrintable(summary));
 
     // Unchecking the baseline leaves nothing to compare against.
     parts.runs->setChecked(0, false);

@@ -1,5 +1,7 @@
 #include "run_queue.h"
 
+#include <algorithm>
+
 #include "train/run_record.h"
 
 int RunQueue::rowCount(const QModelIndex& parent) const
@@ -40,6 +42,12 @@ std::optional<QueuedRun> RunQueue::takeNext()
     if (!pending_.empty())
         emit dataChanged(index(0), index(rowCount() - 1));
     return next;
+}
+
+bool RunQueue::holdsGroup(const std::string& group) const
+{
+    return std::any_of(pending_.begin(), pending_.end(),
+                       [&](const QueuedRun& run) { return run.comparisonGroup == group; });
 }
 
 void RunQueue::clear()

@@ -30,6 +30,8 @@ public:
     std::optional<QueuedRun> takeNext();
     void clear();
     bool isEmpty() const { return pending_.empty(); }
+    // Whether a run of comparison `group` still waits.
+    bool holdsGroup(const std::string& group) const;
 
 private:
     std::deque<QueuedRun> pending_;

@@ -1,0 +1,86 @@
+#include "comparison_summary_card.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStyle>
+#include <QToolButton>
+
+#include <cmath>
+
+ComparisonSummaryCard::ComparisonSummaryCard(QWidget* parent)
+    : QFrame(parent), text_(new QLabel)
+{
+    setObjectName(QStringLiteral("comparisonSummaryCard"));
+    setFrameShape(QFrame::StyledPanel);
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::AlternateBase);
+    text_->setObjectName(QStringLiteral("comparisonSummaryText"));
+    text_->setWordWrap(true);
+    text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* close = new QToolButton;
+    close->setObjectName(QStringLiteral("closeComparisonSummary"));
+    close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
+    close->setAutoRaise(true);
+    close->setToolTip(tr("Close the summary; the runs table keeps the numbers"));
+    connect(close, &QToolButton::clicked, this, &QWidget::hide);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(8, 4, 4, 4);
+    layout->addWidget(text_, 1);
+    layout->addWidget(close, 0, Qt::AlignTop);
+    hide();
+}
+
+void ComparisonSummaryCard::showComparison(const std::vector<dp::RunRecord>& runs,
+                                           const std::vector<RunComparison>& comparisons)
+{
+    text_->setText(summaryText(runs, comparisons));
+    show();
+}
+
+QString ComparisonSummaryCard::text() const
+{
+    return text_->text();
+}
+
+QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& runs,
+                                           const std::vector<RunComparison>& comparisons)
+{
+    if (runs.empty())
+        return {};
+    const dp::RunRecord& first = runs.front();
+    QStringList counts;
+    for (const dp::RunRecord& run : runs)
+        counts << QString::number(run.config.devices.size());
+    QString text = tr("<b>Comparison done: %1 on %2 devices.</b>")
+                       .arg(QString::fromStdString(first.label().substr(0, first.label().find(" · "))),
+                            counts.join(tr(" vs ")));
+    for (std::size_t i = 1; i < runs.size(); ++i) {
+        const RunComparison& c = comparisons[i];
+        const int devices = int(runs[i].config.devices.size());
+        if (!c.speedup || !c.efficiency) {
+            text += tr(" %1 devices: no speedup (%2).")
+                        .arg(devices)
+                        .arg(QString::fromStdString(c.noBaselineReason.empty() ? "no finished epoch"
+                                                                               : c.noBaselineReason));
+            continue;
+        }
+        text += tr(" %1 devices: <b>%2× faster</b> per epoch, %3% scaling efficiency.")
+                    .arg(devices)
+                    .arg(*c.speedup, 0, 'f', 2)
+                    .arg(*c.efficiency * 100, 0, 'f', 0);
+    }
+    QStringList accuracies;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        accuracies << tr("%1 on %2").arg(comparisons[i].finalTestAcc, 0, 'f', 3)
+                          .arg(runs[i].config.devices.size());
+    text += tr(" Test accuracy: %1.").arg(accuracies.join(QStringLiteral(", ")));
+    // The last epoch's drift of the N-device runs from the 1-device one (same global batch only).
+    for (std::size_t i = 1; i < runs.size(); ++i)
+        if (!runs[i].epochs.empty() && std::isfinite(runs[i].epochs.back().parameter_drift))
+            text += tr(" Weights on %1 devices differ from 1 device's by %2 (relative): %3.")
+                        .arg(runs[i].config.devices.size())
+                        .arg(runs[i].epochs.back().parameter_drift, 0, 'g', 2)
+                        .arg(runs[i].epochs.back().parameter_drift < 1e-3 ? tr("float rounding only")
+                                                                          : tr("the runs diverged"));
+    return text;
+}
