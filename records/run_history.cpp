@@ -159,6 +159,7 @@ const std::vector<RunColumn>& runColumns()
              [](const dp::RunRecord& r) -> QVariant { return r.processes; },
              [](dp::RunRecord& r, const QVariant& v) { r.processes = v.toInt(); }},
             textColumn("comparison_group", &dp::RunRecord::comparison_group),
+            textColumn("name", &dp::RunRecord::name),
             {QStringLiteral("deterministic"), QStringLiteral("INTEGER NOT NULL DEFAULT 1"),
              [](const dp::RunRecord& r) -> QVariant { return r.deterministic; },
              [](dp::RunRecord& r, const QVariant& v) { r.deterministic = v.toBool(); }},

@@ -193,6 +193,8 @@ dp::RunRecord runRecordFromJson(const QByteArray& json)
         record.comparison_group = r.string("comparison_group");
     if (r.has("deterministic"))
         record.deterministic = r.boolean("deterministic");
+    if (r.has("name"))
+        record.name = r.string("name");
     record.config = readConfig(r.object("config"));
     const QJsonArray epochs = r.array("epochs");
     for (qsizetype i = 0; i < epochs.size(); ++i) {

@@ -260,6 +260,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
     connect(runsPanel_, &RunsPanel::deleteRequested, this, &MainWindow::deleteRuns);
+    connect(runsModel_, &RunsTableModel::runRenamed, this, &MainWindow::renameRun);
 
     // The worker emits on its own thread; queued delivery runs these slots on
     // the GUI thread.
@@ -497,12 +498,12 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
     saveCheckedRuns();
     const int row = runsModel_->rowOf(record.id);
     const QColor color = runsModel_->color(row);
-    charts_->startRun(record, color);
+    charts_->startRun(runsModel_->labelledRecord(row), color);
     batchSplitView_->clear();
     predictionStrip_->clear();
     predictionStrip_->setClassNames(classNames(record.config));
 
-    const QString label = QString::fromStdString(record.label());
+    const QString label = runsModel_->displayLabel(row);
     appendLog(QStringLiteral("— %1, %2 epochs").arg(label).arg(record.config.epochs));
     batchProgressBar_->setRange(0, 0);  // busy until the first batch reports
     batchProgressBar_->setFormat(tr("loading data"));
@@ -517,7 +518,7 @@ void MainWindow::onRunUpdated(const dp::RunRecord& record)
     runsModel_->upsert(record);
     const int row = runsModel_->rowOf(record.id);
     if (runsModel_->isChecked(row))
-        charts_->updateRun(record, runsModel_->color(row));
+        charts_->updateRun(runsModel_->labelledRecord(row), runsModel_->color(row));
     const dp::EpochMetrics& metrics = record.epochs.back();
     // Same line as dp-train prints, so GUI and CLI logs compare directly.
     appendLog(QString::fromStdString(dp::epoch_line(metrics, record.config.epochs)));
@@ -572,6 +573,22 @@ void MainWindow::showComparisonSummary(const std::string& group)
     summaryCard_->showComparison(runs, compareRuns(runs, runsModel_->targetAccuracy()));
 }
 
+void MainWindow::renameRun(const dp::RunRecord& record)
+{
+    runs_->renameCurrent(record.id, record.name);  // the run in flight keeps writing it
+    try {
+        if (history_ && !runs_->isRunningRun(record.id))
+            history_->save(record);
+    } catch (const dp::Error& error) {
+        showStatus(tr("Could not rename: %1").arg(QString::fromUtf8(error.what())), true);
+    }
+    // Legends follow: every checked run is redrawn under its (maybe changed) label.
+    for (const dp::RunRecord& checked : runsModel_->checkedRecords()) {
+        showRunOnCharts(checked, false);
+        showRunOnCharts(checked, true);
+    }
+}
+
 void MainWindow::saveCheckedRuns() const
 {
     QStringList ids;
@@ -582,7 +599,8 @@ void MainWindow::saveCheckedRuns() const
 
 void MainWindow::showRunOnCharts(const dp::RunRecord& record, bool shown)
 {
-    charts_->setRunVisible(record, runsModel_->color(runsModel_->rowOf(record.id)), shown);
+    const int row = runsModel_->rowOf(record.id);
+    charts_->setRunVisible(runsModel_->labelledRecord(row), runsModel_->color(row), shown);
 }
 
 void MainWindow::updateSpeedupChart()

@@ -96,6 +96,7 @@ private:
     void onRunEnded(const dp::RunRecord& record, const QString& message);
     void showRunOnCharts(const dp::RunRecord& record, bool shown);
     void saveCheckedRuns() const;
+    void renameRun(const dp::RunRecord& record);
     void updateSpeedupChart();
     // The summary card for comparison `group`, whose last run just ended.
     void showComparisonSummary(const std::string& group);

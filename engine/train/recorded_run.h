@@ -38,6 +38,8 @@ public:
     RecordedRun(RunRecord record, std::vector<std::unique_ptr<RunRecordSink>> sinks);
 
     const RunRecord& record() const { return record_; }
+    // The user's name for the run, written with the next epoch or the end.
+    void set_name(std::string name) { record_.name = std::move(name); }
     void add_epoch(const EpochMetrics& metrics);
     // Finished, stopped, or failed with `error`. Returns the first sink's
     // error if the end could not be written, else "".

@@ -67,7 +67,9 @@ std::string epoch_json(const EpochMetrics& m) {
 
 }  // namespace
 
-std::string RunRecord::label() const {
+std::string RunRecord::label() const { return name.empty() ? settings_label() : name; }
+
+std::string RunRecord::settings_label() const {
     const auto& devices = config.devices;
     const std::string kind = devices.empty() ? "cpu" : devices[0].substr(0, devices[0].find(':'));
     std::string title = config.model;
@@ -134,8 +136,8 @@ RunRecord start_run_record(const TrainConfig& config, const std::string& source)
 
 // Version 1: one object with the keys below; "config" holds TrainConfig's
 // fields under their C++ names, "epochs" one object per completed epoch.
-// "comparison_group" and "deterministic" came later in version 1: readers
-// take a record without them as a single, deterministic run.
+// "comparison_group", "deterministic" and "name" came later in version 1:
+// readers take a record without them as a single, deterministic, unnamed run.
 std::string to_json(const RunRecord& r) {
     std::string epochs = "[";
     for (std::size_t i = 0; i < r.epochs.size(); ++i)
@@ -147,7 +149,8 @@ std::string to_json(const RunRecord& r) {
            ",\n  \"error\": " + quoted(r.error) + ",\n  \"processes\": " +
            std::to_string(r.processes) + ",\n  \"comparison_group\": " +
            quoted(r.comparison_group) + ",\n  \"deterministic\": " +
-           (r.deterministic ? "true" : "false") + ",\n  \"label\": " + quoted(r.label()) +
+           (r.deterministic ? "true" : "false") + ",\n  \"name\": " + quoted(r.name) +
+           ",\n  \"label\": " + quoted(r.label()) +
            ",\n  \"config\": " + config_json(r.config) + ",\n  \"epochs\": " + epochs + "\n}\n";
 }
 

@@ -39,10 +39,15 @@ struct RunRecord {
     // Whether the same settings and seed repeat this run bit for bit: kernels
     // from this machine's cache (not --retune) and, on GPUs, DP_CUDA_DETERMINISTIC.
     bool deterministic = true;
+    // The user's name for the run (the workbench's runs table edits it); empty: none.
+    std::string name;
     std::vector<EpochMetrics> epochs;
 
-    // "ResNet-18 · 2× cpu · b512 · lr 0.2": the label of the run's chart series.
+    // The run's name in legends, tables and messages: `name` if the user gave
+    // one, else settings_label().
     std::string label() const;
+    // "ResNet-18 · 2× cpu · b512 · lr 0.2": model, devices, batch, lr.
+    std::string settings_label() const;
 };
 
 // A new record for `config`, stamped with the current time and this process.

@@ -71,6 +71,7 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
     QCOMPARE(a.processes, b.processes);
     QCOMPARE(a.comparison_group, b.comparison_group);
     QCOMPARE(a.deterministic, b.deterministic);
+    QCOMPARE(a.name, b.name);
     compareConfigs(a.config, b.config);
     QCOMPARE(a.epochs.size(), b.epochs.size());
     for (std::size_t i = 0; i < a.epochs.size(); ++i) {
@@ -95,6 +96,7 @@ dp::RunRecord everyFieldRecord()
     record.processes = 4;
     record.comparison_group = "compare 2026-11-22T01:30:00Z-4242";
     record.deterministic = false;
+    record.name = "baseline, 'tuned' · ü";
     dp::TrainConfig& c = record.config;
     c.model = "resnet18-narrow";
     c.batch_size = 512;

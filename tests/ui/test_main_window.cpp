@@ -203,6 +203,7 @@ private slots:
     void compareOneVsTwoQueuesBothAndFillsTheTable();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
+    void runsReadApartAndCanBeRenamed();
     void runsAtOtherBatchSizesGetNoSpeedup();
     void repeatedRunsAreBitIdentical();
     void comparisonShowsTheDriftFromOneDevice();
@@ -730,6 +731,44 @@ void TestMainWindow::importedRunRecordJoinsTheTable()
     QVERIFY2(parts.statusLabel->text().startsWith(QStringLiteral("Import failed")),
              qPrintable(parts.statusLabel->text()));
     QCOMPARE(parts.runs->rowCount(), 1);
+}
+
+// Two runs that differ only in a setting the label omits read differently,
+// and a run renamed in the table keeps its name in the legend and the history.
+void TestMainWindow::runsReadApartAndCanBeRenamed()
+{
+    const auto recorded = [](std::uint64_t seed) {
+        dp::TrainConfig config;
+        config.seed = seed;
+        config.devices = {"cpu:0"};
+        dp::RunRecord record = dp::start_run_record(config, "dp-train");
+        record.status = dp::RunStatus::finished;
+        record.epochs = {{1, 0.9, 0.7, 0.75, 3.0}};
+        return record;
+    };
+    QTemporaryDir folder;
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    int written = 0;
+    for (const dp::RunRecord& record : {recorded(1), recorded(2)}) {
+        const QString file = folder.filePath(QStringLiteral("run%1.json").arg(++written));
+        dp::write_run_record(file.toStdString(), record);
+        QVERIFY(window.importRunRecord(file));
+        parts.runs->setChecked(parts.runs->rowOf(record.id), true);
+    }
+    RunsTableModel& runs = *parts.runs;
+    QVERIFY(runs.displayLabel(0).endsWith(QStringLiteral(" · seed 1")));
+    QVERIFY(runs.displayLabel(1).endsWith(QStringLiteral(" · seed 2")));
+    QCOMPARE(parts.accuracyLine(1)->name(), runs.displayLabel(1));
+
+    QVERIFY(runs.setData(runs.index(1, RunsTableModel::RunColumn), QStringLiteral("my second try"),
+                         Qt::EditRole));
+    QCOMPARE(runs.data(runs.index(1, RunsTableModel::RunColumn)).toString(), QStringLiteral("my second try"));
+    QCOMPARE(parts.accuracyLine(1)->name(), QStringLiteral("my second try"));
+    QCOMPARE(RunHistory().run(runs.record(1).id)->name, std::string("my second try"));
+    // Alone with its label now, the first run needs no seed to tell it apart.
+    QVERIFY(!runs.displayLabel(0).contains(QStringLiteral("seed")));
 }
 
 // Runs fed to the window at other batch sizes than the 1-device run are not

@@ -52,7 +52,8 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
     for (const dp::RunRecord& run : runs)
         counts << QString::number(run.config.devices.size());
     QString text = tr("<b>Comparison done: %1 on %2 devices.</b>")
-                       .arg(QString::fromStdString(first.label().substr(0, first.label().find(" · "))),
+                       .arg(QString::fromStdString(
+                                first.settings_label().substr(0, first.settings_label().find(" · "))),
                             counts.join(tr(" vs ")));
     for (std::size_t i = 1; i < runs.size(); ++i) {
         const RunComparison& c = comparisons[i];

@@ -65,6 +65,12 @@ void RunManager::startNext()
     emit runStarted(current_->record());
 }
 
+void RunManager::renameCurrent(const std::string& id, const std::string& name)
+{
+    if (isRunningRun(id))
+        current_->set_name(name);
+}
+
 void RunManager::recordEpoch(const dp::EpochMetrics& metrics)
 {
     if (!current_)

@@ -30,6 +30,9 @@ public:
     bool isRunning() const { return current_.has_value(); }
     // The run in progress; null when idle.
     const dp::RunRecord* currentRun() const { return current_ ? &current_->record() : nullptr; }
+    bool isRunningRun(const std::string& id) const { return current_ && current_->record().id == id; }
+    // Names the run in flight, if it is run `id`; its next record write keeps the name.
+    void renameCurrent(const std::string& id, const std::string& name);
 
     // Starts `config` now when idle, else after the queued runs; runs given
     // one `comparisonGroup` are each other's baseline.

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 
+#include "train/config_fields.h"
+
 namespace {
 
 // Matplotlib's tab10: distinct, print-friendly, familiar from d2l's plots.
@@ -93,7 +95,7 @@ Qt::ItemFlags RunsTableModel::flags(const QModelIndex& index) const
 {
     Qt::ItemFlags flags = QAbstractTableModel::flags(index);
     if (index.column() == RunColumn)
-        flags |= Qt::ItemIsUserCheckable;
+        flags |= Qt::ItemIsUserCheckable | Qt::ItemIsEditable;
     return flags;
 }
 
@@ -105,6 +107,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return displayText(row, index.row(), index.column());
+    case Qt::EditRole:  // the run's name, edited in place
+        return index.column() == RunColumn ? QVariant(displayLabel(index.row())) : QVariant();
     case Qt::UserRole:
         return number(index.row(), index.column());
     case Qt::CheckStateRole:
@@ -155,7 +159,7 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
     const int epochsDone = int(record.epochs.size());
     switch (column) {
     case RunColumn:
-        return QString::fromStdString(record.label());
+        return displayLabel(rowIndex);
     case StatusColumn:
         // A past run still "running" was killed mid-way; its epochs stay.
         if (record.status == dp::RunStatus::running)
@@ -230,17 +234,68 @@ QVariant RunsTableModel::number(int rowIndex, int column) const
 
 bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
 {
-    if (!index.isValid() || index.column() != RunColumn || role != Qt::CheckStateRole)
+    if (!index.isValid() || index.column() != RunColumn)
+        return false;
+    if (role == Qt::EditRole) {
+        dp::RunRecord& record = rows_[std::size_t(index.row())].record;
+        const std::string name = value.toString().trimmed().toStdString();
+        // Typing the shown label back changes nothing.
+        if (name == displayLabel(index.row()).toStdString() || name == record.name)
+            return false;
+        record.name = name;
+        emit dataChanged(this->index(0, RunColumn), this->index(rowCount() - 1, RunColumn));
+        emit runRenamed(record);
+        return true;
+    }
+    if (role != Qt::CheckStateRole)
         return false;
     setChecked(index.row(), value.value<Qt::CheckState>() == Qt::Checked);
     return true;
+}
+
+QString RunsTableModel::displayLabel(int row) const
+{
+    const dp::RunRecord& record = rows_[std::size_t(row)].record;
+    if (!record.name.empty())
+        return QString::fromStdString(record.name);
+    const std::string label = record.settings_label();
+    QString shown = QString::fromStdString(label);
+    // The settings of the schema (config_fields) that tell this run from the
+    // other unnamed runs of the same label; the label already names model,
+    // devices, batch and lr.
+    for (const dp::ConfigField& field : dp::config_fields()) {
+        if (!(field.scope & dp::ConfigField::shared) || field.name == std::string_view("model")
+            || field.name == std::string_view("batch_size") || field.name == std::string_view("lr"))
+            continue;
+        const std::string mine = dp::field_text(field, record.config);
+        const bool differs = std::any_of(rows_.begin(), rows_.end(), [&](const Row& other) {
+            return &other.record != &record && other.record.name.empty()
+                && other.record.settings_label() == label
+                && dp::field_text(field, other.record.config) != mine;
+        });
+        if (differs)
+            shown += QStringLiteral(" · %1 %2").arg(QString::fromLatin1(field.label),
+                                                   QString::fromStdString(mine));
+    }
+    return shown;
+}
+
+dp::RunRecord RunsTableModel::labelledRecord(int row) const
+{
+    dp::RunRecord record = rows_[std::size_t(row)].record;
+    record.name = displayLabel(row).toStdString();
+    return record;
 }
 
 void RunsTableModel::upsert(const dp::RunRecord& record, bool past)
 {
     const int existing = rowOf(record.id);
     if (existing >= 0) {
+        // The running run's updates come without the name the user gave it here.
+        const std::string name = rows_[std::size_t(existing)].record.name;
         rows_[std::size_t(existing)].record = record;
+        if (record.name.empty())
+            rows_[std::size_t(existing)].record.name = name;
         recompare();
         return;
     }

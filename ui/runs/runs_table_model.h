@@ -52,6 +52,13 @@ public:
 
     int rowOf(const std::string& id) const;  // -1 if absent
     const dp::RunRecord& record(int row) const { return rows_[std::size_t(row)].record; }
+    // The row's name as the table and the charts show it: the user's name,
+    // else the settings label followed by the settings in which it differs
+    // from other rows with the same label ("LeNet · 1× cpu · b256 · lr 0.2 ·
+    // seed 3"), so two runs never read the same.
+    QString displayLabel(int row) const;
+    // record(row) named by displayLabel(row), for views that name runs by RunRecord::label().
+    dp::RunRecord labelledRecord(int row) const;
     QColor color(int row) const;
     bool isChecked(int row) const { return rows_[std::size_t(row)].checked; }
     void setChecked(int row, bool checked);
@@ -66,6 +73,9 @@ public:
 signals:
     // A row was checked or unchecked (by the user or setChecked).
     void checkedChanged(const dp::RunRecord& record, bool checked);
+    // The user renamed a run (edited its Run cell; an empty name restores the
+    // settings label).
+    void runRenamed(const dp::RunRecord& record);
     // Speedups and efficiencies changed: a run ended, an epoch landed, a row
     // was checked or removed.
     void comparisonsChanged();
