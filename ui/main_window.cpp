@@ -695,6 +695,18 @@ bool MainWindow::exportTo(const QString& folder)
             return false;
         }
     }
+    // This session's runs' step traces, for Perfetto or chrome://tracing.
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const QString trace = QString::fromStdString(runs[i].config.trace_path);
+        const QString copy = dir.filePath(QStringLiteral("trace_run%1.json").arg(i + 1));
+        if (trace.isEmpty() || !QFile::exists(trace))
+            continue;
+        QFile::remove(copy);
+        if (!QFile::copy(trace, copy)) {
+            showStatus(tr("Export failed: cannot write %1").arg(copy), true);
+            return false;
+        }
+    }
     showStatus(tr("Exported the charts and %n run(s) to %1", nullptr, int(runs.size())).arg(folder));
     return true;
 }

@@ -75,6 +75,11 @@ const std::vector<ConfigField> kFields = {
      "write the run record (JSON: config, status, every epoch's metrics) after\n"
      "every epoch and at the end",
      HelpSection::records, &TrainConfig::record_path},
+    {"trace_path", "step trace", "--trace", "PATH",
+     "write each device's step phases (data, forward, backward, all-reduce,\n"
+     "update) as Chrome trace JSON after every epoch: open it in Perfetto\n"
+     "(ui.perfetto.dev) or chrome://tracing",
+     HelpSection::records, &TrainConfig::trace_path},
     {"preview_samples", "previewed test images", nullptr, nullptr, nullptr, HelpSection::records,
      &TrainConfig::preview_samples, 0, 0},
     {"retune", "re-measured kernels", "--retune", nullptr,

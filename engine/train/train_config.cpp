@@ -91,6 +91,7 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
     // Found now, not after the first epoch trained.
     check_output_file(config.save_path, setting("save_path"));
     check_output_file(config.record_path, setting("record_path"));
+    check_output_file(config.trace_path, setting("trace_path"));
 }
 
 void validate_ranks(const TrainConfig& config, int ranks) {

@@ -29,6 +29,7 @@ struct TrainConfig {
     std::string load_path;  // start from this checkpoint (empty: from the seed)
     std::string save_path;  // write a checkpoint here after every epoch (empty: none)
     std::string record_path;  // write the run record (JSON) here after every epoch (empty: none)
+    std::string trace_path;   // write each device's step phases as a Chrome trace here (empty: none)
     int preview_samples = 0;  // test images whose predictions each epoch reports (the GUI's strip)
     // Measure every kernel choice again and overwrite this machine's kernel
     // cache (backend/kernel_choices.h). Off by default: runs with the same

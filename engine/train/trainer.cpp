@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "backend/kernel_choices.h"
 #include "core/error.h"
@@ -19,6 +20,7 @@
 #include "train/memory_estimate.h"
 #include "train/parameter_drift.h"
 #include "train/replica_group.h"
+#include "train/step_trace.h"
 #include "train/training_data.h"
 
 namespace dp {
@@ -179,6 +181,12 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         const int batches = (data.train.count + batch_size - 1) / batch_size;
         // Reused every step, so the step loop allocates nothing.
         StepReport step_report{.devices = std::vector<DeviceStepTiming>(replicas.size())};
+        // This process's devices; rank 0's process writes it (the trace then
+        // allocates as it grows: it is opt-in).
+        std::optional<StepTrace> trace;
+        if (!config_.trace_path.empty() && replicas.holds_rank0())
+            trace.emplace(std::vector<std::string>(summary.devices.begin(),
+                                                   summary.devices.begin() + replicas.size()));
         for (int epoch = 1; epoch <= config_.epochs && !stop_requested_; ++epoch) {
             const auto start = std::chrono::steady_clock::now();
             const auto order = sampler.order(epoch - 1);
@@ -200,6 +208,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                 step_report.epoch = epoch;
                 step_report.batch = batch + 1;
                 std::copy(timings.begin(), timings.end(), step_report.devices.begin());
+                if (trace) trace->add_step(step_report, std::chrono::steady_clock::now());
                 observer.on_step(step_report);
                 int local_rows = 0;
                 for (const auto& timing : timings) local_rows += timing.shard;
@@ -227,6 +236,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                 observer.on_predictions(
                     preview_predictions(epoch, replicas, data.test, config_.preview_samples));
             if (!config_.save_path.empty()) replicas.save(config_.save_path, config_.model);
+            if (trace) trace->write(config_.trace_path);
             // The first epoch met every training shape: later runs reuse its choices.
             if (const std::string failed = kernels.save(); !failed.empty())
                 observer.on_log("kernel choices not saved (they are measured again next run): " +

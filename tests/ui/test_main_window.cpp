@@ -629,6 +629,12 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QCOMPARE(json.array().size(), 2);
     QVERIFY(qFuzzyCompare(json.array()[1].toObject()[QStringLiteral("speedup")].toDouble(),
                           expectedSpeedup));
+    // Each run's step trace (Chrome trace JSON) comes along.
+    for (const QString& trace : {QStringLiteral("trace_run1.json"), QStringLiteral("trace_run2.json")}) {
+        QFile traceFile(exportDir.filePath(trace));
+        QVERIFY2(traceFile.open(QIODevice::ReadOnly), qPrintable(trace));
+        QVERIFY(QJsonDocument::fromJson(traceFile.readAll()).object().contains(QStringLiteral("traceEvents")));
+    }
     QFile epochsCsv(exportDir.filePath(QStringLiteral("epochs.csv")));
     QVERIFY(epochsCsv.open(QIODevice::ReadOnly));
     QCOMPARE(epochsCsv.readAll().trimmed().split('\n').size(), 1 + 2 + 2);

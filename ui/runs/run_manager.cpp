@@ -51,6 +51,10 @@ void RunManager::startNext()
         return;
     next->config.preview_samples = kPreviewSamples;
     dp::RunRecord record = dp::start_run_record(next->config, "dp-workbench");
+    // Every run leaves its step trace for File > Export (kept for the session).
+    if (traces_.isValid())
+        record.config.trace_path = next->config.trace_path =
+            traces_.filePath(QString::fromStdString(record.id) + QStringLiteral(".trace.json")).toStdString();
     record.comparison_group = next->comparisonGroup;
     std::vector<std::unique_ptr<dp::RunRecordSink>> sinks;
     if (history_)

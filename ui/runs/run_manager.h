@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QObject>
+#include <QTemporaryDir>
 
 #include <optional>
 
@@ -50,6 +51,7 @@ signals:
     void historyFailed(const QString& message);
 
 private:
+    QTemporaryDir traces_;  // each run's Chrome step trace (dp::TrainConfig::trace_path)
     void startNext();
     void recordEpoch(const dp::EpochMetrics& metrics);
     void endRun(dp::RunOutcome outcome, const QString& message);
