@@ -65,6 +65,11 @@ const std::vector<ConfigField> kFields = {
     {"bucket_mb", "bucket size", "--bucket-mb", "X",
      "gradient bucket size in MB for the all-reduce", HelpSection::parallelism,
      &TrainConfig::bucket_mb, S::shared | S::required | S::command, 0, true},
+    {"accumulate", "micro-batches per update", "--accumulate", "K",
+     "gradient accumulation: each device's share of a batch in K micro-batches,\n"
+     "one all-reduce and one update per batch (1 device with K=N computes\n"
+     "N devices' update)",
+     HelpSection::parallelism, &TrainConfig::accumulate, kSharedRemembered, 1},
     {"sync_bn", "synchronized BatchNorm", "--sync-bn", nullptr,
      "BatchNorm statistics over the global batch, not per device", HelpSection::parallelism,
      &TrainConfig::sync_bn, kSharedRemembered},

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <numeric>
 #include <utility>
 
 #include "backend/backend_factory.h"
 #include "data/epoch_sampler.h"
 #include "models/model_registry.h"
+#include "parallel/batch_split.h"
 
 namespace dp {
 namespace {
@@ -27,10 +29,11 @@ private:
 }  // namespace
 
 Replica::Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
-                 int classes, int max_rows, std::uint64_t seed)
+                 int classes, int max_rows, std::uint64_t seed, int micro_batches)
     : backend_(make_backend(device)),
       model_(build_model(model, input, classes)),
       max_rows_(max_rows),
+      micro_batches_(micro_batches),
       host_images_(std::size_t(max_rows) * input.size()),
       host_labels_(max_rows),
       eval_indices_(max_rows),
@@ -38,6 +41,7 @@ Replica::Replica(const DeviceInfo& device, const std::string& model, const Sampl
       labels_(backend_->allocate(max_rows)),
       dlogits_(backend_->allocate(std::size_t(max_rows) * model_->classes())) {
     model_->build(*backend_, max_rows, seed);
+    if (micro_batches > 1) accumulated_ = backend_->allocate(model_->parameters().total_size());
 }
 
 void Replica::load(const Dataset& set, std::span<const int> indices) {
@@ -63,26 +67,71 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
     Stopwatch watch;
     reducer.begin_step();
     ParameterStore& parameters = model_->parameters();
+    double backward = 0;
     if (rows == 0 && !pass.sync_batch_norm) {
         loss = {};
         backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
     } else {  // an empty shard still joins synchronized BatchNorm's collectives
-        load(set, shard);
-        timing.data = watch.lap();
-        const float* logits = model_->forward(pass, images_.get());
-        loss = compute_loss(logits, rows, dlogits_.get(), 1.f / float(pass.global_batch));
-        timing.forward = watch.lap();
-        model_->backward(pass, images_.get(), dlogits_.get(),
-                         [&](std::size_t first) { reducer.on_gradients_final(first); });
+        loss = {};
+        const int micro_batches = std::clamp(rows, 1, micro_batches_);
+        for (int m = 0; m < micro_batches; ++m) {
+            const BatchShard micro = batch_shard(rows, micro_batches, m);
+            Pass micro_pass = pass;
+            micro_pass.batch = micro.rows;
+            micro_pass.first_sample = pass.first_sample + std::uint64_t(micro.offset);
+            load(set, shard.subspan(std::size_t(micro.offset), std::size_t(micro.rows)));
+            timing.data += watch.lap();
+            const float* logits = model_->forward(micro_pass, images_.get());
+            const auto micro_loss =
+                compute_loss(logits, micro.rows, dlogits_.get(), 1.f / float(pass.global_batch));
+            loss.loss_sum += micro_loss.loss_sum;
+            loss.correct += micro_loss.correct;
+            timing.forward += watch.lap();
+            if (m + 1 < micro_batches) {
+                model_->backward(micro_pass, images_.get(), dlogits_.get());
+                add_gradients_into_accumulated(parameters, /*first=*/m == 0);
+                backward += watch.lap();
+                continue;
+            }
+            // The last micro-batch: as each layer's gradients become final,
+            // the earlier micro-batches' sum joins them before their bucket's
+            // all-reduce starts, so communication overlaps backward as without
+            // accumulation.
+            std::size_t folded_from = parameters.total_size();
+            const auto fold_and_reduce = [&](std::size_t first) {
+                if (micro_batches > 1) {
+                    const std::size_t begin = parameters.infos()[first].offset;
+                    // gradients[begin, end) += accumulated[begin, end): sgd_update
+                    // subtracts lr x its second argument, so lr -1 adds it.
+                    backend_->sgd_update(folded_from - begin, -1.f, parameters.gradients() + begin,
+                                         accumulated_.get() + begin);
+                    folded_from = begin;
+                }
+                reducer.on_gradients_final(first);
+            };
+            // By reference: a std::function holding this lambda's captures
+            // would allocate, and a step allocates nothing.
+            model_->backward(micro_pass, images_.get(), dlogits_.get(), std::ref(fold_and_reduce));
+            if (micro_batches > 1 && folded_from > 0)  // parameters no layer reported final
+                backend_->sgd_update(folded_from, -1.f, parameters.gradients(), accumulated_.get());
+        }
     }
     reducer.finish_step();
     backend_->synchronize();
     timing.allreduce = reducer.seconds();
-    timing.backward = watch.lap() - timing.allreduce;
+    timing.backward = backward + watch.lap() - timing.allreduce;
     backend_->sgd_update(parameters.total_size(), lr, parameters.values(), parameters.gradients());
     backend_->synchronize();
     timing.update = watch.lap();
     return timing;
+}
+
+void Replica::add_gradients_into_accumulated(ParameterStore& parameters, bool first) {
+    const std::size_t n = parameters.total_size();
+    if (first)
+        backend_->copy(n, parameters.gradients(), accumulated_.get());
+    else  // accumulated += gradients (lr -1: see train_step)
+        backend_->sgd_update(n, -1.f, accumulated_.get(), parameters.gradients());
 }
 
 const float* Replica::forward_samples(const Dataset& set, int first, int rows) {

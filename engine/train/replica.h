@@ -20,12 +20,16 @@ namespace dp {
 // device's thread only.
 class Replica {
 public:
+    // `max_rows`: the largest micro-batch; `micro_batches`: how many make a
+    // shard (gradient accumulation, TrainConfig::accumulate).
     Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
-            int classes, int max_rows, std::uint64_t seed);
+            int classes, int max_rows, std::uint64_t seed, int micro_batches = 1);
 
     // One training step on this device's shard of a global batch: forward,
     // loss summed over the shard with gradients scaled by 1/global_batch,
-    // backward with bucketed all-reduce, SGD update. A shard of 0 rows still
+    // backward with bucketed all-reduce, SGD update. With micro-batches, the
+    // shard goes through forward and backward in that many parts whose
+    // gradients add up before the one all-reduce. A shard of 0 rows still
     // joins every collective, with zero gradients.
     // `pass` describes the shard: its rows, step and offset in the global batch.
     DeviceStepTiming train_step(const Dataset& set, std::span<const int> shard, const Pass& pass,
@@ -42,6 +46,8 @@ public:
     void all_reduce_host(Communicator& communicator, int rank, std::span<float> values);
 
     Sequential& model() { return *model_; }
+    // accumulated_ = gradients (the first micro-batch), else accumulated_ += gradients.
+    void add_gradients_into_accumulated(ParameterStore& parameters, bool first);
     Backend& backend() { return *backend_; }
 
 private:
@@ -56,6 +62,8 @@ private:
     std::unique_ptr<Backend> backend_;
     std::unique_ptr<Sequential> model_;
     int max_rows_;
+    int micro_batches_;
+    DeviceBuffer accumulated_{nullptr, nullptr};  // the micro-batches' gradients so far
     std::vector<float> host_images_;
     std::vector<std::int32_t> host_labels_;
     std::vector<int> eval_indices_;

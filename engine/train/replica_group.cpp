@@ -31,14 +31,17 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
                     std::to_string(first_rank + size() - 1) + " do not fit a run of " +
                     std::to_string(world()) + " ranks");
     for (const auto& device : devices) threads_.push_back(std::make_unique<DeviceThread>(device));
-    const int max_rows = batch_shard(config.batch_size, world(), 0).rows;
+    // The largest micro-batch: the first of the first shard (batch_shard gives earlier parts more).
+    const int max_rows =
+        batch_shard(batch_shard(config.batch_size, world(), 0).rows, config.accumulate, 0).rows;
     const auto bucket_bytes = std::size_t(config.bucket_mb * 1024 * 1024);
     // DDP's small first bucket, so the first reduction starts early in backward.
     const auto first_bucket_bytes = std::min<std::size_t>(bucket_bytes, 1024 * 1024);
     on_all_devices([&](int local) {
         const int rank = first_rank_ + local;
         auto replica = std::make_unique<Replica>(devices[local], config.model, input, classes,
-                                                 max_rows, config.seed + std::uint64_t(rank));
+                                                 max_rows, config.seed + std::uint64_t(rank),
+                                                 config.accumulate);
         // Different seeds on purpose: the broadcast, not the seed, makes replicas equal.
         ParameterStore& parameters = replica->model().parameters();
         communicator_->broadcast(rank, parameters.values(), parameters.total_size(), 0);

@@ -88,6 +88,10 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
         throw Error("the mnist-format data set needs " + setting("data_dir") +
                     " (the folder with the four IDX files)");
     validate_model_for_data(config);
+    if (config.sync_bn && config.accumulate > 1)
+        throw Error(setting("sync_bn") + " takes BatchNorm statistics over the whole global batch "
+                    "at once, so it does not combine with " + setting("accumulate") +
+                    " above 1: choose one");
     // Found now, not after the first epoch trained.
     check_output_file(config.save_path, setting("save_path"));
     check_output_file(config.record_path, setting("record_path"));

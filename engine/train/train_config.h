@@ -45,6 +45,11 @@ struct TrainConfig {
     std::vector<std::string> devices;  // ids ("cpu:0"); empty: every device of the machine
     std::string allreduce = "ring";    // "ring" or "naive"
     double bucket_mb = 25;             // gradient bucket cap (PyTorch DDP's default)
+    // Gradient accumulation: each device's share of a batch goes through
+    // forward and backward in this many micro-batches, whose gradients add up
+    // before one all-reduce and one update. The update equals that of the
+    // same global batch without accumulation (up to float rounding).
+    int accumulate = 1;
     bool sync_bn = false;  // BatchNorm statistics over the global batch (nn.SyncBatchNorm)
 };
 

@@ -126,6 +126,43 @@ private slots:
         QCOMPARE(three.evaluate(data_.test), one.evaluate(data_.test));
     }
 
+    // Gradient accumulation: 1 device running each batch as 2 micro-batches
+    // computes the update of 2 devices at that global batch (the same halves,
+    // their gradients summed once), and 2 devices with 2 micro-batches each
+    // that of 4 devices. Checked on the parameters after 10 steps.
+    void accumulationEqualsMoreDevices_data() {
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<int>("accumulate");
+        QTest::newRow("1 device x 2 micro-batches = 2 devices") << 1 << 2;
+        QTest::newRow("2 devices x 2 micro-batches = 4 devices") << 2 << 2;
+    }
+    void accumulationEqualsMoreDevices() {
+        QFETCH(int, devices);
+        QFETCH(int, accumulate);
+        DeviceCountOverride four_devices(4);
+        const dp::SampleShape input{1, 28, 28};
+        auto accumulating = config_on(devices);
+        accumulating.accumulate = accumulate;
+        const auto wider = config_on(devices * accumulate);
+        dp::ReplicaGroup a(dp::select_devices(accumulating.devices), accumulating, input, 10);
+        dp::ReplicaGroup b(dp::select_devices(wider.devices), wider, input, 10);
+        QCOMPARE(a.parameters(0), b.parameters(0));  // same start
+        dp::EpochSampler in_file_order(data_.train.count, 0, false);
+        const auto order = in_file_order.order(0);
+        for (int step = 0; step < 10; ++step) {
+            const auto batch = order.subspan(step * 64, 64);
+            dp::Backend::LossResult loss_a, loss_b;
+            const auto timings = a.train_step(data_.train, batch, accumulating.lr, loss_a);
+            b.train_step(data_.train, batch, wider.lr, loss_b);
+            QCOMPARE(int(timings.size()), devices);
+            QCOMPARE(loss_a.correct, loss_b.correct);
+            QVERIFY(std::abs(loss_a.loss_sum - loss_b.loss_sum) <= 1e-6 * loss_b.loss_sum);
+        }
+        const double difference = dp::max_relative_difference(a.parameters(0), b.parameters(0));
+        qInfo("max relative parameter difference after 10 steps: %.2e", difference);
+        QVERIFY2(difference <= 1e-6, qPrintable(QString::number(difference)));
+    }
+
     // Batch 5 over 4 devices: shards 2, 2, 1, 0. The empty replica still
     // joins every all-reduce, and the result equals one device's.
     void emptyShardStillJoinsCollectives() {
