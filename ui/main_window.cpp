@@ -535,8 +535,12 @@ void MainWindow::onRunUpdated(const dp::RunRecord& record)
 void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
 {
     runsModel_->upsert(record);
-    charts_->refreshNow();
     const int epochsDone = int(record.epochs.size());
+    // A run that ended before its first epoch has no line to show: off the
+    // charts and their legends (its row keeps the reason).
+    if (epochsDone == 0)
+        runsModel_->setChecked(runsModel_->rowOf(record.id), false);
+    charts_->refreshNow();
     if (record.status == dp::RunStatus::failed) {
         appendLog(tr("error: %1").arg(message));
         showIdleProgress(tr("failed"));

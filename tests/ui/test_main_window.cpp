@@ -20,6 +20,8 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QHeaderView>
+#include <QSplitter>
 #include <QSvgRenderer>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -204,6 +206,7 @@ private slots:
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
     void runsReadApartAndCanBeRenamed();
+    void smallScreenShowsFourRunsRows();
     void runsAtOtherBatchSizesGetNoSpeedup();
     void repeatedRunsAreBitIdentical();
     void comparisonShowsTheDriftFromOneDevice();
@@ -392,9 +395,11 @@ void TestMainWindow::missingDataDirectoryIsReportedInTheWindow()
     QVERIFY(!parts.statusLabel->text().contains(QLatin1Char('\n')));
     QVERIFY(parts.logView->toPlainText().contains(missingDir));
     QVERIFY(!parts.stopButton->isEnabled());
-    QCOMPARE(parts.accuracyLine(0)->count(), 0);
     QCOMPARE(parts.runs->record(0).status, dp::RunStatus::failed);
     QVERIFY(QString::fromStdString(parts.runs->record(0).error).contains(missingDir));
+    // No epochs, no line: the failed run leaves no empty legend entry behind.
+    QVERIFY(!parts.runs->isChecked(0));
+    QCOMPARE(parts.accuracyChart->lineCount(), 0);
 }
 
 void TestMainWindow::closingMidRunStopsTheRun()
@@ -775,6 +780,30 @@ void TestMainWindow::runsReadApartAndCanBeRenamed()
     QCOMPARE(RunHistory().run(runs.record(1).id)->name, std::string("my second try"));
     // Alone with its label now, the first run needs no seed to tell it apart.
     QVERIFY(!runs.displayLabel(0).contains(QStringLiteral("seed")));
+}
+
+// At 1280x720 (a projector, a laptop) the runs table shows at least four
+// rows under the charts, without the user dragging the splitter.
+void TestMainWindow::smallScreenShowsFourRunsRows()
+{
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* splitter = window.findChild<QSplitter*>(QStringLiteral("rightSplitter"));
+    QVERIFY(splitter);
+    // The window's first layout gave the table a third of its height; a
+    // window made smaller keeps the splitter's proportions.
+    splitter->setSizes({splitter->height() * 2 / 3, splitter->height() / 3});
+    QApplication::processEvents();
+    const int rowHeight = parts.runsTable->verticalHeader()->defaultSectionSize();
+    const int visibleRows = parts.runsTable->viewport()->height() / rowHeight;
+    QVERIFY2(visibleRows >= 4, qPrintable(QStringLiteral("%1 rows of %2 px in %3 px")
+                                              .arg(visibleRows)
+                                              .arg(rowHeight)
+                                              .arg(parts.runsTable->viewport()->height())));
 }
 
 // Runs fed to the window at other batch sizes than the 1-device run are not

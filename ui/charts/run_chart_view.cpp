@@ -42,7 +42,8 @@ RunChartView::RunChartView(const QString& title, const QString& yTitle, QWidget*
     chart->addAxis(yAxis_, Qt::AlignLeft);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
-    setMinimumSize(320, 220);
+    // Small enough that at 1280x720 two rows of charts leave the runs table four rows.
+    setMinimumSize(320, 140);
     baseFont_ = font();
     applyFonts();
     fitAxes();
