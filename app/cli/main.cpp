@@ -17,6 +17,7 @@
 #include "devices/device.h"
 #include "train/config_fields.h"
 #include "train/scaling_comparison.h"
+#include "train/speedup_gap.h"
 #include "train/trainer.h"
 #ifdef DP_HAVE_MPI
 #include "cli/distributed_run.h"
@@ -117,6 +118,12 @@ int compare(const dp::CliCommand& command) {
             return code;
     }
     std::printf("\n%s", dp::format_comparison(dp::compare_runs(configs, runs)).c_str());
+    // Why each N-device run falls short of N times the first's speed.
+    if (configs.front().devices.size() == 1)
+        for (std::size_t i = 1; i < runs.size(); ++i)
+            std::printf("\n%s", dp::render_settings(dp::format_speedup_gap(dp::speedup_gap(runs[0], runs[i])),
+                                                    dp::flag_or_label)
+                                    .c_str());
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <limits>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ struct PredictionSamples {
 struct RunSummary {
     std::vector<EpochMetrics> epochs;
     std::vector<std::string> devices;  // e.g. {"cpu:0"}
+    // This process's devices' step phases summed over the epochs' steps (a
+    // stopped epoch's too), and how many steps: what the speedup-gap
+    // breakdown (train/speedup_gap.h) divides up.
+    std::vector<DeviceStepTiming> step_totals;
+    std::int64_t steps = 0;
 
     double final_test_acc() const;
     double mean_seconds_per_epoch() const;

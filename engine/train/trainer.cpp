@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
 
 #include "backend/kernel_choices.h"
 #include "core/error.h"
@@ -65,6 +66,22 @@ double parameter_drift_after(const TrainConfig& config, ReplicaGroup& replicas, 
                 epoch_snapshot_path(config.drift_from, epoch), parameters.size()))
             drift = relative_norm_difference(parameters, *reference);
     return drift;
+}
+
+// Sums a step's phases into the run's totals (sized on the first step, then
+// no allocation).
+void add_step_timings(RunSummary& summary, std::span<const DeviceStepTiming> timings) {
+    summary.step_totals.resize(timings.size());
+    for (std::size_t d = 0; d < timings.size(); ++d) {
+        DeviceStepTiming& total = summary.step_totals[d];
+        total.shard += timings[d].shard;
+        total.data += timings[d].data;
+        total.forward += timings[d].forward;
+        total.backward += timings[d].backward;
+        total.allreduce += timings[d].allreduce;
+        total.update += timings[d].update;
+    }
+    ++summary.steps;
 }
 
 // How often, in steps, the parameters are checked for NaN and infinite
@@ -208,6 +225,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
                 step_report.epoch = epoch;
                 step_report.batch = batch + 1;
                 std::copy(timings.begin(), timings.end(), step_report.devices.begin());
+                add_step_timings(summary, timings);
                 if (trace) trace->add_step(step_report, std::chrono::steady_clock::now());
                 observer.on_step(step_report);
                 int local_rows = 0;

@@ -1,0 +1,101 @@
+#include "train/speedup_gap.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/format.h"
+#include "core/setting_ref.h"
+
+namespace dp {
+namespace {
+
+// Per-step means of a run: over its steps, averaged over its devices, plus
+// the least all-reduce wait of any device.
+struct StepMeans {
+    double compute = 0, allreduce = 0, least_allreduce = 0, data = 0, update = 0;
+    double total() const { return compute + allreduce + data + update; }
+    double steps_per_epoch = 0, seconds_per_epoch = 0;
+};
+
+StepMeans step_means(const RunSummary& run) {
+    if (run.epochs.empty() || run.steps == 0 || run.step_totals.empty())
+        throw Error("the speedup gap needs runs with finished epochs and step timings");
+    StepMeans means;
+    const double devices = double(run.step_totals.size()), steps = double(run.steps);
+    means.least_allreduce = run.step_totals.front().allreduce / steps;
+    for (const DeviceStepTiming& device : run.step_totals) {
+        means.compute += (device.forward + device.backward) / steps / devices;
+        means.allreduce += device.allreduce / steps / devices;
+        means.data += device.data / steps / devices;
+        means.update += device.update / steps / devices;
+        means.least_allreduce = std::min(means.least_allreduce, device.allreduce / steps);
+    }
+    double seconds = 0;
+    for (const EpochMetrics& epoch : run.epochs) seconds += epoch.seconds;
+    means.seconds_per_epoch = seconds / double(run.epochs.size());
+    // The steps of the finished epochs: a stopped epoch's are in the totals
+    // too, but the mean per step is what matters.
+    means.steps_per_epoch = steps / double(run.epochs.size());
+    return means;
+}
+
+}  // namespace
+
+SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
+    const StepMeans a = step_means(one), b = step_means(many);
+    SpeedupGap gap;
+    gap.devices = int(many.devices.size());
+    gap.measured = b.seconds_per_epoch;
+    gap.ideal = a.seconds_per_epoch / gap.devices;
+    const double n = gap.devices;
+    // Per epoch: the N-device run's time in a phase minus the 1-device run's / N.
+    const auto part = [&](double many_per_step, double one_per_step) {
+        return b.steps_per_epoch * many_per_step - a.steps_per_epoch * one_per_step / n;
+    };
+    gap.parts = {
+        {"compute on smaller per-device batches",
+         "a larger global batch keeps each device busier (" + setting("batch_size") + ")",
+         part(b.compute, a.compute)},
+        {"all-reduce not hidden behind backward",
+         "try larger buckets (" + setting("bucket_mb") + "), ring all-reduce, or fewer all-reduces (" +
+             setting("accumulate") + ")",
+         part(b.least_allreduce, a.least_allreduce)},
+        {"waiting for the slowest device",
+         "devices differ in speed or share a core: give each its own core",
+         b.steps_per_epoch * (b.allreduce - b.least_allreduce) -
+             a.steps_per_epoch * (a.allreduce - a.least_allreduce) / n},
+        {"data loading and host work", "the host gathers each shard: fewer, larger steps help",
+         part(b.data, a.data)},
+        {"update (every device updates all weights)",
+         "the update does not shrink with more devices: a larger batch makes it a smaller share",
+         part(b.update, a.update)},
+    };
+    double explained = 0;
+    for (const GapPart& p : gap.parts) explained += p.seconds;
+    gap.parts.push_back({"outside the measured steps", "the epoch loop and progress reporting",
+                         gap.gap() - explained});
+    return gap;
+}
+
+std::string SpeedupGap::verdict() const {
+    if (gap() <= 0)
+        return format("no gap: %d devices are at or beyond %d times faster", devices, devices);
+    const auto largest = std::max_element(parts.begin(), parts.end(), [](const GapPart& x, const GapPart& y) {
+        return x.seconds < y.seconds;
+    });
+    return format("%s: %.0f%% of the gap; %s", largest->name.c_str(),
+                  100 * largest->seconds / gap(), largest->advice.c_str());
+}
+
+std::string format_speedup_gap(const SpeedupGap& gap) {
+    std::string text = format("gap to the ideal speedup on %d devices: %.2f sec/epoch measured, "
+                              "%.2f ideal (1 device's / %d), gap %.2f\n",
+                              gap.devices, gap.measured, gap.ideal, gap.devices, gap.gap());
+    for (const GapPart& part : gap.parts)
+        text += format("  %-42s %7.2f s  %5.0f%%\n", part.name.c_str(), part.seconds,
+                       gap.gap() != 0 ? 100 * part.seconds / gap.gap() : 0.0);
+    return text + "verdict: " + gap.verdict() + "\n";
+}
+
+}  // namespace dp

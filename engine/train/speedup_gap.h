@@ -1,0 +1,50 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "train/train_observer.h"
+
+namespace dp {
+
+// Why N devices fall short of N times faster: the gap between the N-device
+// run's seconds per epoch and the ideal (the 1-device run's / N), split into
+// what the engine measured in every step. Each part is the N-device run's
+// time in a phase per epoch minus the 1-device run's / N:
+//   - compute: forward and backward on smaller per-device batches, which run
+//     less efficiently (and, on CPU devices sharing a core's units, slower);
+//   - all-reduce not hidden: the all-reduce wait of the device that waited
+//     least, i.e. communication that backward did not cover;
+//   - waiting for the slowest device: the other devices' extra wait;
+//   - data loading and host work: gathering and uploading the shards;
+//   - update: every device updates all parameters, so it does not shrink;
+//   - outside the steps: epoch time the phases do not cover (the loop,
+//     progress reports).
+// The parts add up to the gap exactly; the last one says how much of it the
+// per-step phases leave unexplained. Strong scaling compares the same
+// global batch; weak scaling (the batch grows with N) works the same way,
+// each run's phases weighted by its own steps per epoch.
+struct GapPart {
+    std::string name;
+    std::string advice;  // what to try when this part dominates
+    double seconds = 0;  // per epoch; negative when N devices do better than ideal here
+};
+
+struct SpeedupGap {
+    int devices = 0;
+    double measured = 0;  // the N-device run's seconds per epoch
+    double ideal = 0;     // the 1-device run's / devices
+    std::vector<GapPart> parts;
+
+    double gap() const { return measured - ideal; }
+    // "all-reduce not hidden: 61% of the gap; try larger buckets (--bucket-mb) or ring"
+    std::string verdict() const;
+};
+
+// `one` ran on 1 device, `many` on more; both need epochs and step timings.
+SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many);
+
+// A plain-text table: each part's seconds per epoch and share of the gap, then the verdict.
+std::string format_speedup_gap(const SpeedupGap& gap);
+
+}  // namespace dp
