@@ -35,6 +35,7 @@
 #include "cluster_command_dialog.h"
 #include "comparison_summary_card.h"
 #include "core/error.h"
+#include "dataset_metadata.h"
 #include "engine_message.h"
 #include "chart_board.h"
 #include "epoch_metric_chart.h"
@@ -71,17 +72,6 @@ QString formatSeconds(double seconds)
 {
     // Tiny runs take a fraction of a second per epoch; keep two digits there.
     return QString::number(seconds, 'f', seconds < 1.0 ? 2 : 1);
-}
-
-// d2l's text_labels for Fashion-MNIST; digits for other MNIST-format sets.
-QStringList classNames(const dp::TrainConfig& config)
-{
-    if (config.dataset == "fashion-mnist")
-        return {MainWindow::tr("t-shirt"), MainWindow::tr("trouser"), MainWindow::tr("pullover"),
-                MainWindow::tr("dress"),   MainWindow::tr("coat"),    MainWindow::tr("sandal"),
-                MainWindow::tr("shirt"),   MainWindow::tr("sneaker"), MainWindow::tr("bag"),
-                MainWindow::tr("ankle boot")};
-    return {};
 }
 
 bool writeFile(const QString& path, const QByteArray& contents)
@@ -243,9 +233,14 @@ MainWindow::MainWindow(QWidget* parent)
     connect(startButton_, &QPushButton::clicked, this, &MainWindow::startRun);
     connect(compareButton_, &QPushButton::clicked, this, &MainWindow::startComparison);
     connect(stopButton_, &QPushButton::clicked, this, &MainWindow::stopRun);
-    connect(configPanel_, &RunConfigPanel::validityChanged, this, &MainWindow::updateControls);
+    connect(configPanel_, &RunConfigPanel::validityChanged, this, [this](bool valid) {
+        updateControls();
+        if (valid)
+            showStatus(runs_->isRunning() ? tr("Settings ready to queue") : tr("Ready"));
+    });
     connect(configPanel_, &RunConfigPanel::configChanged, this, [this] {
         updateControls();
+        showSettingsProblem();
         saveSettings();
     });
 
@@ -283,6 +278,7 @@ MainWindow::MainWindow(QWidget* parent)
     const bool smoothLoss = settings.value(kSmoothLossKey, false).toBool();
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
     rightSplitter_->restoreState(settings.value(kSplitterKey).toByteArray());
+    configPanel_->setDataFolders(loadDataFolders(settings));
     configPanel_->setConfig(lastConfig);
     configPanel_->setScalesWithDeviceCount(scale);
     secondsAxisAction_->setChecked(secondsAxis);
@@ -290,6 +286,7 @@ MainWindow::MainWindow(QWidget* parent)
     loadHistory();
     updateControls();
     showStatus(tr("Ready"));
+    showSettingsProblem();
 }
 
 MainWindow::~MainWindow() = default;
@@ -491,6 +488,14 @@ void MainWindow::updateControls()
     runsPanel_->setBusyRun(current ? current->id : std::string());
 }
 
+void MainWindow::showSettingsProblem()
+{
+    if (!configPanel_->isValid())
+        showStatus((runs_->isRunning() ? tr("Cannot queue: %1") : tr("Cannot start: %1"))
+                       .arg(configPanel_->validationError()),
+                   true);
+}
+
 void MainWindow::onRunStarted(const dp::RunRecord& record)
 {
     stopRequested_ = false;
@@ -501,7 +506,7 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
     charts_->startRun(runsModel_->labelledRecord(row), color);
     batchSplitView_->clear();
     predictionStrip_->clear();
-    predictionStrip_->setClassNames(classNames(record.config));
+    predictionStrip_->setClassNames(datasetMetadata(record.config.dataset).classNames);
 
     const QString label = runsModel_->displayLabel(row);
     appendLog(QStringLiteral("— %1, %2 epochs").arg(label).arg(record.config.epochs));
@@ -793,6 +798,7 @@ void MainWindow::saveSettings()
 {
     QSettings settings;
     storeRunConfig(settings, configPanel_->config());
+    storeDataFolders(settings, configPanel_->dataFolders());
     settings.setValue(kScaleKey, configPanel_->scalesWithDeviceCount());
     settings.setValue(kSecondsAxisKey, secondsAxisAction_->isChecked());
     settings.setValue(kSmoothLossKey, smoothLossAction_->isChecked());

@@ -91,6 +91,8 @@ private:
     dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
     void loadHistory();
     void updateControls();
+    // Start is off while the settings have a problem: the status line says which.
+    void showSettingsProblem();
     void onRunStarted(const dp::RunRecord& record);
     void onRunUpdated(const dp::RunRecord& record);
     void onRunEnded(const dp::RunRecord& record, const QString& message);

@@ -5,21 +5,19 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLineEdit>
-#include <QListWidget>
-#include <QPushButton>
+#include <QLocale>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "core/error.h"
+#include "data_folder_field.h"
+#include "device_chooser.h"
 #include "engine_message.h"
-#include "data/dataset.h"
-#include "devices/device.h"
+#include "field_note.h"
 #include "models/model_registry.h"
 
 namespace {
@@ -44,31 +42,49 @@ QSpinBox* createSpin(const QString& objectName, int minimum, int maximum, QWidge
     return spin;
 }
 
+// A decimal number in as few digits as it takes, the way it was typed:
+// 0.2, not 0.2000, and -0.000001, not -0.000000 or -1e-06.
+class DecimalSpinBox : public QDoubleSpinBox {
+public:
+    using QDoubleSpinBox::QDoubleSpinBox;
+
+    QString textFromValue(double value) const override
+    {
+        return locale().toString(value, 'f', QLocale::FloatingPointShortest);
+    }
+};
+
 }  // namespace
 
-RunConfigPanel::RunConfigPanel(QWidget* parent)
+RunConfigPanel::RunConfigPanel(QWidget* parent) : RunConfigPanel(dp::available_devices(), parent)
+{
+}
+
+RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* parent)
     : QWidget(parent),
       modelCombo_(new QComboBox(this)),
       modelDescription_(new QLabel(this)),
-      // Zero is reachable on purpose: validation explains why it is refused.
+      // Zero is reachable on purpose: its note explains why it is refused.
       batchSizeSpin_(createSpin(QStringLiteral("batchSizeSpin"), 0, 65536, this)),
-      learningRateSpin_(new QDoubleSpinBox(this)),
+      learningRateSpin_(new DecimalSpinBox(this)),
       epochsSpin_(createSpin(QStringLiteral("epochsSpin"), 1, 1000, this)),
       seedSpin_(createSpin(QStringLiteral("seedSpin"), 0, 2'000'000'000, this)),
       datasetCombo_(new QComboBox(this)),
       dataForm_(new QFormLayout),
-      dataFolderRow_(new QWidget(this)),
-      dataFolderEdit_(new QLineEdit(dataFolderRow_)),
-      dataFolderButton_(new QPushButton(tr("Browse…"), dataFolderRow_)),
+      dataFolder_(new DataFolderField(this)),
       inputSizeSpin_(createSpin(QStringLiteral("inputSizeSpin"), 1, 1'000'000, this)),
       samplesSpin_(createSpin(QStringLiteral("samplesSpin"), 1, 10'000'000, this)),
       trainSamplesSpin_(createSampleLimitSpin(QStringLiteral("trainSamplesSpin"), this)),
       testSamplesSpin_(createSampleLimitSpin(QStringLiteral("testSamplesSpin"), this)),
-      deviceList_(new QListWidget(this)),
+      devices_(new DeviceChooser(std::move(devices), this)),
       allreduceCombo_(new QComboBox(this)),
-      syncBnCheck_(new QCheckBox(tr("Synchronized BatchNorm"), this)),
+      syncBnCheck_(new QCheckBox(settingLabel("sync_bn"), this)),
       scaleCheck_(new QCheckBox(tr("Scale batch and learning rate\nwith the device count"), this)),
-      validationLabel_(new QLabel(this))
+      numberFields_{{"batch_size", batchSizeSpin_}, {"lr", learningRateSpin_},
+                    {"epochs", epochsSpin_},        {"seed", seedSpin_},
+                    {"input_size", inputSizeSpin_}, {"samples", samplesSpin_},
+                    {"limit_train", trainSamplesSpin_}, {"limit_test", testSamplesSpin_}},
+      generalNote_(new FieldNote(QStringLiteral("generalNote"), this))
 {
     modelCombo_->setObjectName(QStringLiteral("modelCombo"));
     for (const dp::ModelInfo& model : dp::model_registry())
@@ -81,8 +97,9 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
 
     batchSizeSpin_->setToolTip(tr("The global batch: each step splits it across the devices."));
     learningRateSpin_->setObjectName(QStringLiteral("learningRateSpin"));
-    learningRateSpin_->setRange(0.0, 10.0);
-    learningRateSpin_->setDecimals(4);
+    // Negative numbers can be typed, to be explained rather than ignored.
+    learningRateSpin_->setRange(-10.0, 10.0);
+    learningRateSpin_->setDecimals(6);
     learningRateSpin_->setSingleStep(0.01);
     seedSpin_->setToolTip(tr("Initial weights and shuffling order: the same seed repeats a run."));
 
@@ -92,31 +109,8 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
     datasetCombo_->addItem(tr("Synthetic (random)"), QStringLiteral("random"));
     datasetCombo_->setToolTip(tr("Synthetic: seed 004's random vectors with 2 classes, for the "
                                  "Linear model and batch-split demonstrations."));
-    dataFolderEdit_->setObjectName(QStringLiteral("dataFolderEdit"));
-    dataFolderButton_->setObjectName(QStringLiteral("dataFolderButton"));
-    auto* folderLayout = new QHBoxLayout(dataFolderRow_);
-    folderLayout->setContentsMargins(0, 0, 0, 0);
-    folderLayout->addWidget(dataFolderEdit_, 1);
-    folderLayout->addWidget(dataFolderButton_);
     inputSizeSpin_->setToolTip(tr("Features per synthetic sample (seed 004's input_size)."));
     samplesSpin_->setToolTip(tr("Synthetic samples in the training set, and in the test set."));
-
-    deviceList_->setObjectName(QStringLiteral("deviceList"));
-    deviceList_->setToolTip(tr("The global batch is split across the checked devices."));
-    for (const dp::DeviceInfo& device : dp::available_devices()) {
-        auto* item = new QListWidgetItem(
-            QStringLiteral("%1 — %2")
-                .arg(QString::fromStdString(device.id), QString::fromStdString(device.description)),
-            deviceList_);
-        item->setData(Qt::UserRole, QString::fromStdString(device.id));
-        item->setToolTip(item->text());
-        item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled);
-        item->setCheckState(Qt::Checked);
-    }
-    // Tall enough for a few devices; more scroll.
-    const int rowHeight = std::max(deviceList_->sizeHintForRow(0), fontMetrics().height() + 4);
-    deviceList_->setFixedHeight(rowHeight * std::clamp(deviceList_->count(), 1, 4)
-                                + 2 * deviceList_->frameWidth() + 6);
 
     allreduceCombo_->setObjectName(QStringLiteral("allreduceCombo"));
     allreduceCombo_->addItem(tr("ring"), QStringLiteral("ring"));
@@ -132,37 +126,34 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
                                "and learning rate (the linear scaling rule, seed 000's 256/0.1 "
                                "vs 512/0.2); off: both runs use the same settings."));
 
-    validationLabel_->setObjectName(QStringLiteral("validationLabel"));
-    validationLabel_->setWordWrap(true);
-    validationLabel_->setStyleSheet(QStringLiteral("color: #c62828;"));
-    validationLabel_->hide();
-
-    auto* modelBox = new QGroupBox(tr("Model"), this);
+    auto* modelBox = new QGroupBox(settingLabel("model"), this);
     auto* modelLayout = new QVBoxLayout(modelBox);
     modelLayout->addWidget(modelCombo_);
     modelLayout->addWidget(modelDescription_);
+    modelLayout->addWidget(addNote("model"));
 
     auto* trainingBox = new QGroupBox(tr("Training"), this);
     auto* trainingForm = new QFormLayout(trainingBox);
-    trainingForm->addRow(tr("Global batch"), batchSizeSpin_);
-    trainingForm->addRow(tr("Learning rate"), learningRateSpin_);
-    trainingForm->addRow(tr("Epochs"), epochsSpin_);
-    trainingForm->addRow(tr("Seed"), seedSpin_);
+    addFieldRow(trainingForm, "batch_size", batchSizeSpin_);
+    addFieldRow(trainingForm, "lr", learningRateSpin_);
+    addFieldRow(trainingForm, "epochs", epochsSpin_);
+    addFieldRow(trainingForm, "seed", seedSpin_);
 
     auto* dataBox = new QGroupBox(tr("Data"), this);
     dataBox->setLayout(dataForm_);
-    dataForm_->addRow(tr("Dataset"), datasetCombo_);
-    dataForm_->addRow(tr("Folder"), dataFolderRow_);
-    dataForm_->addRow(tr("Features"), inputSizeSpin_);
-    dataForm_->addRow(tr("Samples"), samplesSpin_);
-    dataForm_->addRow(tr("Train samples"), trainSamplesSpin_);
-    dataForm_->addRow(tr("Test samples"), testSamplesSpin_);
+    addFieldRow(dataForm_, "dataset", datasetCombo_);
+    addFieldRow(dataForm_, "data_dir", dataFolder_);
+    addFieldRow(dataForm_, "input_size", inputSizeSpin_);
+    addFieldRow(dataForm_, "samples", samplesSpin_);
+    addFieldRow(dataForm_, "limit_train", trainSamplesSpin_);
+    addFieldRow(dataForm_, "limit_test", testSamplesSpin_);
 
-    auto* devicesBox = new QGroupBox(tr("Devices"), this);
+    auto* devicesBox = new QGroupBox(settingLabel("devices"), this);
     auto* devicesLayout = new QVBoxLayout(devicesBox);
-    devicesLayout->addWidget(deviceList_);
+    devicesLayout->addWidget(devices_);
+    devicesLayout->addWidget(addNote("devices"));
     auto* allreduceRow = new QHBoxLayout;
-    allreduceRow->addWidget(new QLabel(tr("All-reduce"), devicesBox));
+    allreduceRow->addWidget(new QLabel(settingLabel("allreduce"), devicesBox));
     allreduceRow->addWidget(allreduceCombo_, 1);
     devicesLayout->addLayout(allreduceRow);
     devicesLayout->addWidget(syncBnCheck_);
@@ -174,11 +165,11 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(generalNote_);
     layout->addWidget(modelBox);
     layout->addWidget(trainingBox);
     layout->addWidget(dataBox);
     layout->addWidget(devicesBox);
-    layout->addWidget(validationLabel_);
     layout->addStretch();
 
     setConfig(dp::TrainConfig{});
@@ -191,16 +182,29 @@ RunConfigPanel::RunConfigPanel(QWidget* parent)
         showDatasetSettings();
         revalidate();
     });
-    connect(dataFolderButton_, &QPushButton::clicked, this, &RunConfigPanel::chooseDataFolder);
-    connect(dataFolderEdit_, &QLineEdit::textChanged, this, &RunConfigPanel::revalidate);
+    connect(dataFolder_, &DataFolderField::folderChanged, this, &RunConfigPanel::revalidate);
     for (QSpinBox* spin : {batchSizeSpin_, epochsSpin_, seedSpin_, inputSizeSpin_, samplesSpin_,
                            trainSamplesSpin_, testSamplesSpin_})
         connect(spin, &QSpinBox::valueChanged, this, &RunConfigPanel::revalidate);
     connect(learningRateSpin_, &QDoubleSpinBox::valueChanged, this, &RunConfigPanel::revalidate);
-    connect(deviceList_, &QListWidget::itemChanged, this, &RunConfigPanel::revalidate);
+    connect(devices_, &DeviceChooser::checkedChanged, this, &RunConfigPanel::revalidate);
     connect(allreduceCombo_, &QComboBox::currentIndexChanged, this, &RunConfigPanel::revalidate);
     connect(syncBnCheck_, &QCheckBox::toggled, this, &RunConfigPanel::revalidate);
     connect(scaleCheck_, &QCheckBox::toggled, this, &RunConfigPanel::configChanged);
+}
+
+void RunConfigPanel::addFieldRow(QFormLayout* form, const char* field, QWidget* widget)
+{
+    form->addRow(settingLabel(field), widget);
+    // The full width under the row: a note may quote a long path.
+    form->addRow(addNote(field));
+}
+
+FieldNote* RunConfigPanel::addNote(const char* field)
+{
+    auto* note = new FieldNote(QString::fromLatin1(field) + QStringLiteral("Note"), this);
+    fieldNotes_[field] = note;
+    return note;
 }
 
 dp::TrainConfig RunConfigPanel::config() const
@@ -213,19 +217,13 @@ dp::TrainConfig RunConfigPanel::config() const
     config.seed = std::uint64_t(seedSpin_->value());
     config.dataset = datasetCombo_->currentData().toString().toStdString();
     // The folder applies to the image sets; the synthetic one has none.
-    config.data_dir = config.dataset == "random" ? std::string()
-                                                 : dataFolderEdit_->text().trimmed().toStdString();
+    config.data_dir = config.dataset == "random" ? std::string() : dataFolder_->folder().toStdString();
     config.input_size = inputSizeSpin_->value();
     config.samples = samplesSpin_->value();
     config.limit_train = trainSamplesSpin_->value();
     config.limit_test = testSamplesSpin_->value();
-    // Listed explicitly even when all are checked, so the run records them.
-    config.devices.clear();
-    for (int row = 0; row < deviceList_->count(); ++row) {
-        const QListWidgetItem* item = deviceList_->item(row);
-        if (item->checkState() == Qt::Checked)
-            config.devices.push_back(item->data(Qt::UserRole).toString().toStdString());
-    }
+    // Listed explicitly even when they are the default, so the run records them.
+    config.devices = devices_->checkedIds();
     config.allreduce = allreduceCombo_->currentData().toString().toStdString();
     config.sync_bn = syncBnCheck_->isChecked();
     return config;
@@ -240,9 +238,9 @@ void RunConfigPanel::setConfig(const dp::TrainConfig& config)
             QSignalBlocker(modelCombo_),       QSignalBlocker(batchSizeSpin_),
             QSignalBlocker(learningRateSpin_), QSignalBlocker(epochsSpin_),
             QSignalBlocker(seedSpin_),         QSignalBlocker(datasetCombo_),
-            QSignalBlocker(dataFolderEdit_),   QSignalBlocker(inputSizeSpin_),
+            QSignalBlocker(dataFolder_),       QSignalBlocker(inputSizeSpin_),
             QSignalBlocker(samplesSpin_),      QSignalBlocker(trainSamplesSpin_),
-            QSignalBlocker(testSamplesSpin_),  QSignalBlocker(deviceList_),
+            QSignalBlocker(testSamplesSpin_),  QSignalBlocker(devices_),
             QSignalBlocker(allreduceCombo_),   QSignalBlocker(syncBnCheck_)};
         modelCombo_->setCurrentIndex(modelCombo_->findData(QString::fromStdString(config.model)));
         batchSizeSpin_->setValue(config.batch_size);
@@ -251,20 +249,15 @@ void RunConfigPanel::setConfig(const dp::TrainConfig& config)
         seedSpin_->setValue(int(std::min<std::uint64_t>(config.seed, 2'000'000'000)));
         datasetCombo_->setCurrentIndex(
             std::max(datasetCombo_->findData(QString::fromStdString(config.dataset)), 0));
-        dataFolderEdit_->setText(QString::fromStdString(config.data_dir));
+        dataFolder_->setDataset(datasetCombo_->currentData().toString());
+        if (config.dataset != "random")
+            dataFolder_->setFolder(QString::fromStdString(config.data_dir));
         inputSizeSpin_->setValue(config.input_size);
         samplesSpin_->setValue(config.samples);
         trainSamplesSpin_->setValue(config.limit_train);
         testSamplesSpin_->setValue(config.limit_test);
-        // No devices means the whole machine, as in the engine.
-        for (int row = 0; row < deviceList_->count(); ++row) {
-            QListWidgetItem* item = deviceList_->item(row);
-            const std::string id = item->data(Qt::UserRole).toString().toStdString();
-            const bool checked = config.devices.empty()
-                || std::find(config.devices.begin(), config.devices.end(), id)
-                    != config.devices.end();
-            item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
-        }
+        // No devices means the default, as in the engine.
+        devices_->setCheckedIds(config.devices);
         // The combo offers only the engine's strategies; anything else shows as the first.
         allreduceCombo_->setCurrentIndex(
             std::max(allreduceCombo_->findData(QString::fromStdString(config.allreduce)), 0));
@@ -272,6 +265,20 @@ void RunConfigPanel::setConfig(const dp::TrainConfig& config)
     }
     showModelDescription();
     showDatasetSettings();
+    revalidate();
+}
+
+DataFolders RunConfigPanel::dataFolders() const
+{
+    return dataFolder_->folders();
+}
+
+void RunConfigPanel::setDataFolders(const DataFolders& folders)
+{
+    {
+        const QSignalBlocker blocker(dataFolder_);
+        dataFolder_->setFolders(folders);
+    }
     revalidate();
 }
 
@@ -287,24 +294,59 @@ void RunConfigPanel::setScalesWithDeviceCount(bool scale)
 
 int RunConfigPanel::checkedDeviceCount() const
 {
-    return int(config().devices.size());
+    return int(devices_->checkedIds().size());
+}
+
+bool RunConfigPanel::isValid() const
+{
+    return std::none_of(notes_.begin(), notes_.end(), [](const SettingsNote& note) {
+        return note.kind == SettingsNote::Kind::problem;
+    });
+}
+
+QString RunConfigPanel::validationError() const
+{
+    const auto problems = std::count_if(notes_.begin(), notes_.end(), [](const SettingsNote& note) {
+        return note.kind == SettingsNote::Kind::problem;
+    });
+    if (problems == 0)
+        return {};
+    // Problems come first.
+    const QString first = notes_.front().text;
+    return problems == 1 ? first
+                         : tr("%1 And %n more, shown by the settings.", nullptr, int(problems - 1))
+                               .arg(first);
+}
+
+void RunConfigPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::ActivationChange && isActiveWindow())
+        revalidate();
+}
+
+std::map<std::string, QString> RunConfigPanel::shownValues() const
+{
+    std::map<std::string, QString> values;
+    for (const auto& [field, spin] : numberFields_)
+        values[field] = spin->text();
+    return values;
 }
 
 void RunConfigPanel::revalidate()
 {
     const bool wasValid = isValid();
-    validationError_.clear();
-    const dp::TrainConfig current = config();
-    try {
-        // Empty means "every device" to the engine; here it means none checked.
-        if (current.devices.empty())
-            throw dp::Error("choose at least one device");
-        dp::validate(current);
-    } catch (const dp::Error& e) {
-        validationError_ = engineMessage(e.what());
+    notes_ = checkRunSettings(config(), devices_->checkedDevices(), shownValues());
+    generalNote_->clearNote();
+    for (const auto& [field, note] : fieldNotes_)
+        note->clearNote();
+    for (const SettingsNote& note : notes_) {
+        const auto found = fieldNotes_.find(note.field);
+        FieldNote* shownBy = found != fieldNotes_.end() ? found->second : generalNote_;
+        const QString before = shownBy->text();
+        shownBy->setNote(before.isEmpty() ? note.text : before + QLatin1Char('\n') + note.text,
+                         note.kind);
     }
-    validationLabel_->setText(validationError_);
-    validationLabel_->setVisible(!isValid());
     if (isValid() != wasValid)
         emit validityChanged(isValid());
     emit configChanged();
@@ -323,24 +365,10 @@ void RunConfigPanel::showDatasetSettings()
 {
     const QString dataset = datasetCombo_->currentData().toString();
     const bool synthetic = dataset == QLatin1String("random");
-    dataForm_->setRowVisible(dataFolderRow_, !synthetic);
+    dataFolder_->setDataset(dataset);
+    dataForm_->setRowVisible(dataFolder_, !synthetic);
     dataForm_->setRowVisible(inputSizeSpin_, synthetic);
     dataForm_->setRowVisible(samplesSpin_, synthetic);
     dataForm_->setRowVisible(trainSamplesSpin_, !synthetic);
     dataForm_->setRowVisible(testSamplesSpin_, !synthetic);
-    // The full default path does not fit the field; the tooltip has it.
-    const QString defaultFolder = QString::fromStdString(dp::default_fashion_mnist_dir().string());
-    const bool fashion = dataset == QLatin1String("fashion-mnist");
-    dataFolderEdit_->setPlaceholderText(fashion ? tr("the installed copy") : tr("required"));
-    dataFolderEdit_->setToolTip(
-        fashion ? tr("Empty: %1. Or a folder with the four IDX files.").arg(defaultFolder)
-                : tr("The folder with the four IDX files (train/t10k images and labels)."));
-}
-
-void RunConfigPanel::chooseDataFolder()
-{
-    const QString folder = QFileDialog::getExistingDirectory(
-        this, tr("Folder with MNIST-format IDX files"), dataFolderEdit_->text());
-    if (!folder.isEmpty())
-        dataFolderEdit_->setText(folder);
 }

@@ -2,29 +2,44 @@
 
 #include <QWidget>
 
+#include <map>
+#include <string>
+#include <vector>
+
+#include "devices/device.h"
+#include "run_settings.h"
+#include "settings_check.h"
 #include "train/train_config.h"
 
+class DataFolderField;
+class DeviceChooser;
+class FieldNote;
+class QAbstractSpinBox;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
-class QLineEdit;
-class QListWidget;
-class QPushButton;
 class QSpinBox;
 
-// The inputs that define a training run, checked by dp::validate as they
-// change so that a bad combination is explained before Start. Settings
-// without a widget (shuffling, checkpoints) pass through setConfig().
+// The inputs that define a training run, checked as they change
+// (checkRunSettings) so that a bad combination is explained by its field
+// before Start. Settings without a widget (shuffling, checkpoints) pass
+// through setConfig().
 class RunConfigPanel : public QWidget {
     Q_OBJECT
 
 public:
+    // `devices`: what the device list offers (tests pass a made-up machine).
     explicit RunConfigPanel(QWidget* parent = nullptr);
+    explicit RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* parent = nullptr);
 
     dp::TrainConfig config() const;
     void setConfig(const dp::TrainConfig& config);
+
+    // The folder chosen for each image data set (DataFolderField).
+    DataFolders dataFolders() const;
+    void setDataFolders(const DataFolders& folders);
 
     // "Scale batch and learning rate with the device count": how Compare 1 vs N
     // sizes its runs (dp::comparison_configs).
@@ -32,23 +47,32 @@ public:
     void setScalesWithDeviceCount(bool scale);
     int checkedDeviceCount() const;
 
-    // Whether config() can run; if not, the panel shows why.
-    bool isValid() const { return validationError_.isEmpty(); }
-    QString validationError() const { return validationError_; }
+    // Whether config() can run; if not, the fields show why.
+    bool isValid() const;
+    // Why not, in a sentence for the status line; empty when it can run.
+    QString validationError() const;
 
 signals:
     void validityChanged(bool valid);
     // Any setting changed (the window saves them, the cluster dialog follows).
     void configChanged();
 
+protected:
+    // Back in the window, the data folder is checked again: the user may
+    // have just downloaded the files.
+    void changeEvent(QEvent* event) override;
+
 private:
+    // A row of `form` labeled as config_fields labels `field`, with its note below.
+    void addFieldRow(QFormLayout* form, const char* field, QWidget* widget);
+    FieldNote* addNote(const char* field);
     void revalidate();
     void showModelDescription();
     void showDatasetSettings();
-    void chooseDataFolder();
+    std::map<std::string, QString> shownValues() const;
 
     dp::TrainConfig hiddenSettings_;
-    QString validationError_;
+    std::vector<SettingsNote> notes_;
 
     QComboBox* modelCombo_;
     QLabel* modelDescription_;
@@ -58,16 +82,19 @@ private:
     QSpinBox* seedSpin_;
     QComboBox* datasetCombo_;
     QFormLayout* dataForm_;
-    QWidget* dataFolderRow_;
-    QLineEdit* dataFolderEdit_;
-    QPushButton* dataFolderButton_;
+    DataFolderField* dataFolder_;
     QSpinBox* inputSizeSpin_;
     QSpinBox* samplesSpin_;
     QSpinBox* trainSamplesSpin_;
     QSpinBox* testSamplesSpin_;
-    QListWidget* deviceList_;
+    DeviceChooser* devices_;
     QComboBox* allreduceCombo_;
     QCheckBox* syncBnCheck_;
     QCheckBox* scaleCheck_;
-    QLabel* validationLabel_;
+    // Each numeric field's spin box, by config_fields name, for the notes' quotes.
+    std::vector<std::pair<const char*, QAbstractSpinBox*>> numberFields_;
+    // The note under each field, by config_fields name; generalNote_ for the
+    // problems of no field shown here (a checkpoint path, say).
+    std::map<std::string, FieldNote*> fieldNotes_;
+    FieldNote* generalNote_;
 };

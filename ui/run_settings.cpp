@@ -12,6 +12,7 @@
 namespace {
 
 const QString kGroup = QStringLiteral("run/");
+const QString kDataFoldersGroup = QStringLiteral("data_folders");
 
 QString text(const std::string& value)
 {
@@ -46,11 +47,42 @@ dp::TrainConfig loadRunConfig(const QSettings& settings)
             // A value this version cannot read keeps the default.
         }
     }
-    // Devices that no longer exist (fewer cores) drop out; none left means all.
-    const std::vector<dp::DeviceInfo> available = dp::available_devices();
-    std::erase_if(config.devices, [&](const std::string& id) {
-        return std::none_of(available.begin(), available.end(),
-                            [&](const auto& device) { return device.id == id; });
-    });
+    config.devices = usableDeviceIds(std::move(config.devices), dp::available_devices());
     return config;
+}
+
+void storeDataFolders(QSettings& settings, const DataFolders& folders)
+{
+    settings.remove(kDataFoldersGroup);
+    settings.beginGroup(kDataFoldersGroup);
+    for (auto folder = folders.begin(); folder != folders.end(); ++folder)
+        settings.setValue(folder.key(), folder.value());
+    settings.endGroup();
+}
+
+DataFolders loadDataFolders(const QSettings& settings)
+{
+    DataFolders folders;
+    const QString prefix = kDataFoldersGroup + QLatin1Char('/');
+    for (const QString& key : settings.allKeys()) {
+        if (key.startsWith(prefix))
+            folders.insert(key.mid(prefix.size()), settings.value(key).toString());
+    }
+    return folders;
+}
+
+std::vector<std::string> usableDeviceIds(std::vector<std::string> remembered,
+                                         const std::vector<dp::DeviceInfo>& available)
+{
+    const auto find = [&](const std::string& id) {
+        return std::find_if(available.begin(), available.end(),
+                            [&](const dp::DeviceInfo& device) { return device.id == id; });
+    };
+    std::erase_if(remembered, [&](const std::string& id) { return find(id) == available.end(); });
+    const bool mixesKinds = std::any_of(remembered.begin(), remembered.end(), [&](const std::string& id) {
+        return find(id)->kind != find(remembered.front())->kind;
+    });
+    if (mixesKinds)
+        remembered.clear();
+    return remembered;
 }

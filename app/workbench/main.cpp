@@ -3,6 +3,7 @@
 // bench/workbench_soak.sh start runs at launch and save the window.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QScreen>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -14,6 +15,7 @@
 #include "core/exception_message.h"
 #include "devices/device.h"
 #include "main_window.h"
+#include "workbench_resources.h"
 
 namespace {
 
@@ -112,6 +114,9 @@ int runWorkbench(QApplication& app)
     // QSettings and the run history's folder are named after these.
     QApplication::setOrganizationName(QStringLiteral("DP Workbench"));
     QApplication::setApplicationName(QStringLiteral("DP Workbench"));
+    // Desktops match the window to resources/dp-workbench.desktop by this name.
+    QGuiApplication::setDesktopFileName(QStringLiteral("dp-workbench"));
+    QApplication::setWindowIcon(workbenchIcon());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
@@ -203,6 +208,9 @@ int runWorkbench(QApplication& app)
     applyPresets(trial);
 
     MainWindow window;
+    // A laptop's 1280x720 gets a window that fits it, not one to drag into view.
+    if (const QScreen* screen = QGuiApplication::primaryScreen())
+        window.resize(window.size().boundedTo(screen->availableSize()));
     dp::TrainConfig config = window.runConfig();
     applyPresets(config);
     window.setRunConfig(config);

@@ -72,6 +72,18 @@ std::filesystem::path default_fashion_mnist_dir() {
     return kDebianFashionMnistDir;
 }
 
+std::vector<std::string> missing_mnist_files(const std::filesystem::path& dir) {
+    std::vector<std::string> missing;
+    for (const char* prefix : {"train", "t10k"})
+        for (const char* kind : {"-images-idx3-ubyte", "-labels-idx1-ubyte"}) {
+            const std::string stem = std::string(prefix) + kind;
+            std::error_code ignored;
+            if (!std::filesystem::is_regular_file(locate(dir, stem), ignored))
+                missing.push_back(stem);
+        }
+    return missing;
+}
+
 TrainTestSets load_mnist_format(const std::filesystem::path& dir, int limit_train, int limit_test) {
     if (limit_train < 0 || limit_test < 0)
         throw Error("sample limits must be 0 (all) or positive, got " + std::to_string(limit_train) +

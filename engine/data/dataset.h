@@ -27,6 +27,13 @@ struct TrainTestSets {
 // DP_DATA_DIR if set, else Debian's dataset-fashion-mnist location.
 std::filesystem::path default_fashion_mnist_dir();
 
+// Which of the four files load_mnist_format reads are not in `dir`, by
+// their uncompressed names ("t10k-labels-idx1-ubyte"; the .gz form counts as
+// present), in the order train images, train labels, t10k images, t10k
+// labels. All four when `dir` is not a folder. Looks only at the names: the
+// front ends check a folder with it before a run, the loader reads the files.
+std::vector<std::string> missing_mnist_files(const std::filesystem::path& dir);
+
 // Loads {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] from `dir`, keeping
 // the first `limit_train` / `limit_test` samples in file order (0 = all).
 // Throws dp::Error naming the file and the problem, including image/label

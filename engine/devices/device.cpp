@@ -99,10 +99,15 @@ std::vector<DeviceInfo> available_devices() {
     return devices;
 }
 
+std::vector<DeviceInfo> default_devices(const std::vector<DeviceInfo>& available) {
+    const auto gpus = of_kind(available, DeviceKind::cuda);
+    return gpus.empty() ? of_kind(available, DeviceKind::cpu) : gpus;
+}
+
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids) {
     const auto all = available_devices();
     const auto gpus = of_kind(all, DeviceKind::cuda);
-    if (ids.empty()) return gpus.empty() ? of_kind(all, DeviceKind::cpu) : gpus;
+    if (ids.empty()) return default_devices(all);
     if (ids.size() == 1 && ids[0] == "cpu:all") return of_kind(all, DeviceKind::cpu);
     if (ids.size() == 1 && ids[0] == "cuda:all") {
         if (gpus.empty()) throw Error(unknown_device_message("cuda:all", all));

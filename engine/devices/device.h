@@ -24,8 +24,14 @@ struct DeviceInfo {
 // (DP_CPU_DEVICES=N overrides the count, for demos of more devices than cores).
 std::vector<DeviceInfo> available_devices();
 
+// The devices a run uses when none are named: every GPU of `available`, or
+// every CPU device when it has no GPU (one run computes on one kind, and the
+// GPUs are the fast kind). select_devices({}) and the workbench's first
+// launch both choose this way.
+std::vector<DeviceInfo> default_devices(const std::vector<DeviceInfo>& available);
+
 // Resolves a --devices list: "cuda:0,cuda:1", "cpu:0,cpu:1", "cuda:all",
-// "cpu:all", or empty for every GPU (every CPU device when there is none).
+// "cpu:all", or empty for default_devices.
 // Throws dp::Error naming an unknown or repeated device, or a mix of CPU and
 // CUDA devices (one run computes on one kind).
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids);

@@ -1,0 +1,235 @@
+#include "settings_check.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include "core/error.h"
+#include "data/dataset.h"
+#include "dataset_metadata.h"
+#include "engine_message.h"
+#include "models/model_registry.h"
+#include "train/config_fields.h"
+
+namespace {
+
+using Kind = SettingsNote::Kind;
+
+// The translation context of the messages below.
+class SettingsCheck {
+    Q_DECLARE_TR_FUNCTIONS(SettingsCheck)
+};
+
+QString nativePath(const std::filesystem::path& path)
+{
+    return QDir::toNativeSeparators(QString::fromStdString(path.string()));
+}
+
+// A numeric field below its schema minimum (config_fields.h), the rule
+// dp::validate holds to, quoting the number as the panel shows it.
+std::optional<SettingsNote> rangeProblem(const dp::ConfigField& field, const dp::TrainConfig& config,
+                                         const std::map<std::string, QString>& shownValues)
+{
+    const dp::FieldKind kind = dp::field_kind(field);
+    if (kind != dp::FieldKind::integer && kind != dp::FieldKind::real32
+        && kind != dp::FieldKind::real64)
+        return std::nullopt;
+    const double value = std::stod(dp::field_text(field, config));
+    const bool real = kind != dp::FieldKind::integer;
+    const bool below = field.min_exclusive ? !(value > field.min) : !(value >= field.min);
+    if (!below && !(real && !std::isfinite(value)))
+        return std::nullopt;
+    const QString bound = !std::isfinite(value)   ? SettingsCheck::tr("must be a number")
+                        : field.min_exclusive     ? SettingsCheck::tr("must be more than %1")
+                                                        .arg(QLocale().toString(field.min))
+                        : field.min == 0          ? SettingsCheck::tr("must be 0 or more")
+                                                  : SettingsCheck::tr("must be at least %1")
+                                                        .arg(QLocale().toString(field.min));
+    const auto shown = shownValues.find(field.name);
+    const QString typed = shown != shownValues.end() ? shown->second
+                                                     : QString::fromStdString(dp::field_text(field, config));
+    return SettingsNote{Kind::problem, field.name,
+                        SettingsCheck::tr("%1 %2, not %3.").arg(settingLabel(field.name), bound, typed)};
+}
+
+std::optional<SettingsNote> deviceProblem(const std::vector<dp::DeviceInfo>& devices)
+{
+    if (devices.empty())
+        return SettingsNote{Kind::problem, "devices", SettingsCheck::tr("Check at least one device.")};
+    const bool mixed = std::any_of(devices.begin(), devices.end(), [&](const dp::DeviceInfo& device) {
+        return device.kind != devices.front().kind;
+    });
+    if (mixed)
+        return SettingsNote{Kind::problem, "devices",
+                            SettingsCheck::tr("A run trains on GPUs or on CPU cores, not both: "
+                                              "choose All GPUs or All CPU cores.")};
+    return std::nullopt;
+}
+
+std::optional<SettingsNote> modelProblem(const dp::TrainConfig& config)
+{
+    const auto& models = dp::model_registry();
+    if (std::any_of(models.begin(), models.end(),
+                    [&](const dp::ModelInfo& model) { return model.name == config.model; }))
+        return std::nullopt;
+    return SettingsNote{Kind::problem, "model", SettingsCheck::tr("Choose a model.")};
+}
+
+// "a, b or c"
+QString oneOf(const std::vector<std::string>& names)
+{
+    QString text;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i > 0)
+            text += i + 1 == names.size() ? SettingsCheck::tr(" or ") : QStringLiteral(", ");
+        text += QString::fromStdString(names[i]);
+    }
+    return text;
+}
+
+// The image sets' folder must hold the four IDX files before Start, not
+// fail to load after it.
+std::optional<SettingsNote> dataFolderProblem(const dp::TrainConfig& config)
+{
+    if (config.dataset == "random")
+        return std::nullopt;
+    const auto problem = [](const QString& text) {
+        return SettingsNote{Kind::problem, "data_dir", text};
+    };
+    const bool installedCopy = config.data_dir.empty();
+    if (installedCopy && config.dataset != "fashion-mnist")
+        return problem(SettingsCheck::tr("Choose the folder that holds the four MNIST-format "
+                                         "files: train and t10k images and labels."));
+    const std::filesystem::path folder =
+        installedCopy ? dp::default_fashion_mnist_dir() : std::filesystem::path(config.data_dir);
+    const std::vector<std::string> missing = dp::missing_mnist_files(folder);
+    if (missing.empty())
+        return std::nullopt;
+    if (installedCopy)
+        return problem(SettingsCheck::tr("Fashion-MNIST is not installed in %1: install the "
+                                         "dataset-fashion-mnist package, or choose a folder that "
+                                         "holds its four files.")
+                           .arg(nativePath(folder)));
+    std::error_code error;
+    const auto status = std::filesystem::status(folder, error);
+    if (!std::filesystem::exists(status))
+        return problem(SettingsCheck::tr("There is no folder %1.").arg(nativePath(folder)));
+    if (!std::filesystem::is_directory(status))
+        return problem(SettingsCheck::tr("%1 is a file, not a folder.").arg(nativePath(folder)));
+    if (missing.size() == 4)
+        return problem(SettingsCheck::tr("This folder holds none of the four MNIST-format files "
+                                         "(train and t10k images and labels, .gz or not)."));
+    return problem(SettingsCheck::tr("This folder has no %1 (.gz or not).").arg(oneOf(missing)));
+}
+
+// The field an engine message is about: the first setting it names
+// ("… Choose Linear for {model}"), else the one whose label starts it
+// ("batch size 3 is smaller than the 4 devices…"); empty if neither.
+std::string fieldOfEngineMessage(const std::string& message)
+{
+    const auto open = message.find('{');
+    const auto close = message.find('}', open);
+    for (const dp::ConfigField& field : dp::config_fields()) {
+        if (open != std::string::npos && close != std::string::npos
+            && message.compare(open + 1, close - open - 1, field.name) == 0)
+            return field.name;
+    }
+    for (const dp::ConfigField& field : dp::config_fields()) {
+        if (message.starts_with(std::string(field.label) + " "))
+            return field.name;
+    }
+    return {};
+}
+
+// An engine message as a sentence of the panel.
+QString sentence(QString text)
+{
+    if (!text.isEmpty())
+        text[0] = text[0].toUpper();
+    if (!text.endsWith(QLatin1Char('.')))
+        text += QLatin1Char('.');
+    return text;
+}
+
+// Models that sit at chance (loss 2.30, accuracy 0.10 on ten classes) until
+// they have taken enough optimizer steps, whatever the batch size: d2l's
+// LeNet, whose sigmoid activations pass back small gradients at first.
+struct SlowStart {
+    const char* model;
+    int steps;  // a run of fewer steps shows little or no learning
+};
+// LeNet, measured with dp-train on Fashion-MNIST at the default learning
+// rate 0.2, one device, seed 0 (test accuracy by step):
+//   batch 32,  3,000 images (94 steps an epoch):  0.09 at 376 steps, 0.33 at 470, 0.64 at 564
+//   batch 128, 6,000 images (47 steps an epoch):  0.11 at 329 steps, 0.38 at 376, 0.62 at 470
+//   batch 256, 3,000 images (12 steps an epoch):  0.11 after all 120 steps (10 epochs)
+// The plateau lasts 330 to 470 steps, and accuracy passes 0.6 by about 550;
+// 1,000 steps leave the learning room to show (0.72 to 0.79 at 660 and 1,410
+// steps in the same runs). Larger learning rates shorten the plateau (d2l
+// trains this LeNet at 0.9), so the hint is a hint, not a refusal.
+constexpr SlowStart kSlowStarts[] = {{"lenet", 1000}};
+
+// The optimizer steps the run takes: batches per epoch (a batch above the
+// training set is one batch of it, as the trainer does) times epochs; 0 when
+// the training set's size is unknown (an MNIST-format folder read whole).
+long long optimizerSteps(const dp::TrainConfig& config)
+{
+    const int setSize = config.dataset == "random" ? config.samples
+                                                   : datasetMetadata(config.dataset).trainImages;
+    const int images = config.limit_train > 0 && config.dataset != "random"
+                           ? (setSize > 0 ? std::min(config.limit_train, setSize) : config.limit_train)
+                           : setSize;
+    if (images <= 0 || config.batch_size <= 0)
+        return 0;
+    const int batch = std::min(config.batch_size, images);
+    return (long long)config.epochs * ((images + batch - 1) / batch);
+}
+
+std::optional<SettingsNote> tooFewStepsHint(const dp::TrainConfig& config)
+{
+    const auto slow = std::find_if(std::begin(kSlowStarts), std::end(kSlowStarts),
+                                   [&](const SlowStart& rule) { return config.model == rule.model; });
+    const long long steps = optimizerSteps(config);
+    if (slow == std::end(kSlowStarts) || steps == 0 || steps >= slow->steps)
+        return std::nullopt;
+    const QLocale locale;
+    return SettingsNote{
+        Kind::hint, "batch_size",
+        SettingsCheck::tr("%1 learns little in fewer than about %2 steps (its loss stays at "
+                          "2.30 for the first few hundred); these settings make %3. Try a smaller "
+                          "batch, more training samples or more epochs.")
+            .arg(QString::fromStdString(dp::model_info(config.model).title),
+                 locale.toString(slow->steps), locale.toString(steps))};
+}
+
+}  // namespace
+
+std::vector<SettingsNote> checkRunSettings(const dp::TrainConfig& config,
+                                          const std::vector<dp::DeviceInfo>& devices,
+                                          const std::map<std::string, QString>& shownValues)
+{
+    std::vector<SettingsNote> notes;
+    const auto add = [&](std::optional<SettingsNote> note) {
+        if (note)
+            notes.push_back(std::move(*note));
+    };
+    add(modelProblem(config));
+    for (const dp::ConfigField& field : dp::config_fields())
+        add(rangeProblem(field, config, shownValues));
+    add(dataFolderProblem(config));
+    add(deviceProblem(devices));
+    if (!notes.empty())
+        return notes;
+    try {
+        dp::validate(config, devices);
+    } catch (const dp::Error& error) {
+        return {{Kind::problem, fieldOfEngineMessage(error.what()), sentence(engineMessage(error.what()))}};
+    }
+    add(tooFewStepsHint(config));
+    return notes;
+}
