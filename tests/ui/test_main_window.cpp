@@ -818,6 +818,36 @@ void TestMainWindow::clusterCommandReproducesTheSettings()
     QVERIFY(processes);
     processes->setValue(8);
     QVERIFY(dialog.command().startsWith(QStringLiteral("mpirun -np 8 ")));
+
+    // The dp-train built beside the program, by its full path; lines break
+    // between arguments only, each continued with a backslash.
+    const QFileInfo dpTrain(QStringLiteral(DP_TRAIN_PATH));
+    dialog.lookForDpTrainIn(dpTrain.absolutePath());
+    const QStringList lines = dialog.command().split(QLatin1Char('\n'));
+    QVERIFY2(lines.size() > 1, qPrintable(dialog.command()));
+    QVERIFY2(std::any_of(lines.begin(), lines.end(),
+                         [&](const QString& line) {
+                             return line.trimmed() == dpTrain.absoluteFilePath()
+                                 + QStringLiteral(" --distributed \\")
+                                 || line.contains(QLatin1Char(' ') + dpTrain.absoluteFilePath()
+                                                  + QLatin1Char(' '));
+                         }),
+             qPrintable(dialog.command()));
+    for (qsizetype i = 0; i + 1 < lines.size(); ++i)
+        QVERIFY2(lines[i].endsWith(QStringLiteral(" \\")), qPrintable(lines[i]));
+    QVERIFY(std::any_of(lines.begin(), lines.end(), [](const QString& line) {
+        return line.contains(QStringLiteral("--batch-size 512"));
+    }));
+    auto* note = dialog.findChild<QLabel*>(QStringLiteral("dpTrainNote"));
+    QVERIFY(note && note->text().contains(dpTrain.absoluteFilePath()));
+    auto* view = dialog.findChild<QPlainTextEdit*>(QStringLiteral("commandView"));
+    QVERIFY(view && view->lineWrapMode() == QPlainTextEdit::NoWrap);
+
+    // Without one there, the command says plain dp-train and the note says why.
+    QTemporaryDir empty;
+    dialog.lookForDpTrainIn(empty.path());
+    QVERIFY(dialog.command().contains(QStringLiteral(" dp-train ")));
+    QVERIFY2(note->text().contains(QStringLiteral("PATH")), qPrintable(note->text()));
 }
 
 void TestMainWindow::presenterModeHidesTheSettingsAndEnlargesText()
