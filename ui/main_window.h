@@ -10,9 +10,8 @@
 #include "train/train_observer.h"
 #include "x_axis_mode.h"
 
-class BatchSplitView;
 class ChartBoard;
-class PredictionStrip;
+class ClassroomPage;
 class QAction;
 class QLabel;
 class QPlainTextEdit;
@@ -96,8 +95,7 @@ private:
     RunConfigPanel* configPanel_;
     QScrollArea* configScroll_;
     ChartBoard* charts_;
-    BatchSplitView* batchSplitView_;
-    PredictionStrip* predictionStrip_;
+    ClassroomPage* classroomPage_;
     QTabWidget* viewTabs_;
     QWidget* chartSwitches_ = nullptr;  // x axis and smoothing, above the charts
     QTabWidget* bottomTabs_;
