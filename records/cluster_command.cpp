@@ -1,7 +1,8 @@
 #include "cluster_command.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
-#include <QStringList>
 
 #include "train/config_fields.h"
 
@@ -19,29 +20,70 @@ QString shellQuoted(const QString& word)
     return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
-} // namespace
+}  // namespace
 
 // The inverse of dp-train's parsing: the command's settings (ConfigField::command)
 // as flags, the essential ones always, the others when not at their default.
-QString mpirunCommand(const dp::TrainConfig& config, int processes, const QString& hostfile)
+CommandWords mpirunWords(const dp::TrainConfig& config, int processes, const QString& hostfile,
+                         const QString& dpTrain)
 {
-    QStringList words{QStringLiteral("mpirun"), QStringLiteral("-np"), QString::number(processes)};
+    CommandWords words{{QStringLiteral("mpirun")},
+                       {QStringLiteral("-np"), QString::number(processes)}};
     if (!hostfile.isEmpty())
-        words << QStringLiteral("--hostfile") << hostfile;
-    words << QStringLiteral("dp-train") << QStringLiteral("--distributed");
+        words.push_back({QStringLiteral("--hostfile"), hostfile});
+    words.push_back({dpTrain});
+    words.push_back({QStringLiteral("--distributed")});
     for (const dp::ConfigField& field : dp::config_fields()) {
         const bool always = field.scope & dp::ConfigField::essential;
         if (!field.flag || !(field.scope & dp::ConfigField::command)
             || (!always && dp::has_default_value(field, config)))
             continue;
-        words << QString::fromLatin1(field.flag);
+        QStringList option{QString::fromLatin1(field.flag)};
         if (dp::field_kind(field) != dp::FieldKind::boolean)  // a switch's flag says it all
-            words << QString::fromStdString(dp::field_text(field, config));
+            option << QString::fromStdString(dp::field_text(field, config));
+        words.push_back(option);
     }
-    words << QStringLiteral("--record") << QStringLiteral("run.json");
+    words.push_back({QStringLiteral("--record"), QStringLiteral("run.json")});
+    return words;
+}
 
-    QStringList quoted;
-    for (const QString& word : std::as_const(words))
-        quoted << shellQuoted(word);
-    return quoted.join(QLatin1Char(' '));
+QString shellCommand(const CommandWords& words, int maxColumns)
+{
+    const QString continuation = QStringLiteral(" \\");
+    const QString indent = QStringLiteral("  ");
+    QStringList lines;
+    QString line;
+    for (const QStringList& group : words) {
+        QStringList quoted;
+        for (const QString& word : group)
+            quoted << shellQuoted(word);
+        const QString text = quoted.join(QLatin1Char(' '));
+        if (line.isEmpty()) {
+            line = (lines.isEmpty() ? QString() : indent) + text;
+            continue;
+        }
+        // Room for the group and the continuation this line may still need.
+        if (maxColumns > 0
+            && line.size() + 1 + text.size() + continuation.size() > maxColumns) {
+            lines << line + continuation;
+            line = indent + text;
+        } else {
+            line += QLatin1Char(' ') + text;
+        }
+    }
+    if (!line.isEmpty())
+        lines << line;
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString mpirunCommand(const dp::TrainConfig& config, int processes, const QString& hostfile,
+                      const QString& dpTrain)
+{
+    return shellCommand(mpirunWords(config, processes, hostfile, dpTrain));
+}
+
+QString dpTrainIn(const QString& folder)
+{
+    const QFileInfo program(QDir(folder).filePath(QStringLiteral("dp-train")));
+    return program.isFile() && program.isExecutable() ? program.absoluteFilePath() : QString();
 }

@@ -5,8 +5,12 @@
 #include <QJsonObject>
 #include <QStringList>
 
+#include <cstdint>
+#include <limits>
+
 #include "number_text.h"
 #include "run_comparison.h"
+#include "train/config_fields.h"
 
 namespace {
 
@@ -28,22 +32,80 @@ QByteArray csvLine(const QStringList& fields)
     return line + "\r\n";
 }
 
-const QStringList runColumns{
-        QStringLiteral("id"), QStringLiteral("label"), QStringLiteral("model"),
-        QStringLiteral("dataset"), QStringLiteral("devices"), QStringLiteral("device_count"),
-        QStringLiteral("processes"), QStringLiteral("global_batch"), QStringLiteral("lr"),
-        QStringLiteral("epochs_done"), QStringLiteral("mean_seconds_per_epoch"),
-        QStringLiteral("final_test_acc"), QStringLiteral("baseline_id"),
-        QStringLiteral("speedup"), QStringLiteral("efficiency"),
-        QStringLiteral("target_test_acc"), QStringLiteral("seconds_to_target"),
-        QStringLiteral("status")};
+// The settings the exports list: every one a user gives, that is with a
+// dp-train flag. The rest (previewed images, a comparison's parameter
+// snapshots) is the workbench's own plumbing, not part of what a run is.
+const std::vector<const dp::ConfigField*>& exportedSettings()
+{
+    static const std::vector<const dp::ConfigField*> fields = [] {
+        std::vector<const dp::ConfigField*> given;
+        for (const dp::ConfigField& field : dp::config_fields())
+            if (field.flag)
+                given.push_back(&field);
+        return given;
+    }();
+    return fields;
+}
+
+// The run's identity, its settings in the schema's order, then what it measured.
+const QStringList& runColumns()
+{
+    static const QStringList columns = [] {
+        QStringList names{QStringLiteral("id"), QStringLiteral("label")};
+        for (const dp::ConfigField* field : exportedSettings())
+            names << QLatin1String(field->name);
+        names << QStringLiteral("device_count") << QStringLiteral("processes")
+              << QStringLiteral("epochs_done") << QStringLiteral("mean_seconds_per_epoch")
+              << QStringLiteral("final_test_acc") << QStringLiteral("baseline_id")
+              << QStringLiteral("speedup") << QStringLiteral("efficiency")
+              << QStringLiteral("target_test_acc") << QStringLiteral("seconds_to_target")
+              << QStringLiteral("status");
+        return names;
+    }();
+    return columns;
+}
+
+// A setting typed as JSON: numbers, true / false, text, a list of texts.
+QJsonValue settingValue(const dp::ConfigField& field, const dp::TrainConfig& config)
+{
+    using dp::TrainConfig;
+    switch (dp::field_kind(field)) {
+    case dp::FieldKind::integer:
+        return config.*std::get<int TrainConfig::*>(field.member);
+    case dp::FieldKind::uint64: {
+        const std::uint64_t value = config.*std::get<std::uint64_t TrainConfig::*>(field.member);
+        // Qt's JSON integers stop at 2^63 - 1; past it (a seed) the decimal
+        // text keeps the value exact, where a double would round it.
+        if (value > std::uint64_t(std::numeric_limits<qint64>::max()))
+            return QString::number(value);
+        return qint64(value);
+    }
+    case dp::FieldKind::real32:
+        // Through its shortest text, so that 0.2f is written 0.2, not 0.20000000298.
+        return numberText(config.*std::get<float TrainConfig::*>(field.member)).toDouble();
+    case dp::FieldKind::real64:
+        return config.*std::get<double TrainConfig::*>(field.member);
+    case dp::FieldKind::boolean:
+        return config.*std::get<bool TrainConfig::*>(field.member);
+    case dp::FieldKind::text:
+        return QString::fromStdString(config.*std::get<std::string TrainConfig::*>(field.member));
+    case dp::FieldKind::text_list: {
+        QJsonArray items;
+        for (const std::string& item :
+             config.*std::get<std::vector<std::string> TrainConfig::*>(field.member))
+            items.append(QString::fromStdString(item));
+        return items;
+    }
+    }
+    return {};
+}
 
 QJsonValue optionalNumber(const std::optional<double>& value)
 {
     return value ? QJsonValue(*value) : QJsonValue(QJsonValue::Null);
 }
 
-// Each run as its runsToJson object; the CSV writes the values in runColumns' order.
+// Each run as its runsToJson object; the CSV writes the values in runColumns()' order.
 std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double targetAccuracy)
 {
     const std::vector<RunComparison> comparisons = compareRuns(runs, targetAccuracy);
@@ -51,20 +113,13 @@ std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double 
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const dp::RunRecord& run = runs[i];
         const RunComparison& comparison = comparisons[i];
-        QJsonArray devices;
-        for (const std::string& device : run.config.devices)
-            devices.append(QString::fromStdString(device));
         QJsonObject row;
         row[QStringLiteral("id")] = QString::fromStdString(run.id);
         row[QStringLiteral("label")] = QString::fromStdString(run.label());
-        row[QStringLiteral("model")] = QString::fromStdString(run.config.model);
-        row[QStringLiteral("dataset")] = QString::fromStdString(run.config.dataset);
-        row[QStringLiteral("devices")] = devices;
+        for (const dp::ConfigField* field : exportedSettings())
+            row[QLatin1String(field->name)] = settingValue(*field, run.config);
         row[QStringLiteral("device_count")] = qint64(run.config.devices.size());
         row[QStringLiteral("processes")] = run.processes;
-        row[QStringLiteral("global_batch")] = run.config.batch_size;
-        // Through its shortest text, so that 0.2f is written 0.2, not 0.20000000298.
-        row[QStringLiteral("lr")] = numberText(run.config.lr).toDouble();
         row[QStringLiteral("epochs_done")] = qint64(run.epochs.size());
         row[QStringLiteral("mean_seconds_per_epoch")] = comparison.secondsPerEpoch;
         row[QStringLiteral("final_test_acc")] = comparison.finalTestAcc;
@@ -84,8 +139,14 @@ std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double 
 QString csvText(const QJsonValue& value)
 {
     switch (value.type()) {
-    case QJsonValue::Double:
-        return numberText(value.toDouble());
+    case QJsonValue::Double: {
+        // Whole numbers digit for digit (a seed may pass 2^53), others shortest.
+        constexpr qint64 notWhole = std::numeric_limits<qint64>::min();
+        const qint64 whole = value.toInteger(notWhole);
+        return whole != notWhole ? QString::number(whole) : numberText(value.toDouble());
+    }
+    case QJsonValue::Bool:
+        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
     case QJsonValue::String:
         return value.toString();
     case QJsonValue::Array: {
@@ -103,10 +164,10 @@ QString csvText(const QJsonValue& value)
 
 QByteArray runsToCsv(const std::vector<dp::RunRecord>& runs, double targetAccuracy)
 {
-    QByteArray csv = csvLine(runColumns);
+    QByteArray csv = csvLine(runColumns());
     for (const QJsonObject& row : runRows(runs, targetAccuracy)) {
         QStringList fields;
-        for (const QString& column : runColumns)
+        for (const QString& column : runColumns())
             fields << csvText(row.value(column));
         csv += csvLine(fields);
     }

@@ -11,12 +11,18 @@
 // or line breaks quoted); CSV headers and JSON keys are the same snake_case
 // names. Numbers are written in their shortest exact form.
 //
-// One row (CSV) or object (JSON array) per run: id, label, model, dataset,
-// devices, device_count, processes, global_batch, lr, epochs_done,
+// One row (CSV) or object (JSON array) per run: id, label; then every setting
+// a user gives (each field of train/config_fields.h with a dp-train flag,
+// under its field name and in its order: model, batch_size, lr, epochs (the
+// planned ones), warmup_epochs, seed, dataset, ..., limit_train, limit_test,
+// ..., devices, allreduce, ...); then device_count, processes, epochs_done,
 // mean_seconds_per_epoch, final_test_acc, baseline_id, speedup, efficiency,
 // target_test_acc, seconds_to_target, status. Speedup and efficiency are
 // against the first 1-device run of the same workload in `runs` (see
 // compareRuns); values that do not exist are empty (CSV) or null (JSON).
+// A setting's CSV cell is its text as dp-train's flag takes it (booleans
+// true / false, lists comma-separated); in JSON it is typed, except that a
+// seed past 2^63 - 1, beyond Qt's JSON integers, is its decimal string.
 QByteArray runsToCsv(const std::vector<dp::RunRecord>& runs, double targetAccuracy = 0.8);
 QByteArray runsToJson(const std::vector<dp::RunRecord>& runs, double targetAccuracy = 0.8);
 

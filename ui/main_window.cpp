@@ -24,6 +24,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -38,6 +39,7 @@
 #include "dataset_metadata.h"
 #include "engine_message.h"
 #include "chart_board.h"
+#include "classroom_page.h"
 #include "epoch_metric_chart.h"
 #include "loss_chart.h"
 #include "prediction_strip.h"
@@ -90,8 +92,7 @@ MainWindow::MainWindow(QWidget* parent)
       configScroll_(new QScrollArea),
       charts_(new ChartBoard),
       summaryCard_(new ComparisonSummaryCard),
-      batchSplitView_(new BatchSplitView),
-      predictionStrip_(new PredictionStrip),
+      classroomPage_(new ClassroomPage),
       viewTabs_(new QTabWidget),
       bottomTabs_(new QTabWidget),
       rightSplitter_(new QSplitter(Qt::Vertical)),
@@ -160,26 +161,8 @@ MainWindow::MainWindow(QWidget* parent)
     chartsLayout->addWidget(summaryCard_);
     chartsLayout->addWidget(charts_, 1);
 
-    auto* classroomPage = new QWidget;
-    auto* classroomLayout = new QVBoxLayout(classroomPage);
-    auto* splitCaption = new QLabel(
-        tr("<b>One training step.</b> The global batch is split across the devices (top bar); each "
-           "device computes its shard, then all wait for the gradients' all-reduce. Bars show "
-           "where each device spent the step: when all-reduce wait dominates, the model is too "
-           "small to gain from more devices."));
-    splitCaption->setWordWrap(true);
-    auto* predictionCaption = new QLabel(
-        tr("<b>Sample predictions.</b> The first test images after the latest epoch, with the "
-           "model's answer: green if right, red with the true label below if wrong."));
-    predictionCaption->setWordWrap(true);
-    classroomLayout->addWidget(splitCaption);
-    classroomLayout->addWidget(batchSplitView_, 1);
-    classroomLayout->addSpacing(12);
-    classroomLayout->addWidget(predictionCaption);
-    classroomLayout->addWidget(predictionStrip_, 2);
-
     viewTabs_->addTab(chartsPage, tr("Charts"));
-    viewTabs_->addTab(classroomPage, tr("Classroom"));
+    viewTabs_->addTab(classroomPage_, tr("Classroom"));
 
     auto* controlsRow = new QHBoxLayout;
     controlsRow->addWidget(startButton_);
@@ -265,9 +248,9 @@ MainWindow::MainWindow(QWidget* parent)
             Qt::QueuedConnection);
     connect(worker, &TrainingWorker::lossesReported, charts_->lossChart(), &LossChart::appendLosses,
             Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::stepReported, batchSplitView_, &BatchSplitView::showStep,
-            Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::predictionsReported, predictionStrip_,
+    connect(worker, &TrainingWorker::stepReported, classroomPage_->batchSplitView(),
+            &BatchSplitView::showStep, Qt::QueuedConnection);
+    connect(worker, &TrainingWorker::predictionsReported, classroomPage_->predictionStrip(),
             &PredictionStrip::showPredictions, Qt::QueuedConnection);
 
     // Read everything first: applying one setting saves them all.
@@ -504,9 +487,7 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
     const int row = runsModel_->rowOf(record.id);
     const QColor color = runsModel_->color(row);
     charts_->startRun(runsModel_->labelledRecord(row), color);
-    batchSplitView_->clear();
-    predictionStrip_->clear();
-    predictionStrip_->setClassNames(datasetMetadata(record.config.dataset).classNames);
+    classroomPage_->startRun(runsModel_->labelledRecord(row), color);
 
     const QString label = runsModel_->displayLabel(row);
     appendLog(QStringLiteral("— %1, %2 epochs").arg(label).arg(record.config.epochs));
@@ -682,10 +663,11 @@ bool MainWindow::exportTo(const QString& folder)
     const QDir dir(folder);
     QString failed = charts_->exportTo(dir);
     const QString splitPng = dir.filePath(QStringLiteral("batch_split.png"));
-    if (failed.isEmpty() && !writeWidgetPng(*batchSplitView_, splitPng))
+    if (failed.isEmpty() && !writeWidgetPng(*classroomPage_->batchSplitView(), splitPng))
         failed = splitPng;
     const QString splitSvg = dir.filePath(QStringLiteral("batch_split.svg"));
-    if (failed.isEmpty() && !writeWidgetSvg(*batchSplitView_, splitSvg, QStringLiteral("batch_split")))
+    if (failed.isEmpty()
+        && !writeWidgetSvg(*classroomPage_->batchSplitView(), splitSvg, QStringLiteral("batch_split")))
         failed = splitSvg;
     if (!failed.isEmpty()) {
         showStatus(tr("Export failed: cannot write %1").arg(failed), true);

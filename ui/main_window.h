@@ -12,10 +12,9 @@
 #include "train/train_observer.h"
 #include "x_axis_mode.h"
 
-class BatchSplitView;
 class ComparisonSummaryCard;
 class ChartBoard;
-class PredictionStrip;
+class ClassroomPage;
 class QAction;
 class QLabel;
 class QPlainTextEdit;
@@ -117,8 +116,7 @@ private:
     QScrollArea* configScroll_;
     ChartBoard* charts_;
     ComparisonSummaryCard* summaryCard_;  // above the charts when a comparison ends
-    BatchSplitView* batchSplitView_;
-    PredictionStrip* predictionStrip_;
+    ClassroomPage* classroomPage_;
     QTabWidget* viewTabs_;
     QWidget* chartSwitches_ = nullptr;  // x axis and smoothing, above the charts
     QTabWidget* bottomTabs_;

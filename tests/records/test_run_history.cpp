@@ -1,9 +1,12 @@
 // The run history database, run record import, exports and the cluster
 // command line: dp_run_history, without widgets.
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -23,6 +26,7 @@
 #include "run_export.h"
 #include "run_history.h"
 #include "run_record_json.h"
+#include "train/config_fields.h"
 
 namespace {
 
@@ -592,7 +596,7 @@ private slots:
         QCOMPARE(cell(1, "devices"), QStringLiteral("cpu:0,cpu:1"));
         QCOMPARE(cell(1, "device_count"), QStringLiteral("2"));
         QCOMPARE(cell(1, "processes"), QStringLiteral("1"));
-        QCOMPARE(cell(1, "global_batch"), QStringLiteral("512"));
+        QCOMPARE(cell(1, "batch_size"), QStringLiteral("512"));
         QCOMPARE(cell(1, "lr"), QStringLiteral("0.4"));
         QCOMPARE(cell(1, "epochs_done"), QStringLiteral("3"));
         QCOMPARE(cell(1, "mean_seconds_per_epoch"), QStringLiteral("6"));
@@ -607,6 +611,52 @@ private slots:
         QCOMPARE(cell(2, "seconds_to_target"), QString());
         const qsizetype toTarget = header.indexOf(QStringLiteral("seconds_to_target"));
         QCOMPARE(parseCsv(runsToCsv(runs, 0.6))[2][toTarget], QStringLiteral("6"));
+    }
+
+    // The setting columns come from the schema: every setting with a dp-train
+    // flag, under its field name, written as the flag takes it.
+    void runsExportListsEverySetting()
+    {
+        dp::RunRecord run = madeRun("r", "lenet", 2, {6, 6}, {0.5, 0.6});
+        run.config.seed = 7;
+        run.config.limit_train = 1000;
+        run.config.limit_test = 200;
+        run.config.allreduce = "naive";
+        run.config.epochs = 5;
+        run.config.sync_bn = true;
+        const QList<QStringList> csv = parseCsv(runsToCsv({run}));
+        QCOMPARE(csv.size(), 2);
+        const QStringList& header = csv[0];
+        for (const dp::ConfigField& field : dp::config_fields()) {
+            const qsizetype column = header.indexOf(QLatin1String(field.name));
+            QVERIFY2((column >= 0) == (field.flag != nullptr), field.name);
+            if (column >= 0)
+                QCOMPARE(csv[1][column], QString::fromStdString(dp::field_text(field, run.config)));
+        }
+        const auto cell = [&](const char* column) {
+            return csv[1].value(header.indexOf(QLatin1String(column)), QStringLiteral("<no column>"));
+        };
+        QCOMPARE(cell("seed"), QStringLiteral("7"));
+        QCOMPARE(cell("limit_train"), QStringLiteral("1000"));
+        QCOMPARE(cell("limit_test"), QStringLiteral("200"));
+        QCOMPARE(cell("allreduce"), QStringLiteral("naive"));
+        QCOMPARE(cell("epochs"), QStringLiteral("5"));  // planned
+        QCOMPARE(cell("epochs_done"), QStringLiteral("2"));
+        QCOMPARE(cell("sync_bn"), QStringLiteral("true"));
+        QCOMPARE(cell("devices"), QStringLiteral("cpu:0,cpu:1"));
+        // Plumbing is not a setting of the run.
+        QCOMPARE(header.indexOf(QStringLiteral("snapshot_dir")), qsizetype(-1));
+
+        // The largest seed stays exact in both formats.
+        run.config.seed = std::numeric_limits<std::uint64_t>::max();
+        QCOMPARE(parseCsv(runsToCsv({run}))[1][header.indexOf(QStringLiteral("seed"))],
+                 QStringLiteral("18446744073709551615"));
+        const QJsonObject json = QJsonDocument::fromJson(runsToJson({run})).array()[0].toObject();
+        QCOMPARE(json[QStringLiteral("seed")].toVariant().toString(),
+                 QStringLiteral("18446744073709551615"));
+        QCOMPARE(json[QStringLiteral("limit_train")].toInt(), 1000);
+        QCOMPARE(json[QStringLiteral("sync_bn")].toBool(), true);
+        QCOMPARE(json[QStringLiteral("devices")].toArray().size(), 2);
     }
 
     void runsExportAsJson()
@@ -679,6 +729,72 @@ private slots:
                                 "--batch-size 256 --lr 0.2 --epochs 10 --seed 0 "
                                 "--dataset random --samples 1000 "
                                 "--bucket-mb 0.5 --record run.json"));
+    }
+
+    // The dialog's command: lines of at most the width, broken between
+    // arguments with continuations, that a shell reads back word for word.
+    void clusterCommandWrapsOnlyBetweenArguments()
+    {
+        dp::TrainConfig config;
+        config.model = "resnet18-narrow";
+        config.data_dir = "/data/O'Brien's \"fashion\" mnist, copy";
+        config.limit_train = 1024;
+        config.sync_bn = true;
+        const QString dpTrain = QStringLiteral("/opt/dp workbench/build/release/app/dp-train");
+        const CommandWords words = mpirunWords(config, 4, QStringLiteral("hosts"), dpTrain);
+        constexpr int kColumns = 50;
+        const QString command = shellCommand(words, kColumns);
+        const QStringList lines = command.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() > 3, qPrintable(command));
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            const QString& line = lines[i];
+            QVERIFY2(line.endsWith(QStringLiteral(" \\")) == (i + 1 < lines.size()),
+                     qPrintable(line));
+            QVERIFY2(i == 0 || line.startsWith(QStringLiteral("  ")), qPrintable(line));
+            // Longer only for one argument group alone on its line.
+            QVERIFY2(line.size() <= kColumns || line.count(QStringLiteral(" -")) <= 1,
+                     qPrintable(line));
+        }
+        // Every option keeps its value on its line.
+        for (const QString& option : {QStringLiteral("--model resnet18-narrow"),
+                                      QStringLiteral("--limit-train 1024"),
+                                      QStringLiteral("-np 4"), QStringLiteral("--hostfile hosts"),
+                                      QStringLiteral("--record run.json")})
+            QVERIFY2(std::any_of(lines.begin(), lines.end(),
+                                 [&](const QString& line) { return line.contains(option); }),
+                     qPrintable(option + QStringLiteral(" split in\n") + command));
+        QCOMPARE(command.count(QStringLiteral("dp-train")), 1);
+        QCOMPARE(shellCommand(words), mpirunCommand(config, 4, QStringLiteral("hosts"), dpTrain));
+
+        // A shell reads the wrapped command back as the same words.
+        CommandWords echoed = words;
+        echoed.insert(echoed.begin(), {QStringLiteral("printf"), QStringLiteral("%s\\n")});
+        QProcess shell;
+        shell.start(QStringLiteral("sh"), {QStringLiteral("-c"), shellCommand(echoed, kColumns)});
+        QVERIFY(shell.waitForFinished(10'000));
+        QCOMPARE(shell.exitCode(), 0);
+        QStringList expected;
+        for (const QStringList& group : words)
+            expected << group;
+        QCOMPARE(QString::fromUtf8(shell.readAllStandardOutput()).split(QLatin1Char('\n'),
+                                                                       Qt::SkipEmptyParts),
+                 expected);
+    }
+
+    // The command names dp-train by the full path of the one in the program's folder.
+    void dpTrainIsFoundBesideTheProgram()
+    {
+        const QString folder = path(QStringLiteral("bin"));
+        QVERIFY(QDir().mkpath(folder));
+        QCOMPARE(dpTrainIn(folder), QString());
+        const QString program = QDir(folder).filePath(QStringLiteral("dp-train"));
+        writeFile(program, "#!/bin/sh\n");
+        QCOMPARE(dpTrainIn(folder), QString());  // not executable
+        QVERIFY(QFile::setPermissions(program, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        QCOMPARE(dpTrainIn(folder), QFileInfo(program).absoluteFilePath());
+        QVERIFY(mpirunCommand(dp::TrainConfig(), 2, QString(), dpTrainIn(folder))
+                        .startsWith(QStringLiteral("mpirun -np 2 ") + QFileInfo(program).absoluteFilePath()
+                                    + QStringLiteral(" --distributed ")));
     }
 
 private:

@@ -26,14 +26,15 @@ trap 'rm -rf "$scratch"' EXIT
 data=(--model lenet --lr 0.2 --batch-size 64
       --limit-train "${LIMIT_TRAIN:-10000}" --limit-test "${LIMIT_TEST:-2000}")
 
-# shot NAME [dp-workbench options...]: one state, one PNG.
+# shot NAME [dp-workbench options...]: one state, one PNG, on a screen of
+# $SCREEN (default 1400x900; the window fits within it).
 shot() {
   local name="$1"
   shift
   local state="$scratch/$name"
   mkdir -p "$state"
   XDG_CONFIG_HOME="$state/config" DP_WORKBENCH_DATA_DIR="$state/data" QT_QPA_PLATFORM=xcb \
-    timeout 600 xvfb-run -a -s "-screen 0 1400x900x24" \
+    timeout 600 xvfb-run -a -s "-screen 0 ${SCREEN:-1400x900}x24" \
     "$binary" --screenshot "$output_dir/$name.png" "$@"
   echo "screenshots: wrote $output_dir/$name.png"
 }
@@ -45,3 +46,6 @@ shot comparison "${data[@]}" --epochs 3 --devices cpu:0,cpu:1 --compare
 DP_CPU_DEVICES=4 shot classroom "${data[@]}" --epochs 10 --start --show-tab classroom \
   --screenshot-after-epochs 2
 shot presenter "${data[@]}" --epochs 10 --start --presenter --screenshot-after-epochs 2
+# A projector's 1280 x 720 with eight devices: every device row keeps its label and time.
+SCREEN=1280x720 DP_CPU_DEVICES=8 shot presenter-classroom-8-devices "${data[@]}" --epochs 10 \
+  --start --presenter --show-tab classroom --screenshot-after-epochs 1

@@ -23,6 +23,7 @@
 #include <QHeaderView>
 #include <QSplitter>
 #include <QSvgRenderer>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -36,6 +37,7 @@
 #include "backend/kernel_choices.h"
 #include "batch_split_view.h"
 #include "comparison_summary_card.h"
+#include "classroom_page.h"
 #include "cluster_command_dialog.h"
 #include "data/dataset.h"
 #include "devices/device.h"
@@ -228,6 +230,10 @@ private slots:
     void comparisonShowsTheDriftFromOneDevice();
     void clusterCommandReproducesTheSettings();
     void presenterModeHidesTheSettingsAndEnlargesText();
+    void classroomShowsAFullBatchOfTheNamedRun();
+    void batchSplitViewKeepsTheLastFullSizeStep();
+    void presenterClassroomKeepsEveryDeviceRowLegible_data();
+    void presenterClassroomKeepsEveryDeviceRowLegible();
 
 private:
     QTemporaryDir scratch_;
@@ -972,6 +978,36 @@ void TestMainWindow::clusterCommandReproducesTheSettings()
     QVERIFY(processes);
     processes->setValue(8);
     QVERIFY(dialog.command().startsWith(QStringLiteral("mpirun -np 8 ")));
+
+    // The dp-train built beside the program, by its full path; lines break
+    // between arguments only, each continued with a backslash.
+    const QFileInfo dpTrain(QStringLiteral(DP_TRAIN_PATH));
+    dialog.lookForDpTrainIn(dpTrain.absolutePath());
+    const QStringList lines = dialog.command().split(QLatin1Char('\n'));
+    QVERIFY2(lines.size() > 1, qPrintable(dialog.command()));
+    QVERIFY2(std::any_of(lines.begin(), lines.end(),
+                         [&](const QString& line) {
+                             return line.trimmed() == dpTrain.absoluteFilePath()
+                                 + QStringLiteral(" --distributed \\")
+                                 || line.contains(QLatin1Char(' ') + dpTrain.absoluteFilePath()
+                                                  + QLatin1Char(' '));
+                         }),
+             qPrintable(dialog.command()));
+    for (qsizetype i = 0; i + 1 < lines.size(); ++i)
+        QVERIFY2(lines[i].endsWith(QStringLiteral(" \\")), qPrintable(lines[i]));
+    QVERIFY(std::any_of(lines.begin(), lines.end(), [](const QString& line) {
+        return line.contains(QStringLiteral("--batch-size 512"));
+    }));
+    auto* note = dialog.findChild<QLabel*>(QStringLiteral("dpTrainNote"));
+    QVERIFY(note && note->text().contains(dpTrain.absoluteFilePath()));
+    auto* view = dialog.findChild<QPlainTextEdit*>(QStringLiteral("commandView"));
+    QVERIFY(view && view->lineWrapMode() == QPlainTextEdit::NoWrap);
+
+    // Without one there, the command says plain dp-train and the note says why.
+    QTemporaryDir empty;
+    dialog.lookForDpTrainIn(empty.path());
+    QVERIFY(dialog.command().contains(QStringLiteral(" dp-train ")));
+    QVERIFY2(note->text().contains(QStringLiteral("PATH")), qPrintable(note->text()));
 }
 
 void TestMainWindow::presenterModeHidesTheSettingsAndEnlargesText()
@@ -991,6 +1027,104 @@ void TestMainWindow::presenterModeHidesTheSettingsAndEnlargesText()
     window.setPresenterMode(false);
     QVERIFY(settings->isVisible());
     QCOMPARE(parts.statusLabel->font().pointSizeF(), normalSize);
+}
+
+// A run whose epochs end on a smaller batch (544 = 8 x 64 + 32): the
+// classroom names the run and shows a step of the full batch size.
+void TestMainWindow::classroomShowsAFullBatchOfTheNamedRun()
+{
+    REQUIRE_FASHION_MNIST();
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    auto* page = window.findChild<ClassroomPage*>(QStringLiteral("classroomPage"));
+    auto* heading = window.findChild<QLabel*>(QStringLiteral("classroomRunHeading"));
+    QVERIFY(page && heading);
+    dp::TrainConfig config = shortRun(2);
+    config.limit_train = 8 * config.batch_size + 32;
+    window.setRunConfig(config);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::mouseClick(parts.startButton, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kRunTimeoutMs);
+    QCOMPARE(parts.runs->record(0).status, dp::RunStatus::finished);
+
+    const QString label = QString::fromStdString(parts.runs->record(0).label());
+    QCOMPARE(page->runLabel(), label);
+    QVERIFY2(heading->text().contains(label.toHtmlEscaped()), qPrintable(heading->text()));
+    const BatchSplitView* split = page->batchSplitView();
+    const std::vector<int>& shards = split->lastShards();
+    QCOMPARE(std::accumulate(shards.begin(), shards.end(), 0), config.batch_size);
+    QVERIFY(!split->showsPartialBatch());
+}
+
+namespace {
+
+dp::StepReport stepOf(int step, const std::vector<int>& shards)
+{
+    dp::StepReport report{.epoch = 1, .batch = step, .devices = {}};
+    for (const int shard : shards)
+        report.devices.push_back({shard, 0.0001, 0.004, 0.008, 0.002 * shard / 16, 0.0005});
+    return report;
+}
+
+}  // namespace
+
+// An epoch's last, smaller batch never replaces a full one; shown alone, it is
+// said to be partial.
+void TestMainWindow::batchSplitViewKeepsTheLastFullSizeStep()
+{
+    BatchSplitView view;
+    view.startRun(64, 2);
+    view.showStep(stepOf(1, {16, 16}));  // a data set smaller than the batch: all there is
+    QVERIFY(view.showsPartialBatch());
+    view.showStep(stepOf(7, {32, 32}));
+    QVERIFY(!view.showsPartialBatch());
+    view.showStep(stepOf(8, {16, 16}));  // the epoch's last batch
+    QCOMPARE(view.lastShards(), std::vector<int>({32, 32}));
+    view.showStep(stepOf(9, {32, 32}));
+    QCOMPARE(view.lastShards(), std::vector<int>({32, 32}));
+
+    view.startRun(64, 2);  // a new run starts empty and takes its first step
+    QVERIFY(view.lastShards().empty());
+    view.showStep(stepOf(5, {16, 16}));
+    QVERIFY(view.showsPartialBatch());
+}
+
+void TestMainWindow::presenterClassroomKeepsEveryDeviceRowLegible_data()
+{
+    QTest::addColumn<int>("devices");
+    QTest::newRow("2 devices") << 2;
+    QTest::newRow("4 devices") << 4;
+    QTest::newRow("8 devices") << 8;
+}
+
+// Presenter mode on a 1280 x 720 projector: the step view gets the height its
+// rows need for a label and a time each, and the predictions keep theirs.
+void TestMainWindow::presenterClassroomKeepsEveryDeviceRowLegible()
+{
+    QFETCH(int, devices);
+    MainWindow window;
+    auto* page = window.findChild<ClassroomPage*>(QStringLiteral("classroomPage"));
+    auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    QVERIFY(page && tabs);
+    window.setPresenterMode(true);
+    tabs->setCurrentWidget(page);
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    BatchSplitView* split = page->batchSplitView();
+    split->startRun(64, devices);
+    std::vector<int> shards(std::size_t(devices), 64 / devices);
+    split->showStep(stepOf(3, shards));
+    QTRY_VERIFY2(split->labelsEveryRow(),
+                 qPrintable(QStringLiteral("%1 rows in %2 px").arg(devices).arg(split->height())));
+    QCOMPARE(window.size(), QSize(1280, 720));
+    // The rows do not take the page: the predictions keep room for a row of images.
+    const PredictionStrip* strip = page->predictionStrip();
+    QVERIFY2(strip->height() >= strip->minimumSizeHint().height(),
+             qPrintable(QStringLiteral("%1 < %2").arg(strip->height()).arg(strip->minimumSizeHint().height())));
+    QVERIFY(split->height() <= split->sizeHint().height() + split->fontMetrics().height() * devices);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -7,7 +7,8 @@
 namespace {
 
 constexpr int kMargin = 4;
-constexpr int kGap = 8;
+// Between images, and so between their captions, which never run into each other.
+constexpr int kGap = 12;
 constexpr int kMinTile = 40;
 
 const QColor kCorrect(0x2e, 0x7d, 0x32);
@@ -52,12 +53,12 @@ int PredictionStrip::correctCount() const
 
 QSize PredictionStrip::sizeHint() const
 {
-    return {600, 2 * kMargin + 72 + 2 * fontMetrics().height() + kGap};
+    return {600, 2 * kMargin + fontMetrics().height() + kGap / 2 + 72 + captionHeight()};
 }
 
 QSize PredictionStrip::minimumSizeHint() const
 {
-    return {200, 2 * kMargin + kMinTile + 2 * fontMetrics().height()};
+    return {200, 2 * kMargin + fontMetrics().height() + kGap / 2 + kMinTile + captionHeight()};
 }
 
 void PredictionStrip::showPredictions(const dp::PredictionSamples& samples)
@@ -107,49 +108,76 @@ void PredictionStrip::paintEvent(QPaintEvent* /*event*/)
                          .arg(correctCount())
                          .arg(tiles_.size()));
 
-    const int count = int(tiles_.size());
-    const int captionHeight = 2 * metrics.height();
-    const int top = area.top() + heading + kGap / 2;
-    const int available = area.bottom() + 1 - top;
-    // As many rows as make the tiles largest: one row on a wide strip, two
-    // or more where the Classroom tab leaves height to spare.
-    int columns = count, side = 0;
-    for (int rows = 1; rows <= count; ++rows) {
-        const int rowColumns = (count + rows - 1) / rows;
-        const int byWidth = (area.width() - (rowColumns - 1) * kGap) / rowColumns;
-        const int byHeight = (available - rows * (captionHeight + kGap)) / rows;
-        const int candidate = std::min(byWidth, byHeight);
-        if (candidate > side) {
-            side = candidate;
-            columns = rowColumns;
-        }
-    }
-    side = std::max(side, kMinTile);
+    const QRect tilesArea(area.left(), area.top() + heading + kGap / 2, area.width(),
+                          area.height() - heading - kGap / 2);
+    const Grid grid = layOut(tilesArea);
     // Crisp pixels: the images are 28 x 28 scaled up, as matplotlib shows them.
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    for (int i = 0; i < count; ++i) {
-        const int left = area.left() + (i % columns) * (side + kGap);
-        const int rowTop = top + (i / columns) * (side + captionHeight + kGap);
-        if (left + side > area.right() + 1 || rowTop + side > area.bottom() + 1)
+    const int captionLine = metrics.height();
+    for (int i = 0; i < int(tiles_.size()); ++i) {
+        const QRect cell(tilesArea.left() + (i % grid.columns) * (grid.cellWidth + kGap),
+                         tilesArea.top() + (i / grid.columns) * (grid.side + captionHeight() + kGap),
+                         grid.cellWidth, grid.side + captionHeight());
+        if (cell.right() > tilesArea.right() || cell.bottom() > tilesArea.bottom())
             break;  // the rest does not fit: drop it rather than clip it
         const Tile& tile = tiles_[std::size_t(i)];
-        const QRect imageRect(left, rowTop, side, side);
+        const QRect imageRect(cell.left() + (cell.width() - grid.side) / 2, cell.top(), grid.side,
+                              grid.side);
         painter.drawImage(imageRect, tile.image);
         const bool right = tile.predicted == tile.label;
         painter.setPen(QPen(right ? kCorrect : kWrong, 2));
         painter.drawRect(imageRect.adjusted(0, 0, -1, -1));
 
-        const QRect caption(left - kGap / 2, imageRect.bottom() + 2, side + kGap,
-                            metrics.height());
+        // Within the cell, so neighbouring captions keep kGap between them.
+        const QRect caption(cell.left(), imageRect.bottom() + 3, cell.width(), captionLine);
         painter.setPen(right ? kCorrect : kWrong);
         painter.drawText(caption, Qt::AlignHCenter | Qt::AlignTop,
                          metrics.elidedText(className(tile.predicted), Qt::ElideRight,
                                             caption.width()));
         if (!right) {
             painter.setPen(palette().color(QPalette::PlaceholderText));
-            painter.drawText(caption.translated(0, metrics.height()), Qt::AlignHCenter | Qt::AlignTop,
-                             metrics.elidedText(tr("(%1)").arg(className(tile.label)),
-                                                Qt::ElideRight, caption.width()));
+            painter.drawText(caption.translated(0, captionLine), Qt::AlignHCenter | Qt::AlignTop,
+                             metrics.elidedText(trueLabelText(tile), Qt::ElideRight,
+                                                caption.width()));
         }
     }
+}
+
+int PredictionStrip::captionHeight() const
+{
+    return 2 * fontMetrics().height() + 3;
+}
+
+QString PredictionStrip::trueLabelText(const Tile& tile) const
+{
+    return tr("(%1)").arg(className(tile.label));
+}
+
+PredictionStrip::Grid PredictionStrip::layOut(const QRect& area) const
+{
+    const QFontMetrics metrics = fontMetrics();
+    // A few pixels of slack: elidedText can want a little more than the advance.
+    int widestCaption = 0;
+    for (const Tile& tile : tiles_) {
+        widestCaption = std::max(widestCaption, metrics.horizontalAdvance(className(tile.predicted)) + 4);
+        if (tile.predicted != tile.label)
+            widestCaption = std::max(widestCaption, metrics.horizontalAdvance(trueLabelText(tile)) + 4);
+    }
+    // As many rows as make the images largest: one row on a wide strip, two
+    // or more where the Classroom tab leaves height to spare.
+    const int count = int(tiles_.size());
+    Grid best{count, 0, 0};
+    for (int rows = 1; rows <= count; ++rows) {
+        const int columns = (count + rows - 1) / rows;
+        const int cellRoom = (area.width() - (columns - 1) * kGap) / columns;
+        const int byHeight = (area.height() - rows * captionHeight() - (rows - 1) * kGap) / rows;
+        const int side = std::min(cellRoom, byHeight);
+        if (side > best.side) {
+            // A cell is as wide as its image, or its caption where there is room.
+            best = {columns, side, std::max(side, std::min(cellRoom, widestCaption))};
+        }
+    }
+    if (best.side < kMinTile)
+        best = {best.columns, kMinTile, std::max(kMinTile, best.cellWidth)};
+    return best;
 }

@@ -10,7 +10,9 @@
 
 // A row of test images after the latest epoch, each captioned with the
 // model's prediction, green when it matches the true label and red with the
-// true label beside it when it does not: d2l's show_images, live.
+// true label below it when it does not: d2l's show_images, live. Captions
+// stay within their image's cell, elided when longer, and an image whose
+// caption would not fit below it is left out rather than cut.
 class PredictionStrip : public QWidget {
     Q_OBJECT
 
@@ -37,7 +39,15 @@ private:
         QImage image;
         int predicted = 0, label = 0;
     };
+    // Images in `columns` per row, each `side` pixels square, centred in a
+    // cell `cellWidth` wide (at least the image, more for a long caption).
+    struct Grid {
+        int columns = 1, side = 0, cellWidth = 0;
+    };
+    Grid layOut(const QRect& area) const;
+    int captionHeight() const;  // the prediction and, when wrong, the true label
     QString className(int label) const;
+    QString trueLabelText(const Tile& tile) const;
 
     QStringList classNames_;
     std::vector<Tile> tiles_;
