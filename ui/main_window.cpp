@@ -20,6 +20,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -57,6 +58,7 @@ constexpr double kPresenterFontScale = 1.6;
 const QString kScaleKey = QStringLiteral("compare/scale_batch_and_lr");
 const QString kSecondsAxisKey = QStringLiteral("view/seconds_axis");
 const QString kSmoothLossKey = QStringLiteral("view/smooth_loss");
+const QString kLogLossKey = QStringLiteral("view/log_loss");
 
 QString formatSeconds(double seconds)
 {
@@ -73,6 +75,18 @@ QStringList classNames(const dp::TrainConfig& config)
                 MainWindow::tr("shirt"),   MainWindow::tr("sneaker"), MainWindow::tr("bag"),
                 MainWindow::tr("ankle boot")};
     return {};
+}
+
+// A checkable button beside the charts that mirrors a View menu action.
+QPushButton* buttonFor(QAction* action, const QString& text, const QString& objectName)
+{
+    auto* button = new QPushButton(text);
+    button->setObjectName(objectName);
+    button->setCheckable(true);
+    button->setToolTip(action->toolTip());
+    QObject::connect(button, &QPushButton::toggled, action, &QAction::setChecked);
+    QObject::connect(action, &QAction::toggled, button, &QPushButton::setChecked);
+    return button;
 }
 
 bool writeFile(const QString& path, const QByteArray& contents)
@@ -217,7 +231,8 @@ MainWindow::MainWindow(QWidget* parent)
     centralLayout->addWidget(configScroll_);
     centralLayout->addWidget(rightSplitter, 1);
     setCentralWidget(central);
-    resize(1400, 900);
+    // Never larger than the screen (a 1280x720 projector, say).
+    resize(QSize(1400, 900).boundedTo(screen()->availableGeometry().size()));
 
     connect(startButton_, &QPushButton::clicked, this, &MainWindow::startRun);
     connect(compareButton_, &QPushButton::clicked, this, &MainWindow::startComparison);
@@ -258,10 +273,12 @@ MainWindow::MainWindow(QWidget* parent)
     const bool scale = settings.value(kScaleKey, false).toBool();
     const bool secondsAxis = settings.value(kSecondsAxisKey, false).toBool();
     const bool smoothLoss = settings.value(kSmoothLossKey, false).toBool();
+    const bool logLoss = settings.value(kLogLossKey, false).toBool();
     configPanel_->setConfig(lastConfig);
     configPanel_->setScalesWithDeviceCount(scale);
     secondsAxisAction_->setChecked(secondsAxis);
     smoothLossAction_->setChecked(smoothLoss);
+    logLossAction_->setChecked(logLoss);
     loadHistory();
     updateControls();
     showStatus(tr("Ready"));
@@ -322,6 +339,17 @@ void MainWindow::buildMenus()
         charts_->setSmoothedLoss(smoothed);
         saveSettings();
     });
+    logLossAction_ = viewMenu->addAction(tr("L&og scale for the loss"));
+    logLossAction_->setObjectName(QStringLiteral("logLossAction"));
+    logLossAction_->setCheckable(true);
+    logLossAction_->setToolTip(tr("Loss on a log scale: late, small improvements stay visible"));
+    connect(logLossAction_, &QAction::toggled, this, [this](bool log) {
+        charts_->setLogScaleLoss(log);
+        saveSettings();
+    });
+    QAction* resetZoomAction = viewMenu->addAction(tr("&Reset chart zoom"), QKeySequence(tr("Ctrl+0")),
+                                                   charts_, &ChartBoard::resetZoom);
+    resetZoomAction->setObjectName(QStringLiteral("resetZoomAction"));
 
     // The two chart switches a teacher flips most, also beside the charts.
     auto* axisCombo = new QComboBox;
@@ -332,17 +360,15 @@ void MainWindow::buildMenus()
             [this](int index) { secondsAxisAction_->setChecked(index == 1); });
     connect(secondsAxisAction_, &QAction::toggled, axisCombo,
             [axisCombo](bool seconds) { axisCombo->setCurrentIndex(seconds ? 1 : 0); });
-    auto* smoothCheck = new QPushButton(tr("Smooth loss"));
-    smoothCheck->setObjectName(QStringLiteral("smoothLossButton"));
-    smoothCheck->setCheckable(true);
-    connect(smoothCheck, &QPushButton::toggled, smoothLossAction_, &QAction::setChecked);
-    connect(smoothLossAction_, &QAction::toggled, smoothCheck, &QPushButton::setChecked);
     chartSwitches_ = new QWidget;
     auto* switchesLayout = new QHBoxLayout(chartSwitches_);
     switchesLayout->setContentsMargins(0, 0, 0, 0);
     switchesLayout->addStretch();
     switchesLayout->addWidget(axisCombo);
-    switchesLayout->addWidget(smoothCheck);
+    switchesLayout->addWidget(
+            buttonFor(smoothLossAction_, tr("Smooth loss"), QStringLiteral("smoothLossButton")));
+    switchesLayout->addWidget(
+            buttonFor(logLossAction_, tr("Log loss"), QStringLiteral("logLossButton")));
 }
 
 void MainWindow::loadHistory()
@@ -684,4 +710,5 @@ void MainWindow::saveSettings()
     settings.setValue(kScaleKey, configPanel_->scalesWithDeviceCount());
     settings.setValue(kSecondsAxisKey, secondsAxisAction_->isChecked());
     settings.setValue(kSmoothLossKey, smoothLossAction_->isChecked());
+    settings.setValue(kLogLossKey, logLossAction_->isChecked());
 }

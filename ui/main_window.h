@@ -114,6 +114,7 @@ private:
     std::vector<std::unique_ptr<QTemporaryDir>> comparisonSnapshots_;
     QAction* secondsAxisAction_;
     QAction* smoothLossAction_;
+    QAction* logLossAction_;
 
     bool stopRequested_ = false;
 

@@ -33,6 +33,7 @@
 
 #include "backend/kernel_choices.h"
 #include "batch_split_view.h"
+#include "chart_board.h"
 #include "cluster_command_dialog.h"
 #include "data/dataset.h"
 #include "devices/device.h"
@@ -207,6 +208,8 @@ private slots:
     void comparisonShowsTheDriftFromOneDevice();
     void clusterCommandReproducesTheSettings();
     void presenterModeHidesTheSettingsAndEnlargesText();
+    void presenterModeLeavesTheChartsRoomAt1280x720();
+    void logScaleLossIsRemembered();
 
 private:
     QTemporaryDir scratch_;
@@ -572,25 +575,28 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QCOMPARE(runs.data(runs.index(1, RunsTableModel::SpeedupColumn)).toString(),
              QStringLiteral("%1×").arg(expectedSpeedup, 0, 'f', 2));
     QCOMPARE(parts.speedupChart->measurementCount(), 2);
-    QCOMPARE(parts.accuracyChart->lineCount(), 2);
+    QCOMPARE(parts.accuracyChart->runCount(), 2);
 
     // Unchecking the baseline leaves nothing to compare against.
     parts.runs->setChecked(0, false);
     QVERIFY(!runs.data(runs.index(1, RunsTableModel::SpeedupColumn), Qt::UserRole).isValid());
-    QCOMPARE(parts.accuracyChart->lineCount(), 1);
+    QCOMPARE(parts.accuracyChart->runCount(), 1);
     QCOMPARE(parts.speedupChart->measurementCount(), 0);
     parts.runs->setChecked(0, true);
 
     // Export: every chart as PNG and SVG, the runs as CSV and JSON, epochs as CSV.
     QTemporaryDir exportDir;
     QVERIFY(window.exportTo(exportDir.path()));
-    for (const QString& name : {QStringLiteral("test_accuracy"), QStringLiteral("training_loss"),
+    for (const QString& name : {QStringLiteral("accuracy"), QStringLiteral("training_loss"),
                                QStringLiteral("seconds_per_epoch"), QStringLiteral("speedup"),
                                QStringLiteral("batch_split")}) {
         const QImage png(exportDir.filePath(name + QStringLiteral(".png")));
         QVERIFY2(!png.isNull(), qPrintable(name));
         QVERIFY(QSvgRenderer(exportDir.filePath(name + QStringLiteral(".svg"))).isValid());
     }
+    // Charts at one size whatever the window's, sharp on slides.
+    QCOMPARE(QImage(exportDir.filePath(QStringLiteral("accuracy.png"))).size(),
+             ChartBoard::kExportSize * 2);
     QFile runsCsv(exportDir.filePath(QStringLiteral("runs.csv")));
     QVERIFY(runsCsv.open(QIODevice::ReadOnly));
     const QList<QByteArray> csvLines = runsCsv.readAll().trimmed().split('\n');
@@ -635,9 +641,9 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
                 .contains(QStringLiteral("past")));
     // Past runs join the charts when checked.
     QVERIFY(!parts.runs->isChecked(0));
-    QCOMPARE(parts.accuracyChart->lineCount(), 0);
+    QCOMPARE(parts.accuracyChart->runCount(), 0);
     parts.runs->setData(parts.runs->index(0, 0), Qt::Checked, Qt::CheckStateRole);
-    QCOMPARE(parts.accuracyChart->lineCount(), 1);
+    QCOMPARE(parts.accuracyChart->runCount(), 1);
     QCOMPARE(parts.accuracyLine(0)->count(), 1);
 
     parts.runsTable->selectRow(0);
@@ -645,7 +651,7 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     QVERIFY(deleteButton && deleteButton->isEnabled());
     QTest::mouseClick(deleteButton, Qt::LeftButton);
     QCOMPARE(parts.runs->rowCount(), 0);
-    QCOMPARE(parts.accuracyChart->lineCount(), 0);
+    QCOMPARE(parts.accuracyChart->runCount(), 0);
     QVERIFY(RunHistory().runs().empty());
 }
 
@@ -837,6 +843,54 @@ void TestMainWindow::presenterModeHidesTheSettingsAndEnlargesText()
     window.setPresenterMode(false);
     QVERIFY(settings->isVisible());
     QCOMPARE(parts.statusLabel->font().pointSizeF(), normalSize);
+}
+
+// A projector's 1280x720: large text, and plots still taller than their
+// titles and labels, every axis title whole.
+void TestMainWindow::presenterModeLeavesTheChartsRoomAt1280x720()
+{
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.setPresenterMode(true);
+    QTest::qWait(50);  // the layouts settle
+    for (const RunChartView* chart : std::initializer_list<const RunChartView*>{
+                 parts.accuracyChart, parts.lossChart, parts.secondsChart, parts.speedupChart}) {
+        const QRectF plot = chart->chart()->plotArea();
+        QVERIFY2(plot.height() >= 0.5 * chart->height() && plot.height() >= 120,
+                 qPrintable(QStringLiteral("%1: plot %2 px of %3")
+                                    .arg(chart->objectName())
+                                    .arg(plot.height())
+                                    .arg(chart->height())));
+        const QFontMetricsF title(chart->chart()->titleFont());
+        QVERIFY(title.horizontalAdvance(chart->chart()->title()) < chart->width());
+        for (const QAbstractAxis* axis : chart->chart()->axes()) {
+            if (axis->titleText().isEmpty())
+                continue;
+            const QFontMetricsF metrics(axis->titleFont());
+            const double room = axis->orientation() == Qt::Horizontal ? plot.width() : plot.height();
+            QVERIFY2(metrics.horizontalAdvance(axis->titleText()) < room, qPrintable(axis->titleText()));
+        }
+    }
+}
+
+void TestMainWindow::logScaleLossIsRemembered()
+{
+    {
+        MainWindow window;
+        const WindowParts parts(window);
+        QVERIFY(parts.allFound());
+        auto* logButton = window.findChild<QPushButton*>(QStringLiteral("logLossButton"));
+        QVERIFY(logButton);
+        QVERIFY(!parts.lossChart->isLogScaleY());
+        logButton->click();
+        QVERIFY(parts.lossChart->isLogScaleY());
+    }
+    MainWindow reopened;
+    QVERIFY(WindowParts(reopened).lossChart->isLogScaleY());
 }
 
 QTEST_MAIN(TestMainWindow)
