@@ -845,13 +845,28 @@ void TestMainWindow::presenterModeHidesTheSettingsAndEnlargesText()
     QCOMPARE(parts.statusLabel->font().pointSizeF(), normalSize);
 }
 
-// A projector's 1280x720: large text, and plots still taller than their
-// titles and labels, every axis title whole.
+// A projector's 1280x720 with a dozen runs: large text, and plots still
+// taller than their titles, labels and the runs' legend, every axis title whole.
 void TestMainWindow::presenterModeLeavesTheChartsRoomAt1280x720()
 {
     MainWindow window;
     const WindowParts parts(window);
     QVERIFY(parts.allFound());
+    QTemporaryDir folder;
+    for (int i = 0; i < 12; ++i) {
+        dp::TrainConfig config;
+        config.model = i % 2 == 0 ? "lenet" : "mnistnet";
+        config.batch_size = 64 << (i % 4);
+        config.epochs = 10;
+        config.devices = {"cpu:0", "cpu:1"};
+        dp::RunRecord record = dp::start_run_record(config, "dp-train");
+        record.status = dp::RunStatus::finished;
+        for (int epoch = 1; epoch <= 10; ++epoch)
+            record.epochs.push_back({epoch, 1.0 / epoch, 0.5 + 0.04 * epoch, 0.45 + 0.04 * epoch, 3.0});
+        const QString file = folder.filePath(QStringLiteral("run%1.json").arg(i));
+        dp::write_run_record(file.toStdString(), record);
+        QVERIFY(window.importRunRecord(file));
+    }
     window.resize(1280, 720);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
