@@ -2,8 +2,9 @@
 # Saves screenshots of dp-workbench in each state a user meets, under xvfb
 # (a real X server, so fonts and styles render as on a desktop), for docs and
 # UI review: idle, mid-run, a finished 1 vs 2 comparison, the classroom views
-# and presenter mode. Each state starts from fresh settings and an empty
-# history in a temporary folder. Needs a Release build and xvfb-run.
+# and presenter mode (also on a 1280x720 projector). Each state starts from
+# fresh settings and an empty history in a temporary folder. Needs a Release
+# build and xvfb-run.
 #
 #   tests/ui/screenshots.sh [OUTPUT_DIR]     (default build/screenshots)
 #     DP_WORKBENCH  the binary (default build/release/app/dp-workbench)
@@ -26,14 +27,15 @@ trap 'rm -rf "$scratch"' EXIT
 data=(--model lenet --lr 0.2 --batch-size 64
       --limit-train "${LIMIT_TRAIN:-10000}" --limit-test "${LIMIT_TEST:-2000}")
 
-# shot NAME [dp-workbench options...]: one state, one PNG.
+# shot NAME [dp-workbench options...]: one state, one PNG; SCREEN=WxH sets
+# the screen (default 1400x900).
 shot() {
   local name="$1"
   shift
   local state="$scratch/$name"
   mkdir -p "$state"
   XDG_CONFIG_HOME="$state/config" DP_WORKBENCH_DATA_DIR="$state/data" QT_QPA_PLATFORM=xcb \
-    timeout 600 xvfb-run -a -s "-screen 0 1400x900x24" \
+    timeout 600 xvfb-run -a -s "-screen 0 ${SCREEN:-1400x900}x24" \
     "$binary" --screenshot "$output_dir/$name.png" "$@"
   echo "screenshots: wrote $output_dir/$name.png"
 }
@@ -45,3 +47,5 @@ shot comparison "${data[@]}" --epochs 3 --devices cpu:0,cpu:1 --compare
 DP_CPU_DEVICES=4 shot classroom "${data[@]}" --epochs 10 --start --show-tab classroom \
   --screenshot-after-epochs 2
 shot presenter "${data[@]}" --epochs 10 --start --presenter --screenshot-after-epochs 2
+SCREEN=1280x720 shot presenter-720p "${data[@]}" --epochs 10 --start --presenter \
+  --screenshot-after-epochs 2
