@@ -351,7 +351,7 @@ void MainWindow::buildMenus()
                                                    charts_, &ChartBoard::resetZoom);
     resetZoomAction->setObjectName(QStringLiteral("resetZoomAction"));
 
-    // The two chart switches a teacher flips most, also beside the charts.
+    // The chart switches a teacher flips most, also beside the charts.
     auto* axisCombo = new QComboBox;
     axisCombo->setObjectName(QStringLiteral("xAxisCombo"));
     axisCombo->addItem(tr("x: epoch"));

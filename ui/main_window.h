@@ -99,7 +99,7 @@ private:
     BatchSplitView* batchSplitView_;
     PredictionStrip* predictionStrip_;
     QTabWidget* viewTabs_;
-    QWidget* chartSwitches_ = nullptr;  // x axis and smoothing, above the charts
+    QWidget* chartSwitches_ = nullptr;  // x axis, smoothing and log loss, above the charts
     QTabWidget* bottomTabs_;
     RunsPanel* runsPanel_;
     QPushButton* startButton_;
