@@ -69,11 +69,24 @@ const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kSplitterKey = QStringLiteral("window/splitter");
 // The ids of the runs checked (drawn on the charts), so a restart shows them again.
 const QString kCheckedRunsKey = QStringLiteral("runs/checked");
+const QString kLogLossKey = QStringLiteral("view/log_loss");
 
 QString formatSeconds(double seconds)
 {
     // Tiny runs take a fraction of a second per epoch; keep two digits there.
     return QString::number(seconds, 'f', seconds < 1.0 ? 2 : 1);
+}
+
+// A checkable button beside the charts that mirrors a View menu action.
+QPushButton* buttonFor(QAction* action, const QString& text, const QString& objectName)
+{
+    auto* button = new QPushButton(text);
+    button->setObjectName(objectName);
+    button->setCheckable(true);
+    button->setToolTip(action->toolTip());
+    QObject::connect(button, &QPushButton::toggled, action, &QAction::setChecked);
+    QObject::connect(action, &QAction::toggled, button, &QPushButton::setChecked);
+    return button;
 }
 
 bool writeFile(const QString& path, const QByteArray& contents)
@@ -259,6 +272,7 @@ MainWindow::MainWindow(QWidget* parent)
     const bool scale = settings.value(kScaleKey, false).toBool();
     const bool secondsAxis = settings.value(kSecondsAxisKey, false).toBool();
     const bool smoothLoss = settings.value(kSmoothLossKey, false).toBool();
+    const bool logLoss = settings.value(kLogLossKey, false).toBool();
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
     rightSplitter_->restoreState(settings.value(kSplitterKey).toByteArray());
     configPanel_->setDataFolders(loadDataFolders(settings));
@@ -266,6 +280,7 @@ MainWindow::MainWindow(QWidget* parent)
     configPanel_->setScalesWithDeviceCount(scale);
     secondsAxisAction_->setChecked(secondsAxis);
     smoothLossAction_->setChecked(smoothLoss);
+    logLossAction_->setChecked(logLoss);
     loadHistory();
     updateControls();
     showStatus(tr("Ready"));
@@ -341,8 +356,19 @@ void MainWindow::buildMenus()
         charts_->setSmoothedLoss(smoothed);
         saveSettings();
     });
+    logLossAction_ = viewMenu->addAction(tr("L&og scale for the loss"));
+    logLossAction_->setObjectName(QStringLiteral("logLossAction"));
+    logLossAction_->setCheckable(true);
+    logLossAction_->setToolTip(tr("Loss on a log scale: late, small improvements stay visible"));
+    connect(logLossAction_, &QAction::toggled, this, [this](bool log) {
+        charts_->setLogScaleLoss(log);
+        saveSettings();
+    });
+    QAction* resetZoomAction = viewMenu->addAction(tr("&Reset chart zoom"), QKeySequence(tr("Ctrl+0")),
+                                                   charts_, &ChartBoard::resetZoom);
+    resetZoomAction->setObjectName(QStringLiteral("resetZoomAction"));
 
-    // The two chart switches a teacher flips most, also beside the charts.
+    // The chart switches a teacher flips most, also beside the charts.
     auto* axisCombo = new QComboBox;
     axisCombo->setObjectName(QStringLiteral("xAxisCombo"));
     axisCombo->addItem(tr("x: epoch"));
@@ -351,17 +377,15 @@ void MainWindow::buildMenus()
             [this](int index) { secondsAxisAction_->setChecked(index == 1); });
     connect(secondsAxisAction_, &QAction::toggled, axisCombo,
             [axisCombo](bool seconds) { axisCombo->setCurrentIndex(seconds ? 1 : 0); });
-    auto* smoothCheck = new QPushButton(tr("Smooth loss"));
-    smoothCheck->setObjectName(QStringLiteral("smoothLossButton"));
-    smoothCheck->setCheckable(true);
-    connect(smoothCheck, &QPushButton::toggled, smoothLossAction_, &QAction::setChecked);
-    connect(smoothLossAction_, &QAction::toggled, smoothCheck, &QPushButton::setChecked);
     chartSwitches_ = new QWidget;
     auto* switchesLayout = new QHBoxLayout(chartSwitches_);
     switchesLayout->setContentsMargins(0, 0, 0, 0);
     switchesLayout->addStretch();
     switchesLayout->addWidget(axisCombo);
-    switchesLayout->addWidget(smoothCheck);
+    switchesLayout->addWidget(
+            buttonFor(smoothLossAction_, tr("Smooth loss"), QStringLiteral("smoothLossButton")));
+    switchesLayout->addWidget(
+            buttonFor(logLossAction_, tr("Log loss"), QStringLiteral("logLossButton")));
 }
 
 void MainWindow::loadHistory()
@@ -784,4 +808,5 @@ void MainWindow::saveSettings()
     settings.setValue(kScaleKey, configPanel_->scalesWithDeviceCount());
     settings.setValue(kSecondsAxisKey, secondsAxisAction_->isChecked());
     settings.setValue(kSmoothLossKey, smoothLossAction_->isChecked());
+    settings.setValue(kLogLossKey, logLossAction_->isChecked());
 }

@@ -118,7 +118,7 @@ private:
     ComparisonSummaryCard* summaryCard_;  // above the charts when a comparison ends
     ClassroomPage* classroomPage_;
     QTabWidget* viewTabs_;
-    QWidget* chartSwitches_ = nullptr;  // x axis and smoothing, above the charts
+    QWidget* chartSwitches_ = nullptr;  // x axis, smoothing and log loss, above the charts
     QTabWidget* bottomTabs_;
     QSplitter* rightSplitter_;  // the views above, the runs table and log below
     RunsPanel* runsPanel_;
@@ -134,6 +134,7 @@ private:
     std::vector<std::unique_ptr<QTemporaryDir>> comparisonSnapshots_;
     QAction* secondsAxisAction_;
     QAction* smoothLossAction_;
+    QAction* logLossAction_;
 
     bool stopRequested_ = false;
     Confirmation confirm_;

@@ -150,6 +150,10 @@ int runWorkbench(QApplication& app)
         {QStringLiteral("scale-lr"), QStringLiteral("Compare with batch and lr scaled by N.")});
     const QCommandLineOption presenterOption =
         hidden({QStringLiteral("presenter"), QStringLiteral("Open in presenter mode.")});
+    const QCommandLineOption importOption =
+        hidden({QStringLiteral("import"),
+                QStringLiteral("Import a run record JSON at launch (repeatable)."),
+                QStringLiteral("FILE")});
     const QCommandLineOption tabOption =
         hidden({QStringLiteral("show-tab"), QStringLiteral("Show the view tab with this title."),
                 QStringLiteral("TITLE")});
@@ -162,7 +166,8 @@ int runWorkbench(QApplication& app)
          QStringLiteral("N"), QStringLiteral("0")});
     parser.addOptions({modelOption, batchSizeOption, lrOption, epochsOption, limitTrainOption,
                        limitTestOption, devicesOption, startOption, compareOption, scaleOption,
-                       presenterOption, tabOption, screenshotOption, afterEpochsOption});
+                       presenterOption, importOption, tabOption, screenshotOption,
+                       afterEpochsOption});
     // parse(), not process(): a bad option is a usage error, exit code 2 as dp-train's.
     if (!parser.parse(QCoreApplication::arguments())) {
         QString problem = parser.errorText();
@@ -218,6 +223,12 @@ int runWorkbench(QApplication& app)
         window.setComparisonScaling(true);
     if (parser.isSet(presenterOption))
         window.setPresenterMode(true);
+    for (const QString& record : parser.values(importOption)) {
+        if (!window.importRunRecord(record)) {
+            std::fprintf(stderr, "dp-workbench: cannot import %s\n", qPrintable(record));
+            return 1;
+        }
+    }
     if (parser.isSet(tabOption)) {
         auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
         for (int i = 0; i < tabs->count(); ++i) {

@@ -2,8 +2,9 @@
 # Saves screenshots of dp-workbench in each state a user meets, under xvfb
 # (a real X server, so fonts and styles render as on a desktop), for docs and
 # UI review: idle, mid-run, a finished 1 vs 2 comparison, the classroom views
-# and presenter mode. Each state starts from fresh settings and an empty
-# history in a temporary folder. Needs a Release build and xvfb-run.
+# and presenter mode (also on a 1280x720 projector). Each state starts from
+# fresh settings and an empty history in a temporary folder. Needs a Release
+# build and xvfb-run.
 #
 #   tests/ui/screenshots.sh [OUTPUT_DIR]     (default build/screenshots)
 #     DP_WORKBENCH  the binary (default build/release/app/dp-workbench)
@@ -49,3 +50,5 @@ shot presenter "${data[@]}" --epochs 10 --start --presenter --screenshot-after-e
 # A projector's 1280 x 720 with eight devices: every device row keeps its label and time.
 SCREEN=1280x720 DP_CPU_DEVICES=8 shot presenter-classroom-8-devices "${data[@]}" --epochs 10 \
   --start --presenter --show-tab classroom --screenshot-after-epochs 1
+SCREEN=1280x720 shot presenter-720p "${data[@]}" --epochs 10 --start --presenter \
+  --screenshot-after-epochs 2

@@ -38,6 +38,7 @@
 #include "batch_split_view.h"
 #include "comparison_summary_card.h"
 #include "classroom_page.h"
+#include "chart_board.h"
 #include "cluster_command_dialog.h"
 #include "data/dataset.h"
 #include "devices/device.h"
@@ -234,6 +235,8 @@ private slots:
     void batchSplitViewKeepsTheLastFullSizeStep();
     void presenterClassroomKeepsEveryDeviceRowLegible_data();
     void presenterClassroomKeepsEveryDeviceRowLegible();
+    void presenterModeLeavesTheChartsRoomAt1280x720();
+    void logScaleLossIsRemembered();
 
 private:
     QTemporaryDir scratch_;
@@ -435,7 +438,7 @@ void TestMainWindow::unreadableDataIsReportedInTheWindow()
     QVERIFY(QString::fromStdString(parts.runs->record(0).error).contains(imagesFile));
     // No epochs, no line: the failed run leaves no empty legend entry behind.
     QVERIFY(!parts.runs->isChecked(0));
-    QCOMPARE(parts.accuracyChart->lineCount(), 0);
+    QCOMPARE(parts.accuracyChart->runCount(), 0);
 }
 
 void TestMainWindow::closingMidRunStopsTheRun()
@@ -628,7 +631,7 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QCOMPARE(runs.data(runs.index(1, RunsTableModel::SpeedupColumn)).toString(),
              QStringLiteral("%1×").arg(expectedSpeedup, 0, 'f', 2));
     QCOMPARE(parts.speedupChart->measurementCount(), 2);
-    QCOMPARE(parts.accuracyChart->lineCount(), 2);
+    QCOMPARE(parts.accuracyChart->runCount(), 2);
 
     // The summary card says it in words once the comparison's last run ended.
     auto* card = window.findChild<ComparisonSummaryCard*>(QStringLiteral("comparisonSummaryCard"));
@@ -643,20 +646,23 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     // Unchecking the baseline leaves nothing to compare against.
     parts.runs->setChecked(0, false);
     QVERIFY(!runs.data(runs.index(1, RunsTableModel::SpeedupColumn), Qt::UserRole).isValid());
-    QCOMPARE(parts.accuracyChart->lineCount(), 1);
+    QCOMPARE(parts.accuracyChart->runCount(), 1);
     QCOMPARE(parts.speedupChart->measurementCount(), 0);
     parts.runs->setChecked(0, true);
 
     // Export: every chart as PNG and SVG, the runs as CSV and JSON, epochs as CSV.
     QTemporaryDir exportDir;
     QVERIFY(window.exportTo(exportDir.path()));
-    for (const QString& name : {QStringLiteral("test_accuracy"), QStringLiteral("training_loss"),
+    for (const QString& name : {QStringLiteral("accuracy"), QStringLiteral("training_loss"),
                                QStringLiteral("seconds_per_epoch"), QStringLiteral("speedup"),
                                QStringLiteral("batch_split")}) {
         const QImage png(exportDir.filePath(name + QStringLiteral(".png")));
         QVERIFY2(!png.isNull(), qPrintable(name));
         QVERIFY(QSvgRenderer(exportDir.filePath(name + QStringLiteral(".svg"))).isValid());
     }
+    // Charts at one size whatever the window's, sharp on slides.
+    QCOMPARE(QImage(exportDir.filePath(QStringLiteral("accuracy.png"))).size(),
+             ChartBoard::kExportSize * 2);
     QFile runsCsv(exportDir.filePath(QStringLiteral("runs.csv")));
     QVERIFY(runsCsv.open(QIODevice::ReadOnly));
     const QList<QByteArray> csvLines = runsCsv.readAll().trimmed().split('\n');
@@ -707,16 +713,16 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
                 .contains(QStringLiteral("past")));
     // Checked when the window closed, so back on the charts.
     QVERIFY(parts.runs->isChecked(0));
-    QCOMPARE(parts.accuracyChart->lineCount(), 1);
+    QCOMPARE(parts.accuracyChart->runCount(), 1);
     QCOMPARE(parts.accuracyLine(0)->count(), 1);
     // Unchecked stays unchecked after the next restart.
     parts.runs->setData(parts.runs->index(0, 0), Qt::Unchecked, Qt::CheckStateRole);
-    QCOMPARE(parts.accuracyChart->lineCount(), 0);
+    QCOMPARE(parts.accuracyChart->runCount(), 0);
     {
         MainWindow again;
         const WindowParts againParts(again);
         QVERIFY(!againParts.runs->isChecked(0));
-        QCOMPARE(againParts.accuracyChart->lineCount(), 0);
+        QCOMPARE(againParts.accuracyChart->runCount(), 0);
     }
 
     // Deleting asks first; "no" keeps the run.
@@ -737,7 +743,7 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     answer = true;
     QTest::mouseClick(deleteButton, Qt::LeftButton);
     QCOMPARE(parts.runs->rowCount(), 0);
-    QCOMPARE(parts.accuracyChart->lineCount(), 0);
+    QCOMPARE(parts.accuracyChart->runCount(), 0);
     QVERIFY(RunHistory().runs().empty());
 }
 
@@ -1125,6 +1131,69 @@ void TestMainWindow::presenterClassroomKeepsEveryDeviceRowLegible()
     QVERIFY2(strip->height() >= strip->minimumSizeHint().height(),
              qPrintable(QStringLiteral("%1 < %2").arg(strip->height()).arg(strip->minimumSizeHint().height())));
     QVERIFY(split->height() <= split->sizeHint().height() + split->fontMetrics().height() * devices);
+}
+
+// A projector's 1280x720 with a dozen runs: large text, and plots still
+// taller than their titles, labels and the runs' legend, every axis title whole.
+void TestMainWindow::presenterModeLeavesTheChartsRoomAt1280x720()
+{
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    QTemporaryDir folder;
+    for (int i = 0; i < 12; ++i) {
+        dp::TrainConfig config;
+        config.model = i % 2 == 0 ? "lenet" : "mnistnet";
+        config.batch_size = 64 << (i % 4);
+        config.epochs = 10;
+        config.devices = {"cpu:0", "cpu:1"};
+        dp::RunRecord record = dp::start_run_record(config, "dp-train");
+        record.status = dp::RunStatus::finished;
+        for (int epoch = 1; epoch <= 10; ++epoch)
+            record.epochs.push_back({epoch, 1.0 / epoch, 0.5 + 0.04 * epoch, 0.45 + 0.04 * epoch, 3.0});
+        const QString file = folder.filePath(QStringLiteral("run%1.json").arg(i));
+        dp::write_run_record(file.toStdString(), record);
+        QVERIFY(window.importRunRecord(file));
+    }
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.setPresenterMode(true);
+    QTest::qWait(50);  // the layouts settle
+    for (const RunChartView* chart : std::initializer_list<const RunChartView*>{
+                 parts.accuracyChart, parts.lossChart, parts.secondsChart, parts.speedupChart}) {
+        const QRectF plot = chart->chart()->plotArea();
+        QVERIFY2(plot.height() >= 0.5 * chart->height() && plot.height() >= 120,
+                 qPrintable(QStringLiteral("%1: plot %2 px of %3")
+                                    .arg(chart->objectName())
+                                    .arg(plot.height())
+                                    .arg(chart->height())));
+        const QFontMetricsF title(chart->chart()->titleFont());
+        QVERIFY(title.horizontalAdvance(chart->chart()->title()) < chart->width());
+        for (const QAbstractAxis* axis : chart->chart()->axes()) {
+            if (axis->titleText().isEmpty())
+                continue;
+            const QFontMetricsF metrics(axis->titleFont());
+            const double room = axis->orientation() == Qt::Horizontal ? plot.width() : plot.height();
+            QVERIFY2(metrics.horizontalAdvance(axis->titleText()) < room, qPrintable(axis->titleText()));
+        }
+    }
+}
+
+void TestMainWindow::logScaleLossIsRemembered()
+{
+    {
+        MainWindow window;
+        const WindowParts parts(window);
+        QVERIFY(parts.allFound());
+        auto* logButton = window.findChild<QPushButton*>(QStringLiteral("logLossButton"));
+        QVERIFY(logButton);
+        QVERIFY(!parts.lossChart->isLogScaleY());
+        logButton->click();
+        QVERIFY(parts.lossChart->isLogScaleY());
+    }
+    MainWindow reopened;
+    QVERIFY(WindowParts(reopened).lossChart->isLogScaleY());
 }
 
 QTEST_MAIN(TestMainWindow)

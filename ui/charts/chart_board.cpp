@@ -1,16 +1,28 @@
 #include "chart_board.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QGridLayout>
+#include <QHBoxLayout>
+#include <QImage>
+#include <QPushButton>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
 
+#include "chart_axis.h"
 #include "epoch_metric_chart.h"
 #include "loss_chart.h"
-#include "widget_image_export.h"
+#include "run_legend.h"
 
 namespace {
+
+// Exported PNGs have twice the pixels of kExportSize: sharp on slides and
+// high-density screens, with text sized as on a normal screen.
+constexpr double kExportPixelRatio = 2;
+// Room after the last epoch so that its dots show whole.
+constexpr double kEpochMargin = 0.5;
 
 bool measuresDrift(const dp::RunRecord& record)
 {
@@ -19,28 +31,52 @@ bool measuresDrift(const dp::RunRecord& record)
                            [](const dp::EpochMetrics& e) { return !std::isnan(e.parameter_drift); });
 }
 
-} // namespace
+}  // namespace
 
-ChartBoard::ChartBoard(QWidget* parent) : QWidget(parent), grid_(new QGridLayout(this))
+ChartBoard::ChartBoard(QWidget* parent)
+    : QWidget(parent),
+      legend_(new RunLegend),
+      resetZoomButton_(new QPushButton(tr("Reset zoom"))),
+      grid_(new QGridLayout)
 {
+    legend_->setObjectName(QStringLiteral("runLegend"));
+    resetZoomButton_->setObjectName(QStringLiteral("resetZoomButton"));
+    resetZoomButton_->setToolTip(tr("Show all the data on every chart again (or double-click a chart)"));
+    resetZoomButton_->hide();
+    connect(resetZoomButton_, &QPushButton::clicked, this, &ChartBoard::resetZoom);
+    auto* top = new QHBoxLayout;
+    top->setContentsMargins(4, 0, 4, 0);
+    top->addWidget(legend_, 1);
+    top->addWidget(resetZoomButton_, 0, Qt::AlignTop);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(top);
+    layout->addLayout(grid_, 1);
     grid_->setContentsMargins(0, 0, 0, 0);
     grid_->setSpacing(2);
+
     // The run's progress on the left, how it scales on the right, drift below.
-    epochCharts_.push_back(add(new EpochMetricChart(
-                                       tr("Test accuracy"), tr("test acc"),
-                                       [](const dp::EpochMetrics& e) { return e.test_acc; }, true),
-                               "accuracyChart", "test_accuracy", 0, 0));
+    auto* accuracy = add(new EpochMetricChart(
+                                 tr("Accuracy"),
+                                 {{tr("test acc"), [](const dp::EpochMetrics& e) { return e.test_acc; }},
+                                  {tr("train acc"),
+                                   [](const dp::EpochMetrics& e) { return e.train_acc; },
+                                   Qt::DashLine}}),
+                         "accuracyChart", "accuracy", 0, 0);
+    accuracy->setValueBounds(0, 1);
+    epochCharts_.push_back(accuracy);
     loss_ = add(new LossChart, "lossChart", "training_loss", 0, 1);
-    epochCharts_.push_back(add(new EpochMetricChart(
-                                       tr("Seconds per epoch"), tr("sec/epoch"),
-                                       [](const dp::EpochMetrics& e) { return e.seconds; }, false),
-                               "secondsChart", "seconds_per_epoch", 1, 0));
+    epochCharts_.push_back(add(
+            new EpochMetricChart(tr("Seconds per epoch"),
+                                 {{tr("sec/epoch"), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
+            "secondsChart", "seconds_per_epoch", 1, 0));
     speedup_ = add(new SpeedupChart, "speedupChart", "speedup", 1, 1);
     drift_ = add(new EpochMetricChart(
-                         tr("N devices vs 1: parameter drift ‖θN − θ1‖ / ‖θ1‖"), tr("drift"),
-                         [](const dp::EpochMetrics& e) { return e.parameter_drift; }, false),
+                         tr("N devices vs 1: parameter drift ‖θN − θ1‖ / ‖θ1‖"),
+                         {{tr("drift"), [](const dp::EpochMetrics& e) { return e.parameter_drift; }}}),
                  "driftChart", "parameter_drift", 2, 0, 2);
-    drift_->setLogScaleY();
+    drift_->setLogScaleY(true);  // from 1e-9 to 1e-3
     drift_->setToolTip(
             tr("After each epoch, how far the N-device run's parameters are from its 1-device "
                "twin's, relative to their size (same seed, same global batch). Data "
@@ -50,6 +86,15 @@ ChartBoard::ChartBoard(QWidget* parent) : QWidget(parent), grid_(new QGridLayout
     grid_->setRowStretch(0, 3);
     grid_->setRowStretch(1, 3);
     showDrift(false);  // until a comparison measures drift
+
+    for (const auto& [chart, name] : charts_) {
+        connect(chart, &RunChartView::zoomedChanged, this, &ChartBoard::updateZoomButton);
+        if (chart != speedup_) {
+            sharedXCharts_.push_back(chart);
+            connect(chart, &RunChartView::xExtentChanged, this, &ChartBoard::updateSharedXRange);
+        }
+    }
+    updateSharedXRange();
 }
 
 template <typename Chart>
@@ -64,22 +109,20 @@ Chart* ChartBoard::add(Chart* chart, const char* objectName, const char* exportN
 
 void ChartBoard::startRun(const dp::RunRecord& record, const QColor& color)
 {
-    for (EpochMetricChart* chart : epochCharts_)
-        chart->setPlannedEpochs(record.config.epochs);
-    loss_->setPlannedEpochs(record.config.epochs);
     updateRun(record, color);
     loss_->startRun(record, color);
 }
 
 void ChartBoard::updateRun(const dp::RunRecord& record, const QColor& color)
 {
+    remember(record, color);
     for (EpochMetricChart* chart : epochCharts_)
         chart->showRun(record, color);
     if (measuresDrift(record)) {
-        drift_->setPlannedEpochs(record.config.epochs);
         drift_->showRun(record, color);
         showDrift(true);
     }
+    updateSharedXRange();
 }
 
 void ChartBoard::setRunVisible(const dp::RunRecord& record, const QColor& color, bool visible)
@@ -87,21 +130,72 @@ void ChartBoard::setRunVisible(const dp::RunRecord& record, const QColor& color,
     if (visible) {
         updateRun(record, color);
     } else {
+        forget(record.id);
         for (EpochMetricChart* chart : epochCharts_)
             chart->hideRun(record.id);
         drift_->hideRun(record.id);
-        showDrift(drift_->lineCount() > 0);
+        showDrift(drift_->runCount() > 0);
     }
     loss_->setRunVisible(record.id, visible);
+    updateSharedXRange();
 }
 
 void ChartBoard::removeRun(const std::string& id)
 {
+    forget(id);
     for (EpochMetricChart* chart : epochCharts_)
         chart->hideRun(id);
     drift_->hideRun(id);
-    showDrift(drift_->lineCount() > 0);
+    showDrift(drift_->runCount() > 0);
     loss_->removeRun(id);
+    updateSharedXRange();
+}
+
+void ChartBoard::remember(const dp::RunRecord& record, const QColor& color)
+{
+    shown_[record.id] = {QString::fromStdString(record.label()), color, record.config.epochs,
+                         int(record.epochs.size())};
+    showLegend();
+}
+
+void ChartBoard::forget(const std::string& id)
+{
+    shown_.erase(id);
+    showLegend();
+}
+
+void ChartBoard::showLegend()
+{
+    std::vector<RunLegend::Entry> entries;
+    for (const auto& [id, run] : shown_)
+        entries.push_back({run.name, run.color});
+    legend_->setEntries(entries);
+}
+
+void ChartBoard::updateSharedXRange()
+{
+    double last = 0;  // the furthest x any shown run reaches or plans to
+    for (const RunChartView* chart : sharedXCharts_) {
+        if (const std::optional<RunChartView::Span> extent = chart->xExtent())
+            last = std::max(last, extent->max);
+    }
+    if (mode_ == XAxisMode::epochs) {
+        // A run's planned epochs from its start, so the axis does not jump as it trains.
+        int epochs = 1;
+        for (const auto& [id, run] : shown_)
+            epochs = std::max({epochs, run.plannedEpochs, run.epochsDone});
+        last = std::max(last, double(epochs));
+        for (RunChartView* chart : sharedXCharts_)
+            chart->showXRange(0, std::ceil(last) + kEpochMargin);
+    } else {
+        // Seconds are known as they pass: the range grows to the next round
+        // number, the same for every chart whatever its width.
+        constexpr int kRoundings = 10;
+        const double reach = last > 0 ? last * 1.02 : 1;
+        const double step = ChartAxis::niceStep(reach, kRoundings);
+        for (RunChartView* chart : sharedXCharts_)
+            chart->showXRange(0, std::ceil(reach / step) * step);
+    }
 }
 
 void ChartBoard::showDrift(bool shown)
@@ -117,10 +211,12 @@ void ChartBoard::setSpeedupMeasurements(std::vector<SpeedupChart::Measurement> m
 
 void ChartBoard::setXAxisMode(XAxisMode mode)
 {
+    mode_ = mode;
     for (EpochMetricChart* chart : epochCharts_)
         chart->setXAxisMode(mode);
     drift_->setXAxisMode(mode);
     loss_->setXAxisMode(mode);
+    updateSharedXRange();
 }
 
 void ChartBoard::setSmoothedLoss(bool smoothed)
@@ -128,10 +224,32 @@ void ChartBoard::setSmoothedLoss(bool smoothed)
     loss_->setSmoothed(smoothed);
 }
 
+void ChartBoard::setLogScaleLoss(bool log)
+{
+    loss_->setLogScaleY(log);
+}
+
 void ChartBoard::setFontScale(double scale)
 {
     for (const auto& [chart, name] : charts_)
         chart->setFontScale(scale);
+    // Enlarged half as much as the charts: a dozen full run names would
+    // otherwise take the rows the plots need on a 720-line projector.
+    QFont legendFont = QApplication::font();
+    legendFont.setPointSizeF(legendFont.pointSizeF() * (1 + (scale - 1) / 2));
+    legend_->setFont(legendFont);
+}
+
+void ChartBoard::resetZoom()
+{
+    for (const auto& [chart, name] : charts_)
+        chart->resetZoom();
+}
+
+void ChartBoard::updateZoomButton()
+{
+    resetZoomButton_->setVisible(std::any_of(charts_.begin(), charts_.end(),
+                                             [](const auto& chart) { return chart.first->isZoomed(); }));
 }
 
 void ChartBoard::refreshNow()
@@ -145,9 +263,9 @@ QString ChartBoard::exportTo(const QDir& folder) const
     for (const auto& [chart, name] : charts_) {
         const QString png = folder.filePath(name + QStringLiteral(".png"));
         const QString svg = folder.filePath(name + QStringLiteral(".svg"));
-        if (!writeWidgetPng(*chart, png))
+        if (!chart->exportImage(kExportSize, kExportPixelRatio).save(png, "PNG"))
             return png;
-        if (!writeWidgetSvg(*chart, svg, name))
+        if (!chart->exportSvg(svg, kExportSize, name))
             return svg;
     }
     return {};

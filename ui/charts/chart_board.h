@@ -3,6 +3,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,20 +15,24 @@ class EpochMetricChart;
 class LossChart;
 class QDir;
 class QGridLayout;
+class QPushButton;
 class RunChartView;
+class RunLegend;
 
-// The charts page: test accuracy, loss per batch, seconds per epoch, speedup
-// and N-vs-1 drift, laid out in a grid. It owns the charts and tells every
-// one of them what they all need to know (which runs are shown, the x axis,
-// presenter fonts, export), so a new chart is one class and one line in the
-// constructor.
+// The charts page: accuracy (test and train), loss per batch, seconds per
+// epoch, speedup and N-vs-1 drift, laid out in a grid under one legend of the
+// shown runs. It owns the charts and tells every one of them what they all
+// need to know (which runs are shown, the x axis and its range, presenter
+// fonts, zoom, export), so a new chart is one class and one line in the
+// constructor. The charts over epochs or seconds share one x range, so that
+// a run's points line up from chart to chart.
 class ChartBoard : public QWidget {
     Q_OBJECT
 
 public:
     explicit ChartBoard(QWidget* parent = nullptr);
 
-    // A run that starts now: the axes span its planned epochs.
+    // A run that starts now: its losses go to the loss chart.
     void startRun(const dp::RunRecord& record, const QColor& color);
     // Redraws the run's per-epoch lines with the record's epochs so far.
     void updateRun(const dp::RunRecord& record, const QColor& color);
@@ -39,26 +44,50 @@ public:
     void setSpeedupMeasurements(std::vector<SpeedupChart::Measurement> measurements);
     void setXAxisMode(XAxisMode mode);
     void setSmoothedLoss(bool smoothed);
+    void setLogScaleLoss(bool log);
     void setFontScale(double scale);
+    // Every chart shows all its data again.
+    void resetZoom();
     // Redraws the loss chart now rather than at its next timer tick.
     void refreshNow();
     LossChart* lossChart() const { return loss_; }
 
-    // Every chart as <name>.png and <name>.svg in `folder`; the path of the
+    // Every chart as <name>.png (kExportSize at twice its pixels) and
+    // <name>.svg in `folder`, whatever their size on screen; the path of the
     // first file it could not write, or empty.
     QString exportTo(const QDir& folder) const;
+    static constexpr QSize kExportSize{800, 450};
 
 private:
+    struct ShownRun {
+        QString name;
+        QColor color;
+        int plannedEpochs = 0;
+        int epochsDone = 0;
+    };
+
     // Places `chart` at (row, column), spanning `columns`, exported as `name`.
     template <typename Chart>
     Chart* add(Chart* chart, const char* objectName, const char* exportName, int row, int column,
                int columns = 1);
     void showDrift(bool shown);
+    void remember(const dp::RunRecord& record, const QColor& color);
+    void forget(const std::string& id);
+    void showLegend();
+    // The x range every chart over epochs or seconds shows.
+    void updateSharedXRange();
+    void updateZoomButton();
 
+    RunLegend* legend_;
+    QPushButton* resetZoomButton_;
     QGridLayout* grid_;
     std::vector<std::pair<RunChartView*, QString>> charts_;  // with their export names
+    std::vector<RunChartView*> sharedXCharts_;               // all but speedup
     std::vector<EpochMetricChart*> epochCharts_;             // told about every run's epochs
     EpochMetricChart* drift_;  // only the N-device runs of comparisons have a line here
     LossChart* loss_;
     SpeedupChart* speedup_;
+    // The runs on the charts, by id: oldest first, as ids start with the time.
+    std::map<std::string, ShownRun> shown_;
+    XAxisMode mode_ = XAxisMode::epochs;
 };

@@ -2,6 +2,8 @@
 
 #include <QLineSeries>
 
+#include <limits>
+
 namespace {
 
 // Repaints of a growing line cost the GUI thread; four a second look live.
@@ -15,6 +17,7 @@ LossChart::LossChart(QWidget* parent)
     refreshTimer_.setSingleShot(true);
     refreshTimer_.setInterval(kRefreshIntervalMs);
     connect(&refreshTimer_, &QTimer::timeout, this, &LossChart::refreshNow);
+    setYBounds(0, std::numeric_limits<double>::max());
     setXAxisMode(XAxisMode::epochs);
 }
 
@@ -42,16 +45,27 @@ void LossChart::refreshNow()
     refreshTimer_.stop();
     if (stale_.isEmpty())
         return;
-    for (const QString& key : std::as_const(stale_))
-        redraw(key);
+    for (const QString& key : std::as_const(stale_)) {
+        const auto trace = traces_.constFind(key);
+        if (trace != traces_.cend())
+            setLinePoints(key, trace->points(mode_, smoothed_));
+    }
     stale_.clear();
     fitAxes();
 }
 
+void LossChart::redrawAll()
+{
+    for (auto it = traces_.cbegin(); it != traces_.cend(); ++it)
+        stale_.insert(it.key());
+    refreshNow();
+}
+
 void LossChart::setRunVisible(const std::string& id, bool visible)
 {
-    if (QLineSeries* series = existingLine(QString::fromStdString(id))) {
-        series->setVisible(visible);
+    const QString key = QString::fromStdString(id);
+    if (hasLine(key)) {
+        setLineVisible(key, visible);
         fitAxes();
     }
 }
@@ -69,31 +83,13 @@ void LossChart::setXAxisMode(XAxisMode mode)
 {
     mode_ = mode;
     setXTitle(mode);
-    setEmptyXRange(0, mode == XAxisMode::epochs ? plannedEpochs_ : 1);
-    for (auto it = traces_.cbegin(); it != traces_.cend(); ++it)
-        stale_.insert(it.key());
-    refreshNow();
+    setWholeNumberX(mode == XAxisMode::epochs);
+    redrawAll();
 }
 
 void LossChart::setSmoothed(bool smoothed)
 {
     smoothed_ = smoothed;
-    for (auto it = traces_.cbegin(); it != traces_.cend(); ++it)
-        stale_.insert(it.key());
-    refreshNow();
-}
-
-void LossChart::setPlannedEpochs(int epochs)
-{
-    plannedEpochs_ = epochs;
-    if (mode_ == XAxisMode::epochs)
-        setEmptyXRange(0, epochs);
-}
-
-void LossChart::redraw(const QString& key)
-{
-    QLineSeries* series = existingLine(key);
-    const auto trace = traces_.constFind(key);
-    if (series && trace != traces_.cend())
-        series->replace(trace->points(mode_, smoothed_));
+    setValueName(smoothed ? tr("smoothed loss") : tr("loss"));
+    redrawAll();
 }

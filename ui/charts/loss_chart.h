@@ -10,8 +10,9 @@
 #include "training_worker.h"
 
 // Training loss per batch of the runs trained in this window, a line each,
-// optionally smoothed. Losses arrive in groups; the chart redraws at most a
-// few times a second, from a decimated trace, however long the run.
+// optionally smoothed, on a linear or log scale. Losses arrive in groups; the
+// chart redraws at most a few times a second, from a decimated trace, however
+// long the run.
 class LossChart : public RunChartView {
     Q_OBJECT
 
@@ -26,14 +27,12 @@ public:
     void removeRun(const std::string& id);
     void setXAxisMode(XAxisMode mode);
     void setSmoothed(bool smoothed);
-    // Epochs the x axis spans before data exceeds them (the run's plan).
-    void setPlannedEpochs(int epochs);
 
     // Draws pending losses now instead of at the next refresh.
     void refreshNow();
 
 private:
-    void redraw(const QString& key);
+    void redrawAll();
 
     QHash<QString, DecimatedTrace> traces_;
     QString currentKey_;
@@ -41,5 +40,4 @@ private:
     QTimer refreshTimer_;
     XAxisMode mode_ = XAxisMode::epochs;
     bool smoothed_ = false;
-    int plannedEpochs_ = 10;
 };

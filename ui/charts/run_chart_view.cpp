@@ -1,53 +1,104 @@
 #include "run_chart_view.h"
 
 #include <QChart>
+#include <QGraphicsLayout>
+#include <QImage>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
-#include <QValueAxis>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QSvgGenerator>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
+#include "chart_axis.h"
+#include "chart_navigator.h"
+#include "chart_readout.h"
+
 namespace {
 
-// A "nice" upper bound (1, 2 or 5 times a power of ten) at or above value, so
-// that the axis ticks land on round numbers.
-double niceCeiling(double value)
+constexpr double kLineWidth = 2;
+constexpr double kMarkerDiameter = 8;
+// Room above and below the data, as a fraction of its span.
+constexpr double kYHeadroom = 0.05;
+// How far from the mouse (pixels) a point can be and still be read out.
+constexpr double kReadoutReach = 48;
+// Pixels per label the axes need before they crowd: a label and its gap.
+constexpr double kPixelsPerXLabel = 80;
+constexpr double kPixelsPerYLabel = 40;
+constexpr int kMaxYLabels = 8;
+
+// The dot drawn on each point: as an image (Qt's "light marker") rather than
+// the series' own points, because Qt does not draw the points of a line that
+// has only one (a 1-epoch run) and its dots have no outline. Drawn at four
+// times its size so that it stays round in 2x exports.
+QImage markerImage(const QColor& color, bool hollow)
 {
-    if (!(value > 0))
-        return 1;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
-    for (const double step : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-        if (step * magnitude >= value)
-            return step * magnitude;
-    }
-    return 10 * magnitude;
+    constexpr int kOversample = 4;
+    const int side = int(kMarkerDiameter) * kOversample;
+    QImage image(side, side, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const double outline = 1.5 * kOversample;
+    painter.setPen(QPen(hollow ? color : Qt::white, outline));
+    painter.setBrush(hollow ? QColor(Qt::white) : color);
+    painter.drawEllipse(QRectF(outline / 2, outline / 2, side - outline, side - outline));
+    return image;
+}
+
+QString number(double value)
+{
+    return QString::number(value, 'g', 4);
 }
 
 }  // namespace
 
-RunChartView::RunChartView(const QString& title, const QString& yTitle, QWidget* parent)
-    : QChartView(parent), xAxis_(new QValueAxis), yAxis_(new QValueAxis)
+RunChartView::RunChartView(const QString& title, const QString& valueName, QWidget* parent)
+    : QChartView(parent),
+      xAxis_(new ChartAxis),
+      yAxis_(new ChartAxis),
+      readout_(new ChartReadout),
+      key_(new ChartKey),
+      valueName_(valueName),
+      xReadoutFormat_(QStringLiteral("%1"))
 {
     auto* chart = new QChart;
     chart->setTitle(title);
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    // The plot gets the room: no frame of window colour around the chart.
+    chart->layout()->setContentsMargins(0, 0, 0, 0);
+    chart->setMargins(QMargins(6, 4, 10, 4));
+    chart->setBackgroundRoundness(0);
     chart->legend()->setShowToolTips(true);
-    chart->setMargins(QMargins(4, 4, 4, 4));
-    xAxis_->setLabelFormat(QStringLiteral("%g"));
-    yAxis_->setTitleText(yTitle);
-    yAxis_->setLabelFormat(QStringLiteral("%g"));
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // a line sample
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
     setChart(chart);
+    connect(chart, &QChart::plotAreaChanged, this, &RunChartView::placeKey);
+    scene()->addItem(readout_);
+    scene()->addItem(key_);
     setRenderHint(QPainter::Antialiasing);
+    setRenderHint(QPainter::SmoothPixmapTransform);  // the markers are scaled images
+    viewport()->setMouseTracking(true);  // hover readout without a button down
+    auto* navigator = new ChartNavigator(this, xAxis_, yAxis_);
+    connect(navigator, &ChartNavigator::navigated, this, [this] {
+        readout_->hide();
+        setZoomed(true);
+    });
+    connect(navigator, &ChartNavigator::resetRequested, this, &RunChartView::resetZoom);
     // Small enough that at 1280x720 two rows of charts leave the runs table four rows.
-    setMinimumSize(320, 140);
+    setMinimumSize(300, 140);
     baseFont_ = font();
     applyFonts();
+    updateLegend(false);
     fitAxes();
 }
+
+RunChartView::~RunChartView() = default;
 
 void RunChartView::setFontScale(double scale)
 {
@@ -61,124 +112,425 @@ void RunChartView::applyFonts()
     body.setPointSizeF(baseFont_.pointSizeF() * fontScale_);
     QFont title = body;
     title.setBold(true);
-    title.setPointSizeF(body.pointSizeF() * 1.15);
+    // Enlarged text is large enough; a larger title would take the plot's room.
+    if (fontScale_ <= 1)
+        title.setPointSizeF(body.pointSizeF() * 1.1);
     chart()->setTitleFont(title);
     chart()->legend()->setFont(body);
-    for (QValueAxis* axis : {xAxis_, yAxis_}) {
+    for (ChartAxis* axis : {xAxis_, yAxis_}) {
         axis->setLabelsFont(body);
         axis->setTitleFont(body);
     }
+    readout_->setFont(body);
+    key_->setFont(body);
+    placeKey();
+    updateTickCounts(size());
 }
 
-QLineSeries* RunChartView::line(const QString& key, const QString& name, const QColor& color)
+void RunChartView::updateTickCounts(QSizeF chartSize)
 {
-    if (QLineSeries* existing = lines_.value(key)) {
-        existing->setName(name);
-        return existing;
+    const int xTicks = std::max(3, int(chartSize.width() / (kPixelsPerXLabel * fontScale_)));
+    const int yTicks =
+        std::clamp(int(chartSize.height() / (kPixelsPerYLabel * fontScale_)), 3, kMaxYLabels);
+    xAxis_->setMaxTicks(xTicks);
+    yAxis_->setMaxTicks(yTicks);
+    if (!zoomed_)
+        fitAxes();  // the ends of the axes round to the new ticks
+}
+
+void RunChartView::resizeEvent(QResizeEvent* event)
+{
+    QChartView::resizeEvent(event);
+    updateTickCounts(size());
+}
+
+const QLineSeries* RunChartView::lineOf(const QString& key) const
+{
+    const auto it = lines_.constFind(key);
+    return it == lines_.cend() ? nullptr : it->series;
+}
+
+QLineSeries* RunChartView::line(const QString& key, const QString& runName, const QColor& color,
+                                const LineStyle& style, const QString& valueName)
+{
+    auto it = lines_.find(key);
+    if (it != lines_.end()) {
+        it->runName = runName;
+        it->series->setName(runName);
+        return it->series;
     }
     auto* series = new QLineSeries;
-    series->setName(name);
-    QPen pen(color);
-    pen.setWidthF(2);
+    series->setName(runName);
+    QPen pen(color, kLineWidth, style.pen);
+    pen.setCapStyle(Qt::RoundCap);
     series->setPen(pen);
+    if (style.markers) {
+        series->setLightMarker(markerImage(color, style.hollowMarkers));
+        series->setMarkerSize(kMarkerDiameter);
+    }
     chart()->addSeries(series);
     series->attachAxis(xAxis_);
     series->attachAxis(yAxis_);
-    lines_.insert(key, series);
+    lines_.insert(key, Line{series, {}, runName, valueName, color, style.namedInExport});
+    updateLegend(false);
     return series;
+}
+
+void RunChartView::setLinePoints(const QString& key, const QList<QPointF>& points)
+{
+    auto it = lines_.find(key);
+    if (it == lines_.end())
+        return;
+    it->values = points;
+    plot(*it);
+}
+
+void RunChartView::plot(Line& line)
+{
+    QList<QPointF> positions;
+    positions.reserve(line.values.size());
+    for (const QPointF& value : std::as_const(line.values)) {
+        const double y = yAxis_->position(value.y());
+        if (std::isfinite(y) && std::isfinite(value.x()))
+            positions.append({value.x(), y});
+    }
+    // One replace, one repaint, however many points.
+    line.series->replace(positions);
+}
+
+void RunChartView::setLineVisible(const QString& key, bool visible)
+{
+    if (const auto it = lines_.constFind(key); it != lines_.cend()) {
+        it->series->setVisible(visible);
+        updateLegend(false);
+    }
 }
 
 void RunChartView::removeLine(const QString& key)
 {
-    if (QLineSeries* series = lines_.take(key)) {
+    if (const auto it = lines_.constFind(key); it != lines_.cend()) {
+        QLineSeries* series = it->series;
+        lines_.erase(it);
         chart()->removeSeries(series);
         delete series;
+        readout_->hide();  // it may point at the removed line
     }
 }
 
-void RunChartView::setXTitle(const QString& title)
+void RunChartView::setStyleKey(std::vector<ChartKey::Entry> entries, Qt::Corner preferred)
+{
+    key_->setEntries(std::move(entries));
+    preferredKeyCorner_ = keyCorner_ = preferred;
+    placeKey();
+}
+
+QPen RunChartView::keyPen(Qt::PenStyle style, const QColor& color)
+{
+    return QPen(color, kLineWidth, style);
+}
+
+void RunChartView::placeKey()
+{
+    if (!key_->isVisible())
+        return;
+    // As matplotlib's legend(loc="best"): the key stays where it is while it
+    // hides nothing, else moves to the corner hiding least, the preferred
+    // one first.
+    const QRectF area = chart()->mapRectToScene(chart()->plotArea());
+    int fewest = std::numeric_limits<int>::max();
+    Qt::Corner best = keyCorner_;
+    for (const Qt::Corner corner : {keyCorner_, preferredKeyCorner_, Qt::BottomRightCorner,
+                                    Qt::TopLeftCorner, Qt::TopRightCorner, Qt::BottomLeftCorner}) {
+        key_->place(area, corner);
+        const int crossing = linesCrossing(key_->sceneBoundingRect());
+        if (crossing < fewest) {
+            fewest = crossing;
+            best = corner;
+        }
+        if (crossing == 0)
+            break;
+    }
+    keyCorner_ = best;
+    key_->place(area, best);
+}
+
+QPointF RunChartView::drawnAt(QPointF position) const
+{
+    const QRectF area = chart()->plotArea();
+    return {area.left() + (position.x() - xAxis_->min()) / (xAxis_->max() - xAxis_->min()) * area.width(),
+            area.bottom() - (position.y() - yAxis_->min()) / (yAxis_->max() - yAxis_->min()) * area.height()};
+}
+
+int RunChartView::linesCrossing(const QRectF& sceneRect) const
+{
+    const QRectF box = chart()->mapRectFromScene(sceneRect);
+    const std::array<QLineF, 4> edges{QLineF(box.topLeft(), box.topRight()),
+                                      QLineF(box.topRight(), box.bottomRight()),
+                                      QLineF(box.bottomRight(), box.bottomLeft()),
+                                      QLineF(box.bottomLeft(), box.topLeft())};
+    int crossing = 0;
+    for (const Line& line : lines_) {
+        if (!line.series->isVisible())
+            continue;
+        const QList<QPointF> positions = line.series->points();
+        for (qsizetype i = 0; i < positions.size(); ++i) {
+            const QPointF to = drawnAt(positions[i]);
+            const QPointF from = i > 0 ? drawnAt(positions[i - 1]) : to;
+            const QLineF segment(from, to);
+            if (box.contains(to) || std::any_of(edges.begin(), edges.end(), [&](const QLineF& edge) {
+                    return segment.intersects(edge) == QLineF::BoundedIntersection;
+                }))
+                ++crossing;
+        }
+    }
+    return crossing;
+}
+
+void RunChartView::updateLegend(bool exporting)
+{
+    QLegend* legend = chart()->legend();
+    bool any = false;
+    for (const Line& line : std::as_const(lines_)) {
+        const bool named = exporting && line.namedInExport && line.series->isVisible();
+        for (QLegendMarker* marker : legend->markers(line.series))
+            marker->setVisible(named);
+        any = any || named;
+    }
+    // Beside the plot, a legend lists full names one under another; below
+    // it, Qt squeezes them into one row and elides them.
+    legend->setAlignment(Qt::AlignRight);
+    legend->setVisible(any);
+}
+
+void RunChartView::setXTitle(const QString& title, const QString& readoutFormat)
 {
     xAxis_->setTitleText(title);
+    xReadoutFormat_ = readoutFormat;
 }
 
 void RunChartView::setXTitle(XAxisMode mode)
 {
-    setXTitle(mode == XAxisMode::epochs ? tr("epoch") : tr("training seconds"));
-}
-
-void RunChartView::setFixedYRange(double min, double max)
-{
-    fixedY_ = true;
-    yAxis_->setRange(min, max);
-}
-
-void RunChartView::setEmptyXRange(double min, double max)
-{
-    emptyXMin_ = min;
-    emptyXMax_ = max;
-    fitAxes();
+    if (mode == XAxisMode::epochs)
+        setXTitle(tr("epoch"), tr("epoch %1"));
+    else
+        setXTitle(tr("training seconds"), tr("%1 s"));
 }
 
 void RunChartView::setWholeNumberX(bool wholeNumbers)
 {
-    wholeNumberX_ = wholeNumbers;
-    xAxis_->setLabelFormat(wholeNumbers ? QStringLiteral("%d") : QStringLiteral("%g"));
+    xAxis_->setWholeNumberTicks(wholeNumbers);
+}
+
+void RunChartView::setYBounds(double min, double max)
+{
+    yAxis_->setBounds(min, max);
     fitAxes();
 }
 
-void RunChartView::setDecadesY(bool decades)
+void RunChartView::setLogScaleY(bool log)
 {
-    decadesY_ = decades;
-    yAxis_->setLabelFormat(decades ? QStringLiteral("1e%.0f") : QStringLiteral("%g"));
+    if (log == yAxis_->isLogScale())
+        return;
+    yAxis_->setLogScale(log);
+    for (Line& line : lines_)
+        plot(line);
+    readout_->hide();
+    setZoomed(false);  // a zoomed range means other values on the other scale
+    fitAxes();
+}
+
+bool RunChartView::isLogScaleY() const
+{
+    return yAxis_->isLogScale();
+}
+
+std::optional<RunChartView::Span> RunChartView::xExtent() const
+{
+    std::optional<Span> extent;
+    for (const Line& line : lines_) {
+        if (!line.series->isVisible())
+            continue;
+        for (const QPointF& value : line.values) {
+            if (!std::isfinite(yAxis_->position(value.y())))
+                continue;
+            if (!extent)
+                extent = Span{value.x(), value.x()};
+            extent->min = std::min(extent->min, value.x());
+            extent->max = std::max(extent->max, value.x());
+        }
+    }
+    return extent;
+}
+
+void RunChartView::showXRange(double min, double max)
+{
+    xRange_ = {min, max};
     fitAxes();
 }
 
 void RunChartView::fitAxes()
 {
-    double xMin = std::numeric_limits<double>::max();
-    double xMax = std::numeric_limits<double>::lowest();
-    double yMin = std::numeric_limits<double>::max();
-    double yMax = decadesY_ ? std::numeric_limits<double>::lowest() : 0;
-    for (const QLineSeries* series : std::as_const(lines_)) {
-        if (!series->isVisible())
+    if (!zoomed_) {
+        xAxis_->showPositions(xRange_.min, xRange_.max);
+        double low = std::numeric_limits<double>::max();
+        double high = std::numeric_limits<double>::lowest();
+        for (const Line& line : std::as_const(lines_)) {
+            if (!line.series->isVisible())
+                continue;
+            for (const QPointF& value : line.values) {
+                if (std::isfinite(yAxis_->position(value.y()))) {
+                    low = std::min(low, value.y());
+                    high = std::max(high, value.y());
+                }
+            }
+        }
+        if (low > high)  // nothing shown: the axis' default range
+            low = high = std::numeric_limits<double>::quiet_NaN();
+        yAxis_->fit(low, high, kYHeadroom);
+    }
+    placeKey();
+    const std::optional<Span> extent = xExtent();
+    const bool extentChanged = extent.has_value() != lastXExtent_.has_value()
+            || (extent && (extent->min != lastXExtent_->min || extent->max != lastXExtent_->max));
+    lastXExtent_ = extent;
+    if (extentChanged)
+        emit xExtentChanged();
+}
+
+void RunChartView::setZoomed(bool zoomed)
+{
+    if (zoomed_ == zoomed)
+        return;
+    zoomed_ = zoomed;
+    emit zoomedChanged(zoomed);
+}
+
+void RunChartView::resetZoom()
+{
+    setZoomed(false);
+    fitAxes();
+}
+
+std::optional<RunChartView::Nearest> RunChartView::nearestPoint(QPointF scenePos) const
+{
+    const QRectF area = chart()->plotArea();
+    if (area.isEmpty())
+        return std::nullopt;
+    const QPointF mouse = chart()->mapFromScene(scenePos);
+    std::optional<Nearest> nearest;
+    double bestDistance = kReadoutReach * std::max(1.0, fontScale_);
+    for (const Line& line : lines_) {
+        if (!line.series->isVisible())
             continue;
-        for (const QPointF& point : series->points()) {
-            xMin = std::min(xMin, point.x());
-            xMax = std::max(xMax, point.x());
-            yMin = std::min(yMin, point.y());
-            yMax = std::max(yMax, point.y());
+        for (const QPointF& value : line.values) {
+            const double y = yAxis_->position(value.y());
+            if (!std::isfinite(y))
+                continue;
+            const QPointF at = drawnAt({value.x(), y});
+            if (!area.adjusted(-1, -1, 1, 1).contains(at))
+                continue;  // zoomed out of view
+            const double distance = std::hypot(at.x() - mouse.x(), at.y() - mouse.y());
+            if (distance < bestDistance) {
+                bestDistance = distance;
+                nearest = Nearest{&line, value, chart()->mapToScene(at)};
+            }
         }
     }
-    if (xMin > xMax) {
-        xMin = emptyXMin_;
-        xMax = emptyXMax_;
+    return nearest;
+}
+
+QString RunChartView::readoutText(const Nearest& nearest) const
+{
+    const QString valueName = nearest.line->valueName.isEmpty() ? valueName_ : nearest.line->valueName;
+    return nearest.line->runName + QLatin1Char('\n')
+            + xReadoutFormat_.arg(number(nearest.value.x())) + QStringLiteral(" · ") + valueName
+            + QLatin1Char(' ') + number(nearest.value.y());
+}
+
+QString RunChartView::readoutAt(QPoint viewPos) const
+{
+    const std::optional<Nearest> nearest = nearestPoint(mapToScene(viewPos));
+    return nearest ? readoutText(*nearest) : QString();
+}
+
+QString RunChartView::shownReadout() const
+{
+    return readout_->text();
+}
+
+void RunChartView::hoverAt(QPointF scenePos)
+{
+    const std::optional<Nearest> nearest = nearestPoint(scenePos);
+    if (!nearest) {
+        readout_->hide();
+        return;
     }
-    // The empty range is the least shown: a run's planned epochs stay in view.
-    xMin = std::min(xMin, emptyXMin_);
-    xMax = std::max(xMax, emptyXMax_);
-    if (wholeNumberX_) {
-        // At most about ten intervals, so the labels never crowd.
-        constexpr int kMaxIntervals = 10;
-        const int span = std::max(1, int(std::ceil(xMax - xMin)));
-        xAxis_->setTickType(QValueAxis::TicksDynamic);
-        xAxis_->setTickAnchor(xMin);
-        xAxis_->setTickInterval((span + kMaxIntervals - 1) / kMaxIntervals);
-        xAxis_->setRange(xMin, xMin + span);
-    } else {
-        xAxis_->setTickType(QValueAxis::TicksFixed);
-        xAxis_->setRange(xMin, xMax);
-        xAxis_->applyNiceNumbers();
-    }
-    if (decadesY_) {
-        // Whole decades around the data, a tick per decade (fewer when they crowd).
-        const double low = yMin > yMax ? -8 : std::floor(yMin);
-        const double high = std::max(low + 1, yMin > yMax ? 0 : std::ceil(yMax));
-        yAxis_->setTickType(QValueAxis::TicksDynamic);
-        yAxis_->setTickAnchor(low);
-        yAxis_->setTickInterval(std::ceil((high - low) / 6));
-        yAxis_->setRange(low, high);
-    } else if (!fixedY_) {
-        yAxis_->setRange(0, niceCeiling(yMax * 1.05));
-        yAxis_->applyNiceNumbers();
-    }
+    readout_->point(nearest->position, nearest->line->color,
+                    readoutText(*nearest).split(QLatin1Char('\n')),
+                    chart()->mapRectToScene(chart()->plotArea()));
+}
+
+void RunChartView::mouseMoveEvent(QMouseEvent* event)
+{
+    hoverAt(mapToScene(event->position().toPoint()));
+    QChartView::mouseMoveEvent(event);
+}
+
+void RunChartView::leaveEvent(QEvent* event)
+{
+    readout_->hide();
+    QChartView::leaveEvent(event);
+}
+
+template <typename Render>
+void RunChartView::renderExport(QSize size, Render render)
+{
+    QChart* exported = chart();
+    const QSizeF onScreen = exported->size();
+    const double screenFontScale = fontScale_;
+    readout_->hide();
+    fontScale_ = 1;
+    applyFonts();
+    updateLegend(true);
+    exported->resize(size);
+    exported->layout()->activate();
+    updateTickCounts(size);
+    render(QRectF(exported->pos(), QSizeF(size)));
+
+    exported->resize(onScreen);
+    updateLegend(false);
+    fontScale_ = screenFontScale;
+    applyFonts();
+}
+
+QImage RunChartView::exportImage(QSize size, double pixelRatio)
+{
+    QImage image(size * pixelRatio, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(pixelRatio);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing
+                           | QPainter::SmoothPixmapTransform);
+    renderExport(size, [&](const QRectF& source) {
+        scene()->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), source);
+    });
+    return image;
+}
+
+bool RunChartView::exportSvg(const QString& path, QSize size, const QString& title)
+{
+    QSvgGenerator generator;
+    generator.setFileName(path);
+    generator.setTitle(title);
+    generator.setSize(size);
+    generator.setResolution(96);  // CSS pixels: other programs open it at `size`
+    generator.setViewBox(QRect(QPoint(0, 0), size));
+    QPainter painter;
+    if (!painter.begin(&generator))
+        return false;
+    painter.setRenderHint(QPainter::Antialiasing);
+    renderExport(size, [&](const QRectF& source) {
+        scene()->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), source);
+    });
+    return painter.end();
 }

@@ -3,63 +3,168 @@
 #include <QChartView>
 #include <QColor>
 #include <QHash>
+#include <QList>
+#include <QPointF>
 
+#include <optional>
+#include <vector>
+
+#include "chart_key.h"
 #include "x_axis_mode.h"
 
+class ChartAxis;
+class ChartReadout;
 class QLineSeries;
-class QValueAxis;
 
-// A chart with a title, value axes and one line per key (a run, or a
-// comparison group), legend at the bottom. Subclasses fill the lines; this
-// keeps the axes around the data and scales fonts for presenter mode.
+// A chart with a title, round-numbered axes and one line per key (a run, a
+// run's train accuracy, a comparison group). Subclasses fill the lines with
+// data values; this plots them on a linear or log y scale, keeps the axes
+// around the data (x: the range its owner gives, shared by the charts of a
+// board), and makes the chart explorable as TensorBoard's and W&B's are:
+// hovering reads out the nearest point (run, x and value), and it zooms and
+// pans (ChartNavigator); while zoomed, new data leave the view where the user
+// put it, until a double-click or resetZoom().
+// Runs are told apart by the board's shared legend; on screen a chart's own
+// key only explains line styles, and exported pictures list the runs too.
 class RunChartView : public QChartView {
     Q_OBJECT
 
 public:
-    RunChartView(const QString& title, const QString& yTitle, QWidget* parent = nullptr);
+    // `valueName` names the y values in the hover readout ("loss").
+    RunChartView(const QString& title, const QString& valueName, QWidget* parent = nullptr);
+    ~RunChartView() override;
 
-    // 1 is normal; presenter mode enlarges titles, labels and the legend.
+    // 1 is normal; presenter mode enlarges titles, labels and the readout.
     void setFontScale(double scale);
 
-    // The line of `key`; null if it has none.
-    const QLineSeries* lineOf(const QString& key) const { return lines_.value(key); }
+    // The line of `key`; null if it has none. Its points are plotted
+    // positions: log10 of the values on a log scale.
+    const QLineSeries* lineOf(const QString& key) const;
     int lineCount() const { return int(lines_.size()); }
 
+    struct Span {
+        double min = 0, max = 0;
+    };
+    // The x values of the shown lines' points; none while no point is shown.
+    std::optional<Span> xExtent() const;
+    // The x range shown when not zoomed.
+    void showXRange(double min, double max);
+
+    void setLogScaleY(bool log);
+    bool isLogScaleY() const;
+
+    bool isZoomed() const { return zoomed_; }
+    void resetZoom();
+
+    // What the readout shows for the point nearest `viewPos`; empty if no
+    // point is within reach. The shown one, or empty when hidden.
+    QString readoutAt(QPoint viewPos) const;
+    QString shownReadout() const;
+
+    // The chart alone as a picture `size` logical pixels large at
+    // `pixelRatio`, whatever its size on screen: normal fonts, every line's
+    // full name in a legend beside the plot.
+    QImage exportImage(QSize size, double pixelRatio);
+    bool exportSvg(const QString& path, QSize size, const QString& title);
+
+signals:
+    // The x values of the shown points reach further (or less far) than before.
+    void xExtentChanged();
+    void zoomedChanged(bool zoomed);
+
 protected:
-    QLineSeries* existingLine(const QString& key) const { return lines_.value(key); }
-    QLineSeries* line(const QString& key, const QString& name, const QColor& color);
+    struct LineStyle {
+        Qt::PenStyle pen = Qt::SolidLine;
+        bool markers = false;        // a dot on every point (per-epoch values)
+        bool hollowMarkers = false;  // rings rather than dots (train accuracy)
+        // Named in an exported picture's legend (which, unlike the screen,
+        // has no board legend beside it); a run's second line is not.
+        bool namedInExport = true;
+    };
+
+    // The line of `key`, made if new: `runName` in the readout and legend,
+    // `valueName` overriding the chart's in the readout when not empty.
+    QLineSeries* line(const QString& key, const QString& runName, const QColor& color,
+                      const LineStyle& style, const QString& valueName = {});
+    QLineSeries* line(const QString& key, const QString& runName, const QColor& color)
+    {
+        return line(key, runName, color, LineStyle{});
+    }
+    bool hasLine(const QString& key) const { return lines_.contains(key); }
+    // The line's data values (plotted as positions on the y scale).
+    void setLinePoints(const QString& key, const QList<QPointF>& points);
+    void setLineVisible(const QString& key, bool visible);
     void removeLine(const QString& key);
     QStringList lineKeys() const { return lines_.keys(); }
-    void setXTitle(const QString& title);
+    // What the line styles mean, in a corner of the plot: `preferred` (one
+    // the data usually leave empty), else the one crossing the fewest lines.
+    void setStyleKey(std::vector<ChartKey::Entry> entries, Qt::Corner preferred);
+    // A pen for style key samples, like the lines' pens.
+    static QPen keyPen(Qt::PenStyle style, const QColor& color = QColor(0x50, 0x50, 0x50));
+
+    void setValueName(const QString& name) { valueName_ = name; }
+    // The x axis' title, and how the readout says an x ("epoch %1").
+    void setXTitle(const QString& title, const QString& readoutFormat);
     // "epoch" or "training seconds".
     void setXTitle(XAxisMode mode);
-
-    // Fits the axes to every line's points. A fixed y range (accuracy) stays;
-    // otherwise y runs from 0 to a little above the highest point.
-    void fitAxes();
-    void setFixedYRange(double min, double max);
-    // The x range an empty chart shows.
-    void setEmptyXRange(double min, double max);
-    // Whole-number x (epochs, devices): the range is kept exact, with a tick
-    // on whole numbers; otherwise it widens to round numbers.
     void setWholeNumberX(bool wholeNumbers);
-    // y values are base-10 logarithms (subclasses plot log10 of the data):
-    // the axis spans whole decades and labels them 1e-6, 1e-5, ...
-    void setDecadesY(bool decades);
+    // Values y never goes past (accuracy stays within [0, 1]).
+    void setYBounds(double min, double max);
 
-    QValueAxis* xAxis() const { return xAxis_; }
-    QValueAxis* yAxis() const { return yAxis_; }
+    // Fits y to the shown points and x to its range, unless zoomed.
+    void fitAxes();
+
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
-    void applyFonts();
+    struct Line {
+        QLineSeries* series = nullptr;
+        QList<QPointF> values;  // as given, before the y scale
+        QString runName;
+        QString valueName;
+        QColor color;
+        bool namedInExport = true;
+    };
+    struct Nearest {
+        const Line* line;
+        QPointF value;     // data values
+        QPointF position;  // in the scene
+    };
 
-    QValueAxis* xAxis_;
-    QValueAxis* yAxis_;
-    QHash<QString, QLineSeries*> lines_;
+    void plot(Line& line);
+    void applyFonts();
+    // The legend lists the runs only in exports.
+    void updateLegend(bool exporting);
+    void placeKey();
+    // How many of the shown lines' segments cross `sceneRect`.
+    int linesCrossing(const QRectF& sceneRect) const;
+    // Where a plotted position is drawn, in chart coordinates.
+    QPointF drawnAt(QPointF position) const;
+    // Labels as many as `chartSize` has room for.
+    void updateTickCounts(QSizeF chartSize);
+    std::optional<Nearest> nearestPoint(QPointF scenePos) const;
+    QString readoutText(const Nearest& nearest) const;
+    void hoverAt(QPointF scenePos);
+    void setZoomed(bool zoomed);
+    // Lays the chart out at `size` with export fonts and legend, calls
+    // `render`, then puts it back as it was on screen.
+    template <typename Render>
+    void renderExport(QSize size, Render render);
+
+    ChartAxis* xAxis_;
+    ChartAxis* yAxis_;
+    ChartReadout* readout_;
+    ChartKey* key_;
+    Qt::Corner preferredKeyCorner_ = Qt::BottomRightCorner;
+    Qt::Corner keyCorner_ = Qt::BottomRightCorner;
+    QHash<QString, Line> lines_;
+    QString valueName_;
+    QString xReadoutFormat_;
     double fontScale_ = 1;
     QFont baseFont_;
-    bool fixedY_ = false;
-    bool wholeNumberX_ = false;
-    bool decadesY_ = false;
-    double emptyXMin_ = 0, emptyXMax_ = 1;
+    Span xRange_{0, 1};
+    std::optional<Span> lastXExtent_;
+    bool zoomed_ = false;
 };

@@ -3,7 +3,10 @@
 #include <QLineSeries>
 
 #include <algorithm>
+#include <limits>
 #include <map>
+
+#include "run_palette.h"
 
 namespace {
 
@@ -15,8 +18,9 @@ const QString kIdealKey = QStringLiteral("ideal");
 SpeedupChart::SpeedupChart(QWidget* parent)
     : RunChartView(tr("Speedup over 1 device"), tr("speedup"), parent)
 {
-    setXTitle(tr("devices"));
+    setXTitle(tr("devices"), tr("%1 devices"));
     setWholeNumberX(true);
+    setYBounds(0, std::numeric_limits<double>::max());
     setMeasurements({});
 }
 
@@ -31,23 +35,27 @@ void SpeedupChart::setMeasurements(std::vector<Measurement> measurements)
     for (const Measurement& measurement : measurements)
         maxDevices = std::max(maxDevices, measurement.devices);
 
-    // Until a comparison runs, the legend says how to get one.
-    QLineSeries* ideal = line(kIdealKey,
-                              measurements.empty()
-                                  ? tr("ideal (linear) · Compare 1 vs N measures the real one")
-                                  : tr("ideal (linear)"),
-                              Qt::gray);
-    QPen dashed = ideal->pen();
-    dashed.setStyle(Qt::DashLine);
-    ideal->setPen(dashed);
-    ideal->replace({QPointF(1, 1), QPointF(maxDevices, maxDevices)});
+    LineStyle idealStyle;
+    idealStyle.pen = Qt::DashLine;
+    idealStyle.namedInExport = false;  // the key names it
+    const QString idealName = tr("ideal (linear)");
+    line(kIdealKey, idealName, referenceLineColor(), idealStyle);
+    // Until a comparison runs, the key says how to get one. Measured
+    // speedups stay below the ideal line, leaving its top left empty.
+    setStyleKey({{measurements.empty() ? tr("ideal (linear) · Compare 1 vs N measures the real one")
+                                       : idealName,
+                  keyPen(Qt::DashLine, referenceLineColor())}},
+                Qt::TopLeftCorner);
+    setLinePoints(kIdealKey, {QPointF(1, 1), QPointF(maxDevices, maxDevices)});
 
     std::stable_sort(measurements.begin(), measurements.end(),
                      [](const Measurement& a, const Measurement& b) { return a.devices < b.devices; });
     std::map<QString, QList<QPointF>> groups;
+    LineStyle measuredStyle;
+    measuredStyle.markers = true;
     for (const Measurement& measurement : measurements) {
-        line(measurement.group, tr("%1 (measured)").arg(measurement.groupName), measurement.color)
-            ->setPointsVisible(true);
+        line(measurement.group, tr("%1 (measured)").arg(measurement.groupName), measurement.color,
+             measuredStyle);
         groups[measurement.group].append(QPointF(measurement.devices, measurement.speedup));
     }
     // Lines are updated in place (each epoch moves a point); only groups that
@@ -57,7 +65,8 @@ void SpeedupChart::setMeasurements(std::vector<Measurement> measurements)
             removeLine(key);
     }
     for (const auto& [group, points] : groups)
-        existingLine(group)->replace(points);
+        setLinePoints(group, points);
 
-    setEmptyXRange(1, maxDevices);
+    // Half a device either side, so that the end points' dots show whole.
+    showXRange(0.5, maxDevices + 0.5);
 }

@@ -6,22 +6,12 @@
 #include <QPalette>
 
 #include <algorithm>
-#include <array>
+
+#include "run_palette.h"
 
 #include "train/config_fields.h"
 
 namespace {
-
-// Matplotlib's tab10: distinct, print-friendly, familiar from d2l's plots.
-QColor paletteColor(int index)
-{
-    static const std::array<QColor, 10> colors{
-        QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
-        QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
-        QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22),
-        QColor(0x17, 0xbe, 0xcf)};
-    return colors[std::size_t(index) % colors.size()];
-}
 
 QString dash()
 {
@@ -328,7 +318,7 @@ int RunsTableModel::rowOf(const std::string& id) const
 
 QColor RunsTableModel::color(int row) const
 {
-    return paletteColor(rows_[std::size_t(row)].colorIndex);
+    return runColor(rows_[std::size_t(row)].colorIndex);
 }
 
 void RunsTableModel::setChecked(int row, bool checked)

@@ -1,0 +1,423 @@
+// The charts as a user meets them, without training: run records drawn on a
+// chart board (offscreen), its axes, legend, hover readout, zoom, log scale
+// and export; and the run palette.
+#include <QCategoryAxis>
+#include <QDir>
+#include <QImage>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+#include "chart_axis.h"
+#include "chart_board.h"
+#include "epoch_metric_chart.h"
+#include "loss_chart.h"
+#include "run_legend.h"
+#include "run_palette.h"
+#include "speedup_chart.h"
+#include "train/run_record.h"
+
+namespace {
+
+// CIELAB of an sRGB colour (D65 white).
+std::array<double, 3> lab(const QColor& color)
+{
+    const auto linear = [](double channel) {
+        return channel <= 0.04045 ? channel / 12.92 : std::pow((channel + 0.055) / 1.055, 2.4);
+    };
+    const double r = linear(color.redF()), g = linear(color.greenF()), b = linear(color.blueF());
+    const double x = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / 0.95047;
+    const double y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b;
+    const double z = (0.0193339 * r + 0.1191920 * g + 0.9503041 * b) / 1.08883;
+    const auto f = [](double t) { return t > 216.0 / 24389 ? std::cbrt(t) : (24389.0 / 27 * t + 16) / 116; };
+    return {116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+}
+
+// CIEDE2000: how different two colours look (about 2 is just noticeable).
+double colourDifference(const QColor& first, const QColor& second)
+{
+    constexpr double kPi = 3.14159265358979323846;
+    const auto degrees = [](double radians) { return radians * 180 / kPi; };
+    const auto radians = [](double degrees) { return degrees * kPi / 180; };
+    const auto [l1, a1, b1] = lab(first);
+    const auto [l2, a2, b2] = lab(second);
+    const double meanChroma = (std::hypot(a1, b1) + std::hypot(a2, b2)) / 2;
+    const double g = 0.5 * (1 - std::sqrt(std::pow(meanChroma, 7) / (std::pow(meanChroma, 7) + std::pow(25.0, 7))));
+    const double a1p = (1 + g) * a1, a2p = (1 + g) * a2;
+    const double c1 = std::hypot(a1p, b1), c2 = std::hypot(a2p, b2);
+    const auto hue = [&](double b, double a) { return std::fmod(degrees(std::atan2(b, a)) + 360, 360); };
+    const double h1 = hue(b1, a1p), h2 = hue(b2, a2p);
+    double dh = 0;
+    if (c1 * c2 != 0)
+        dh = h2 - h1 > 180 ? h2 - h1 - 360 : (h2 - h1 < -180 ? h2 - h1 + 360 : h2 - h1);
+    const double dL = l2 - l1, dC = c2 - c1;
+    const double dH = 2 * std::sqrt(c1 * c2) * std::sin(radians(dh) / 2);
+    const double meanL = (l1 + l2) / 2, meanC = (c1 + c2) / 2;
+    double meanH = h1 + h2;
+    if (c1 * c2 != 0)
+        meanH = std::abs(h1 - h2) <= 180 ? (h1 + h2) / 2 : (h1 + h2 + (h1 + h2 < 360 ? 360 : -360)) / 2;
+    const double t = 1 - 0.17 * std::cos(radians(meanH - 30)) + 0.24 * std::cos(radians(2 * meanH))
+            + 0.32 * std::cos(radians(3 * meanH + 6)) - 0.20 * std::cos(radians(4 * meanH - 63));
+    const double rotation = 30 * std::exp(-std::pow((meanH - 275) / 25, 2));
+    const double rc = 2 * std::sqrt(std::pow(meanC, 7) / (std::pow(meanC, 7) + std::pow(25.0, 7)));
+    const double sl = 1 + 0.015 * std::pow(meanL - 50, 2) / std::sqrt(20 + std::pow(meanL - 50, 2));
+    const double sc = 1 + 0.045 * meanC, sh = 1 + 0.015 * meanC * t;
+    const double rt = -std::sin(radians(2 * rotation)) * rc;
+    return std::sqrt(std::pow(dL / sl, 2) + std::pow(dC / sc, 2) + std::pow(dH / sh, 2)
+                     + rt * (dC / sc) * (dH / sh));
+}
+
+// A finished run of `epochsDone` of `planned` epochs on `devices` CPUs.
+dp::RunRecord finishedRun(const std::string& id, int devices, int planned, int epochsDone)
+{
+    dp::RunRecord record;
+    record.id = id;
+    record.status = dp::RunStatus::finished;
+    record.config.epochs = planned;
+    for (int i = 0; i < devices; ++i)
+        record.config.devices.push_back("cpu:" + std::to_string(i));
+    for (int epoch = 1; epoch <= epochsDone; ++epoch)
+        record.epochs.push_back({epoch, 1.0 / epoch, 0.6 + 0.03 * epoch, 0.55 + 0.03 * epoch, 2.0});
+    return record;
+}
+
+// A board at a usual size, on screen.
+struct ShownBoard {
+    ShownBoard()
+    {
+        board.resize(1000, 640);
+        board.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&board));
+    }
+
+    template <typename Chart>
+    Chart* chart(const char* name)
+    {
+        return board.findChild<Chart*>(QLatin1String(name));
+    }
+
+    ChartBoard board;
+};
+
+QValueAxis* axisOf(const RunChartView& view, Qt::Orientation orientation)
+{
+    return qobject_cast<QValueAxis*>(view.chart()->axes(orientation).value(0));
+}
+
+// Where a data point of `series` is drawn, in the view's coordinates.
+QPoint drawnAt(const RunChartView& view, const QLineSeries& series, QPointF position)
+{
+    // mapToPosition only reads the series, but takes it non-const.
+    auto* mapped = const_cast<QLineSeries*>(&series);
+    return view.mapFromScene(view.chart()->mapToScene(view.chart()->mapToPosition(position, mapped)));
+}
+
+}  // namespace
+
+class TestUiCharts : public QObject {
+    Q_OBJECT
+
+private slots:
+    void twelveRunColoursStayDistinctAndAvoidTheIdealGrey();
+    void axisEndsRoundToLabelsCloseToTheData();
+    void logAxisLabelsRoundValues();
+    void chartsOverEpochsShareOneXRange();
+    void aOneEpochRunShowsItsPointWithAMarker();
+    void accuracyShowsTrainDashedInTheRunColour();
+    void legendNamesEveryRunInFull();
+    void hoverReadsOutTheNearestPoint();
+    void dragAndWheelZoomAndDoubleClickResets();
+    void logScaleReplotsTheLoss();
+    void exportsHaveOneSizeWhateverTheScreen();
+};
+
+void TestUiCharts::twelveRunColoursStayDistinctAndAvoidTheIdealGrey()
+{
+    constexpr int kRuns = 12;
+    double closestPair = 100;
+    for (int i = 0; i < kRuns; ++i) {
+        for (int j = i + 1; j < kRuns; ++j)
+            closestPair = std::min(closestPair, colourDifference(runColor(i), runColor(j)));
+    }
+    // tab10, the old palette, had red and brown at 16 (and its 8th colour was grey).
+    QVERIFY2(closestPair >= 20, qPrintable(QString::number(closestPair)));
+    for (int i = 0; i < runPaletteSize(); ++i) {
+        const double fromGrey = colourDifference(runColor(i), referenceLineColor());
+        QVERIFY2(fromGrey >= 20, qPrintable(QStringLiteral("colour %1: %2").arg(i).arg(fromGrey)));
+        for (int j = i + 1; j < runPaletteSize(); ++j)
+            QVERIFY(colourDifference(runColor(i), runColor(j)) >= 17);
+    }
+    QCOMPARE(runColor(runPaletteSize()), runColor(0));
+}
+
+void TestUiCharts::axisEndsRoundToLabelsCloseToTheData()
+{
+    ChartAxis axis;
+    axis.setMaxTicks(6);
+    // Losses under 2.5 once got an axis up to 6.
+    axis.fit(0.3, 2.4, 0.05);
+    QVERIFY2(axis.max() >= 2.4 && axis.max() <= 2.6, qPrintable(QString::number(axis.max())));
+    QVERIFY(axis.min() <= 0.3 && axis.min() >= 0);
+    const QStringList labels = axis.categoriesLabels();
+    QVERIFY(labels.size() >= 3 && labels.size() <= 7);
+    QVERIFY2(labels.contains(QStringLiteral("1")) && labels.contains(QStringLiteral("2")),
+             qPrintable(labels.join(QLatin1Char(' '))));
+
+    // Accuracy stays within [0, 1] however close to 1 it gets.
+    axis.setBounds(0, 1);
+    axis.fit(0.8, 0.99, 0.05);
+    QCOMPARE(axis.max(), 1.0);
+    QVERIFY(axis.min() >= 0.7);
+
+    // Epochs are labelled on whole numbers.
+    ChartAxis epochs;
+    epochs.setWholeNumberTicks(true);
+    epochs.showPositions(0, 3.5);
+    QCOMPARE(epochs.categoriesLabels(), (QStringList{"0", "1", "2", "3"}));
+}
+
+void TestUiCharts::logAxisLabelsRoundValues()
+{
+    ChartAxis axis;
+    axis.setMaxTicks(6);
+    axis.setLogScale(true);
+    QCOMPARE(axis.position(100), 2.0);
+    QVERIFY(std::isnan(axis.position(0)));
+    // Less than a decade: 1, 2 and 5 steps, not a single "1".
+    axis.fit(0.3, 2.4, 0.05);
+    QCOMPARE(axis.categoriesLabels(), (QStringList{"0.5", "1", "2"}));
+    // Drift over six decades: whole decades.
+    axis.fit(1e-9, 1e-3, 0.05);
+    const QStringList decades = axis.categoriesLabels();
+    QVERIFY2(decades.contains(QStringLiteral("1e-6")) && decades.size() <= 6,
+             qPrintable(decades.join(QLatin1Char(' '))));
+}
+
+void TestUiCharts::chartsOverEpochsShareOneXRange()
+{
+    ShownBoard shown;
+    ChartBoard& board = shown.board;
+    const dp::RunRecord run = finishedRun("run-1", 1, 4, 3);
+    board.startRun(run, runColor(0));
+    // Three epochs of eight batches' losses, at fractional epochs from 1/8 to 3.
+    QList<LossSample> losses;
+    for (int batch = 1; batch <= 24; ++batch)
+        losses.append({batch / 8.0, batch * 0.25, 2.0 / batch});
+    board.lossChart()->appendLosses(losses);
+    board.refreshNow();
+
+    const auto* accuracy = shown.chart<RunChartView>("accuracyChart");
+    const auto* loss = shown.chart<RunChartView>("lossChart");
+    const auto* seconds = shown.chart<RunChartView>("secondsChart");
+    QVERIFY(accuracy && loss && seconds);
+    for (const RunChartView* chart : {loss, seconds}) {
+        QCOMPARE(axisOf(*chart, Qt::Horizontal)->min(), axisOf(*accuracy, Qt::Horizontal)->min());
+        QCOMPARE(axisOf(*chart, Qt::Horizontal)->max(), axisOf(*accuracy, Qt::Horizontal)->max());
+    }
+    // The planned 4 epochs from the start, with half an epoch to spare.
+    QCOMPARE(axisOf(*accuracy, Qt::Horizontal)->min(), 0.0);
+    QCOMPARE(axisOf(*accuracy, Qt::Horizontal)->max(), 4.5);
+
+    // In seconds too: the loss's last batch reaches furthest.
+    board.setXAxisMode(XAxisMode::seconds);
+    for (const RunChartView* chart : {loss, seconds}) {
+        QCOMPARE(axisOf(*chart, Qt::Horizontal)->max(), axisOf(*accuracy, Qt::Horizontal)->max());
+    }
+    QVERIFY(axisOf(*accuracy, Qt::Horizontal)->max() >= 6.0);
+    QVERIFY(axisOf(*accuracy, Qt::Horizontal)->max() <= 7.0);
+}
+
+void TestUiCharts::aOneEpochRunShowsItsPointWithAMarker()
+{
+    ShownBoard shown;
+    const dp::RunRecord run = finishedRun("one-epoch", 1, 1, 1);
+    const QColor colour = runColor(3);
+    shown.board.setRunVisible(run, colour, true);
+    auto* accuracy = shown.chart<EpochMetricChart>("accuracyChart");
+    const QLineSeries* line = accuracy->lineOf(run.id, 0);
+    QVERIFY(line);
+    QCOMPARE(line->count(), 1);
+    QVERIFY(!line->lightMarker().isNull());
+    // Inside the plot, not on its edge, and drawn: the pixel there is the run's.
+    const QPoint at = drawnAt(*accuracy, *line, line->at(0));
+    const QRect plot = accuracy->mapFromScene(accuracy->chart()->mapRectToScene(accuracy->chart()->plotArea()))
+                               .boundingRect();
+    QVERIFY(plot.adjusted(8, 8, -8, -8).contains(at));
+    QTest::qWait(50);  // the axes lay out anew
+    const QImage picture = accuracy->grab().toImage();
+    QColor drawn;  // the closest to the run's colour of the pixels round the point
+    for (int dx = -1; dx <= 1; ++dx) {
+        for (int dy = -1; dy <= 1; ++dy) {
+            const QColor pixel = picture.pixelColor((at + QPoint(dx, dy)) * accuracy->devicePixelRatioF());
+            if (!drawn.isValid() || colourDifference(pixel, colour) < colourDifference(drawn, colour))
+                drawn = pixel;
+        }
+    }
+    QVERIFY2(colourDifference(drawn, colour) < 5,
+             qPrintable(QStringLiteral("%1 drawn, %2 expected").arg(drawn.name(), colour.name())));
+}
+
+void TestUiCharts::accuracyShowsTrainDashedInTheRunColour()
+{
+    ShownBoard shown;
+    const dp::RunRecord run = finishedRun("run-1", 2, 3, 3);
+    shown.board.setRunVisible(run, runColor(1), true);
+    auto* accuracy = shown.chart<EpochMetricChart>("accuracyChart");
+    const QLineSeries* test = accuracy->lineOf(run.id, 0);
+    const QLineSeries* train = accuracy->lineOf(run.id, 1);
+    QVERIFY(test && train);
+    QCOMPARE(accuracy->runCount(), 1);
+    QCOMPARE(train->count(), 3);
+    QCOMPARE(train->at(2).y(), run.epochs[2].train_acc);
+    QCOMPARE(test->at(2).y(), run.epochs[2].test_acc);
+    QCOMPARE(train->pen().style(), Qt::DashLine);
+    QCOMPARE(test->pen().style(), Qt::SolidLine);
+    QCOMPARE(train->pen().color(), runColor(1));
+    // y fits the accuracies rather than spanning [0, 1].
+    QVERIFY(axisOf(*accuracy, Qt::Vertical)->min() >= 0.4);
+}
+
+void TestUiCharts::legendNamesEveryRunInFull()
+{
+    ShownBoard shown;
+    for (int i = 0; i < 12; ++i) {
+        dp::RunRecord run = finishedRun("run-" + std::to_string(10 + i), 1 + i % 4, 5, 5);
+        run.config.batch_size = 64 << (i % 3);
+        shown.board.setRunVisible(run, runColor(i), true);
+    }
+    auto* legend = shown.board.findChild<RunLegend*>(QStringLiteral("runLegend"));
+    QVERIFY(legend && legend->isVisible());
+    QCOMPARE(int(legend->entries().size()), 12);
+    const QString text = legend->text();
+    for (const RunLegend::Entry& entry : legend->entries()) {
+        QVERIFY(text.contains(entry.name.toHtmlEscaped()));
+        QVERIFY(!entry.name.contains(QStringLiteral("...")));
+    }
+    QVERIFY(legend->height() < shown.board.height() / 4);  // wrapped, not squeezed
+    // Unchecked runs leave it.
+    shown.board.setRunVisible(finishedRun("run-10", 1, 5, 5), runColor(0), false);
+    QCOMPARE(int(legend->entries().size()), 11);
+}
+
+void TestUiCharts::hoverReadsOutTheNearestPoint()
+{
+    ShownBoard shown;
+    const dp::RunRecord run = finishedRun("run-1", 2, 3, 3);
+    shown.board.setRunVisible(run, runColor(0), true);
+    auto* accuracy = shown.chart<EpochMetricChart>("accuracyChart");
+    const QLineSeries* test = accuracy->lineOf(run.id, 0);
+    const QPoint second = drawnAt(*accuracy, *test, test->at(1));
+
+    QTest::mouseMove(accuracy->viewport(), second + QPoint(3, -2));
+    const QString readout = accuracy->shownReadout();
+    QVERIFY2(readout.contains(QString::fromStdString(run.label())), qPrintable(readout));
+    QVERIFY2(readout.contains(QStringLiteral("epoch 2")), qPrintable(readout));
+    QVERIFY2(readout.contains(QStringLiteral("test acc 0.61")), qPrintable(readout));
+    // Far from every point: nothing.
+    const QRectF plot = accuracy->chart()->plotArea();
+    QVERIFY(accuracy->readoutAt(accuracy->mapFromScene(plot.topLeft() + QPointF(2, 2))).isEmpty());
+}
+
+void TestUiCharts::dragAndWheelZoomAndDoubleClickResets()
+{
+    ShownBoard shown;
+    const dp::RunRecord run = finishedRun("run-1", 1, 10, 10);
+    shown.board.setRunVisible(run, runColor(0), true);
+    auto* seconds = shown.chart<RunChartView>("secondsChart");
+    QValueAxis* x = axisOf(*seconds, Qt::Horizontal);
+    const double fullMax = x->max();
+    const QRect plot = seconds->mapFromScene(seconds->chart()->mapRectToScene(seconds->chart()->plotArea()))
+                               .boundingRect();
+
+    // A rectangle over the left half of the plot.
+    QWidget* viewport = seconds->viewport();
+    QTest::mousePress(viewport, Qt::LeftButton, {}, plot.topLeft() + QPoint(5, 5));
+    QTest::mouseMove(viewport, plot.center());
+    QTest::mouseRelease(viewport, Qt::LeftButton, {}, plot.center());
+    QVERIFY(seconds->isZoomed());
+    QVERIFY2(x->max() < fullMax * 0.6, qPrintable(QString::number(x->max())));
+    auto* reset = shown.board.findChild<QPushButton*>(QStringLiteral("resetZoomButton"));
+    QVERIFY(reset && reset->isVisible());
+    // New epochs leave a zoomed view where the user put it.
+    const double zoomedMax = x->max();
+    dp::RunRecord longer = finishedRun("run-1", 1, 20, 20);
+    shown.board.updateRun(longer, runColor(0));
+    QCOMPARE(x->max(), zoomedMax);
+
+    QTest::mouseDClick(viewport, Qt::LeftButton, {}, plot.center());
+    QVERIFY(!seconds->isZoomed());
+    QCOMPARE(x->max(), 20.5);
+    QVERIFY(!reset->isVisible());
+
+    // The wheel zooms in around the mouse; the button shows everything again.
+    QWheelEvent wheel(QPointF(plot.center()), QPointF(seconds->mapToGlobal(plot.center())), QPoint(),
+                      QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(viewport, &wheel);
+    QVERIFY(seconds->isZoomed());
+    QVERIFY(x->max() - x->min() < 20.5 * 0.8);
+    QTest::mouseClick(reset, Qt::LeftButton);
+    QVERIFY(!seconds->isZoomed());
+    QCOMPARE(x->max(), 20.5);
+}
+
+void TestUiCharts::logScaleReplotsTheLoss()
+{
+    ShownBoard shown;
+    const dp::RunRecord run = finishedRun("run-1", 1, 2, 0);
+    shown.board.startRun(run, runColor(0));
+    QList<LossSample> losses;
+    for (int batch = 1; batch <= 16; ++batch)
+        losses.append({batch / 8.0, batch * 0.25, 2.0 / batch});
+    shown.board.lossChart()->appendLosses(losses);
+    shown.board.refreshNow();
+    LossChart* loss = shown.board.lossChart();
+    const QLineSeries* line = loss->lineOf(QString::fromStdString(run.id));
+    QCOMPARE(line->at(0).y(), 2.0);
+
+    shown.board.setLogScaleLoss(true);
+    QVERIFY(loss->isLogScaleY());
+    QCOMPARE(line->at(0).y(), std::log10(2.0));
+    auto* y = qobject_cast<QCategoryAxis*>(axisOf(*loss, Qt::Vertical));
+    QVERIFY(y);
+    const QStringList labels = y->categoriesLabels();
+    QVERIFY2(labels.contains(QStringLiteral("0.2")) && labels.contains(QStringLiteral("1")),
+             qPrintable(labels.join(QLatin1Char(' '))));
+    // The readout names the loss, not its logarithm.
+    QTest::mouseMove(loss->viewport(), drawnAt(*loss, *line, line->at(0)));
+    QVERIFY2(loss->shownReadout().contains(QStringLiteral("loss 2")), qPrintable(loss->shownReadout()));
+
+    shown.board.setLogScaleLoss(false);
+    QVERIFY(!loss->isLogScaleY());
+    QCOMPARE(line->at(0).y(), 2.0);
+}
+
+void TestUiCharts::exportsHaveOneSizeWhateverTheScreen()
+{
+    ShownBoard shown;
+    shown.board.setRunVisible(finishedRun("run-1", 1, 3, 3), runColor(0), true);
+    shown.board.resize(700, 450);  // charts far smaller than the pictures
+    shown.board.setFontScale(1.6);  // and presenter mode on
+    auto* accuracy = shown.chart<RunChartView>("accuracyChart");
+    const QSizeF onScreen = accuracy->chart()->size();
+    QTemporaryDir folder;
+    QVERIFY(shown.board.exportTo(QDir(folder.path())).isEmpty());
+    const QSize expected = ChartBoard::kExportSize * 2;
+    for (const char* name : {"accuracy", "training_loss", "seconds_per_epoch", "speedup",
+                             "parameter_drift"}) {
+        const QImage png(folder.filePath(QLatin1String(name) + QStringLiteral(".png")));
+        QCOMPARE(png.size(), expected);
+        const QSvgRenderer svg(folder.filePath(QLatin1String(name) + QStringLiteral(".svg")));
+        QVERIFY(svg.isValid());
+        QCOMPARE(svg.viewBox().size(), ChartBoard::kExportSize);
+    }
+    // The screen is as it was.
+    QCOMPARE(accuracy->chart()->size(), onScreen);
+}
+
+QTEST_MAIN(TestUiCharts)
+#include "test_ui_charts.moc"
