@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "devices/device.h"
+#include "parallel/collective_timeout.h"
 
 namespace dp {
 
@@ -45,6 +46,9 @@ struct TrainConfig {
     std::string allreduce = "ring";    // "ring" or "naive"
     double bucket_mb = 25;             // gradient bucket cap (PyTorch DDP's default)
     bool sync_bn = false;  // BatchNorm statistics over the global batch (nn.SyncBatchNorm)
+    // How long a device or rank waits for the others in one collective before
+    // the run fails naming the ones that did not come: every rank's limit.
+    double collective_timeout_s = CollectiveTimeout::default_seconds;
 };
 
 // Throws dp::Error with a one-line message for impossible settings
