@@ -78,15 +78,22 @@ const CliOption* cli_option(const std::string& flag) {
 }
 
 // "  --batch-size N      global batch size ... (default 256)", continuation
-// lines indented under the text.
+// lines indented under the text; a flag too long for the column has the
+// text start on the next line.
 std::string help_entry(const std::string& flag, const char* value_name, std::string text) {
+    constexpr std::size_t text_column = 22;
     std::string head = "  " + flag + (value_name ? std::string(" ") + value_name : "");
-    head.resize(std::max<std::size_t>(head.size() + 1, 22), ' ');
     std::string out;
+    if (head.size() >= text_column) {
+        out = head + "\n";
+        head.clear();
+    }
+    head.resize(text_column, ' ');
     std::size_t start = 0;
     while (start <= text.size()) {
         const auto newline = std::min(text.find('\n', start), text.size());
-        out += (start == 0 ? head : std::string(22, ' ')) + text.substr(start, newline - start) + "\n";
+        out += (start == 0 ? head : std::string(text_column, ' ')) +
+               text.substr(start, newline - start) + "\n";
         start = newline + 1;
     }
     return out;

@@ -25,7 +25,7 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
             if (mpi.rank() == 0) std::fprintf(stderr, "dp-train: %s\n", error.what());
             return 2;
         }
-        DistributedRank rank = distributed_init(mpi, config.allreduce);
+        DistributedRank rank = distributed_init(mpi, config);
         config.devices = {rank.device.id};
 
         std::optional<RecordedRun> record;

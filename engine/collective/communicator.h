@@ -7,6 +7,7 @@
 // memory for NCCL). The implementations and their factories are in parallel/.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "core/error.h"
@@ -20,9 +21,20 @@ public:
     using Error::Error;
 };
 
+// Where a run is when its ranks meet, for the message of a collective that
+// times out: "of step" 37 reads "the all-reduce of step 37". The text is a
+// literal, so that setting a phase every step allocates nothing.
+struct CollectivePhase {
+    const char* text = "";
+    std::uint64_t step = 0;  // appended to the text unless 0
+};
+
 // Collectives over float buffers among `size()` ranks. Each rank calls each
 // collective with its own buffer of the same length, in the same order.
 // Implementations (parallel/): ranks as threads of one process, NCCL, MPI.
+// None waits without limit: a rank kept waiting for the others longer than
+// the communicator's timeout (parallel/collective_timeout.h) throws dp::Error
+// naming the ranks that did not arrive, where the implementation can tell.
 class Communicator {
 public:
     virtual ~Communicator() = default;
@@ -47,6 +59,15 @@ public:
     // collective. The communicator stays unusable afterwards. Safe to call from
     // any thread, any number of times.
     virtual void abort() = 0;
+
+    // What the ranks' next collectives are part of, for their timeout
+    // messages only. Set between collectives (by the thread that starts the
+    // ranks' work), never while one runs.
+    void set_phase(CollectivePhase phase) { phase_ = phase; }
+    const CollectivePhase& phase() const { return phase_; }
+
+private:
+    CollectivePhase phase_;
 };
 
 }  // namespace dp

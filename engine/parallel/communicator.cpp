@@ -1,5 +1,7 @@
 #include "parallel/communicator.h"
 
+#include <utility>
+
 #include "core/error.h"
 #include "parallel/naive_communicator.h"
 #include "parallel/ring_communicator.h"
@@ -11,13 +13,13 @@ namespace dp {
 namespace {
 
 template <typename ThreadStrategy>
-std::unique_ptr<Communicator> make_strategy(int ranks) {
-    return std::make_unique<ThreadStrategy>(ranks);
+std::unique_ptr<Communicator> make_strategy(int ranks, CollectiveTimeout timeout) {
+    return std::make_unique<ThreadStrategy>(ranks, std::move(timeout));
 }
 
 struct Strategy {
     const char* name;
-    std::unique_ptr<Communicator> (*make)(int ranks);
+    std::unique_ptr<Communicator> (*make)(int ranks, CollectiveTimeout timeout);
 };
 
 constexpr Strategy kStrategies[] = {
@@ -33,9 +35,10 @@ std::vector<std::string> thread_communicator_strategies() {
     return names;
 }
 
-std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks) {
+std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks,
+                                                       CollectiveTimeout timeout) {
     for (const Strategy& known : kStrategies)
-        if (strategy == known.name) return known.make(ranks);
+        if (strategy == known.name) return known.make(ranks, std::move(timeout));
     std::string known_names;
     for (const std::string& name : thread_communicator_strategies())
         known_names += (known_names.empty() ? "" : ", ") + name;
@@ -43,16 +46,19 @@ std::unique_ptr<Communicator> make_thread_communicator(const std::string& strate
 }
 
 std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
-                                                      const std::string& strategy) {
+                                                      const std::string& strategy,
+                                                      double timeout_seconds) {
+    CollectiveTimeout timeout{timeout_seconds, {}};
+    for (const DeviceInfo& device : devices) timeout.rank_names.push_back(device.id);
 #ifdef DP_HAVE_CUDA
     // select_devices never mixes kinds, so the first device speaks for all.
     if (!devices.empty() && devices.front().kind == DeviceKind::cuda) {
         std::vector<int> ordinals;
         for (const DeviceInfo& device : devices) ordinals.push_back(device.cuda_ordinal);
-        return std::make_unique<NcclCommunicator>(ordinals, strategy);
+        return std::make_unique<NcclCommunicator>(ordinals, strategy, std::move(timeout));
     }
 #endif
-    return make_thread_communicator(strategy, int(devices.size()));
+    return make_thread_communicator(strategy, int(devices.size()), std::move(timeout));
 }
 
 }  // namespace dp

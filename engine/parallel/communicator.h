@@ -8,6 +8,7 @@
 
 #include "collective/communicator.h"
 #include "devices/device.h"
+#include "parallel/collective_timeout.h"
 
 namespace dp {
 
@@ -18,11 +19,15 @@ std::vector<std::string> thread_communicator_strategies();
 // devices). `strategy` is "naive" (d2l's:
 // rank 0 sums everything, the others copy) or "ring" (NCCL's reduce-scatter
 // then all-gather). Throws dp::Error for an unknown strategy or ranks < 1.
-std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks);
+std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks,
+                                                       CollectiveTimeout timeout = {});
 
 // The communicator among replicas on `devices`, all in this process: threads
-// over host memory for CPU devices (strategy as above), NCCL for GPUs.
+// over host memory for CPU devices (strategy as above), NCCL for GPUs. A
+// collective waits at most `timeout_seconds` for the others; its timeout
+// message names ranks by their devices ("cpu:1").
 std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
-                                                      const std::string& strategy);
+                                                      const std::string& strategy,
+                                                      double timeout_seconds);
 
 }  // namespace dp

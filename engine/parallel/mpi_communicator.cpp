@@ -3,21 +3,55 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <string>
+#include <thread>
+#include <utility>
+
+#include "core/error.h"
+#include "parallel/mpi_roll_call.h"
+#include "parallel/poll_backoff.h"
 
 namespace dp {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 // MPI counts are ints: larger buffers go in slices of at most this many floats.
 constexpr std::size_t max_slice = INT_MAX;
 
+// How long the ranks of a roll call listen for each other: long enough for
+// a rank that polls a wait every 200 us to answer on a busy machine, short
+// beside the timeout itself.
+Clock::duration roll_call_grace(const CollectiveTimeout& timeout) {
+    return std::clamp<Clock::duration>(timeout.limit() / 10, std::chrono::seconds(1),
+                                       std::chrono::seconds(5));
+}
+
+// Polls `request` until it completes (true), or until `deadline` has passed
+// or another rank has called the roll (false). Those two are checked only
+// once the wait is a long one, so a short wait costs MPI_Test calls alone.
+bool completed_in_time(MPI_Request& request, Clock::time_point deadline, MpiRollCall& roll_call) {
+    PollBackoff backoff;
+    while (true) {
+        int done = 0;
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done) return true;
+        if (backoff.long_wait() && (Clock::now() >= deadline || roll_call.called())) return false;
+        backoff.pause();
+    }
+}
+
 }  // namespace
 
-MpiCommunicator::MpiCommunicator() {
+MpiCommunicator::MpiCommunicator(CollectiveTimeout timeout)
+    : timeout_(std::move(timeout)), roll_call_(std::make_unique<MpiRollCall>()) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }
+
+MpiCommunicator::~MpiCommunicator() = default;
 
 void MpiCommunicator::check_rank(int rank) const {
     if (rank != rank_)
@@ -25,20 +59,45 @@ void MpiCommunicator::check_rank(int rank) const {
                     std::to_string(rank));
 }
 
+template <typename Start>
+void MpiCommunicator::run_sliced(std::string_view collective, float* data, std::size_t count,
+                                 Start&& start) {
+    const Clock::time_point deadline = Clock::now() + timeout_.limit();
+    for (std::size_t done = 0; done < count; done += max_slice) {
+        MPI_Request request;
+        start(data + done, int(std::min(max_slice, count - done)), request);
+        if (!completed_in_time(request, deadline, *roll_call_)) time_out(collective);
+    }
+}
+
 void MpiCommunicator::all_reduce_sum(int rank, float* data, std::size_t count) {
     check_rank(rank);
-    for (std::size_t done = 0; done < count; done += max_slice) {
-        const int slice = int(std::min(max_slice, count - done));
-        MPI_Allreduce(MPI_IN_PLACE, data + done, slice, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    }
+    run_sliced("all-reduce", data, count, [](float* slice, int slice_count, MPI_Request& request) {
+        MPI_Iallreduce(MPI_IN_PLACE, slice, slice_count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                       &request);
+    });
 }
 
 void MpiCommunicator::broadcast(int rank, float* data, std::size_t count, int root) {
     check_rank(rank);
-    for (std::size_t done = 0; done < count; done += max_slice) {
-        const int slice = int(std::min(max_slice, count - done));
-        MPI_Bcast(data + done, slice, MPI_FLOAT, root, MPI_COMM_WORLD);
-    }
+    run_sliced("broadcast", data, count, [root](float* slice, int slice_count, MPI_Request& request) {
+        MPI_Ibcast(slice, slice_count, MPI_FLOAT, root, MPI_COMM_WORLD, &request);
+    });
+}
+
+void MpiCommunicator::time_out(std::string_view collective) {
+    const MpiRollCall::Result roll = roll_call_->call(roll_call_grace(timeout_));
+    const std::string message = timeout_.message(roll.missing, collective, phase());
+    // One line for the job: the reporting rank's caller prints it and ends
+    // the job at once. The others give it time to, and speak only if the job
+    // is still running then (the reporter may have stopped answering too).
+    // The collective stays pending either way (MPI cannot cancel one) and
+    // could still write into its buffer whenever MPI runs: no MPI call
+    // follows this one (the roll call keeps its communicator) until the
+    // caller's MPI_Abort, however soon the buffer is freed.
+    if (!roll.reports)
+        std::this_thread::sleep_for(2 * roll_call_grace(timeout_) + std::chrono::seconds(5));
+    throw Error(message);
 }
 
 void MpiCommunicator::abort() { MPI_Abort(MPI_COMM_WORLD, 1); }

@@ -28,6 +28,13 @@ MpiSession::MpiSession(int& argc, char**& argv) {
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
+std::string MpiSession::processor_name() const {
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    MPI_Get_processor_name(name, &length);
+    return std::string(name, std::size_t(length));
+}
+
 void MpiSession::broadcast_bytes(void* data, std::size_t bytes, int root) const {
     if (bytes > std::size_t(INT_MAX)) throw Error("MPI broadcast of more than 2 GB");
     MPI_Bcast(data, int(bytes), MPI_BYTE, root, MPI_COMM_WORLD);

@@ -27,6 +27,8 @@ public:
     // This rank's index among the ranks on its machine (MPI_COMM_TYPE_SHARED):
     // which GPU or core it takes.
     int local_rank() const { return local_rank_; }
+    // The machine this rank runs on, as MPI names it (MPI_Get_processor_name).
+    std::string processor_name() const;
 
     // Root's `bytes` bytes at `data` on every rank (MPI_Bcast).
     void broadcast_bytes(void* data, std::size_t bytes, int root) const;

@@ -5,13 +5,13 @@
 namespace dp {
 
 void NaiveCommunicator::all_reduce_sum(int rank, float* data, std::size_t count) {
-    const auto buffers = rendezvous_.join(rank, data, {"all_reduce_sum", count});
+    const auto buffers = rendezvous_.join(rank, data, {"all-reduce", count});
     if (rank == 0)
         for (std::size_t other = 1; other < buffers.size(); ++other)
             add_into(data, buffers[other], count);
-    rendezvous_.sync();
+    rendezvous_.sync(rank);
     if (rank != 0) std::copy_n(buffers[0], count, data);
-    rendezvous_.sync();  // rank 0's buffer is read until every rank gets here
+    rendezvous_.sync(rank);  // rank 0's buffer is read until every rank gets here
 }
 
 }  // namespace dp

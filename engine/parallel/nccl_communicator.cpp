@@ -1,6 +1,6 @@
 #include "parallel/nccl_communicator.h"
 
-#include <cstdlib>
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -44,18 +44,6 @@ std::string checked_strategy(const std::string& strategy) {
         known += (known.empty() ? "" : ", ") + name;
     }
     throw Error("unknown all-reduce strategy '" + strategy + "' (known: " + known + ")");
-}
-
-std::chrono::steady_clock::duration timeout_from_environment() {
-    const char* text = std::getenv("DP_NCCL_TIMEOUT_S");
-    if (!text || !*text) return std::chrono::seconds(300);
-    char* end = nullptr;
-    const double seconds = std::strtod(text, &end);
-    if (*end != '\0' || !(seconds > 0))
-        throw Error(std::string("DP_NCCL_TIMEOUT_S must be a positive number of seconds (got '") +
-                    text + "')");
-    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(seconds));
 }
 
 }  // namespace
@@ -121,10 +109,10 @@ NcclUniqueId nccl_unique_id() {
 std::vector<std::string> NcclCommunicator::strategies() { return {"naive", "ring"}; }
 
 NcclCommunicator::NcclCommunicator(const std::vector<int>& cuda_ordinals,
-                                   const std::string& strategy)
+                                   const std::string& strategy, CollectiveTimeout timeout)
     : strategy_(checked_strategy(strategy)),
       ranks_(int(cuda_ordinals.size())),
-      timeout_(timeout_from_environment()) {
+      timeout_(std::move(timeout)) {
     if (cuda_ordinals.empty()) throw Error("an NCCL communicator needs at least one GPU");
     CurrentDeviceRestorer restorer;
     std::vector<ncclComm_t> comms(cuda_ordinals.size());
@@ -135,8 +123,8 @@ NcclCommunicator::NcclCommunicator(const std::vector<int>& cuda_ordinals,
 }
 
 NcclCommunicator::NcclCommunicator(const NcclUniqueId& id, int rank, int ranks, int cuda_ordinal,
-                                   const std::string& strategy)
-    : strategy_(checked_strategy(strategy)), ranks_(ranks), timeout_(timeout_from_environment()) {
+                                   const std::string& strategy, CollectiveTimeout timeout)
+    : strategy_(checked_strategy(strategy)), ranks_(ranks), timeout_(std::move(timeout)) {
     if (rank < 0 || rank >= ranks)
         throw Error("NCCL rank " + std::to_string(rank) + " is not below the rank count " +
                     std::to_string(ranks));
@@ -237,7 +225,7 @@ void NcclCommunicator::wait_all(int rank) {
 }
 
 void NcclCommunicator::wait(Rank& r, const char* collective) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout_;
+    const auto deadline = std::chrono::steady_clock::now() + timeout_.limit();
     const std::string where = std::string(collective) + " on cuda:" + std::to_string(r.device);
     while (true) {
         const cudaError_t state = cudaEventQuery(r.done);
@@ -258,11 +246,10 @@ void NcclCommunicator::wait(Rank& r, const char* collective) {
             throw CollectiveAborted("collective aborted: " + where + " after another device failed");
         }
         if (std::chrono::steady_clock::now() > deadline) {
+            // NCCL cannot say which rank is missing: the message names the collective.
             r.abort_communicator();
-            throw Error(where + " did not complete within " +
-                        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(timeout_)
-                                           .count()) +
-                        " s: a GPU or a rank stopped responding (DP_NCCL_TIMEOUT_S sets the limit)");
+            throw Error("cuda:" + std::to_string(r.device) + ": " +
+                        timeout_.message({}, collective, phase()));
         }
         std::this_thread::yield();
     }

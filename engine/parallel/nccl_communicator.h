@@ -2,12 +2,12 @@
 
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "collective/communicator.h"
+#include "parallel/collective_timeout.h"
 
 namespace dp {
 
@@ -24,8 +24,9 @@ NcclUniqueId nccl_unique_id();
 // broadcast return when the collective has completed; start_all_reduce_sum
 // returns once it is queued, so backward goes on computing while NCCL
 // reduces, and wait_all completes them all. Waiting polls NCCL for
-// asynchronous errors; an error, a timeout (DP_NCCL_TIMEOUT_S, default
-// 300 s) or abort() aborts the NCCL communicator instead of hanging.
+// asynchronous errors; an error, a collective that takes longer than the
+// timeout (the run's collective_timeout_s) or abort() aborts the NCCL
+// communicator instead of hanging.
 //
 // Strategies: "ring" is ncclAllReduce (NCCL picks ring or tree); "naive" is
 // d2l's sum-on-device-0-and-copy-back, as ncclReduce to rank 0 followed by
@@ -37,11 +38,12 @@ public:
     // All ranks in this process: rank r on CUDA device cuda_ordinals[r]
     // (ncclCommInitAll). Call from any thread; use rank r only on the thread
     // that drives device cuda_ordinals[r].
-    NcclCommunicator(const std::vector<int>& cuda_ordinals, const std::string& strategy);
+    NcclCommunicator(const std::vector<int>& cuda_ordinals, const std::string& strategy,
+                     CollectiveTimeout timeout = {});
     // One rank of `ranks` spread over processes (ncclCommInitRank): every
     // process passes the same id. Blocks until all ranks have joined.
     NcclCommunicator(const NcclUniqueId& id, int rank, int ranks, int cuda_ordinal,
-                     const std::string& strategy);
+                     const std::string& strategy, CollectiveTimeout timeout = {});
     ~NcclCommunicator() override;
 
     std::string name() const override { return strategy_; }
@@ -66,7 +68,7 @@ private:
 
     std::string strategy_;
     int ranks_;
-    std::chrono::steady_clock::duration timeout_;
+    CollectiveTimeout timeout_;
     std::atomic<bool> aborted_{false};
     std::vector<std::unique_ptr<Rank>> local_ranks_;
 };

@@ -3,8 +3,16 @@
 #include "core/error.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace dp {
+
+ThreadCommunicator::ThreadCommunicator(int ranks, CollectiveTimeout timeout)
+    : timeout_(std::move(timeout)),
+      rendezvous_(ranks, timeout_.limit(),
+                  [this](std::span<const int> missing, std::string_view collective) {
+                      return timeout_.message(missing, collective, phase());
+                  }) {}
 
 void ThreadCommunicator::broadcast(int rank, float* data, std::size_t count, int root) {
     if (root < 0 || root >= size())
@@ -12,7 +20,7 @@ void ThreadCommunicator::broadcast(int rank, float* data, std::size_t count, int
                     " is out of range for a communicator of " + std::to_string(size()) + " ranks");
     const auto buffers = rendezvous_.join(rank, data, {"broadcast", count, root});
     if (rank != root) std::copy_n(buffers[std::size_t(root)], count, data);
-    rendezvous_.sync();  // root's buffer is read until every rank gets here
+    rendezvous_.sync(rank);  // root's buffer is read until every rank gets here
 }
 
 void ThreadCommunicator::abort() {

@@ -73,6 +73,11 @@ const std::vector<ConfigField> kFields = {
     {"sync_bn", "synchronized BatchNorm", "--sync-bn", nullptr,
      "BatchNorm statistics over the global batch, not per device", HelpSection::parallelism,
      &TrainConfig::sync_bn, kSharedRemembered},
+    {"collective_timeout_s", "collective timeout", "--collective-timeout", "SECONDS",
+     "fail the run, naming the device or rank that did not come, when the\n"
+     "others wait longer for it in one all-reduce or broadcast",
+     HelpSection::parallelism, &TrainConfig::collective_timeout_s,
+     S::shared | S::remembered | S::command, 0, true},
     {"save_path", "checkpoint to save", "--save", "PATH",
      "write a checkpoint (safetensors, PyTorch state_dict names) after every\nepoch, atomically",
      HelpSection::records, &TrainConfig::save_path},

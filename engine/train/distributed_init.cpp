@@ -1,8 +1,10 @@
 #include "train/distributed_init.h"
 
 #include <memory>
+#include <utility>
 
 #include "core/error.h"
+#include "parallel/collective_timeout.h"
 #include "parallel/mpi_communicator.h"
 #ifdef DP_HAVE_CUDA
 #include "parallel/nccl_communicator.h"
@@ -12,18 +14,31 @@ namespace dp {
 namespace {
 
 std::unique_ptr<Communicator> rank_communicator(const MpiSession& mpi, const DeviceInfo& device,
-                                                const std::string& allreduce) {
-    if (device.kind != DeviceKind::cuda) return std::make_unique<MpiCommunicator>();
+                                                const std::string& allreduce,
+                                                CollectiveTimeout timeout) {
+    if (device.kind != DeviceKind::cuda)
+        return std::make_unique<MpiCommunicator>(std::move(timeout));
 #ifdef DP_HAVE_CUDA
     NcclUniqueId id{};
     if (mpi.rank() == 0) id = nccl_unique_id();
     mpi.broadcast_bytes(id.data(), id.size(), 0);
     return std::make_unique<NcclCommunicator>(id, mpi.rank(), mpi.size(), device.cuda_ordinal,
-                                              allreduce);
+                                              allreduce, std::move(timeout));
 #else
     (void)mpi, (void)allreduce;
     throw Error("GPU ranks need the CUDA build (configure with -DDP_CUDA=ON)");
 #endif
+}
+
+// How a timeout names each rank: "rank 2 (node2, cpu:0)", so that the rank
+// that stopped answering can be found on its machine.
+std::vector<std::string> rank_names(const std::vector<std::string>& hosts,
+                                    const std::vector<std::string>& devices) {
+    std::vector<std::string> names;
+    for (std::size_t rank = 0; rank < devices.size(); ++rank)
+        names.push_back("rank " + std::to_string(rank) + " (" + hosts[rank] + ", " +
+                        devices[rank] + ")");
+    return names;
 }
 
 }  // namespace
@@ -53,11 +68,14 @@ std::string rank_device_name(const DeviceInfo& device) {
     return device.id;
 }
 
-DistributedRank distributed_init(const MpiSession& mpi, const std::string& allreduce) {
+DistributedRank distributed_init(const MpiSession& mpi, const TrainConfig& config) {
     const DeviceInfo device = rank_device(mpi.local_rank(), available_devices());
-    // In this order on every rank: the communicator's bootstrap, then the gather.
-    std::unique_ptr<Communicator> communicator = rank_communicator(mpi, device, allreduce);
+    // In this order on every rank: the gathers, then the communicator's bootstrap.
     std::vector<std::string> rank_devices = mpi.all_gather(rank_device_name(device));
+    const std::vector<std::string> hosts = mpi.all_gather(mpi.processor_name());
+    std::unique_ptr<Communicator> communicator =
+        rank_communicator(mpi, device, config.allreduce,
+                          {config.collective_timeout_s, rank_names(hosts, rank_devices)});
     return {device, ProcessPart{std::move(communicator), mpi.rank(), std::move(rank_devices)}};
 }
 

@@ -39,12 +39,14 @@ struct DistributedRank {
     ProcessPart part;   // the communicator among every rank, this rank, every rank's device
 };
 
-// Takes this rank's device, joins the communicator among every rank and
-// gathers every rank's device name. The communicator is MPI's collectives on
-// host memory for CPU ranks; NCCL for GPU ranks (with `allreduce` as its
-// strategy), bootstrapped over MPI: rank 0 makes the NCCL id and broadcasts
-// its 128 bytes, then every rank joins. Collective: every rank calls it,
-// after check_same_settings.
-DistributedRank distributed_init(const MpiSession& mpi, const std::string& allreduce);
+// Takes this rank's device, gathers every rank's device and machine names
+// and joins the communicator among every rank. The communicator is MPI's
+// collectives on host memory for CPU ranks; NCCL for GPU ranks (with
+// config.allreduce as its strategy), bootstrapped over MPI: rank 0 makes the
+// NCCL id and broadcasts its 128 bytes, then every rank joins. Its
+// collectives time out after config.collective_timeout_s, naming a missing
+// rank as "rank 2 (node2, cpu:0)". Collective: every rank calls it, after
+// check_same_settings.
+DistributedRank distributed_init(const MpiSession& mpi, const TrainConfig& config);
 
 }  // namespace dp

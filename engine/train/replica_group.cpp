@@ -12,8 +12,9 @@ namespace dp {
 
 ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainConfig& config,
                            const SampleShape& input, int classes)
-    : ReplicaGroup(devices, make_local_communicator(devices, config.allreduce), 0, config, input,
-                   classes) {}
+    : ReplicaGroup(devices,
+                   make_local_communicator(devices, config.allreduce, config.collective_timeout_s),
+                   0, config, input, classes) {}
 
 ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
                            std::unique_ptr<Communicator> communicator, int first_rank,
@@ -37,6 +38,7 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
     const auto bucket_bytes = std::size_t(config.bucket_mb * 1024 * 1024);
     // DDP's small first bucket, so the first reduction starts early in backward.
     const auto first_bucket_bytes = std::min<std::size_t>(bucket_bytes, 1024 * 1024);
+    communicator_->set_phase({"at start-up"});
     on_all_devices([&](int local) {
         const int rank = first_rank_ + local;
         auto replica = std::make_unique<Replica>(devices[local], config.model, input, classes,
@@ -102,6 +104,7 @@ std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
                                                            Backend::LossResult& loss) {
     const int global_batch = int(batch.size());
     const std::uint64_t step = steps_++;
+    communicator_->set_phase({"of step", steps_});
     on_all_devices([&](int local) {
         const int rank = first_rank_ + local;
         const BatchShard shard = batch_shard(global_batch, world(), rank);
@@ -126,6 +129,7 @@ std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
 
 double ReplicaGroup::evaluate(const Dataset& set) {
     std::vector<double> correct(replicas_.size());
+    communicator_->set_phase(phase_between_steps());
     on_all_devices([&](int local) {
         // BatchNorm keeps statistics per replica while training (DataParallel's
         // behaviour); evaluation uses their mean, the same on every replica,
@@ -161,6 +165,7 @@ void ReplicaGroup::sum_over_processes(std::span<double> values) {
     std::vector<std::vector<float>> contributions(std::size_t(size()),
                                                   std::vector<float>(values.size(), 0.f));
     std::copy(values.begin(), values.end(), contributions[0].begin());
+    communicator_->set_phase(phase_between_steps());
     on_all_devices([&](int local) {
         replicas_[local]->all_reduce_host(*communicator_, first_rank_ + local, contributions[local]);
     });
@@ -175,6 +180,7 @@ void ReplicaGroup::save(const std::filesystem::path& file, const std::string& mo
 }
 
 void ReplicaGroup::load(const std::filesystem::path& file, const std::string& model_name) {
+    communicator_->set_phase(phase_between_steps());
     on_all_devices([&](int local) {
         const int rank = first_rank_ + local;
         ParameterStore& store = replicas_[local]->model().parameters();
@@ -182,6 +188,11 @@ void ReplicaGroup::load(const std::filesystem::path& file, const std::string& mo
         communicator_->broadcast(rank, store.values(), store.total_size(), 0);
         communicator_->broadcast(rank, store.buffers(), store.buffers_size(), 0);
     });
+}
+
+CollectivePhase ReplicaGroup::phase_between_steps() const {
+    if (steps_ == 0) return {"before the first step"};
+    return {"after step", steps_};
 }
 
 std::vector<float> ReplicaGroup::parameters(int local) {

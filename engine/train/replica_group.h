@@ -99,6 +99,8 @@ private:
     void on_all_devices(ReplicaJob job);
     // What device thread `local` runs for on_all_devices.
     void run_current_job(int local);
+    // For the timeout message of a collective outside a step: "after step 40".
+    CollectivePhase phase_between_steps() const;
 
     std::unique_ptr<Communicator> communicator_;
     int first_rank_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "devices/device.h"
+#include "parallel/collective_timeout.h"
 
 namespace dp {
 
@@ -51,6 +52,9 @@ struct TrainConfig {
     // same global batch without accumulation (up to float rounding).
     int accumulate = 1;
     bool sync_bn = false;  // BatchNorm statistics over the global batch (nn.SyncBatchNorm)
+    // How long a device or rank waits for the others in one collective before
+    // the run fails naming the ones that did not come: every rank's limit.
+    double collective_timeout_s = CollectiveTimeout::default_seconds;
 };
 
 // Throws dp::Error with a one-line message for impossible settings

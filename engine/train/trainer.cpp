@@ -146,7 +146,8 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         KernelChoices& kernels = kernel_choices();
         kernels.retune(config_.retune);
         auto communicator = part_ ? std::move(part_->communicator)
-                                  : make_local_communicator(devices, config_.allreduce);
+                                  : make_local_communicator(devices, config_.allreduce,
+                                                            config_.collective_timeout_s);
         if (!communicator) throw Error("a multi-process Trainer runs once");
         const std::string allreduce = communicator->name();
         validate_ranks(config_, communicator->size());

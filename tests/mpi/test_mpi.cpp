@@ -2,13 +2,18 @@
 // the MPI communicator against a direct sum; a multi-process run ends with
 // the parameters of the in-process run on as many devices; and failures
 // (missing data on one rank, different settings, a killed rank) end every
-// rank quickly with a non-zero exit and the failed rank's message.
+// rank quickly with a non-zero exit and the failed rank's message; a stopped
+// rank ends the job after the collective timeout, named.
 #include <QtTest>
+
+#include <QScopeGuard>
+#include <sys/types.h>
 
 #include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <vector>
 
 #include "data/dataset.h"
 #include "io/safetensors.h"
@@ -82,6 +87,40 @@ double max_relative_difference(const std::filesystem::path& a_file,
 }
 
 const QStringList small_lenet{"--model", "lenet", "--batch-size", "64", "--limit-test", "100"};
+
+// Starts `job`: mpirun with `ranks` ranks of `dp-train --distributed
+// <arguments>`, each of which first writes its pid to "pid<rank>" in `dir`,
+// so that a test can signal one rank.
+void start_ranks_writing_pids(QProcess& job, int ranks, const QString& dir,
+                              const QString& arguments) {
+    job.start(MPIEXEC_PATH,
+              mpirun_args(ranks, per_rank("echo $$ > \"$1/pid$OMPI_COMM_WORLD_RANK\"; exec \"$0\" "
+                                          "--distributed " + arguments,
+                                          dir)));
+}
+
+// The pid that `rank` of a job started by start_ranks_writing_pids wrote,
+// waiting up to 30 s for it; 0 if it never did.
+qint64 rank_pid(QProcess& job, const QString& dir, int rank) {
+    QFile pid_file(dir + "/pid" + QString::number(rank));
+    QElapsedTimer timer;
+    timer.start();
+    while (!pid_file.exists() && timer.elapsed() < 30000) job.waitForFinished(100);
+    if (!pid_file.open(QIODevice::ReadOnly)) return 0;
+    return pid_file.readAll().trimmed().toLongLong();
+}
+
+// Whether `pid` is still a live dp-train process (not a zombie, and not a
+// pid the system has reused), so that cleaning up never signals another.
+bool is_live_dp_train(qint64 pid) {
+    QFile cmdline("/proc/" + QString::number(pid) + "/cmdline"),
+        stat("/proc/" + QString::number(pid) + "/stat");
+    if (!cmdline.open(QIODevice::ReadOnly) || !stat.open(QIODevice::ReadOnly)) return false;
+    const QByteArray state = stat.readAll();
+    const auto after_name = state.lastIndexOf(')');
+    return cmdline.readAll().contains("dp-train") && after_name >= 0 &&
+           state.mid(after_name + 2, 1) != "Z";
+}
 
 }  // namespace
 
@@ -174,26 +213,75 @@ private slots:
     void killedRankEndsTheJob() {
         QTemporaryDir dir;
         QProcess job;
-        job.start(MPIEXEC_PATH,
-                  mpirun_args(2, per_rank("echo $$ > \"$1/pid$OMPI_COMM_WORLD_RANK\"; exec \"$0\" "
-                                          "--distributed --epochs 100 --limit-train 2560 "
-                                          "--limit-test 100",
-                                          dir.path())));
-        QFile pid_file(dir.filePath("pid1"));
+        start_ranks_writing_pids(job, 2, dir.path(),
+                                 "--epochs 100 --limit-train 2560 --limit-test 100");
+        const qint64 rank1 = rank_pid(job, dir.path(), 1);
+        QVERIFY(rank1 > 0);
+        job.waitForFinished(3000);  // into training
+        QCOMPARE(::kill(pid_t(rank1), SIGKILL), 0);
         QElapsedTimer timer;
         timer.start();
-        while (!pid_file.exists() && timer.elapsed() < 30000) job.waitForFinished(100);
-        job.waitForFinished(3000);  // into training
-        QVERIFY(pid_file.open(QIODevice::ReadOnly));
-        const auto rank1 = pid_file.readAll().trimmed().toInt();
-        QVERIFY(rank1 > 0);
-        QCOMPARE(::kill(rank1, SIGKILL), 0);
-        timer.restart();
         const auto result = finish(job, 60000);
         qInfo("the job ended %.1f s after rank 1 was killed, exit code %d",
               double(timer.elapsed()) / 1000, result.exit_code);
         QVERIFY(result.exit_code > 0);
         QVERIFY(timer.elapsed() < 30000);
+    }
+
+    // SIGSTOP of one rank after the first epoch: the others wait for it in a
+    // collective for --collective-timeout (5 s), then the job ends non-zero
+    // with one line naming the stopped rank, whichever rank reports it
+    // (rank 0 itself may be the one stopped).
+    void stoppedRankEndsTheJobNamingIt_data() {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("stopped");
+        QTest::newRow("2 ranks, rank 1 stopped") << 2 << 1;
+        QTest::newRow("3 ranks, rank 0 stopped") << 3 << 0;
+    }
+    void stoppedRankEndsTheJobNamingIt() {
+        QFETCH(int, ranks);
+        QFETCH(int, stopped);
+        QTemporaryDir dir;
+        QProcess job;
+        start_ranks_writing_pids(job, ranks, dir.path(),
+                                 "--epochs 100 --limit-train 2560 --limit-test 100 "
+                                 "--collective-timeout 5");
+        std::vector<qint64> pids;
+        for (int rank = 0; rank < ranks; ++rank) pids.push_back(rank_pid(job, dir.path(), rank));
+        // Whatever happens below, no rank is left behind, stopped or running.
+        auto cleanup = qScopeGuard([&] {
+            for (const qint64 pid : pids) {
+                if (pid <= 0 || !is_live_dp_train(pid)) continue;
+                ::kill(pid_t(pid), SIGCONT);
+                ::kill(pid_t(pid), SIGKILL);
+            }
+        });
+        QVERIFY(std::all_of(pids.begin(), pids.end(), [](qint64 pid) { return pid > 0; }));
+
+        QString out;
+        QElapsedTimer timer;
+        timer.start();
+        while (!out.contains("epoch 1/") && job.state() != QProcess::NotRunning &&
+               timer.elapsed() < 60000) {
+            job.waitForReadyRead(100);
+            out += job.readAllStandardOutput();
+        }
+        QVERIFY2(out.contains("epoch 1/"), qPrintable(out + job.readAllStandardError()));
+        QCOMPARE(::kill(pid_t(pids[std::size_t(stopped)]), SIGSTOP), 0);
+        timer.restart();
+        const auto result = finish(job, 60000);
+        const double seconds = double(timer.elapsed()) / 1000;
+        qInfo("the job ended %.1f s after rank %d was stopped, exit code %d", seconds, stopped,
+              result.exit_code);
+        QVERIFY(result.exit_code > 0);
+        QVERIFY2(seconds >= 5 && seconds < 30, qPrintable(QString::number(seconds)));
+        const QRegularExpression named(
+            "dp-train: rank \\d: rank " + QString::number(stopped) +
+            " \\([^,]+, cpu:\\d+\\) did not reach the (all-reduce|broadcast) [^:]* within 5 s: it "
+            "may be paused, swapping or stuck; raise --collective-timeout if its steps are that "
+            "slow\n");
+        QVERIFY2(result.err.contains(named), qPrintable(result.err));
+        QCOMPARE(result.err.count("did not reach"), 1);  // one line for the job
     }
 
 private:

@@ -1,7 +1,8 @@
 // Tests of engine/parallel: splitting a batch over replicas, the thread
 // communicators (naive and ring: all-reduce against a sum in double, ranks
-// bit-identical, repeatable bits, broadcast, back-to-back reuse, abort, calls
-// out of step) and DDP-style gradient buckets on LeNet's parameters.
+// bit-identical, repeatable bits, broadcast, back-to-back reuse, abort,
+// timeouts naming the rank that never came, calls out of step) and DDP-style
+// gradient buckets on LeNet's parameters.
 // Ranks are threads; QTest checks run on the main thread only, after the rank
 // threads have joined (QTest's result logging is not thread-safe).
 
@@ -18,8 +19,10 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -27,8 +30,10 @@
 #include "nn/parameter_store.h"
 #include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
+#include "parallel/collective_timeout.h"
 #include "parallel/communicator.h"
 #include "parallel/gradient_reducer.h"
+#include "parallel/thread_rendezvous.h"
 
 namespace {
 
@@ -351,6 +356,106 @@ private slots:
                                                             absent, buffer.data(), buffer.size()));
         QVERIFY_THROWS_EXCEPTION(dp::CollectiveAborted,
                                  communicator->broadcast(0, buffer.data(), buffer.size(), 0));
+    }
+
+    // The last rank never arrives: within the (short) timeout the first rank
+    // whose wait runs out throws dp::Error naming it by its device and the
+    // phase, and the others are released with CollectiveAborted saying the
+    // same. The communicator stays aborted, so the late rank cannot hang either.
+    void timeout_names_the_rank_that_never_arrives_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("ranks");
+        add_strategy_rows({2, 3, 4});
+    }
+    void timeout_names_the_rank_that_never_arrives() {
+        QFETCH(QString, strategy);
+        QFETCH(int, ranks);
+        dp::CollectiveTimeout timeout{0.2, {}};
+        for (int rank = 0; rank < ranks; ++rank)
+            timeout.rank_names.push_back("cpu:" + std::to_string(rank));
+        const auto communicator =
+            dp::make_thread_communicator(strategy.toStdString(), ranks, timeout);
+        communicator->set_phase({"of step", 37});
+        const int absent = ranks - 1;
+        std::vector<std::string> timed_out(static_cast<std::size_t>(absent));
+        std::vector<std::string> released(static_cast<std::size_t>(absent));
+        std::vector<std::thread> waiting;
+        const auto start = std::chrono::steady_clock::now();
+        for (int rank = 0; rank < absent; ++rank) {
+            waiting.emplace_back([&, rank] {
+                std::vector<float> buffer(100, 1.f);
+                try {
+                    communicator->all_reduce_sum(rank, buffer.data(), buffer.size());
+                } catch (const dp::CollectiveAborted& error) {
+                    released[std::size_t(rank)] = error.what();
+                } catch (const dp::Error& error) {
+                    timed_out[std::size_t(rank)] = error.what();
+                }
+            });
+        }
+        for (std::thread& thread : waiting) thread.join();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        QVERIFY2(seconds >= 0.2 && seconds < 5, QByteArray::number(seconds));
+
+        const std::string expected =
+            "cpu:" + std::to_string(absent) +
+            " did not reach the all-reduce of step 37 within 0.2 s: it may be paused, swapping or "
+            "stuck; raise {collective_timeout_s} if its steps are that slow";
+        QCOMPARE(std::count_if(timed_out.begin(), timed_out.end(),
+                               [&](const std::string& error) { return error == expected; }),
+                 1);
+        for (int rank = 0; rank < absent; ++rank)
+            if (timed_out[std::size_t(rank)].empty())
+                QCOMPARE(released[std::size_t(rank)], "collective aborted: " + expected);
+        std::vector<float> buffer(100, 1.f);
+        QVERIFY_THROWS_EXCEPTION(dp::CollectiveAborted, communicator->all_reduce_sum(
+                                                            absent, buffer.data(), buffer.size()));
+    }
+
+    // Ranks that all joined a collective, two of which never reach its next
+    // barrier: both are named, in rank order.
+    void timeout_names_ranks_missing_from_a_later_barrier() {
+        const dp::CollectiveTimeout timeout{0.2, {}};
+        dp::ThreadRendezvous rendezvous(
+            4, timeout.limit(), [&](std::span<const int> missing, std::string_view collective) {
+                return timeout.message(missing, collective, {});
+            });
+        std::vector<std::string> errors(4);
+        std::vector<std::thread> ranks;
+        for (int rank = 0; rank < 4; ++rank) {
+            ranks.emplace_back([&, rank] {
+                float value = 0;
+                try {
+                    rendezvous.join(rank, &value, {"all-reduce", 1});
+                    if (rank < 2) rendezvous.sync(rank);
+                } catch (const dp::Error& error) {
+                    errors[std::size_t(rank)] = error.what();
+                }
+            });
+        }
+        for (std::thread& thread : ranks) thread.join();
+        for (int rank = 0; rank < 2; ++rank)
+            QVERIFY2(errors[std::size_t(rank)].find(
+                         "rank 2 and rank 3 did not reach the all-reduce within 0.2 s: they may be "
+                         "paused, swapping or stuck; raise {collective_timeout_s} if their steps") !=
+                         std::string::npos,
+                     errors[std::size_t(rank)].c_str());
+        QCOMPARE(errors[2], std::string());
+        QCOMPARE(errors[3], std::string());
+    }
+
+    // A rank later than the others, but within the timeout, is waited for.
+    void a_rank_late_within_the_timeout_is_waited_for() {
+        const auto communicator = dp::make_thread_communicator("ring", 3, {2.0, {}});
+        std::vector<std::vector<float>> buffers(3, std::vector<float>(10, 1.f));
+        const auto errors = run_ranks(*communicator, [&](int rank) {
+            if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            auto& buffer = buffers[std::size_t(rank)];
+            communicator->all_reduce_sum(rank, buffer.data(), buffer.size());
+        });
+        QVERIFY2(describe_errors(errors).isEmpty(), describe_errors(errors));
+        for (const auto& buffer : buffers) QCOMPARE(buffer, std::vector<float>(10, 3.f));
     }
 
     // Ranks that disagree on a call throw, all of them, instead of reading past

@@ -63,6 +63,7 @@ void compareConfigs(const dp::TrainConfig& a, const dp::TrainConfig& b)
     QCOMPARE(a.allreduce, b.allreduce);
     VERIFY_SAME_DOUBLE(a.bucket_mb, b.bucket_mb);
     QCOMPARE(a.sync_bn, b.sync_bn);
+    VERIFY_SAME_DOUBLE(a.collective_timeout_s, b.collective_timeout_s);
 }
 
 void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
@@ -122,6 +123,7 @@ dp::RunRecord everyFieldRecord()
     c.allreduce = "naive";
     c.bucket_mb = 0.1;
     c.sync_bn = true;
+    c.collective_timeout_s = 0.1 + 0.2;
     record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567, 3.1e-6},
                      {2, std::numeric_limits<double>::quiet_NaN(), 5e-324, 0.9999999999999999,
                       std::numeric_limits<double>::max()}};
