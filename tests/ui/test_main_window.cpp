@@ -54,6 +54,15 @@
 
 namespace {
 
+// Imports `record` into `window` as a cluster run's record file would come:
+// written as JSON into `folder`, then File > Import.
+bool importRecord(MainWindow& window, const QTemporaryDir& folder, const dp::RunRecord& record)
+{
+    const QString file = folder.filePath(QString::fromStdString(record.id) + QStringLiteral(".json"));
+    dp::write_run_record(file.toStdString(), record);
+    return window.importRunRecord(file);
+}
+
 constexpr int kFirstEpochTimeoutMs = 120'000;
 constexpr int kRunTimeoutMs = 120'000;
 // Stop must land within one batch; this leaves room for a loaded machine.
@@ -803,11 +812,8 @@ void TestMainWindow::runsReadApartAndCanBeRenamed()
     MainWindow window;
     const WindowParts parts(window);
     QVERIFY(parts.allFound());
-    int written = 0;
     for (const dp::RunRecord& record : {recorded(1), recorded(2)}) {
-        const QString file = folder.filePath(QStringLiteral("run%1.json").arg(++written));
-        dp::write_run_record(file.toStdString(), record);
-        QVERIFY(window.importRunRecord(file));
+        QVERIFY(importRecord(window, folder, record));
         parts.runs->setChecked(parts.runs->rowOf(record.id), true);
     }
     RunsTableModel& runs = *parts.runs;
@@ -867,13 +873,9 @@ void TestMainWindow::runsAtOtherBatchSizesGetNoSpeedup()
     MainWindow window;
     const WindowParts parts(window);
     QVERIFY(parts.allFound());
-    int written = 0;
     for (const dp::RunRecord& record : {recorded(1, 64, 4.0), recorded(2, 128, 1.5),
-                                        recorded(2, 64, 2.5)}) {
-        const QString file = folder.filePath(QStringLiteral("run%1.json").arg(++written));
-        dp::write_run_record(file.toStdString(), record);
-        QVERIFY(window.importRunRecord(file));
-    }
+                                        recorded(2, 64, 2.5)})
+        QVERIFY(importRecord(window, folder, record));
     const RunsTableModel& runs = *parts.runs;
     QCOMPARE(runs.rowCount(), 3);
     // Batch 128 on 2 devices is neither batch 64 (strong) nor 2 x 64 with lr x 2 (weak).
@@ -1151,9 +1153,7 @@ void TestMainWindow::presenterModeLeavesTheChartsRoomAt1280x720()
         record.status = dp::RunStatus::finished;
         for (int epoch = 1; epoch <= 10; ++epoch)
             record.epochs.push_back({epoch, 1.0 / epoch, 0.5 + 0.04 * epoch, 0.45 + 0.04 * epoch, 3.0});
-        const QString file = folder.filePath(QStringLiteral("run%1.json").arg(i));
-        dp::write_run_record(file.toStdString(), record);
-        QVERIFY(window.importRunRecord(file));
+        QVERIFY(importRecord(window, folder, record));
     }
     window.resize(1280, 720);
     window.show();
