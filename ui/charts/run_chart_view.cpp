@@ -91,7 +91,7 @@ RunChartView::RunChartView(const QString& title, const QString& valueName, QWidg
     });
     connect(navigator, &ChartNavigator::resetRequested, this, &RunChartView::resetZoom);
     // Small enough that at 1280x720 two rows of charts leave the runs table four rows.
-    setMinimumSize(300, 140);
+    setMinimumSize(300, 110);
     baseFont_ = font();
     applyFonts();
     updateLegend(false);
@@ -141,6 +141,10 @@ void RunChartView::updateTickCounts(QSizeF chartSize)
 void RunChartView::resizeEvent(QResizeEvent* event)
 {
     QChartView::resizeEvent(event);
+    // A short chart (a 720-px screen) gives its plot the title's line: the
+    // "x:" switch above the charts names the axis (else Qt elides it to "...").
+    constexpr int kMinHeightForXTitle = 170;
+    xAxis_->setTitleVisible(height() >= kMinHeightForXTitle);
     updateTickCounts(size());
 }
 

@@ -65,7 +65,9 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
                                                                                : c.noBaselineReason));
             continue;
         }
-        text += tr(" %1 devices: <b>%2× faster</b> per epoch, %3% scaling efficiency.")
+        text += (*c.speedup >= 1 ? tr(" %1 devices: <b>%2× faster</b> per epoch, %3% scaling efficiency.")
+                                 : tr(" %1 devices: <b>%2× the speed</b> of 1 device per epoch (slower), "
+                                      "%3% scaling efficiency."))
                     .arg(devices)
                     .arg(*c.speedup, 0, 'f', 2)
                     .arg(*c.efficiency * 100, 0, 'f', 0);

@@ -26,9 +26,16 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
     table_->setAlternatingRowColors(true);
     table_->verticalHeader()->hide();
     table_->setWordWrap(false);
+    // The run's name is what tells rows apart: it keeps a readable width
+    // (the user may drag it), the numbers take what they need, and the last
+    // column fills the rest; a narrow window scrolls sideways rather than
+    // squeezing names to "L...".
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(RunsTableModel::RunColumn,
-                                                     QHeaderView::Stretch);
+                                                     QHeaderView::Interactive);
+    table_->horizontalHeader()->resizeSection(RunsTableModel::RunColumn, 300);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setTextElideMode(Qt::ElideMiddle);
 
     targetSpin_->setObjectName(QStringLiteral("targetAccuracySpin"));
     targetSpin_->setRange(0.05, 1.0);

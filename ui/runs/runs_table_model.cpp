@@ -22,7 +22,7 @@ QString startedText(const dp::RunRecord& record, bool past)
 {
     const QDateTime started =
         QDateTime::fromString(QString::fromStdString(record.started_at), Qt::ISODate);
-    QString text = started.isValid() ? started.toLocalTime().toString(QStringLiteral("yyyy-MM-dd hh:mm"))
+    QString text = started.isValid() ? started.toLocalTime().toString(QStringLiteral("MMM d hh:mm"))
                                      : QString::fromStdString(record.started_at);
     if (record.source != "dp-workbench")
         text += QStringLiteral(" · %1").arg(QString::fromStdString(record.source));
@@ -51,10 +51,10 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         return {};
     if (role == Qt::DisplayRole) {
         switch (section) {
-        case RunColumn: return tr("Run (✓ = on charts, compared)");
+        case RunColumn: return tr("Run (✓ on charts; double-click to rename)");
         case StatusColumn: return tr("Status");
         case DevicesColumn: return tr("Devices");
-        case GlobalBatchColumn: return tr("Global batch");
+        case GlobalBatchColumn: return tr("Batch");
         case LearningRateColumn: return tr("LR");
         case SecondsPerEpochColumn: return tr("Sec/epoch");
         case SpeedupColumn: return tr("Speedup");
