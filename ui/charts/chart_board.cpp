@@ -129,6 +129,7 @@ void ChartBoard::setRunVisible(const dp::RunRecord& record, const QColor& color,
 {
     if (visible) {
         updateRun(record, color);
+        loss_->showEpochLosses(record, color);
     } else {
         forget(record.id);
         for (EpochMetricChart* chart : epochCharts_)

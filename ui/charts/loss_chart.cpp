@@ -61,6 +61,23 @@ void LossChart::redrawAll()
     refreshNow();
 }
 
+void LossChart::showEpochLosses(const dp::RunRecord& record, const QColor& color)
+{
+    const QString key = QString::fromStdString(record.id);
+    if (traces_.contains(key) || record.epochs.empty())
+        return;
+    DecimatedTrace trace;
+    double seconds = 0;
+    for (const dp::EpochMetrics& epoch : record.epochs) {
+        seconds += epoch.seconds;
+        trace.append({double(epoch.epoch), seconds, epoch.train_loss});
+    }
+    traces_.insert(key, trace);
+    line(key, QString::fromStdString(record.label()), color);
+    stale_.insert(key);
+    refreshNow();
+}
+
 void LossChart::setRunVisible(const std::string& id, bool visible)
 {
     const QString key = QString::fromStdString(id);

@@ -22,6 +22,10 @@ public:
     // Later losses belong to this run.
     void startRun(const dp::RunRecord& record, const QColor& color);
     void appendLosses(const QList<LossSample>& samples);
+    // A run not trained in this window (from the history, imported): its
+    // per-epoch training loss, a point at each epoch's end, since per-batch
+    // losses are not kept. Nothing for a run that has its batches here.
+    void showEpochLosses(const dp::RunRecord& record, const QColor& color);
     // Lines keep their data while hidden.
     void setRunVisible(const std::string& id, bool visible);
     void removeRun(const std::string& id);
