@@ -21,7 +21,8 @@ ScratchFile::~ScratchFile() {
 
 const std::filesystem::path& ScratchFile::write(const std::uint8_t* data, std::size_t size) {
     std::FILE* out = std::fopen(file_.c_str(), "wb");
-    const bool written = out != nullptr && std::fwrite(data, 1, size, out) == size;
+    // fwrite's buffer must not be null even for no bytes (an empty input's may be).
+    const bool written = out != nullptr && (size == 0 || std::fwrite(data, 1, size, out) == size);
     if (out == nullptr || std::fclose(out) != 0 || !written)
         throw std::runtime_error("fuzz harness: cannot write " + file_.string());
     return file_;
