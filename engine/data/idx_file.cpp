@@ -28,7 +28,7 @@ std::string hex32(std::uint32_t value) {
     return format("0x%08x", static_cast<unsigned>(value));
 }
 
-// "2 GiB", "3.65 GiB", "15683 GiB", "188 MiB": three significant digits or whole units.
+// "2 GiB", "3.65 GiB", "15680 GiB", "188 MiB": three significant digits or whole units.
 std::string memory_text(double bytes) {
     constexpr double kMiB = 1 << 20, kGiB = 1 << 30;
     const bool in_gib = bytes >= kGiB;
