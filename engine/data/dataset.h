@@ -37,7 +37,8 @@ std::vector<std::string> missing_mnist_files(const std::filesystem::path& dir);
 // Loads {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] from `dir`, keeping
 // the first `limit_train` / `limit_test` samples in file order (0 = all).
 // Throws dp::Error naming the file and the problem, including image/label
-// count mismatches and labels outside 0..9.
+// count mismatches and labels outside 0..9. Each file's set is bounded in
+// memory, float copy included (data/idx_file.h, kMaxIdxSetMemoryBytes).
 TrainTestSets load_mnist_format(const std::filesystem::path& dir, int limit_train = 0,
                                 int limit_test = 0);
 

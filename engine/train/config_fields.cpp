@@ -137,6 +137,9 @@ template <typename... F>
 struct Overloaded : F... {
     using F::operator()...;
 };
+// C++20 deduces this itself; clang 14 (the fuzz build) still needs the guide.
+template <typename... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 }  // namespace
 

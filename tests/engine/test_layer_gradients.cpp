@@ -101,6 +101,18 @@ public:
         }
     }
 
+    // A replica that ran on a device thread is freed there, as ReplicaGroup
+    // frees its replicas: oneDNN keeps a primitive's scratchpad with the
+    // thread that created it, and frees it only on that thread (freed from
+    // another, it stays allocated for good: scripts/asan's leak report).
+    ~ReplicatedLayer() {
+        for (std::size_t r = 0; r < threads_.size(); ++r)
+            threads_[r]->start([this, r] { replicas_[r].reset(); });
+        for (auto& thread : threads_) thread->wait();
+    }
+    ReplicatedLayer(const ReplicatedLayer&) = delete;
+    ReplicatedLayer& operator=(const ReplicatedLayer&) = delete;
+
     const std::vector<dp::ParameterInfo>& parameters() const {
         return replicas_.front()->store.infos();
     }

@@ -19,7 +19,8 @@ void execute(const dnnl::primitive& primitive, dnnl::stream& stream,
 void Step::run(dnnl::stream& stream, Handles handles, std::byte* scratch) {
     for (const auto& [arg, pointer] : handles) {
         auto conversion = std::find_if(conversions.begin(), conversions.end(),
-                                       [arg](const Conversion& c) { return c.arg == arg; });
+                                       // init-capture: clang 14 (the fuzz build) cannot capture a binding
+                                       [key = arg](const Conversion& c) { return c.arg == key; });
         memory& bound = conversion == conversions.end() ? args.at(arg) : conversion->user;
         bound.set_data_handle(const_cast<void*>(pointer));
     }
