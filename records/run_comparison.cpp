@@ -6,7 +6,10 @@ namespace {
 
 dp::RunSummary summaryOf(const dp::RunRecord& run)
 {
-    return {run.epochs, run.config.devices};
+    dp::RunSummary summary;
+    summary.epochs = run.epochs;
+    summary.devices = run.config.devices;
+    return summary;
 }
 
 bool isFairBaseline(const dp::RunRecord& candidate, const dp::RunRecord& run)
