@@ -8,7 +8,11 @@
 
 namespace dp {
 
-StepTrace::StepTrace(std::vector<std::string> device_ids) : device_ids_(std::move(device_ids)) {}
+StepTrace::StepTrace(std::vector<std::string> device_ids, std::size_t planned_steps)
+    : device_ids_(std::move(device_ids)) {
+    // Per step: the steps track's slice and five phases per device.
+    events_.reserve(planned_steps * (1 + 5 * device_ids_.size()));
+}
 
 void StepTrace::add_step(const StepReport& report, std::chrono::steady_clock::time_point end) {
     struct Phase {

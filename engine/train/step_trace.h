@@ -18,7 +18,9 @@ namespace dp {
 // Written by dp-train --trace and the workbench.
 class StepTrace {
 public:
-    explicit StepTrace(std::vector<std::string> device_ids);
+    // Room for `planned_steps` steps is taken now, so adding a step allocates
+    // nothing (the engine's step loop does not allocate).
+    StepTrace(std::vector<std::string> device_ids, std::size_t planned_steps);
 
     // A step that ended at `end` (its report's durations are in seconds).
     void add_step(const StepReport& report, std::chrono::steady_clock::time_point end);

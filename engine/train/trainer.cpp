@@ -199,12 +199,12 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         const int batches = (data.train.count + batch_size - 1) / batch_size;
         // Reused every step, so the step loop allocates nothing.
         StepReport step_report{.devices = std::vector<DeviceStepTiming>(replicas.size())};
-        // This process's devices; rank 0's process writes it (the trace then
-        // allocates as it grows: it is opt-in).
+        // This process's devices; rank 0's process writes it.
         std::optional<StepTrace> trace;
         if (!config_.trace_path.empty() && replicas.holds_rank0())
             trace.emplace(std::vector<std::string>(summary.devices.begin(),
-                                                   summary.devices.begin() + replicas.size()));
+                                                   summary.devices.begin() + replicas.size()),
+                          std::size_t(batches) * std::size_t(config_.epochs));
         for (int epoch = 1; epoch <= config_.epochs && !stop_requested_; ++epoch) {
             const auto start = std::chrono::steady_clock::now();
             const auto order = sampler.order(epoch - 1);

@@ -7,6 +7,7 @@
 // can avoid (the backend already passes a prebuilt argument list to its C
 // API); the test reports those and holds everything else to zero.
 #include <QtTest>
+#include <QTemporaryDir>
 
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -119,11 +120,16 @@ private slots:
 
     void stepsAfterTheFirstAllocateNothing_data() {
         QTest::addColumn<int>("devices");
-        QTest::newRow("1 device") << 1;
-        QTest::newRow("2 devices") << 2;
+        QTest::addColumn<bool>("traced");
+        QTest::newRow("1 device") << 1 << false;
+        QTest::newRow("2 devices") << 2 << false;
+        // The workbench traces every run (--trace): the trace's room is taken up front.
+        QTest::newRow("2 devices, traced") << 2 << true;
     }
     void stepsAfterTheFirstAllocateNothing() {
         QFETCH(int, devices);
+        QFETCH(bool, traced);
+        QTemporaryDir folder;
         dp::TrainConfig config;
         config.model = "lenet";
         config.batch_size = 64;
@@ -132,6 +138,7 @@ private slots:
         config.limit_test = 64;
         config.bucket_mb = 0.1;  // several buckets, so several all-reduces a step
         for (int i = 0; i < devices; ++i) config.devices.push_back("cpu:" + std::to_string(i));
+        if (traced) config.trace_path = folder.filePath(QStringLiteral("trace.json")).toStdString();
         StepAllocationObserver observer;
         attributing = true;
         const auto outcome = dp::Trainer(config).run(observer);
