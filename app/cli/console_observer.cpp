@@ -23,16 +23,7 @@ void ConsoleObserver::on_batch(const BatchProgress& progress) {
 void ConsoleObserver::on_step(const StepReport& report) {
     if (!options_.verbose || options_.quiet) return;
     step_totals_.resize(report.devices.size());
-    for (std::size_t d = 0; d < report.devices.size(); ++d) {
-        auto& total = step_totals_[d];
-        const auto& step = report.devices[d];
-        total.shard += step.shard;
-        total.data += step.data;
-        total.forward += step.forward;
-        total.backward += step.backward;
-        total.allreduce += step.allreduce;
-        total.update += step.update;
-    }
+    for (std::size_t d = 0; d < report.devices.size(); ++d) step_totals_[d] += report.devices[d];
     ++steps_;
 }
 

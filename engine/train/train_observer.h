@@ -30,6 +30,17 @@ struct BatchProgress {
 struct DeviceStepTiming {
     int shard = 0;  // samples this device got
     double data = 0, forward = 0, backward = 0, allreduce = 0, update = 0;
+
+    // Sums another step's into this one (totals over an epoch or a run).
+    DeviceStepTiming& operator+=(const DeviceStepTiming& step) {
+        shard += step.shard;
+        data += step.data;
+        forward += step.forward;
+        backward += step.backward;
+        allreduce += step.allreduce;
+        update += step.update;
+        return *this;
+    }
 };
 
 // One step across all devices: the split of the global batch and the timings.

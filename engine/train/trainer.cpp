@@ -72,15 +72,7 @@ double parameter_drift_after(const TrainConfig& config, ReplicaGroup& replicas, 
 // no allocation).
 void add_step_timings(RunSummary& summary, std::span<const DeviceStepTiming> timings) {
     summary.step_totals.resize(timings.size());
-    for (std::size_t d = 0; d < timings.size(); ++d) {
-        DeviceStepTiming& total = summary.step_totals[d];
-        total.shard += timings[d].shard;
-        total.data += timings[d].data;
-        total.forward += timings[d].forward;
-        total.backward += timings[d].backward;
-        total.allreduce += timings[d].allreduce;
-        total.update += timings[d].update;
-    }
+    for (std::size_t d = 0; d < timings.size(); ++d) summary.step_totals[d] += timings[d];
     ++summary.steps;
 }
 
