@@ -9,6 +9,8 @@ dp::RunSummary summaryOf(const dp::RunRecord& run)
     dp::RunSummary summary;
     summary.epochs = run.epochs;
     summary.devices = run.config.devices;
+    summary.step_totals = run.step_totals;
+    summary.steps = run.steps;
     return summary;
 }
 
@@ -81,12 +83,24 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
         comparison.baseline = findBaseline(runs, run, comparison.noBaselineReason);
         if (comparison.baseline && !run.epochs.empty() && !run.config.devices.empty()) {
             const dp::RunRecord& baseline = runs[*comparison.baseline];
+            const dp::RunSummary baselineSummary = summaryOf(baseline);
             const auto rows = dp::compare_runs({baseline.config, run.config},
-                                               {summaryOf(baseline), summary});
+                                               {baselineSummary, summary});
             comparison.speedup = rows[1].speedup;
             comparison.efficiency = rows[1].efficiency;
+            if (run.config.devices.size() > 1 && baseline.config.devices.size() == 1
+                && dp::has_step_timings(summary) && dp::has_step_timings(baselineSummary))
+                comparison.gap = dp::speedup_gap(baselineSummary, summary);
         }
         comparisons.push_back(comparison);
+    }
+    // Once every run knows its own time to the target.
+    for (RunComparison& comparison : comparisons) {
+        if (!comparison.baseline || !comparison.secondsToTarget)
+            continue;
+        const std::optional<double> baselineSeconds = comparisons[*comparison.baseline].secondsToTarget;
+        if (baselineSeconds && *comparison.secondsToTarget > 0)
+            comparison.speedupToTarget = *baselineSeconds / *comparison.secondsToTarget;
     }
     return comparisons;
 }

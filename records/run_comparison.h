@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "train/run_record.h"
+#include "train/speedup_gap.h"
 
 // How each run of a list compares with the others: what the runs table shows
 // and the exports write. The throughput arithmetic is the engine's
@@ -25,6 +26,14 @@ struct RunComparison {
     std::optional<double> efficiency;
     // Training seconds up to the first epoch reaching the target; empty if none did.
     std::optional<double> secondsToTarget;
+    // The baseline's secondsToTarget over this run's: how much sooner it
+    // reaches the target, which per-epoch speed alone does not say (a larger
+    // batch may need more epochs). Empty unless both reached it.
+    std::optional<double> speedupToTarget;
+    // Where an N-device run's time went against its 1-device baseline
+    // (dp::speedup_gap); empty for 1-device runs and unless both runs kept
+    // step timings. Its texts name settings as the engine does ({bucket_mb}).
+    std::optional<dp::SpeedupGap> gap;
 };
 
 // Training seconds from the start of the run to the end of each epoch: the x

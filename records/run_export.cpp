@@ -11,6 +11,7 @@
 #include "number_text.h"
 #include "run_comparison.h"
 #include "train/config_fields.h"
+#include "train/step_timing_fields.h"
 
 namespace {
 
@@ -59,7 +60,7 @@ const QStringList& runColumns()
               << QStringLiteral("final_test_acc") << QStringLiteral("baseline_id")
               << QStringLiteral("speedup") << QStringLiteral("efficiency")
               << QStringLiteral("target_test_acc") << QStringLiteral("seconds_to_target")
-              << QStringLiteral("status");
+              << QStringLiteral("speedup_to_target") << QStringLiteral("status");
         return names;
     }();
     return columns;
@@ -130,7 +131,13 @@ std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double 
         row[QStringLiteral("efficiency")] = optionalNumber(comparison.efficiency);
         row[QStringLiteral("target_test_acc")] = targetAccuracy;
         row[QStringLiteral("seconds_to_target")] = optionalNumber(comparison.secondsToTarget);
+        row[QStringLiteral("speedup_to_target")] = optionalNumber(comparison.speedupToTarget);
         row[QStringLiteral("status")] = QString::fromLatin1(dp::run_status_name(run.status));
+        // JSON only (no CSV column holds a list of objects): the run's step
+        // timings, as its record keeps them.
+        row[QStringLiteral("steps")] = qint64(run.steps);
+        row[QStringLiteral("step_totals")] =
+                QJsonDocument::fromJson(QByteArray::fromStdString(dp::step_totals_json(run.step_totals))).array();
         rows.push_back(row);
     }
     return rows;

@@ -17,9 +17,11 @@
 // planned ones), warmup_epochs, seed, dataset, ..., limit_train, limit_test,
 // ..., devices, allreduce, ...); then device_count, processes, epochs_done,
 // mean_seconds_per_epoch, final_test_acc, baseline_id, speedup, efficiency,
-// target_test_acc, seconds_to_target, status. Speedup and efficiency are
-// against the first 1-device run of the same workload in `runs` (see
-// compareRuns); values that do not exist are empty (CSV) or null (JSON).
+// target_test_acc, seconds_to_target, speedup_to_target, status; the JSON
+// adds steps and step_totals (the run's step timings, as its record has
+// them). Speedup and efficiency are against the first 1-device run of the
+// same workload in `runs` (see compareRuns); values that do not exist are
+// empty (CSV) or null (JSON).
 // A setting's CSV cell is its text as dp-train's flag takes it (booleans
 // true / false, lists comma-separated); in JSON it is typed, except that a
 // seed past 2^63 - 1, beyond Qt's JSON integers, is its decimal string.

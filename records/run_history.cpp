@@ -14,6 +14,7 @@
 #include <QStringList>
 #include <QVariant>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <stdexcept>
@@ -21,7 +22,9 @@
 
 #include "core/error.h"
 #include "number_text.h"
+#include "run_record_json.h"
 #include "train/config_fields.h"
+#include "train/step_timing_fields.h"
 
 namespace {
 
@@ -163,6 +166,26 @@ const std::vector<RunColumn>& runColumns()
             {QStringLiteral("deterministic"), QStringLiteral("INTEGER NOT NULL DEFAULT 1"),
              [](const dp::RunRecord& r) -> QVariant { return r.deterministic; },
              [](dp::RunRecord& r, const QVariant& v) { r.deterministic = v.toBool(); }},
+            // The step timings (RunRecord::step_totals), as the run record's
+            // JSON holds them. Histories from before them get 0 and [] (no
+            // timings); a value this build cannot read counts as none rather
+            // than hiding the rest of the history.
+            {QStringLiteral("steps"), QStringLiteral("INTEGER NOT NULL DEFAULT 0"),
+             [](const dp::RunRecord& r) -> QVariant { return qint64(r.steps); },
+             [](dp::RunRecord& r, const QVariant& v) { r.steps = std::max<qint64>(0, v.toLongLong()); }},
+            {QStringLiteral("step_totals"), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
+             [](const dp::RunRecord& r) -> QVariant {
+                 return QString::fromStdString(dp::step_totals_json(r.step_totals));
+             },
+             [](dp::RunRecord& r, const QVariant& v) {
+                 try {
+                     r.step_totals = stepTotalsFromJson(
+                             QJsonDocument::fromJson(v.toString().toUtf8()).array(),
+                             QStringLiteral("step_totals"));
+                 } catch (const dp::Error&) {
+                     r.step_totals.clear();
+                 }
+             }},
         };
         for (const dp::ConfigField& field : dp::config_fields())
             list.push_back(settingColumn(field));

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "number_text.h"
 #include "train/config_fields.h"
+#include "train/step_timing_fields.h"
 
 namespace {
 
@@ -157,6 +158,29 @@ dp::EpochMetrics readEpoch(const FieldReader& e)
 
 } // namespace
 
+std::vector<dp::DeviceStepTiming> stepTotalsFromJson(const QJsonArray& totals, const QString& path)
+{
+    std::vector<dp::DeviceStepTiming> devices;
+    for (qsizetype i = 0; i < totals.size(); ++i) {
+        const QString at = QStringLiteral("%1[%2]").arg(path).arg(i);
+        if (!totals[i].isObject())
+            fail('"' + at + "\" is not an object");
+        const FieldReader device(totals[i].toObject(), at);
+        dp::DeviceStepTiming timing;
+        for (const dp::StepTimingField& field : dp::step_timing_fields()) {
+            const QString key = QLatin1String(field.name);
+            const double value = std::holds_alternative<int dp::DeviceStepTiming::*>(field.member)
+                    ? double(device.integer<int>(key))
+                    : device.number(key);
+            if (value < 0)
+                fail(device.name(key) + QStringLiteral(" is negative"));
+            dp::set_step_timing_value(field, timing, value);
+        }
+        devices.push_back(timing);
+    }
+    return devices;
+}
+
 dp::RunRecord runRecordFromJson(const QByteArray& json)
 {
     QJsonParseError parseError;
@@ -203,6 +227,14 @@ dp::RunRecord runRecordFromJson(const QByteArray& json)
             fail('"' + path + "\" is not an object");
         record.epochs.push_back(readEpoch(FieldReader(epochs[i].toObject(), path)));
     }
+    // Optional: records written before step timings were kept have none.
+    if (r.has("steps")) {
+        record.steps = r.integer<std::int64_t>("steps");
+        if (record.steps < 0)
+            fail(r.name(QStringLiteral("steps")) + QStringLiteral(" is negative"));
+    }
+    if (r.has("step_totals"))
+        record.step_totals = stepTotalsFromJson(r.array("step_totals"), r.fieldPath("step_totals"));
     return record;
 }
 

@@ -1,7 +1,10 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonArray>
 #include <QString>
+
+#include <vector>
 
 #include "train/run_record.h"
 
@@ -14,3 +17,9 @@ dp::RunRecord runRecordFromJson(const QByteArray& json);
 
 // runRecordFromJson of a file's contents; the error names the file.
 dp::RunRecord readRunRecord(const QString& path);
+
+// A record's "step_totals" (dp::step_totals_json: one object per device with
+// every field of train/step_timing_fields.h, none negative), as the record
+// reader and the history read it. `path` names the array in the one-line
+// dp::Error ("step_totals[1].forward is missing").
+std::vector<dp::DeviceStepTiming> stepTotalsFromJson(const QJsonArray& totals, const QString& path);

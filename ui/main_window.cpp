@@ -633,6 +633,18 @@ void MainWindow::updateSpeedupChart()
                                 *comparison->speedup});
     }
     charts_->setSpeedupMeasurements(std::move(measurements));
+
+    // The waterfall shows one comparison: the newest checked N-device run
+    // whose baseline kept step timings too (past runs' records keep them).
+    for (int row = runsModel_->rowCount() - 1; row >= 0; --row) {
+        const std::optional<RunComparison> comparison = runsModel_->comparison(row);
+        if (comparison && comparison->gap) {
+            charts_->setSpeedupGap(comparison->gap, runsModel_->displayLabel(row),
+                                   runsModel_->color(row));
+            return;
+        }
+    }
+    charts_->setSpeedupGap(std::nullopt);
 }
 
 void MainWindow::deleteRuns(const std::vector<std::string>& ids)

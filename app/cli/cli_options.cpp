@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "devices/device.h"
+#include "io/output_file.h"
 #include "models/model_registry.h"
 #include "train/config_fields.h"
 
@@ -61,6 +62,10 @@ const std::vector<CliOption>& cli_options() {
          }},
         {"--scale-lr", nullptr, "with --compare: scale batch and lr with the device count",
          [](CliCommand& c, auto&, auto&) { c.scale_lr = true; }},
+        {"--report", "FILE",
+         "with --compare: write the speedup table and each N-device run's gap to\n"
+         "the ideal speedup, split into its parts, as one JSON object",
+         [](CliCommand& c, auto&, auto& v) { c.report_path = v; }},
         {"--verbose", nullptr, "print each device's step time breakdown per epoch",
          [](CliCommand& c, auto&, auto&) { c.verbose = true; }},
         {"--distributed", nullptr,
@@ -147,6 +152,12 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
         throw Error("--scale-lr only applies to --compare");
     if (!command.config.record_path.empty() && command.action == CliCommand::Action::compare)
         throw Error("--record keeps one run; --compare makes several");
+    if (!command.report_path.empty()) {
+        if (command.action != CliCommand::Action::compare)
+            throw Error("--report writes a comparison: add --compare 1,N");
+        // Checked before any run, as --record and --save are.
+        check_output_file(command.report_path, "--report");
+    }
     if (command.distributed) {
 #ifndef DP_HAVE_MPI
         throw Error("--distributed needs MPI: this dp-train was built without it "

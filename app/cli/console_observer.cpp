@@ -36,6 +36,12 @@ void ConsoleObserver::on_epoch(const EpochMetrics& m) {
     std::fflush(stdout);
 }
 
+void ConsoleObserver::on_finished(const RunSummary& summary) {
+    summary_ = summary;
+    // Kept in the record, which the run's end writes, for the speedup-gap breakdown.
+    if (options_.record) options_.record->set_step_totals(summary);
+}
+
 void ConsoleObserver::on_failed(const std::string& message) {
     failure_ = render_settings(message, flag_or_label);  // dp-train names settings by their flags
     progress_.clear();

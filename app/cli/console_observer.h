@@ -27,7 +27,7 @@ public:
     void on_batch(const BatchProgress& progress) override;
     void on_step(const StepReport& report) override;
     void on_epoch(const EpochMetrics& metrics) override;
-    void on_finished(const RunSummary& summary) override { summary_ = summary; }
+    void on_finished(const RunSummary& summary) override;
     void on_failed(const std::string& message) override;
 
     const RunSummary& summary() const { return summary_; }

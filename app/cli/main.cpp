@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "devices/device.h"
+#include "train/comparison_report.h"
 #include "train/config_fields.h"
 #include "train/scaling_comparison.h"
 #include "train/speedup_gap.h"
@@ -117,13 +118,20 @@ int compare(const dp::CliCommand& command) {
         if (const int code = train(configs[i], run_devices, command, &runs[i], group); code != 0)
             return code;
     }
-    std::printf("\n%s", dp::format_comparison(dp::compare_runs(configs, runs)).c_str());
+    const std::vector<dp::ComparisonRow> rows = dp::compare_runs(configs, runs);
+    std::printf("\n%s", dp::format_comparison(rows).c_str());
     // Why each N-device run falls short of N times the first's speed.
+    std::vector<dp::SpeedupGap> gaps;
     if (configs.front().devices.size() == 1)
-        for (std::size_t i = 1; i < runs.size(); ++i)
-            std::printf("\n%s", dp::render_settings(dp::format_speedup_gap(dp::speedup_gap(runs[0], runs[i])),
-                                                    dp::flag_or_label)
-                                    .c_str());
+        for (std::size_t i = 1; i < runs.size(); ++i) {
+            dp::SpeedupGap gap = dp::speedup_gap(runs[0], runs[i]);
+            for (dp::GapPart& part : gap.parts)  // the settings named by their flags
+                part.advice = dp::render_settings(part.advice, dp::flag_or_label);
+            std::printf("\n%s", dp::format_speedup_gap(gap).c_str());
+            gaps.push_back(std::move(gap));
+        }
+    // A failed write is the run's failure (exit 1, main's one line).
+    if (!command.report_path.empty()) dp::write_comparison_report(command.report_path, rows, gaps);
     return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "io/json.h"
 
+#include <charconv>
+#include <cmath>
 #include <limits>
 
 #include "core/error.h"
@@ -232,6 +234,12 @@ std::string json_string(std::string_view text) {
     std::string out;
     append_json_string(out, text);
     return out;
+}
+
+std::string json_number(double value) {
+    if (!std::isfinite(value)) return "null";
+    char text[32];
+    return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
 }  // namespace dp

@@ -54,4 +54,8 @@ private:
 void append_json_string(std::string& out, std::string_view text);
 std::string json_string(std::string_view text);
 
+// A number in its shortest form that reads back as the same double ("0.2"),
+// or null for NaN and infinities, which JSON cannot spell.
+std::string json_number(double value);
+
 }  // namespace dp

@@ -13,6 +13,11 @@ void RecordedRun::add_epoch(const EpochMetrics& metrics) {
     write();
 }
 
+void RecordedRun::set_step_totals(const RunSummary& summary) {
+    record_.step_totals = summary.step_totals;
+    record_.steps = summary.steps;
+}
+
 std::string RecordedRun::finish(RunOutcome outcome, const std::string& error) {
     switch (outcome) {
     case RunOutcome::finished: record_.status = RunStatus::finished; break;

@@ -41,6 +41,9 @@ public:
     // The user's name for the run, written with the next epoch or the end.
     void set_name(std::string name) { record_.name = std::move(name); }
     void add_epoch(const EpochMetrics& metrics);
+    // The run's step totals (RunSummary::step_totals and steps), written
+    // with the next epoch or the end.
+    void set_step_totals(const RunSummary& summary);
     // Finished, stopped, or failed with `error`. Returns the first sink's
     // error if the end could not be written, else "".
     std::string finish(RunOutcome outcome, const std::string& error);

@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <cmath>
-#include <charconv>
 #include <chrono>
 #include <ctime>
 
@@ -14,18 +13,10 @@
 #include "io/json.h"
 #include "models/model_registry.h"
 #include "train/config_fields.h"
+#include "train/step_timing_fields.h"
 
 namespace dp {
 namespace {
-
-// The shortest text that reads back as the same value: records round-trip
-// exactly, and a float learning rate of 0.2 reads "0.2".
-template <typename Number>
-std::string number(Number value) {
-    char text[32];
-    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
-    return std::string(text, end);
-}
 
 std::string quoted(const std::string& text) { return json_string(text); }
 
@@ -59,10 +50,11 @@ std::string config_json(const TrainConfig& c) {
 }
 
 std::string epoch_json(const EpochMetrics& m) {
-    return "{\"epoch\": " + std::to_string(m.epoch) + ", \"train_loss\": " + number(m.train_loss) +
-           ", \"train_acc\": " + number(m.train_acc) + ", \"test_acc\": " + number(m.test_acc) +
-           ", \"seconds\": " + number(m.seconds) + ", \"parameter_drift\": " +
-           (std::isnan(m.parameter_drift) ? "null" : number(m.parameter_drift)) + "}";
+    // A drift that was not measured (NaN) is null.
+    return "{\"epoch\": " + std::to_string(m.epoch) + ", \"train_loss\": " + json_number(m.train_loss) +
+           ", \"train_acc\": " + json_number(m.train_acc) + ", \"test_acc\": " + json_number(m.test_acc) +
+           ", \"seconds\": " + json_number(m.seconds) + ", \"parameter_drift\": " +
+           json_number(m.parameter_drift) + "}";
 }
 
 }  // namespace
@@ -138,6 +130,9 @@ RunRecord start_run_record(const TrainConfig& config, const std::string& source)
 // fields under their C++ names, "epochs" one object per completed epoch.
 // "comparison_group", "deterministic" and "name" came later in version 1:
 // readers take a record without them as a single, deterministic, unnamed run.
+// "steps" and "step_totals" (each device's step phases summed over the run,
+// train/step_timing_fields.h) came later still: a record without them has no
+// step timings (steps 0), so no speedup-gap breakdown.
 std::string to_json(const RunRecord& r) {
     std::string epochs = "[";
     for (std::size_t i = 0; i < r.epochs.size(); ++i)
@@ -151,7 +146,9 @@ std::string to_json(const RunRecord& r) {
            quoted(r.comparison_group) + ",\n  \"deterministic\": " +
            (r.deterministic ? "true" : "false") + ",\n  \"name\": " + quoted(r.name) +
            ",\n  \"label\": " + quoted(r.label()) +
-           ",\n  \"config\": " + config_json(r.config) + ",\n  \"epochs\": " + epochs + "\n}\n";
+           ",\n  \"config\": " + config_json(r.config) + ",\n  \"epochs\": " + epochs +
+           ",\n  \"steps\": " + std::to_string(r.steps) +
+           ",\n  \"step_totals\": " + step_totals_json(r.step_totals) + "\n}\n";
 }
 
 void write_run_record(const std::filesystem::path& file, const RunRecord& record) {

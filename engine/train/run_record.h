@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string_view>
@@ -42,6 +43,12 @@ struct RunRecord {
     // The user's name for the run (the workbench's runs table edits it); empty: none.
     std::string name;
     std::vector<EpochMetrics> epochs;
+    // Each device's step phases summed over the run's steps, and how many
+    // steps, as RunSummary has them: what the speedup-gap breakdown
+    // (train/speedup_gap.h) of a comparison needs. Empty and 0 until the run
+    // ends, and in records written before they were kept.
+    std::vector<DeviceStepTiming> step_totals;
+    std::int64_t steps = 0;
 
     // The run's name in legends, tables and messages: `name` if the user gave
     // one, else settings_label().

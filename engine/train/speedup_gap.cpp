@@ -19,7 +19,7 @@ struct StepMeans {
 };
 
 StepMeans step_means(const RunSummary& run) {
-    if (run.epochs.empty() || run.steps == 0 || run.step_totals.empty())
+    if (!has_step_timings(run))
         throw Error("the speedup gap needs runs with finished epochs and step timings");
     StepMeans means;
     const double devices = double(run.step_totals.size()), steps = double(run.steps);
@@ -42,6 +42,10 @@ StepMeans step_means(const RunSummary& run) {
 
 }  // namespace
 
+bool has_step_timings(const RunSummary& run) {
+    return !run.epochs.empty() && run.steps > 0 && !run.step_totals.empty();
+}
+
 SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
     const StepMeans a = step_means(one), b = step_means(many);
     SpeedupGap gap;
@@ -54,27 +58,27 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
         return b.steps_per_epoch * many_per_step - a.steps_per_epoch * one_per_step / n;
     };
     gap.parts = {
-        {"compute on smaller per-device batches",
+        {"compute on smaller per-device batches", "compute",
          "a larger global batch keeps each device busier (" + setting("batch_size") + ")",
          part(b.compute, a.compute)},
-        {"all-reduce not hidden behind backward",
+        {"all-reduce not hidden behind backward", "all-reduce",
          "try larger buckets (" + setting("bucket_mb") + "), ring all-reduce, or fewer all-reduces (" +
              setting("accumulate") + ")",
          part(b.least_allreduce, a.least_allreduce)},
-        {"waiting for the slowest device",
+        {"waiting for the slowest device", "slowest device",
          "devices differ in speed or share a core: give each its own core",
          b.steps_per_epoch * (b.allreduce - b.least_allreduce) -
              a.steps_per_epoch * (a.allreduce - a.least_allreduce) / n},
-        {"data loading and host work", "the host gathers each shard: fewer, larger steps help",
+        {"data loading and host work", "data", "the host gathers each shard: fewer, larger steps help",
          part(b.data, a.data)},
-        {"update (every device updates all weights)",
+        {"update (every device updates all weights)", "update",
          "the update does not shrink with more devices: a larger batch makes it a smaller share",
          part(b.update, a.update)},
     };
     double explained = 0;
     for (const GapPart& p : gap.parts) explained += p.seconds;
-    gap.parts.push_back({"outside the measured steps", "the epoch loop and progress reporting",
-                         gap.gap() - explained});
+    gap.parts.push_back({"outside the measured steps", "outside steps",
+                         "the epoch loop and progress reporting", gap.gap() - explained});
     return gap;
 }
 
@@ -84,8 +88,8 @@ std::string SpeedupGap::verdict() const {
     const auto largest = std::max_element(parts.begin(), parts.end(), [](const GapPart& x, const GapPart& y) {
         return x.seconds < y.seconds;
     });
-    return format("%s: %.0f%% of the gap; %s", largest->name.c_str(),
-                  100 * largest->seconds / gap(), largest->advice.c_str());
+    return format("%s: %.0f%% of the gap; %s", largest->name.c_str(), 100 * share(*largest),
+                  largest->advice.c_str());
 }
 
 std::string format_speedup_gap(const SpeedupGap& gap) {
@@ -94,7 +98,7 @@ std::string format_speedup_gap(const SpeedupGap& gap) {
                               gap.devices, gap.measured, gap.ideal, gap.devices, gap.gap());
     for (const GapPart& part : gap.parts)
         text += format("  %-42s %7.2f s  %5.0f%%\n", part.name.c_str(), part.seconds,
-                       gap.gap() != 0 ? 100 * part.seconds / gap.gap() : 0.0);
+                       100 * gap.share(part));
     return text + "verdict: " + gap.verdict() + "\n";
 }
 

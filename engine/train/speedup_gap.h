@@ -26,6 +26,7 @@ namespace dp {
 // each run's phases weighted by its own steps per epoch.
 struct GapPart {
     std::string name;
+    std::string short_name;  // "all-reduce": a chart's axis label, where the name has no room
     std::string advice;  // what to try when this part dominates
     double seconds = 0;  // per epoch; negative when N devices do better than ideal here
 };
@@ -37,11 +38,17 @@ struct SpeedupGap {
     std::vector<GapPart> parts;
 
     double gap() const { return measured - ideal; }
+    // The part's fraction of the gap (the shares add up to 1); 0 without a gap.
+    double share(const GapPart& part) const { return gap() != 0 ? part.seconds / gap() : 0; }
     // "all-reduce not hidden: 61% of the gap; try larger buckets (--bucket-mb) or ring"
     std::string verdict() const;
 };
 
-// `one` ran on 1 device, `many` on more; both need epochs and step timings.
+// Whether the run has what speedup_gap needs: finished epochs and step timings.
+bool has_step_timings(const RunSummary& run);
+
+// `one` ran on 1 device, `many` on more; both need epochs and step timings
+// (has_step_timings), else dp::Error.
 SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many);
 
 // A plain-text table: each part's seconds per epoch and share of the gap, then the verdict.

@@ -27,6 +27,7 @@
 #include "run_history.h"
 #include "run_record_json.h"
 #include "train/config_fields.h"
+#include "train/step_timing_fields.h"
 
 namespace {
 
@@ -87,6 +88,12 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
         VERIFY_SAME_DOUBLE(a.epochs[i].seconds, b.epochs[i].seconds);
         VERIFY_SAME_DOUBLE(a.epochs[i].parameter_drift, b.epochs[i].parameter_drift);
     }
+    QCOMPARE(a.steps, b.steps);
+    QCOMPARE(a.step_totals.size(), b.step_totals.size());
+    for (std::size_t d = 0; d < a.step_totals.size(); ++d)
+        for (const dp::StepTimingField& field : dp::step_timing_fields())
+            VERIFY_SAME_DOUBLE(dp::step_timing_value(field, a.step_totals[d]),
+                               dp::step_timing_value(field, b.step_totals[d]));
 }
 
 // Every field away from its default, with values that decimal text rounds.
@@ -127,6 +134,11 @@ dp::RunRecord everyFieldRecord()
     record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567, 3.1e-6},
                      {2, std::numeric_limits<double>::quiet_NaN(), 5e-324, 0.9999999999999999,
                       std::numeric_limits<double>::max()}};
+    record.steps = 47;
+    record.step_totals = {{3000, 0.1 + 0.2, 1.0 / 3.0, 2.5, 0.125, 1e-7},
+                          {3000, 0.5, 0.75, 2.25, 1.0 / 7.0, 0},
+                          {2992, 0, 0, 0, 0, 0},
+                          {2992, 1e300, 5e-324, 1, 2, 3}};
     return record;
 }
 
@@ -391,13 +403,10 @@ private slots:
     {
         const QString file = path("v1.sqlite");
         dp::RunRecord record = everyFieldRecord();
-        RunHistory(file).save(record);
-        withConnection(file, [&](QSqlDatabase& db) {
-            QSqlQuery query(db);
-            QVERIFY(query.exec(QStringLiteral("ALTER TABLE runs DROP COLUMN comparison_group")));
-            QVERIFY(query.exec(QStringLiteral("ALTER TABLE runs DROP COLUMN deterministic")));
-            QVERIFY(query.exec(QStringLiteral("ALTER TABLE epochs DROP COLUMN parameter_drift")));
-        });
+        saveThenChange(file, record,
+                       {QStringLiteral("ALTER TABLE runs DROP COLUMN comparison_group"),
+                        QStringLiteral("ALTER TABLE runs DROP COLUMN deterministic"),
+                        QStringLiteral("ALTER TABLE epochs DROP COLUMN parameter_drift")});
         setUserVersion(file, 1);
         RunHistory upgraded(file);
         record.comparison_group.clear();  // what a schema 1 run reads as
@@ -409,6 +418,39 @@ private slots:
         record.comparison_group = "group";
         upgraded.save(record);
         compareRecords(*RunHistory(file).run(record.id), record);
+    }
+
+    // A history of this schema from before step timings were kept (no
+    // steps or step_totals columns) opens with its runs, which read as
+    // untimed, and keeps the timings of the runs saved from then on.
+    void historyFromBeforeStepTimingsOpens()
+    {
+        const QString file = path("untimed.sqlite");
+        dp::RunRecord record = everyFieldRecord();
+        saveThenChange(file, record,
+                       {QStringLiteral("ALTER TABLE runs DROP COLUMN steps"),
+                        QStringLiteral("ALTER TABLE runs DROP COLUMN step_totals")});
+        QVERIFY(!columnsIn(file).contains(QStringLiteral("step_totals")));
+        RunHistory upgraded(file);
+        QVERIFY(columnsIn(file).contains(QStringLiteral("step_totals")));
+        const dp::RunRecord untimed = upgraded.runs().front();
+        QCOMPARE(untimed.steps, std::int64_t(0));
+        QVERIFY(untimed.step_totals.empty());
+        QCOMPARE(untimed.epochs.size(), record.epochs.size());
+        upgraded.save(record);
+        compareRecords(*RunHistory(file).run(record.id), record);
+    }
+
+    // A step_totals cell this build cannot read loses the timings, not the history.
+    void unreadableStepTotalsReadAsNone()
+    {
+        const QString file = path("runs.sqlite");
+        dp::RunRecord record = everyFieldRecord();
+        saveThenChange(file, record,
+                       {QStringLiteral("UPDATE runs SET step_totals = '[{\"shard\": 1}]'")});
+        const dp::RunRecord read = *RunHistory(file).run(record.id);
+        QVERIFY(read.step_totals.empty());
+        QCOMPARE(read.epochs.size(), record.epochs.size());
     }
 
     void defaultPathFollowsTheEnvironment()
@@ -444,6 +486,30 @@ private slots:
         QCOMPARE(dp::to_json(readRunRecord(file)), dp::to_json(record));
     }
 
+    // A record written before step timings were kept still imports, with none.
+    void recordWithoutStepTimingsImports()
+    {
+        dp::RunRecord record = madeRun("old", "lenet", 2, {5, 5}, {0.5, 0.6});
+        record.steps = 12;
+        record.step_totals = {{64, 0.1, 0.2, 0.3, 0.4, 0.5}, {64, 0.1, 0.2, 0.3, 0.4, 0.5}};
+        QByteArray json = QByteArray::fromStdString(dp::to_json(record));
+        const qsizetype steps = json.indexOf(",\n  \"steps\"");
+        QVERIFY(steps > 0);
+        json = json.left(steps) + "\n}\n";  // as version 1 records were before
+        QVERIFY(!json.contains("step_totals"));
+        const dp::RunRecord imported = runRecordFromJson(json);
+        QCOMPARE(imported.steps, std::int64_t(0));
+        QVERIFY(imported.step_totals.empty());
+        QCOMPARE(imported.epochs.size(), std::size_t(2));
+        // With them, every phase of every device comes back.
+        const dp::RunRecord whole = runRecordFromJson(QByteArray::fromStdString(dp::to_json(record)));
+        QCOMPARE(whole.steps, std::int64_t(12));
+        QCOMPARE(whole.step_totals.size(), std::size_t(2));
+        QCOMPARE(whole.step_totals[1].shard, 64);
+        QCOMPARE(whole.step_totals[1].allreduce, 0.4);
+        QCOMPARE(whole.step_totals[1].update, 0.5);
+    }
+
     void importRefusesWhatIsNotARecord_data()
     {
         const QByteArray good =
@@ -471,6 +537,26 @@ private slots:
         QTest::newRow("mistyped epoch")
                 << QByteArray(good).replace("\"test_acc\": 0.5", "\"test_acc\": null")
                 << "\"epochs[0].test_acc\" is not a number";
+        dp::RunRecord timed = madeRun("r", "lenet", 1, {1}, {0.5});
+        timed.steps = 4;
+        timed.step_totals = {{256, 0.5, 1, 2, 0.25, 0.125}};
+        const QByteArray goodTimed = QByteArray::fromStdString(dp::to_json(timed));
+        QTest::newRow("step phase missing")
+                << QByteArray(goodTimed).replace("\"allreduce\": ", "\"all_reduce\": ")
+                << "\"step_totals[0].allreduce\" is missing";
+        QTest::newRow("negative step phase")
+                << QByteArray(goodTimed).replace("\"forward\": 1", "\"forward\": -1")
+                << "\"step_totals[0].forward\" is negative";
+        QTest::newRow("fractional shard")
+                << QByteArray(goodTimed).replace("\"shard\": 256", "\"shard\": 25.6")
+                << "\"step_totals[0].shard\" is not a whole number";
+        QTest::newRow("step totals not a list")
+                << QByteArray(goodTimed).replace("\"step_totals\": [", "\"step_totals\": {\"x\": [")
+                                .replace("}]\n}", "}]}\n}")
+                << "\"step_totals\" is not an array";
+        QTest::newRow("negative steps")
+                << QByteArray(goodTimed).replace("\"steps\": 4", "\"steps\": -4")
+                << "\"steps\" is negative";
     }
 
     void importRefusesWhatIsNotARecord()
@@ -510,6 +596,50 @@ private slots:
         std::vector<dp::RunRecord> runs = comparisonRuns();
         runs[0].config.limit_train = 1000;
         QVERIFY(!compareRuns(runs)[1].baseline);
+    }
+
+    // Time to 0.8: 30 s on 1 device, 12 s on 2, so 2.5 times sooner (1.67
+    // times per epoch: the 2-device run needs fewer epochs too).
+    void speedupToTargetComparesTimesToTheTarget()
+    {
+        const std::vector<RunComparison> rows = compareRuns(comparisonRuns());
+        QCOMPARE(*rows[0].speedupToTarget, 1.0);
+        QCOMPARE(*rows[1].speedupToTarget, 30.0 / 12.0);
+        QVERIFY(!rows[2].speedupToTarget);  // no baseline, never reached 0.8
+        // Only a baseline that reached the target gives one.
+        std::vector<dp::RunRecord> slow = comparisonRuns();
+        slow[0].epochs.back().test_acc = 0.79;
+        QVERIFY(!compareRuns(slow)[1].speedupToTarget);
+    }
+
+    // The breakdown of an N-device run's gap to the ideal speedup, once both
+    // runs of the pair kept their step timings (dp::speedup_gap's arithmetic).
+    void comparisonSplitsTheGapOfTimedRuns()
+    {
+        std::vector<dp::RunRecord> runs = comparisonRuns();
+        QVERIFY(!compareRuns(runs)[1].gap);  // records without timings: no breakdown
+        runs[0].steps = 30;  // 10 steps an epoch
+        runs[0].step_totals = {{7680, 1.5, 9, 18, 0, 1.5}};
+        runs[1].steps = 15;  // 5 steps an epoch (twice the batch)
+        runs[1].step_totals = {{3840, 1.5, 6, 12, 1.5, 1.5}, {3840, 1.5, 6, 12, 3, 1.5}};
+        const std::vector<RunComparison> rows = compareRuns(runs);
+        QVERIFY(!rows[0].gap);  // a 1-device run has no gap
+        QVERIFY(!rows[2].gap);  // nor a run without a baseline
+        QVERIFY(rows[1].gap);
+        const dp::SpeedupGap& gap = *rows[1].gap;
+        QCOMPARE(gap.devices, 2);
+        QCOMPARE(gap.measured, 6.0);
+        QCOMPARE(gap.ideal, 5.0);
+        double seconds = 0, shares = 0;
+        for (const dp::GapPart& part : gap.parts) {
+            seconds += part.seconds;
+            shares += gap.share(part);
+        }
+        QVERIFY(std::abs(seconds - gap.gap()) < 1e-9);
+        QVERIFY(std::abs(shares - 1) < 1e-9);
+        // Per epoch: the least all-reduce wait, 1.5 s over 3 epochs; none on 1 device.
+        QCOMPARE(gap.parts[1].short_name, std::string("all-reduce"));
+        QVERIFY(std::abs(gap.parts[1].seconds - 0.5) < 1e-12);
     }
 
     // Speedup compares like with like only: a 2-device run at another batch
@@ -833,6 +963,30 @@ private:
                 rows = query.value(0).toInt();
         });
         return rows;
+    }
+
+    // Saves `record` in a new history at `file`, then runs `statements` on it
+    // behind RunHistory's back (an older schema, a damaged cell).
+    static void saveThenChange(const QString& file, const dp::RunRecord& record,
+                               const QStringList& statements)
+    {
+        RunHistory(file).save(record);
+        withConnection(file, [&](QSqlDatabase& db) {
+            QSqlQuery query(db);
+            for (const QString& statement : statements)
+                QVERIFY2(query.exec(statement), qPrintable(statement));
+        });
+    }
+
+    static QStringList columnsIn(const QString& file)
+    {
+        QStringList names;
+        withConnection(file, [&](QSqlDatabase& db) {
+            QSqlQuery query(QStringLiteral("PRAGMA table_info(runs)"), db);
+            while (query.next())
+                names << query.value(1).toString();
+        });
+        return names;
     }
 
     static void setUserVersion(const QString& file, int version)

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "train/run_record.h"
+#include "train/step_timing_fields.h"
 
 namespace {
 
@@ -82,6 +83,31 @@ private slots:
         QCOMPARE(epochs.size(), 2);
         QCOMPARE(epochs[1].toObject()["test_acc"].toDouble(), 0.86);
         QCOMPARE(epochs[1].toObject()["seconds"].toDouble(), 12.25);
+    }
+
+    // Each device's step phases and the step count, for the speedup-gap
+    // breakdown: every field of DeviceStepTiming under its schema name.
+    void jsonHoldsTheStepTimings() {
+        dp::RunRecord record = sample_record();
+        record.steps = 96;
+        record.step_totals = {{12288, 0.25, 1.5, 3.125, 0.5, 0.0625},
+                              {12280, 0.375, 1.25, 3, 0.75, 0.125}};
+        const QJsonObject json = parse(dp::to_json(record));
+        QCOMPARE(json["steps"].toInteger(), 96);
+        const QJsonArray totals = json["step_totals"].toArray();
+        QCOMPARE(totals.size(), 2);
+        const QJsonObject second = totals[1].toObject();
+        QCOMPARE(second.size(), qsizetype(dp::step_timing_fields().size()));
+        QCOMPARE(second["shard"].toInteger(), 12280);
+        QCOMPARE(second["data"].toDouble(), 0.375);
+        QCOMPARE(second["forward"].toDouble(), 1.25);
+        QCOMPARE(second["backward"].toDouble(), 3.0);
+        QCOMPARE(second["allreduce"].toDouble(), 0.75);
+        QCOMPARE(second["update"].toDouble(), 0.125);
+        // A run that has not ended yet has none.
+        const QJsonObject running = parse(dp::to_json(sample_record()));
+        QCOMPARE(running["steps"].toInteger(), 0);
+        QVERIFY(running["step_totals"].isArray() && running["step_totals"].toArray().isEmpty());
     }
 
     // A rewrite replaces the file whole and leaves no temporary behind.

@@ -43,6 +43,7 @@
 #include "data/dataset.h"
 #include "devices/device.h"
 #include "epoch_metric_chart.h"
+#include "gap_waterfall_chart.h"
 #include "loss_chart.h"
 #include "main_window.h"
 #include "prediction_strip.h"
@@ -233,6 +234,8 @@ private slots:
     void compareOneVsTwoQueuesBothAndFillsTheTable();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
+    void pastComparisonShowsWhereTheTimeGoes();
+    void speedupToTargetComparesTimesToTheTarget();
     void runsReadApartAndCanBeRenamed();
     void smallScreenShowsFourRunsRows();
     void runsAtOtherBatchSizesGetNoSpeedup();
@@ -653,19 +656,37 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
                  && summary.contains(QStringLiteral("Test accuracy: %1 on 1, ").arg(one.epochs.back().test_acc, 0, 'f', 3)),
              qPrintable(summary));
 
+    // Both runs kept their step timings (in the history too), so the
+    // waterfall splits the 2-device run's gap, ending at its sec/epoch.
+    QVERIFY(one.steps > 0 && two.steps > 0);
+    QCOMPARE(one.step_totals.size(), std::size_t(1));
+    QCOMPARE(two.step_totals.size(), std::size_t(2));
+    QCOMPARE(RunHistory().run(two.id)->steps, two.steps);
+    auto* waterfall = window.findChild<GapWaterfallChart*>(QStringLiteral("gapWaterfallChart"));
+    QVERIFY(waterfall && waterfall->hasGap());
+    QCOMPARE(waterfall->bars().size(), std::size_t(8));  // ideal, six parts, measured
+    QVERIFY(qFuzzyCompare(waterfall->bars().back().top(), totalSeconds(two) / double(two.epochs.size())));
+    QVERIFY(qFuzzyCompare(waterfall->bars().front().top(),
+                          totalSeconds(one) / double(one.epochs.size()) / 2));
+    QVERIFY2(summary.contains(QStringLiteral("Gap to 2× on 2 devices:</b> ")
+                              + waterfall->caption().toHtmlEscaped()),
+             qPrintable(summary));
+
     // Unchecking the baseline leaves nothing to compare against.
     parts.runs->setChecked(0, false);
     QVERIFY(!runs.data(runs.index(1, RunsTableModel::SpeedupColumn), Qt::UserRole).isValid());
     QCOMPARE(parts.accuracyChart->runCount(), 1);
     QCOMPARE(parts.speedupChart->measurementCount(), 0);
+    QVERIFY(!waterfall->hasGap());
     parts.runs->setChecked(0, true);
+    QVERIFY(waterfall->hasGap());
 
     // Export: every chart as PNG and SVG, the runs as CSV and JSON, epochs as CSV.
     QTemporaryDir exportDir;
     QVERIFY(window.exportTo(exportDir.path()));
     for (const QString& name : {QStringLiteral("accuracy"), QStringLiteral("training_loss"),
                                QStringLiteral("seconds_per_epoch"), QStringLiteral("speedup"),
-                               QStringLiteral("batch_split")}) {
+                               QStringLiteral("speedup_gap"), QStringLiteral("batch_split")}) {
         const QImage png(exportDir.filePath(name + QStringLiteral(".png")));
         QVERIFY2(!png.isNull(), qPrintable(name));
         QVERIFY(QSvgRenderer(exportDir.filePath(name + QStringLiteral(".svg"))).isValid());
@@ -801,6 +822,97 @@ void TestMainWindow::importedRunRecordJoinsTheTable()
 
 // Two runs that differ only in a setting the label omits read differently,
 // and a run renamed in the table keeps its name in the legend and the history.
+// A comparison from the history shows where its time went once its pair is
+// checked: the timings travel in the records.
+void TestMainWindow::pastComparisonShowsWhereTheTimeGoes()
+{
+    dp::TrainConfig config;
+    config.devices = {"cpu:0"};
+    dp::RunRecord one = dp::start_run_record(config, "dp-train");
+    config.devices = {"cpu:0", "cpu:1"};
+    dp::RunRecord two = dp::start_run_record(config, "dp-train");
+    one.comparison_group = two.comparison_group = "compare-past";
+    one.status = two.status = dp::RunStatus::finished;
+    one.epochs = {{1, 0.9, 0.7, 0.75, 10.0}, {2, 0.5, 0.8, 0.81, 10.0}};
+    two.epochs = {{1, 0.9, 0.7, 0.75, 6.5}, {2, 0.5, 0.8, 0.81, 6.5}};
+    one.steps = two.steps = 20;
+    one.step_totals = {{5120, 0.4, 6, 12, 0, 1.2}};
+    two.step_totals = {{2560, 0.4, 3.4, 6.6, 1.0, 1.2}, {2560, 0.4, 3.2, 6.4, 1.6, 1.2}};
+
+    {
+        RunHistory history;
+        history.save(one);
+        history.save(two);
+    }
+
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    auto* waterfall = window.findChild<GapWaterfallChart*>(QStringLiteral("gapWaterfallChart"));
+    QVERIFY(waterfall);
+    QCOMPARE(parts.runs->rowCount(), 2);
+    // Past runs wait unchecked, with nothing to break down yet.
+    QVERIFY(!parts.runs->isChecked(0) && !parts.runs->isChecked(1));
+    QVERIFY(!waterfall->hasGap());
+    for (int row = 0; row < parts.runs->rowCount(); ++row)
+        parts.runs->setChecked(row, true);
+    QVERIFY(waterfall->hasGap());
+    QCOMPARE(waterfall->bars().front().top(), 5.0);  // 10 s / 2 devices
+    QCOMPARE(waterfall->bars().back().top(), 6.5);
+    // The largest part (the all-reduce, a third of the gap) is the verdict,
+    // in the panel's words rather than the engine's {setting} markers.
+    QVERIFY2(waterfall->caption().startsWith(QStringLiteral("all-reduce not hidden behind backward: 33% of the gap")),
+             qPrintable(waterfall->caption()));
+    QVERIFY(!waterfall->caption().contains(QLatin1Char('{')));
+    parts.runs->setChecked(parts.runs->rowOf(one.id), false);
+    QVERIFY(!waterfall->hasGap());
+}
+
+// "Speedup to 0.80": the baseline's seconds to the target over the run's.
+void TestMainWindow::speedupToTargetComparesTimesToTheTarget()
+{
+    RunsTableModel runs;
+    dp::RunRecord one, two;
+    one.id = "1-one";
+    two.id = "2-two";
+    one.status = two.status = dp::RunStatus::finished;
+    one.config.devices = {"cpu:0"};
+    two.config.devices = {"cpu:0", "cpu:1"};
+    one.config.batch_size = 128;
+    two.config.batch_size = 256;  // weak scaling: batch and lr doubled
+    one.config.lr = 0.1f;
+    two.config.lr = 0.2f;
+    // 1 device: 0.8 after 3 epochs of 10 s; 2 devices: after 4 of 6 s.
+    const double oneAcc[] = {0.70, 0.76, 0.81, 0.83}, twoAcc[] = {0.72, 0.78, 0.79, 0.86};
+    for (int e = 1; e <= 4; ++e) {
+        one.epochs.push_back({e, 1.0, 0.5, oneAcc[e - 1], 10.0});
+        two.epochs.push_back({e, 1.0, 0.5, twoAcc[e - 1], 6.0});
+    }
+    runs.upsert(one);
+    runs.upsert(two);
+    const auto cell = [&](int row, int role) {
+        return runs.data(runs.index(row, RunsTableModel::SpeedupToTargetColumn), role);
+    };
+    QCOMPARE(runs.headerData(RunsTableModel::SpeedupToTargetColumn, Qt::Horizontal, Qt::DisplayRole)
+                 .toString(),
+             QStringLiteral("Speedup to 0.80"));
+    QCOMPARE(cell(0, Qt::UserRole).toDouble(), 1.0);
+    // 30 s against 24 s: 1.25 times sooner, though each epoch is 1.67 times faster.
+    QCOMPARE(cell(1, Qt::UserRole).toDouble(), 30.0 / 24.0);
+    QCOMPARE(cell(1, Qt::DisplayRole).toString(), QStringLiteral("1.25×"));
+    QVERIFY(qFuzzyCompare(runs.data(runs.index(1, RunsTableModel::SpeedupColumn), Qt::UserRole).toDouble(),
+                          10.0 / 6.0));
+    // A target neither reaches: a dash, and no number to sort by.
+    runs.setTargetAccuracy(0.95);
+    QCOMPARE(cell(1, Qt::DisplayRole).toString(), QStringLiteral("—"));
+    QVERIFY(!cell(1, Qt::UserRole).isValid());
+    // Only the baseline falls short: still a dash.
+    runs.setTargetAccuracy(0.85);
+    QVERIFY(runs.comparison(1)->secondsToTarget);
+    QVERIFY(!runs.comparison(0)->secondsToTarget);
+    QCOMPARE(cell(1, Qt::DisplayRole).toString(), QStringLiteral("—"));
+}
+
 void TestMainWindow::runsReadApartAndCanBeRenamed()
 {
     const auto recorded = [](std::uint64_t seed) {

@@ -16,6 +16,7 @@
 #include "chart_axis.h"
 #include "chart_board.h"
 #include "epoch_metric_chart.h"
+#include "gap_waterfall_chart.h"
 #include "loss_chart.h"
 #include "run_legend.h"
 #include "run_palette.h"
@@ -134,6 +135,7 @@ private slots:
     void dragAndWheelZoomAndDoubleClickResets();
     void logScaleReplotsTheLoss();
     void exportsHaveOneSizeWhateverTheScreen();
+    void gapWaterfallWalksFromIdealToMeasured();
 };
 
 void TestUiCharts::twelveRunColoursStayDistinctAndAvoidTheIdealGrey()
@@ -408,7 +410,7 @@ void TestUiCharts::exportsHaveOneSizeWhateverTheScreen()
     QVERIFY(shown.board.exportTo(QDir(folder.path())).isEmpty());
     const QSize expected = ChartBoard::kExportSize * 2;
     for (const char* name : {"accuracy", "training_loss", "seconds_per_epoch", "speedup",
-                             "parameter_drift"}) {
+                             "parameter_drift", "speedup_gap"}) {
         const QImage png(folder.filePath(QLatin1String(name) + QStringLiteral(".png")));
         QCOMPARE(png.size(), expected);
         const QSvgRenderer svg(folder.filePath(QLatin1String(name) + QStringLiteral(".svg")));
@@ -417,6 +419,84 @@ void TestUiCharts::exportsHaveOneSizeWhateverTheScreen()
     }
     // The screen is as it was.
     QCOMPARE(accuracy->chart()->size(), onScreen);
+}
+
+namespace {
+
+// How many of the picture's pixels are `color`, give or take antialiasing.
+int pixelsOf(const QImage& image, const QColor& color)
+{
+    int count = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor pixel = image.pixelColor(x, y);
+            count += std::abs(pixel.red() - color.red()) + std::abs(pixel.green() - color.green())
+                             + std::abs(pixel.blue() - color.blue())
+                     < 12;
+        }
+    return count;
+}
+
+}  // namespace
+
+void TestUiCharts::gapWaterfallWalksFromIdealToMeasured()
+{
+    ShownBoard shown;
+    auto* waterfall = shown.chart<GapWaterfallChart>("gapWaterfallChart");
+    QVERIFY(waterfall && waterfall->isVisible());
+    // Beside the speedup chart, as wide as a chart.
+    auto* speedup = shown.chart<SpeedupChart>("speedupChart");
+    QVERIFY(std::abs(waterfall->geometry().top() - speedup->geometry().top()) <= 2);
+    QVERIFY(waterfall->geometry().left() >= speedup->geometry().right());
+    QVERIFY(waterfall->width() > 200 && waterfall->height() > 150);
+    QVERIFY(!waterfall->hasGap());
+    QVERIFY(waterfall->bars().empty());
+    QVERIFY(waterfall->caption().isEmpty());
+    QCOMPARE(GapWaterfallChart::emptyText(), QStringLiteral("Compare 1 vs N to see where the time goes"));
+    const QColor measuredColor = runColor(1);
+    QCOMPARE(pixelsOf(waterfall->grab().toImage(), measuredColor), 0);  // no bars drawn
+
+    dp::SpeedupGap gap;
+    gap.devices = 2;
+    gap.ideal = 5;
+    gap.measured = 6.5;
+    gap.parts = {{"compute on smaller per-device batches", "compute", "try {batch_size}", 0.6},
+                 {"all-reduce not hidden behind backward", "all-reduce", "try {bucket_mb}", 1.2},
+                 {"data loading and host work", "data", "fewer steps", -0.4},
+                 {"outside the measured steps", "outside steps", "the loop", 0.1}};
+    shown.board.setSpeedupGap(gap, QStringLiteral("LeNet · 2× cpu"), measuredColor);
+    QVERIFY(waterfall->hasGap());
+    const std::vector<GapWaterfallChart::Bar>& bars = waterfall->bars();
+    QCOMPARE(bars.size(), gap.parts.size() + 2);
+    QCOMPARE(bars.front().kind, GapWaterfallChart::Bar::Kind::ideal);
+    QCOMPARE(bars.front().bottom(), 0.0);
+    QCOMPARE(bars.front().top(), 5.0);
+    // Each part floats from where the one before ended: up when it costs
+    // time, down when it saves some.
+    for (std::size_t i = 1; i + 1 < bars.size(); ++i) {
+        QCOMPARE(bars[i].kind, GapWaterfallChart::Bar::Kind::part);
+        QCOMPARE(bars[i].start, bars[i - 1].end);
+        QCOMPARE(bars[i].end - bars[i].start, gap.parts[i - 1].seconds);
+        QCOMPARE(bars[i].label, QString::fromStdString(gap.parts[i - 1].short_name));
+        QVERIFY(std::abs(bars[i].share - gap.parts[i - 1].seconds / 1.5) < 1e-12);
+    }
+    QVERIFY(bars[3].end < bars[3].start);  // the data part saved time
+    QCOMPARE(bars[3].top(), 6.8);
+    // The parts end at the measured time, where the last bar stands.
+    QVERIFY(std::abs(bars[bars.size() - 2].end - 6.5) < 1e-12);
+    QCOMPARE(bars.back().kind, GapWaterfallChart::Bar::Kind::measured);
+    QCOMPARE(bars.back().top(), 6.5);
+    QCOMPARE(bars.back().bottom(), 0.0);
+    // The verdict is the caption, its settings named as the panel names them.
+    QVERIFY2(waterfall->caption().startsWith(
+                 QStringLiteral("all-reduce not hidden behind backward: 80% of the gap; try “")),
+             qPrintable(waterfall->caption()));
+    // Drawn: the measured bar in the run's colour.
+    QVERIFY(pixelsOf(waterfall->grab().toImage(), measuredColor) > 100);
+
+    shown.board.setSpeedupGap(std::nullopt);
+    QVERIFY(!waterfall->hasGap());
+    QVERIFY(waterfall->caption().isEmpty());
 }
 
 QTEST_MAIN(TestUiCharts)

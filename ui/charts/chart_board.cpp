@@ -13,6 +13,7 @@
 
 #include "chart_axis.h"
 #include "epoch_metric_chart.h"
+#include "gap_waterfall_chart.h"
 #include "loss_chart.h"
 #include "run_legend.h"
 
@@ -37,7 +38,8 @@ ChartBoard::ChartBoard(QWidget* parent)
     : QWidget(parent),
       legend_(new RunLegend),
       resetZoomButton_(new QPushButton(tr("Reset zoom"))),
-      grid_(new QGridLayout)
+      grid_(new QGridLayout),
+      gap_(new GapWaterfallChart)
 {
     legend_->setObjectName(QStringLiteral("runLegend"));
     resetZoomButton_->setObjectName(QStringLiteral("resetZoomButton"));
@@ -56,7 +58,8 @@ ChartBoard::ChartBoard(QWidget* parent)
     grid_->setContentsMargins(0, 0, 0, 0);
     grid_->setSpacing(2);
 
-    // The run's progress on the left, how it scales on the right, drift below.
+    // The run's progress on the left, how it scales on the right (the
+    // speedup, and where the N-device run's time goes), drift below.
     auto* accuracy = add(new EpochMetricChart(
                                  tr("Accuracy"),
                                  {{tr("test acc"), [](const dp::EpochMetrics& e) { return e.test_acc; }},
@@ -66,16 +69,18 @@ ChartBoard::ChartBoard(QWidget* parent)
                          "accuracyChart", "accuracy", 0, 0);
     accuracy->setValueBounds(0, 1);
     epochCharts_.push_back(accuracy);
-    loss_ = add(new LossChart, "lossChart", "training_loss", 0, 1);
+    loss_ = add(new LossChart, "lossChart", "training_loss", 0, 1, 2);
     epochCharts_.push_back(add(
             new EpochMetricChart(tr("Seconds per epoch"),
                                  {{tr("sec/epoch"), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
             "secondsChart", "seconds_per_epoch", 1, 0));
     speedup_ = add(new SpeedupChart, "speedupChart", "speedup", 1, 1);
+    gap_->setObjectName(QStringLiteral("gapWaterfallChart"));
+    grid_->addWidget(gap_, 1, 2);
     drift_ = add(new EpochMetricChart(
                          tr("N devices vs 1: parameter drift ‖θN − θ1‖ / ‖θ1‖"),
                          {{tr("drift"), [](const dp::EpochMetrics& e) { return e.parameter_drift; }}}),
-                 "driftChart", "parameter_drift", 2, 0, 2);
+                 "driftChart", "parameter_drift", 2, 0, 3);
     drift_->setLogScaleY(true);  // from 1e-9 to 1e-3
     drift_->setToolTip(
             tr("After each epoch, how far the N-device run's parameters are from its 1-device "
@@ -85,6 +90,8 @@ ChartBoard::ChartBoard(QWidget* parent)
                "1-device runs whose kernels round differently."));
     grid_->setRowStretch(0, 3);
     grid_->setRowStretch(1, 3);
+    for (int column = 0; column < 3; ++column)
+        grid_->setColumnStretch(column, 1);
     showDrift(false);  // until a comparison measures drift
 
     for (const auto& [chart, name] : charts_) {
@@ -210,6 +217,12 @@ void ChartBoard::setSpeedupMeasurements(std::vector<SpeedupChart::Measurement> m
     speedup_->setMeasurements(std::move(measurements));
 }
 
+void ChartBoard::setSpeedupGap(const std::optional<dp::SpeedupGap>& gap, const QString& runName,
+                               const QColor& color)
+{
+    gap_->setGap(gap, runName, color);
+}
+
 void ChartBoard::setXAxisMode(XAxisMode mode)
 {
     mode_ = mode;
@@ -234,6 +247,7 @@ void ChartBoard::setFontScale(double scale)
 {
     for (const auto& [chart, name] : charts_)
         chart->setFontScale(scale);
+    gap_->setFontScale(scale);
     // Enlarged half as much as the charts: a dozen full run names would
     // otherwise take the rows the plots need on a 720-line projector.
     QFont legendFont = QApplication::font();
@@ -269,5 +283,11 @@ QString ChartBoard::exportTo(const QDir& folder) const
         if (!chart->exportSvg(svg, kExportSize, name))
             return svg;
     }
+    const QString png = folder.filePath(QStringLiteral("speedup_gap.png"));
+    const QString svg = folder.filePath(QStringLiteral("speedup_gap.svg"));
+    if (!gap_->exportImage(kExportSize, kExportPixelRatio).save(png, "PNG"))
+        return png;
+    if (!gap_->exportSvg(svg, kExportSize, QStringLiteral("speedup_gap")))
+        return svg;
     return {};
 }

@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "speedup_chart.h"
+#include "train/speedup_gap.h"
 #include "train/run_record.h"
 #include "x_axis_mode.h"
 
 class EpochMetricChart;
+class GapWaterfallChart;
 class LossChart;
 class QDir;
 class QGridLayout;
@@ -20,7 +22,7 @@ class RunChartView;
 class RunLegend;
 
 // The charts page: accuracy (test and train), loss per batch, seconds per
-// epoch, speedup and N-vs-1 drift, laid out in a grid under one legend of the
+// epoch, speedup, where a comparison's time goes and N-vs-1 drift, laid out in a grid under one legend of the
 // shown runs. It owns the charts and tells every one of them what they all
 // need to know (which runs are shown, the x axis and its range, presenter
 // fonts, zoom, export), so a new chart is one class and one line in the
@@ -42,6 +44,10 @@ public:
     void removeRun(const std::string& id);
 
     void setSpeedupMeasurements(std::vector<SpeedupChart::Measurement> measurements);
+    // The gap to the ideal speedup of `runName` (an N-device run) against its
+    // 1-device baseline, its measured bar in `color`; none: the empty state.
+    void setSpeedupGap(const std::optional<dp::SpeedupGap>& gap, const QString& runName = {},
+                       const QColor& color = {});
     void setXAxisMode(XAxisMode mode);
     void setSmoothedLoss(bool smoothed);
     void setLogScaleLoss(bool log);
@@ -51,6 +57,7 @@ public:
     // Redraws the loss chart now rather than at its next timer tick.
     void refreshNow();
     LossChart* lossChart() const { return loss_; }
+    GapWaterfallChart* gapChart() const { return gap_; }
 
     // Every chart as <name>.png (kExportSize at twice its pixels) and
     // <name>.svg in `folder`, whatever their size on screen; the path of the
@@ -87,6 +94,9 @@ private:
     EpochMetricChart* drift_;  // only the N-device runs of comparisons have a line here
     LossChart* loss_;
     SpeedupChart* speedup_;
+    // Not a RunChartView (bars, not lines over a shared x): placed, scaled
+    // and exported beside them.
+    GapWaterfallChart* gap_;
     // The runs on the charts, by id: oldest first, as ids start with the time.
     std::map<std::string, ShownRun> shown_;
     XAxisMode mode_ = XAxisMode::epochs;

@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include "engine_message.h"
+
 ComparisonSummaryCard::ComparisonSummaryCard(QWidget* parent)
     : QFrame(parent), text_(new QLabel)
 {
@@ -85,5 +87,11 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
                         .arg(runs[i].epochs.back().parameter_drift, 0, 'g', 2)
                         .arg(runs[i].epochs.back().parameter_drift < 1e-3 ? tr("float rounding only")
                                                                           : tr("the runs diverged"));
+    // Why each N-device run is not N times faster: the largest part of its gap.
+    for (std::size_t i = 1; i < runs.size(); ++i)
+        if (const std::optional<dp::SpeedupGap>& gap = comparisons[i].gap)
+            text += tr("<br><b>Gap to %1× on %1 devices:</b> %2.")
+                        .arg(gap->devices)
+                        .arg(engineMessage(gap->verdict()).toHtmlEscaped());
     return text;
 }

@@ -12,7 +12,9 @@ class QLabel;
 // The card shown above the charts when a comparison's last run ends: what a
 // class or a user asks first ("how much faster, and is it as accurate?"),
 // without reading the table: speedup, scaling efficiency, each run's test
-// accuracy and the N-vs-1 parameter drift. Closed with its × button.
+// accuracy, the N-vs-1 parameter drift and, where the runs kept step
+// timings, the verdict on where the N-device run's time goes. Closed with its
+// × button.
 class ComparisonSummaryCard : public QFrame {
     Q_OBJECT
 

@@ -20,8 +20,12 @@ RunManager::RunManager(RunHistory* history, QObject* parent)
             Qt::QueuedConnection);
     connect(
         worker, &TrainingWorker::runFinished, this,
-        [this](const QString& summaryLine, bool stoppedEarly) {
-            endRun(stoppedEarly ? dp::RunOutcome::stopped : dp::RunOutcome::finished, summaryLine);
+        [this](const dp::RunSummary& summary, bool stoppedEarly) {
+            // Kept in the record for the speedup-gap breakdown of a comparison.
+            if (current_)
+                current_->set_step_totals(summary);
+            endRun(stoppedEarly ? dp::RunOutcome::stopped : dp::RunOutcome::finished,
+                   QString::fromStdString(summary.summary_line()));
         },
         Qt::QueuedConnection);
     connect(

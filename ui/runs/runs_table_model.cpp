@@ -61,6 +61,7 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         case EfficiencyColumn: return tr("Efficiency");
         case TestAccuracyColumn: return tr("Test acc");
         case TimeToTargetColumn: return tr("Time to %1").arg(targetAccuracy_, 0, 'f', 2);
+        case SpeedupToTargetColumn: return tr("Speedup to %1").arg(targetAccuracy_, 0, 'f', 2);
         case StartedColumn: return tr("Started");
         }
     }
@@ -76,6 +77,10 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         case TestAccuracyColumn: return tr("Test accuracy after the last completed epoch");
         case TimeToTargetColumn:
             return tr("Training seconds until the test accuracy first reached the target");
+        case SpeedupToTargetColumn:
+            return tr("The baseline's time to the target over this run's: how much sooner it "
+                      "gets there, which a faster epoch alone does not promise (a larger batch "
+                      "may need more epochs)");
         }
     }
     return {};
@@ -116,7 +121,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             return QColor(0xc6, 0x28, 0x28);
         return {};
     case Qt::TextAlignmentRole:
-        if (index.column() >= GlobalBatchColumn && index.column() <= TimeToTargetColumn)
+        if (index.column() >= GlobalBatchColumn && index.column() <= SpeedupToTargetColumn)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ToolTipRole:
@@ -128,7 +133,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
                 ids << QString::fromStdString(id);
             return ids.join(QStringLiteral(", "));
         }
-        if (index.column() == SpeedupColumn || index.column() == EfficiencyColumn) {
+        if (index.column() == SpeedupColumn || index.column() == EfficiencyColumn
+            || index.column() == SpeedupToTargetColumn) {
             const std::optional<RunComparison>& comparison = comparisons_[std::size_t(index.row())];
             if (comparison && comparison->baseline)
                 return tr("against %1").arg(
@@ -188,6 +194,10 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
         return comparison && comparison->secondsToTarget
             ? tr("%1 s").arg(*comparison->secondsToTarget, 0, 'f', 1)
             : dash();
+    case SpeedupToTargetColumn:
+        return comparison && comparison->speedupToTarget
+            ? QStringLiteral("%1×").arg(*comparison->speedupToTarget, 0, 'f', 2)
+            : dash();
     case StartedColumn:
         return startedText(record, row.past);
     }
@@ -218,6 +228,8 @@ QVariant RunsTableModel::number(int rowIndex, int column) const
         return record.epochs.empty() ? QVariant() : QVariant(record.epochs.back().test_acc);
     case TimeToTargetColumn:
         return comparison ? optionalNumber(comparison->secondsToTarget) : QVariant();
+    case SpeedupToTargetColumn:
+        return comparison ? optionalNumber(comparison->speedupToTarget) : QVariant();
     }
     return {};
 }
@@ -350,7 +362,7 @@ std::optional<RunComparison> RunsTableModel::comparison(int row) const
 void RunsTableModel::setTargetAccuracy(double accuracy)
 {
     targetAccuracy_ = accuracy;
-    emit headerDataChanged(Qt::Horizontal, TimeToTargetColumn, TimeToTargetColumn);
+    emit headerDataChanged(Qt::Horizontal, TimeToTargetColumn, SpeedupToTargetColumn);
     recompare();
 }
 

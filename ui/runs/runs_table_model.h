@@ -13,7 +13,8 @@
 // devices, global batch, lr, mean sec/epoch, and for the runs checked in the
 // first column (the ones drawn on the charts) the comparison of
 // compareRuns(): speedup and scaling efficiency against the first checked
-// 1-device run of the same workload, time to the target accuracy.
+// 1-device run of the same workload, time to the target accuracy and the
+// speedup in that time.
 // Qt::UserRole gives a cell's number (or an invalid QVariant) for sorting,
 // exports and tests.
 class RunsTableModel : public QAbstractTableModel {
@@ -31,6 +32,7 @@ public:
         EfficiencyColumn,
         TestAccuracyColumn,
         TimeToTargetColumn,
+        SpeedupToTargetColumn,
         StartedColumn,
         ColumnCount
     };

@@ -16,7 +16,7 @@ constexpr qint64 kLossSignalIntervalMs = 150;
 
 void TrainingWorker::run(std::shared_ptr<dp::Trainer> trainer)
 {
-    summaryLine_.clear();
+    summary_ = {};
     failure_.clear();
     sinceBatchSignal_.invalidate();
     sinceStepSignal_.invalidate();
@@ -31,7 +31,7 @@ void TrainingWorker::run(std::shared_ptr<dp::Trainer> trainer)
     if (outcome == dp::RunOutcome::failed)
         emit runFailed(failure_);
     else
-        emit runFinished(summaryLine_, outcome == dp::RunOutcome::stopped);
+        emit runFinished(summary_, outcome == dp::RunOutcome::stopped);
 }
 
 void TrainingWorker::on_log(const std::string& line)
@@ -81,7 +81,7 @@ void TrainingWorker::on_predictions(const dp::PredictionSamples& samples)
 
 void TrainingWorker::on_finished(const dp::RunSummary& summary)
 {
-    summaryLine_ = QString::fromStdString(summary.summary_line());
+    summary_ = summary;
 }
 
 void TrainingWorker::on_failed(const std::string& message)

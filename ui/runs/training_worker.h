@@ -44,8 +44,9 @@ signals:
     // Q_DECLARE_METATYPE is needed.
     void epochFinished(const dp::EpochMetrics& metrics);
     void predictionsReported(const dp::PredictionSamples& samples);
-    // summaryLine is d2l's "test acc: 0.83, 2.7 sec/epoch on [cpu:0]".
-    void runFinished(const QString& summaryLine, bool stoppedEarly);
+    // What the run measured: its epochs, d2l's summary line ("test acc:
+    // 0.83, 2.7 sec/epoch on [cpu:0]") and its step timings.
+    void runFinished(const dp::RunSummary& summary, bool stoppedEarly);
     void runFailed(const QString& message);
 
 private:
@@ -68,6 +69,6 @@ private:
     double completedEpochSeconds_ = 0;
     QElapsedTimer epochClock_;
     QList<LossSample> pendingLosses_;
-    QString summaryLine_;
+    dp::RunSummary summary_;
     QString failure_;
 };

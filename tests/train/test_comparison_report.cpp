@@ -1,0 +1,136 @@
+// The speedup-gap breakdown (train/speedup_gap.h) and dp-train's comparison
+// report (train/comparison_report.h), parsed back with Qt's JSON reader.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "train/comparison_report.h"
+#include "train/speedup_gap.h"
+
+namespace {
+
+// `epochs` epochs of `seconds` each, and each device's phases summed over `steps`.
+dp::RunSummary timed_run(int epochs, double seconds, std::int64_t steps,
+                         std::vector<dp::DeviceStepTiming> totals) {
+    dp::RunSummary run;
+    for (int e = 1; e <= epochs; ++e) run.epochs.push_back({e, 1.0, 0.5, 0.8, seconds});
+    for (std::size_t d = 0; d < totals.size(); ++d) run.devices.push_back("cpu:" + std::to_string(d));
+    run.step_totals = std::move(totals);
+    run.steps = steps;
+    return run;
+}
+
+// 1 device at 10 s/epoch; 2 devices at 6.5 s/epoch, whose all-reduce is
+// half hidden and whose second device waits for the first.
+dp::RunSummary one_device() { return timed_run(2, 10, 20, {{5120, 0.4, 6, 12, 0, 1.2}}); }
+dp::RunSummary two_devices() {
+    return timed_run(2, 6.5, 20, {{2560, 0.4, 3.4, 6.6, 1.0, 1.2}, {2560, 0.4, 3.2, 6.4, 1.6, 1.2}});
+}
+
+}  // namespace
+
+class TestComparisonReport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void partsAddUpToTheGap() {
+        const dp::SpeedupGap gap = dp::speedup_gap(one_device(), two_devices());
+        QCOMPARE(gap.devices, 2);
+        QCOMPARE(gap.measured, 6.5);
+        QCOMPARE(gap.ideal, 5.0);
+        QCOMPARE(gap.parts.size(), std::size_t(6));
+        double seconds = 0, shares = 0;
+        for (const dp::GapPart& part : gap.parts) {
+            seconds += part.seconds;
+            shares += gap.share(part);
+            QVERIFY(!part.short_name.empty() && part.short_name.size() < part.name.size());
+        }
+        QVERIFY(std::abs(seconds - gap.gap()) < 1e-9);
+        QVERIFY(std::abs(shares - 1) < 1e-9);
+        // Per epoch (10 steps): the least wait 1.0 s / 20 steps x 10 = 0.5 s;
+        // the other device's extra 0.6 s / 20 x 10 / 2 devices = 0.15 s.
+        QVERIFY(std::abs(gap.parts[1].seconds - 0.5) < 1e-12);
+        QVERIFY(std::abs(gap.parts[2].seconds - 0.15) < 1e-12);
+        // Compute: the devices' mean 9.8 s over 2 epochs is 4.9 s an epoch,
+        // against 1 device's 9 s an epoch / 2.
+        QVERIFY(std::abs(gap.parts[0].seconds - (4.9 - 4.5)) < 1e-12);
+        // The largest part names itself in the verdict, with its share.
+        const std::string verdict = gap.verdict();
+        QVERIFY2(verdict.starts_with(gap.parts[1].name + ": 33% of the gap; try larger buckets"),
+                 verdict.c_str());
+    }
+
+    void runsWithoutTimingsAreRefused() {
+        dp::RunSummary untimed = two_devices();
+        untimed.step_totals.clear();
+        QVERIFY(!dp::has_step_timings(untimed));
+        QVERIFY(dp::has_step_timings(two_devices()));
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::speedup_gap(one_device(), untimed));
+    }
+
+    void reportHoldsTheRowsAndEachGap() {
+        std::vector<dp::ComparisonRow> rows(2);
+        rows[0] = {1, 256, 0.2, 10, 1, 1, 0.81, std::nan("")};
+        rows[1] = {2, 256, 0.2, 6.5, 10 / 6.5, 10 / 6.5 / 2, 0.8125, 3e-9};
+        dp::SpeedupGap gap = dp::speedup_gap(one_device(), two_devices());
+        gap.parts[0].advice = "a \"quoted\" hint";  // texts are escaped
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(
+            QByteArray::fromStdString(dp::comparison_report_json(rows, {gap})), &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        const QJsonObject report = document.object();
+        QCOMPARE(report["format"].toString(), QStringLiteral("dp-train comparison report"));
+        QCOMPARE(report["version"].toInt(), 1);
+        const QJsonArray runs = report["runs"].toArray();
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs[0].toObject()["devices"].toInt(), 1);
+        QVERIFY(runs[0].toObject()["parameter_drift"].isNull());  // not measured
+        const QJsonObject two = runs[1].toObject();
+        for (const char* key : {"devices", "global_batch", "lr", "seconds_per_epoch", "speedup",
+                                "efficiency", "final_test_acc", "parameter_drift"})
+            QVERIFY2(two.contains(QLatin1String(key)), key);
+        QCOMPARE(two["global_batch"].toInt(), 256);
+        QCOMPARE(two["speedup"].toDouble(), 10 / 6.5);
+        QCOMPARE(two["parameter_drift"].toDouble(), 3e-9);
+        const QJsonArray gaps = report["speedup_gaps"].toArray();
+        QCOMPARE(gaps.size(), 1);
+        const QJsonObject written = gaps[0].toObject();
+        QCOMPARE(written["devices"].toInt(), 2);
+        QCOMPARE(written["measured"].toDouble(), 6.5);
+        QCOMPARE(written["ideal"].toDouble(), 5.0);
+        QCOMPARE(written["gap"].toDouble(), 1.5);
+        QCOMPARE(written["verdict"].toString().toStdString(), gap.verdict());
+        const QJsonArray parts = written["parts"].toArray();
+        QCOMPARE(parts.size(), qsizetype(gap.parts.size()));
+        double seconds = 0, shares = 0;
+        for (const QJsonValue& part : parts) {
+            seconds += part["seconds"].toDouble();
+            shares += part["share"].toDouble();
+            QVERIFY(!part["name"].toString().isEmpty() && !part["advice"].toString().isEmpty());
+        }
+        QVERIFY(std::abs(seconds - 1.5) < 1e-9);
+        QVERIFY(std::abs(shares - 1) < 1e-9);
+        QCOMPARE(parts[0]["advice"].toString(), QStringLiteral("a \"quoted\" hint"));
+    }
+
+    void reportIsWrittenWholeOrNotAtAll() {
+        QTemporaryDir dir;
+        const std::string file = dir.filePath("report.json").toStdString();
+        dp::write_comparison_report(file, {}, {});
+        QFile written(QString::fromStdString(file));
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const QJsonObject empty = QJsonDocument::fromJson(written.readAll()).object();
+        QVERIFY(empty["runs"].toArray().isEmpty() && empty["speedup_gaps"].toArray().isEmpty());
+        QVERIFY_THROWS_EXCEPTION(dp::Error,
+                                 dp::write_comparison_report("/nonexistent-folder/r.json", {}, {}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestComparisonReport)
+#include "test_comparison_report.moc"

@@ -1,0 +1,88 @@
+#pragma once
+
+#include <QColor>
+#include <QImage>
+#include <QString>
+#include <QWidget>
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "train/speedup_gap.h"
+
+class QPainter;
+
+// Where an N-device run's time goes (dp::speedup_gap), as a waterfall: a bar
+// at the ideal seconds per epoch (the 1-device run's / N), then each part of
+// the gap as a bar floating from where the last one ended (time lost rises,
+// time saved falls), ending at the measured seconds per epoch. Each part is
+// labelled with its seconds and its share of the gap, the verdict is the
+// caption, and hovering a bar says what to try. Without a comparison that
+// kept step timings it says how to get one.
+class GapWaterfallChart : public QWidget {
+    Q_OBJECT
+
+public:
+    struct Bar {
+        enum class Kind { ideal, part, measured };
+        Kind kind = Kind::part;
+        QString label;   // under the bar: "ideal", "all-reduce", ...
+        QString name;    // in full, for the tooltip
+        QString advice;  // a part's: what to try when it dominates
+        double start = 0, end = 0;  // sec/epoch: the bar spans them (totals start at 0)
+        double seconds = 0;         // a part's own, signed; a total's value
+        double share = 0;           // a part's fraction of the gap
+
+        double top() const { return std::max(start, end); }
+        double bottom() const { return std::min(start, end); }
+    };
+
+    explicit GapWaterfallChart(QWidget* parent = nullptr);
+
+    // The gap of `runName`'s comparison, its measured bar in `color`; none:
+    // the empty state. Texts may name settings as the engine does ({bucket_mb}).
+    void setGap(const std::optional<dp::SpeedupGap>& gap, const QString& runName = {},
+                const QColor& color = {});
+    bool hasGap() const { return !bars_.empty(); }
+
+    // ideal, the parts in order, measured.
+    const std::vector<Bar>& bars() const { return bars_; }
+    // The verdict under the plot; empty without a gap.
+    QString caption() const { return caption_; }
+    // What the chart says without a gap.
+    static QString emptyText();
+
+    // 1 is normal; presenter mode enlarges the text.
+    void setFontScale(double scale);
+
+    // The chart alone, `size` logical pixels large at `pixelRatio`, at normal
+    // font size whatever its size on screen; and as SVG.
+    QImage exportImage(QSize size, double pixelRatio) const;
+    bool exportSvg(const QString& path, QSize size, const QString& title) const;
+
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    struct Layout {
+        QRectF plot;                // the bars' area, axis labels outside it
+        std::vector<QRectF> bars;   // in bars_' order
+        double axisMin = 0, axisMax = 1, tickStep = 1;
+        double yOf(double seconds) const;
+    };
+
+    Layout layout(const QRectF& area, const QFont& font) const;
+    void paint(QPainter& painter, const QRectF& area, const QFont& font) const;
+    QFont scaledFont(double scale) const;
+    QString title() const;
+
+    std::vector<Bar> bars_;
+    QString caption_;
+    QString runName_;
+    QColor color_;
+    double fontScale_ = 1;
+};
