@@ -236,10 +236,18 @@ std::string json_string(std::string_view text) {
     return out;
 }
 
-std::string json_number(double value) {
+namespace {
+
+template <typename Real>
+std::string shortest_json_number(Real value) {
     if (!std::isfinite(value)) return "null";
     char text[32];
     return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
+
+}  // namespace
+
+std::string json_number(double value) { return shortest_json_number(value); }
+std::string json_number(float value) { return shortest_json_number(value); }
 
 }  // namespace dp

@@ -57,5 +57,7 @@ std::string json_string(std::string_view text);
 // A number in its shortest form that reads back as the same double ("0.2"),
 // or null for NaN and infinities, which JSON cannot spell.
 std::string json_number(double value);
+// The same for a float: its own shortest form, so that 0.2f is 0.2, not 0.200000003.
+std::string json_number(float value);
 
 }  // namespace dp

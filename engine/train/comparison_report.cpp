@@ -28,7 +28,8 @@ std::string array(const std::vector<std::string>& items, const std::string& inde
 std::string row_json(const ComparisonRow& row) {
     return object({{"devices", std::to_string(row.devices)},
                    {"global_batch", std::to_string(row.global_batch)},
-                   {"lr", json_number(row.lr)},
+                   // The float the run trained with: 0.2, not 0.200000003.
+                   {"lr", json_number(float(row.lr))},
                    {"seconds_per_epoch", json_number(row.seconds_per_epoch)},
                    {"speedup", json_number(row.speedup)},
                    {"efficiency", json_number(row.efficiency)},

@@ -6,6 +6,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
+
 #include "cli/cli_options.h"
 #include "dp_train_process.h"
 #include "core/error.h"
@@ -71,6 +73,11 @@ private slots:
             << QStringList{"--dataset", "mnist-format"} << "needs --data-dir";
         QTest::newRow("record of a comparison")
             << QStringList{"--compare", "1,2", "--record", "r.json"} << "--record keeps one run";
+        QTest::newRow("report without a comparison")
+            << QStringList{"--report", "r.json"} << "--report writes a comparison: add --compare 1,N";
+        QTest::newRow("report in a missing folder")
+            << QStringList{"--compare", "1,2", "--report", "/nonexistent-folder/r.json"}
+            << "--report /nonexistent-folder/r.json: folder /nonexistent-folder does not exist";
 #ifdef DP_HAVE_MPI
         QTest::newRow("distributed with devices")
             << QStringList{"--distributed", "--devices", "cpu:0"} << "does not combine with --distributed";
@@ -123,6 +130,16 @@ private slots:
         QCOMPARE(json["source"].toString(), QString("dp-train"));
         QCOMPARE(json["processes"].toInt(), 1);
         QCOMPARE(json["epochs"].toArray().size(), 2);
+        // The step timings, for the speedup-gap breakdown: 2 epochs of 2 steps on every device.
+        QCOMPARE(json["steps"].toInt(), 4);
+        const QJsonArray totals = json["step_totals"].toArray();
+        QVERIFY(!totals.isEmpty());
+        int samples = 0;
+        for (const QJsonValue& device : totals) {
+            samples += device["shard"].toInt();
+            QVERIFY(device["forward"].toDouble() > 0 && device["backward"].toDouble() > 0);
+        }
+        QCOMPARE(samples, 2 * 64);
 
         const auto failed = run_dp_train({"--data-dir", "/nonexistent/fashion", "--record", record});
         QCOMPARE(failed.exit_code, 1);
@@ -205,6 +222,57 @@ private slots:
         QVERIFY(lines[header + 1].trimmed().endsWith(" -"));  // the first run itself
         const double drift = lines[header + 2].split(' ', Qt::SkipEmptyParts).last().toDouble();
         QVERIFY2(drift > 0 && drift < 1e-5, qPrintable(lines[header + 2]));
+    }
+
+    // --report: the comparison as one JSON object, each 2-device run's gap
+    // split into parts that add up to it.
+    void compareWritesTheReport() {
+        QTemporaryDir dir;
+        const QString report = dir.filePath("report.json");
+        const auto result = run_dp_train({"--compare", "1,2", "--limit-train", "256", "--limit-test",
+                                          "64", "--batch-size", "64", "--epochs", "2",
+                                          "--no-history", "--report", report});
+        QCOMPARE(result.exit_code, 0);
+        QFile file(report);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QJsonParseError error;
+        const QJsonObject json = QJsonDocument::fromJson(file.readAll(), &error).object();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(json["format"].toString(), QString("dp-train comparison report"));
+        QCOMPARE(json["version"].toInt(), 1);
+        const QJsonArray runs = json["runs"].toArray();
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs[0]["devices"].toInt(), 1);
+        QCOMPARE(runs[1]["devices"].toInt(), 2);
+        QCOMPARE(runs[1]["global_batch"].toInt(), 64);
+        QCOMPARE(runs[1]["lr"].toDouble(), 0.2);
+        QCOMPARE(runs[0]["speedup"].toDouble(), 1.0);
+        for (const char* key : {"seconds_per_epoch", "speedup", "efficiency", "final_test_acc"})
+            QVERIFY2(runs[1][key].toDouble() > 0, key);
+        QVERIFY(runs[0]["parameter_drift"].isNull());
+        QVERIFY(runs[1]["parameter_drift"].toDouble() > 0);
+        const QJsonArray gaps = json["speedup_gaps"].toArray();
+        QCOMPARE(gaps.size(), 1);
+        const QJsonObject gap = gaps[0].toObject();
+        QCOMPARE(gap["devices"].toInt(), 2);
+        QCOMPARE(gap["measured"].toDouble(), runs[1]["seconds_per_epoch"].toDouble());
+        QCOMPARE(gap["ideal"].toDouble(), runs[0]["seconds_per_epoch"].toDouble() / 2);
+        QVERIFY(std::abs(gap["gap"].toDouble() - (gap["measured"].toDouble() - gap["ideal"].toDouble())) < 1e-12);
+        const QJsonArray parts = gap["parts"].toArray();
+        QCOMPARE(parts.size(), 6);
+        double seconds = 0, shares = 0;
+        for (const QJsonValue& part : parts) {
+            seconds += part["seconds"].toDouble();
+            shares += part["share"].toDouble();
+            QVERIFY(!part["name"].toString().isEmpty());
+            // Settings named by their flags, as dp-train's own lines name them.
+            QVERIFY2(!part["advice"].toString().contains('{'), qPrintable(part["advice"].toString()));
+        }
+        QVERIFY(std::abs(seconds - gap["gap"].toDouble()) < 1e-9);
+        QVERIFY(std::abs(shares - 1) < 1e-9);
+        QVERIFY(parts[1]["advice"].toString().contains("--bucket-mb"));
+        // The verdict is the one printed.
+        QVERIFY2(result.out.contains("verdict: " + gap["verdict"].toString()), qPrintable(result.out));
     }
 
     void modelThatCannotTakeTheInputSaysSo() {

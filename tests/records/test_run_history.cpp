@@ -542,7 +542,7 @@ private slots:
         timed.step_totals = {{256, 0.5, 1, 2, 0.25, 0.125}};
         const QByteArray goodTimed = QByteArray::fromStdString(dp::to_json(timed));
         QTest::newRow("step phase missing")
-                << QByteArray(goodTimed).replace("\"allreduce\": ", "\"all_reduce\": ")
+                << QByteArray(goodTimed).replace("\"allreduce\": 0.25", "\"all_reduce\": 0.25")
                 << "\"step_totals[0].allreduce\" is missing";
         QTest::newRow("negative step phase")
                 << QByteArray(goodTimed).replace("\"forward\": 1", "\"forward\": -1")
