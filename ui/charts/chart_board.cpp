@@ -58,29 +58,31 @@ ChartBoard::ChartBoard(QWidget* parent)
     grid_->setContentsMargins(0, 0, 0, 0);
     grid_->setSpacing(2);
 
-    // The run's progress on the left, how it scales on the right (the
-    // speedup, and where the N-device run's time goes), drift below.
+    // What each run measures on top; how the runs scale under it (the
+    // speedup, and where an N-device run's time goes: a waterfall of eight
+    // labelled bars, which needs the wider cell), drift at the bottom. Six
+    // columns: three charts a row above, two below.
     auto* accuracy = add(new EpochMetricChart(
                                  tr("Accuracy"),
                                  {{tr("test acc"), [](const dp::EpochMetrics& e) { return e.test_acc; }},
                                   {tr("train acc"),
                                    [](const dp::EpochMetrics& e) { return e.train_acc; },
                                    Qt::DashLine}}),
-                         "accuracyChart", "accuracy", 0, 0);
+                         "accuracyChart", "accuracy", 0, 0, 2);
     accuracy->setValueBounds(0, 1);
     epochCharts_.push_back(accuracy);
-    loss_ = add(new LossChart, "lossChart", "training_loss", 0, 1, 2);
+    loss_ = add(new LossChart, "lossChart", "training_loss", 0, 2, 2);
     epochCharts_.push_back(add(
             new EpochMetricChart(tr("Seconds per epoch"),
                                  {{tr("sec/epoch"), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
-            "secondsChart", "seconds_per_epoch", 1, 0));
-    speedup_ = add(new SpeedupChart, "speedupChart", "speedup", 1, 1);
+            "secondsChart", "seconds_per_epoch", 0, 4, 2));
+    speedup_ = add(new SpeedupChart, "speedupChart", "speedup", 1, 0, 3);
     gap_->setObjectName(QStringLiteral("gapWaterfallChart"));
-    grid_->addWidget(gap_, 1, 2);
+    grid_->addWidget(gap_, 1, 3, 1, 3);
     drift_ = add(new EpochMetricChart(
                          tr("N devices vs 1: parameter drift ‖θN − θ1‖ / ‖θ1‖"),
                          {{tr("drift"), [](const dp::EpochMetrics& e) { return e.parameter_drift; }}}),
-                 "driftChart", "parameter_drift", 2, 0, 3);
+                 "driftChart", "parameter_drift", 2, 0, 6);
     drift_->setLogScaleY(true);  // from 1e-9 to 1e-3
     drift_->setToolTip(
             tr("After each epoch, how far the N-device run's parameters are from its 1-device "
@@ -90,7 +92,7 @@ ChartBoard::ChartBoard(QWidget* parent)
                "1-device runs whose kernels round differently."));
     grid_->setRowStretch(0, 3);
     grid_->setRowStretch(1, 3);
-    for (int column = 0; column < 3; ++column)
+    for (int column = 0; column < 6; ++column)
         grid_->setColumnStretch(column, 1);
     showDrift(false);  // until a comparison measures drift
 

@@ -4,7 +4,7 @@
 #include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QPainter>
-#include <QPainterPath>
+#include <QTextLayout>
 #include <QSvgGenerator>
 #include <QToolTip>
 
@@ -20,12 +20,9 @@ namespace {
 constexpr double kMargin = 6;
 // A bar's width as a fraction of its slot.
 constexpr double kBarFraction = 0.62;
-// Lines of text kept free above the highest bar and below the lowest
-// floating one for their value labels.
-constexpr double kLabelLines = 2.3;
-// The part of the plot's height below the lowest floating bar, at least:
-// the ideal and measured bars stay tall enough to read as totals even when
-// the axis starts above 0 to make small parts visible.
+// The part of the plot below the lowest floating bar, at least: the ideal
+// and measured bars stay tall enough to read as totals even when the axis
+// starts above 0 so that small parts do not shrink to slivers.
 constexpr double kMinRoomBelow = 0.3;
 
 // A part's colour: warm when it costs time, green when it saves some.
@@ -39,15 +36,44 @@ QString secondsText(double seconds, int decimals)
     return GapWaterfallChart::tr("%1 s").arg(seconds, 0, 'f', decimals);
 }
 
+// "44%"; a share that rounds to nothing is "0%", never "-0%".
+QString percentText(double share)
+{
+    const double percent = std::round(share * 100);
+    return QStringLiteral("%1%").arg(percent == 0 ? 0.0 : percent, 0, 'f', 0);
+}
+
 // Enough decimals for the tick step to show (0.05 s: 2).
 int decimalsFor(double step)
 {
     return std::clamp(int(std::ceil(-std::log10(step) - 1e-9)), 0, 4);
 }
 
+// `text` broken into lines of at most `width` at word (and hyphen) breaks,
+// at most `maxLines` of them, the last elided if the text goes on (and any
+// word longer than a line elided too).
+QStringList wrapped(const QString& text, const QFont& font, double width, int maxLines)
+{
+    const QFontMetricsF metrics(font);
+    QStringList lines;
+    QTextLayout layout(text, font);
+    layout.beginLayout();
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        const bool last = int(lines.size()) + 1 == maxLines;
+        const QString shown = last ? text.mid(line.textStart())
+                                   : text.mid(line.textStart(), line.textLength());
+        lines << metrics.elidedText(shown.trimmed(), Qt::ElideRight, width);
+        if (last)
+            break;
+    }
+    layout.endLayout();
+    return lines;
+}
+
 }  // namespace
 
-GapWaterfallChart::GapWaterfallChart(QWidget* parent) : QWidget(parent)
+GapWaterfallChart::GapWaterfallChart(QWidget* parent) : QWidget(parent), baseFont_(font())
 {
     setAttribute(Qt::WA_OpaquePaintEvent);
     setAutoFillBackground(false);
@@ -103,15 +129,21 @@ void GapWaterfallChart::setFontScale(double scale)
 
 QFont GapWaterfallChart::scaledFont(double scale) const
 {
-    QFont font = this->font();
+    QFont font = baseFont_;
     font.setPointSizeF(font.pointSizeF() * scale);
     return font;
 }
 
-QString GapWaterfallChart::title() const
+QString GapWaterfallChart::title(const QFont& font, double width) const
 {
-    return runName_.isEmpty() || bars_.empty() ? tr("Gap to the ideal speedup")
-                                               : tr("Gap to the ideal speedup: %1").arg(runName_);
+    if (runName_.isEmpty() || bars_.empty())
+        return tr("Gap to the ideal speedup");
+    // The run's name matters more than the words before it.
+    const QFontMetricsF metrics(font);
+    const QString full = tr("Gap to the ideal speedup: %1").arg(runName_);
+    if (metrics.horizontalAdvance(full) <= width)
+        return full;
+    return metrics.elidedText(tr("Gap to ideal: %1").arg(runName_), Qt::ElideRight, width);
 }
 
 double GapWaterfallChart::Layout::yOf(double seconds) const
@@ -125,39 +157,47 @@ GapWaterfallChart::Layout GapWaterfallChart::layout(const QRectF& area, const QF
     const double line = metrics.height();
     const QRectF inner = area.adjusted(kMargin, kMargin, -kMargin, -kMargin);
     Layout out;
+    out.title = QRectF(inner.left(), inner.top(), inner.width(), line * 1.2);
     if (bars_.empty())
         return out;
 
-    // The floating region: every bar's end, and the totals' tops.
+    // Top to bottom: title, plot, bar names (two lines), the verdict in two
+    // lines (one where the plot would otherwise get too little).
+    const double namesHeight = line * 2;
+    const double rest = inner.height() - out.title.height() - namesHeight;
+    const int captionLines = rest - 2 * line >= 6 * line ? 2 : 1;
+    out.captionLines = wrapped(caption_, font, inner.width(), captionLines);
+    const double captionHeight = line * double(out.captionLines.size()) + line * 0.3;
+    const double labelWidth = metrics.horizontalAdvance(QStringLiteral("00.00 s")) + kMargin;
+    out.plot = QRectF(inner.left() + labelWidth, out.title.bottom(), inner.width() - labelWidth,
+                      std::max(rest - captionHeight, line));
+    out.names = QRectF(out.plot.left(), out.plot.bottom() + 2, out.plot.width(), namesHeight);
+    out.caption = QRectF(inner.left(), out.names.bottom() + line * 0.3, inner.width(),
+                         captionHeight - line * 0.3);
+
+    // The floating region: every part's ends and the totals' tops.
     double low = bars_.front().end, high = low;
     for (const Bar& bar : bars_) {
-        low = std::min({low, bar.kind == Bar::Kind::part ? bar.bottom() : bar.end});
+        low = std::min(low, bar.kind == Bar::Kind::part ? bar.bottom() : bar.end);
         high = std::max(high, bar.top());
     }
     const double spread = high - low > 0 ? high - low : std::max(high * 0.05, 1e-3);
-
-    const double titleHeight = line * 1.3;
-    const double captionHeight =
-        metrics.boundingRect(QRectF(0, 0, inner.width(), 1e6), Qt::TextWordWrap, caption_).height()
-        + line * 0.3;
-    const double labelHeight = line * 2.2;  // the bar names, two lines at most
-    const double labelWidth = metrics.horizontalAdvance(secondsText(high * 10, 2)) + kMargin;
-    out.plot = QRectF(inner.left() + labelWidth, inner.top() + titleHeight, inner.width() - labelWidth,
-                      inner.height() - titleHeight - labelHeight - captionHeight);
-
-    // The axis starts low enough that the lowest floating bar keeps room for
-    // its labels below it, and the totals show as bars, but above 0 when the
-    // parts would otherwise be slivers of tall totals.
-    const double dataHeight = std::max(out.plot.height() - kLabelLines * line, 1.0);
-    const double roomBelow =
-        std::clamp(kLabelLines * line / dataHeight, kMinRoomBelow, 0.8);
-    double axisMin = std::max(0.0, low - spread * roomBelow / (1 - roomBelow));
-    constexpr double pixelsPerTick = 36;
-    const int ticks = std::max(2, int(out.plot.height() / (pixelsPerTick * fontScale_)));
-    out.tickStep = ChartAxis::niceStep(high - axisMin, ticks);
-    out.axisMin = std::floor(axisMin / out.tickStep) * out.tickStep;
-    // The highest bar's labels fit above it.
-    out.axisMax = high + (high - out.axisMin) * (kLabelLines * line / dataHeight);
+    // Pixels above the highest bar and below the lowest floating one for
+    // their numbers: two lines where the plot has room, one, or none.
+    out.valueLines = out.plot.height() >= 4 * 2.2 * line ? 2 : out.plot.height() >= 3.3 * line ? 1 : 0;
+    const double valueRoom = out.valueLines * line * 1.1;
+    const double roomAbove = std::max(valueRoom, line * 0.3);
+    const double roomBelow = std::max(valueRoom, out.plot.height() * kMinRoomBelow);
+    double perSecond = std::max(out.plot.height() - roomAbove - roomBelow, 1.0) / spread;
+    out.axisMin = low - roomBelow / perSecond;
+    if (out.axisMin < 0) {  // the totals fit whole: the axis starts at 0
+        out.axisMin = 0;
+        perSecond = std::max(out.plot.height() - roomAbove, 1.0) / high;
+    }
+    out.axisMax = high + roomAbove / perSecond;
+    constexpr double pixelsPerTick = 32;
+    out.tickStep = ChartAxis::niceStep(out.axisMax - out.axisMin,
+                                       std::max(2, int(out.plot.height() / (pixelsPerTick * fontScale_))));
 
     const double slot = out.plot.width() / double(bars_.size());
     for (std::size_t i = 0; i < bars_.size(); ++i) {
@@ -176,49 +216,58 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
     painter.setRenderHint(QPainter::Antialiasing);
     const QColor text = palette().color(QPalette::Text);
     const QColor faint = palette().color(QPalette::PlaceholderText);
-    const QFontMetricsF metrics(font);
-    const double line = metrics.height();
-    const QRectF inner = area.adjusted(kMargin, kMargin, -kMargin, -kMargin);
+    const Layout out = layout(area, font);
 
     QFont titleFont = font;
     titleFont.setBold(true);
     painter.setFont(titleFont);
     painter.setPen(text);
-    painter.drawText(QRectF(inner.left(), inner.top(), inner.width(), line * 1.3),
-                     Qt::AlignHCenter | Qt::AlignTop,
-                     QFontMetricsF(titleFont).elidedText(title(), Qt::ElideMiddle, inner.width()));
+    painter.drawText(out.title, Qt::AlignHCenter | Qt::AlignTop, title(titleFont, out.title.width()));
     painter.setFont(font);
     if (bars_.empty()) {
         painter.setPen(faint);
-        painter.drawText(inner.adjusted(0, line * 1.3, 0, 0), Qt::AlignCenter | Qt::TextWordWrap,
-                         emptyText());
+        const QRectF below = area.adjusted(kMargin, out.title.bottom(), -kMargin, -kMargin);
+        painter.drawText(below, Qt::AlignCenter | Qt::TextWordWrap, emptyText());
         return;
     }
 
-    const Layout out = layout(area, font);
-    const int decimals = decimalsFor(out.tickStep) + 1;
-
-    // The y axis: ticks, labels and a faint grid.
-    painter.setPen(faint);
-    for (double tick = out.axisMin; tick <= out.axisMax + out.tickStep * 1e-9; tick += out.tickStep) {
+    // The y axis: a faint grid line and a label per tick.
+    const QFontMetricsF metrics(font);
+    const int tickDecimals = decimalsFor(out.tickStep);
+    for (double tick = std::ceil(out.axisMin / out.tickStep - 1e-9) * out.tickStep;
+         tick <= out.axisMax; tick += out.tickStep) {
         const double y = out.yOf(tick);
         painter.setPen(QPen(faint, 0.5, Qt::DotLine));
         painter.drawLine(QPointF(out.plot.left(), y), QPointF(out.plot.right(), y));
         painter.setPen(text);
-        painter.drawText(QRectF(inner.left(), y - line / 2, out.plot.left() - inner.left() - 4, line),
-                         Qt::AlignRight | Qt::AlignVCenter, secondsText(tick, decimalsFor(out.tickStep)));
+        painter.drawText(QRectF(area.left(), y - metrics.height() / 2,
+                                out.plot.left() - area.left() - 4, metrics.height()),
+                         Qt::AlignRight | Qt::AlignVCenter, secondsText(tick, tickDecimals));
     }
     painter.setPen(QPen(text, 1));
     painter.drawLine(out.plot.bottomLeft(), out.plot.bottomRight());
     painter.drawLine(out.plot.bottomLeft(), out.plot.topLeft());
 
-    QFont small = font;
-    small.setPointSizeF(font.pointSizeF() * 0.9);
-    const QFontMetricsF smallMetrics(small);
+    const int decimals = tickDecimals + 1;
     const double slot = out.plot.width() / double(bars_.size());
+    // Seconds and share where a slot has room for them, else the share alone.
+    const bool fullValues =
+        out.valueLines == 2
+        && metrics.horizontalAdvance(QStringLiteral("+") + secondsText(-8.88, decimals)) <= slot;
+    // The names in a smaller font where their longest word would not fit its slot.
+    QFont namesFont = font;
+    double longestWord = 1;
+    for (const Bar& bar : bars_)
+        for (const QString& word : bar.label.split(QLatin1Char(' ')))
+            longestWord = std::max(longestWord, metrics.horizontalAdvance(word));
+    // Never below three quarters of the normal size (presenter mode's larger
+    // text may shrink further, down to that).
+    const double smallest = std::min(1.0, 0.75 * baseFont_.pointSizeF() / font.pointSizeF());
+    namesFont.setPointSizeF(font.pointSizeF() * std::clamp((slot - 4) / longestWord, smallest, 1.0));
     for (std::size_t i = 0; i < bars_.size(); ++i) {
         const Bar& bar = bars_[i];
         const QRectF& rect = out.bars[i];
+        const QRectF slotColumn(out.plot.left() + slot * double(i), area.top(), slot, area.height());
         const QColor fill = bar.kind == Bar::Kind::ideal      ? referenceLineColor()
                             : bar.kind == Bar::Kind::measured ? color_
                                                               : partColor(bar.seconds);
@@ -229,35 +278,35 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
             const double y = out.yOf(bar.end);
             painter.drawLine(QPointF(rect.right(), y), QPointF(out.bars[i + 1].left(), y));
         }
-        // Seconds and share of the gap: above a bar that rises, below one that falls.
-        painter.setFont(small);
         painter.setPen(text);
-        const QString value = bar.kind == Bar::Kind::part
-            ? QStringLiteral("%1%2\n%3%")
-                  .arg(bar.seconds >= 0 ? QStringLiteral("+") : QString())
-                  .arg(secondsText(bar.seconds, decimals))
-                  .arg(bar.share * 100, 0, 'f', 0)
-            : secondsText(bar.seconds, decimals);
-        const double valueHeight = smallMetrics.height() * 2;
-        const QRectF slotRect(out.plot.left() + slot * double(i), 0, slot, valueHeight);
-        if (bar.kind == Bar::Kind::part && bar.seconds < 0)
-            painter.drawText(slotRect.translated(0, rect.bottom() + 2), Qt::AlignHCenter | Qt::AlignTop,
-                             value);
-        else
-            painter.drawText(slotRect.translated(0, rect.top() - valueHeight - 2),
-                             Qt::AlignHCenter | Qt::AlignBottom, value);
+        if (out.valueLines > 0) {
+            // Above a bar that rises, below one that falls.
+            const QString share = percentText(bar.share);
+            const QString value =
+                bar.kind != Bar::Kind::part ? secondsText(bar.seconds, decimals)
+                : fullValues ? QStringLiteral("%1%2\n%3")
+                                   .arg(bar.seconds >= 0 ? QStringLiteral("+") : QString(),
+                                        secondsText(bar.seconds, decimals), share)
+                             : share;
+            const double height = metrics.height() * 2;
+            if (bar.kind == Bar::Kind::part && bar.seconds < 0)
+                painter.drawText(QRectF(slotColumn.left(), rect.bottom() + 2, slot, height),
+                                 Qt::AlignHCenter | Qt::AlignTop, value);
+            else
+                painter.drawText(QRectF(slotColumn.left(), rect.top() - height - 2, slot, height),
+                                 Qt::AlignHCenter | Qt::AlignBottom, value);
+        }
         // The bar's name under the axis, wrapped to its slot.
-        painter.drawText(QRectF(out.plot.left() + slot * double(i), out.plot.bottom() + 3, slot,
-                                smallMetrics.height() * 2.2),
-                         Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, bar.label);
+        painter.setFont(namesFont);
+        painter.drawText(QRectF(slotColumn.left(), out.names.top(), slot, out.names.height()),
+                         Qt::AlignHCenter | Qt::AlignTop,
+                         wrapped(bar.label, namesFont, slot - 2, 2).join(QLatin1Char('\n')));
         painter.setFont(font);
     }
 
     // The verdict, under everything.
-    const double captionTop = out.plot.bottom() + line * 2.5;  // under the names, as layout() left room
-    painter.setPen(text);
-    painter.drawText(QRectF(inner.left(), captionTop, inner.width(), inner.bottom() - captionTop),
-                     Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, caption_);
+    painter.drawText(out.caption, Qt::AlignLeft | Qt::AlignTop,
+                     out.captionLines.join(QLatin1Char('\n')));
 }
 
 void GapWaterfallChart::paintEvent(QPaintEvent*)
@@ -271,19 +320,25 @@ bool GapWaterfallChart::event(QEvent* event)
     if (event->type() == QEvent::ToolTip && !bars_.empty()) {
         auto* help = static_cast<QHelpEvent*>(event);
         const Layout out = layout(rect(), scaledFont(fontScale_));
+        // The verdict in full, where its caption is cut short.
+        if (out.caption.contains(help->pos())) {
+            QToolTip::showText(help->globalPos(), caption_, this);
+            return true;
+        }
         const double slot = out.plot.width() / double(bars_.size());
         const int i = int(std::floor((help->pos().x() - out.plot.left()) / slot));
-        if (i < 0 || i >= int(bars_.size()) || !out.plot.contains(help->pos())) {
+        const QRectF barsAndNames(out.plot.topLeft(), out.names.bottomRight());
+        if (i < 0 || i >= int(bars_.size()) || !barsAndNames.contains(help->pos())) {
             QToolTip::hideText();
             event->ignore();
             return true;
         }
         const Bar& bar = bars_[std::size_t(i)];
         QString tip = bar.kind == Bar::Kind::part
-            ? tr("<b>%1</b><br>%2 s per epoch, %3% of the gap<br>%4")
+            ? tr("<b>%1</b><br>%2 s per epoch, %3 of the gap<br>%4")
                   .arg(bar.name.toHtmlEscaped())
                   .arg(bar.seconds, 0, 'f', 3)
-                  .arg(bar.share * 100, 0, 'f', 0)
+                  .arg(percentText(bar.share))
                   .arg(bar.advice.toHtmlEscaped())
             : tr("<b>%1</b><br>%2 s per epoch").arg(bar.name.toHtmlEscaped()).arg(bar.seconds, 0, 'f', 3);
         QToolTip::showText(help->globalPos(), tip, this);
@@ -297,7 +352,7 @@ QImage GapWaterfallChart::exportImage(QSize size, double pixelRatio) const
     QImage image(size * pixelRatio, QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(pixelRatio);
     QPainter painter(&image);
-    paint(painter, QRectF(QPointF(0, 0), QSizeF(size)), font());
+    paint(painter, QRectF(QPointF(0, 0), QSizeF(size)), baseFont_);
     return image;
 }
 
@@ -311,6 +366,6 @@ bool GapWaterfallChart::exportSvg(const QString& path, QSize size, const QString
     QPainter painter;
     if (!painter.begin(&generator))
         return false;
-    paint(painter, QRectF(QPointF(0, 0), QSizeF(size)), font());
+    paint(painter, QRectF(QPointF(0, 0), QSizeF(size)), baseFont_);
     return painter.end();
 }

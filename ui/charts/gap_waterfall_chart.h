@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <QImage>
+#include <QStringList>
 #include <QString>
 #include <QWidget>
 
@@ -68,21 +69,31 @@ protected:
     bool event(QEvent* event) override;
 
 private:
+    // Where everything goes in `area`: computed alike for painting and for
+    // the tooltips, so a hovered bar is the one drawn there.
     struct Layout {
-        QRectF plot;                // the bars' area, axis labels outside it
-        std::vector<QRectF> bars;   // in bars_' order
+        QRectF title, plot, names, caption;  // the y labels sit left of the plot
+        QStringList captionLines;           // the verdict, wrapped; the last elided
+        std::vector<QRectF> bars;           // in bars_' order
         double axisMin = 0, axisMax = 1, tickStep = 1;
+        // Lines of numbers above and below the bars: 2 (seconds and share),
+        // 1 (the share alone) or, in a plot too short for them, 0.
+        int valueLines = 2;
         double yOf(double seconds) const;
     };
 
     Layout layout(const QRectF& area, const QFont& font) const;
     void paint(QPainter& painter, const QRectF& area, const QFont& font) const;
     QFont scaledFont(double scale) const;
-    QString title() const;
+    // "Gap to the ideal speedup: <run>", shortened to fit `width`.
+    QString title(const QFont& font, double width) const;
 
     std::vector<Bar> bars_;
     QString caption_;
     QString runName_;
     QColor color_;
     double fontScale_ = 1;
+    // The font the scale applies to, as at construction: presenter mode
+    // enlarges the window's fonts too, and scaling those again would double it.
+    QFont baseFont_;
 };
