@@ -192,7 +192,7 @@ GapWaterfallChart::Layout GapWaterfallChart::layout(const QRectF& area, const QF
     out.axisMin = low - roomBelow / perSecond;
     if (out.axisMin < 0) {  // the totals fit whole: the axis starts at 0
         out.axisMin = 0;
-        perSecond = std::max(out.plot.height() - roomAbove, 1.0) / high;
+        perSecond = std::max(out.plot.height() - roomAbove, 1.0) / std::max(high, spread);
     }
     out.axisMax = high + roomAbove / perSecond;
     constexpr double pixelsPerTick = 32;
