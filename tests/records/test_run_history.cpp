@@ -408,16 +408,13 @@ private slots:
                         QStringLiteral("ALTER TABLE runs DROP COLUMN deterministic"),
                         QStringLiteral("ALTER TABLE epochs DROP COLUMN parameter_drift")});
         setUserVersion(file, 1);
-        RunHistory upgraded(file);
-        record.comparison_group.clear();  // what a schema 1 run reads as
-        record.deterministic = true;
-        for (dp::EpochMetrics& epoch : record.epochs)
+        dp::RunRecord asSchema1 = record;  // what a schema 1 run reads as
+        asSchema1.comparison_group.clear();
+        asSchema1.deterministic = true;
+        for (dp::EpochMetrics& epoch : asSchema1.epochs)
             epoch.parameter_drift = std::numeric_limits<double>::quiet_NaN();
-        QCOMPARE(upgraded.runs().size(), std::size_t(1));
-        compareRecords(upgraded.runs().front(), record);
         record.comparison_group = "group";
-        upgraded.save(record);
-        compareRecords(*RunHistory(file).run(record.id), record);
+        expectUpgraded(file, asSchema1, record);
     }
 
     // A history of this schema from before step timings were kept (no
@@ -431,14 +428,11 @@ private slots:
                        {QStringLiteral("ALTER TABLE runs DROP COLUMN steps"),
                         QStringLiteral("ALTER TABLE runs DROP COLUMN step_totals")});
         QVERIFY(!columnsIn(file).contains(QStringLiteral("step_totals")));
-        RunHistory upgraded(file);
+        dp::RunRecord untimed = record;
+        untimed.steps = 0;
+        untimed.step_totals.clear();
+        expectUpgraded(file, untimed, record);
         QVERIFY(columnsIn(file).contains(QStringLiteral("step_totals")));
-        const dp::RunRecord untimed = upgraded.runs().front();
-        QCOMPARE(untimed.steps, std::int64_t(0));
-        QVERIFY(untimed.step_totals.empty());
-        QCOMPARE(untimed.epochs.size(), record.epochs.size());
-        upgraded.save(record);
-        compareRecords(*RunHistory(file).run(record.id), record);
     }
 
     // A step_totals cell this build cannot read loses the timings, not the history.
@@ -976,6 +970,18 @@ private:
             for (const QString& statement : statements)
                 QVERIFY2(query.exec(statement), qPrintable(statement));
         });
+    }
+
+    // Opens the history at `file`, changed behind RunHistory's back: its one
+    // run reads as `asStored`, and `saved` saved into it then reads back whole.
+    static void expectUpgraded(const QString& file, const dp::RunRecord& asStored,
+                               const dp::RunRecord& saved)
+    {
+        RunHistory upgraded(file);
+        QCOMPARE(upgraded.runs().size(), std::size_t(1));
+        compareRecords(upgraded.runs().front(), asStored);
+        upgraded.save(saved);
+        compareRecords(*RunHistory(file).run(saved.id), saved);
     }
 
     static QStringList columnsIn(const QString& file)
