@@ -732,6 +732,9 @@ private slots:
         QCOMPARE(cell(1, "efficiency").toDouble(), 10.0 / 6.0 / 2.0);
         QCOMPARE(cell(1, "target_test_acc"), QStringLiteral("0.8"));
         QCOMPARE(cell(1, "seconds_to_target"), QStringLiteral("12"));
+        QCOMPARE(cell(1, "speedup_to_target"), QStringLiteral("2.5"));
+        QCOMPARE(cell(2, "speedup_to_target"), QString());
+        QCOMPARE(header.indexOf(QStringLiteral("step_totals")), qsizetype(-1));  // JSON only
         QCOMPARE(cell(2, "status"), QStringLiteral("stopped"));
         QCOMPARE(cell(2, "speedup"), QString());
         QCOMPARE(cell(2, "seconds_to_target"), QString());
@@ -787,8 +790,11 @@ private slots:
 
     void runsExportAsJson()
     {
+        std::vector<dp::RunRecord> timed = comparisonRuns();
+        timed[1].steps = 15;
+        timed[1].step_totals = {{3840, 1.5, 6, 12, 1.5, 0.75}, {3840, 1.5, 6, 12, 3, 0.75}};
         QJsonParseError error;
-        const QJsonDocument json = QJsonDocument::fromJson(runsToJson(comparisonRuns()), &error);
+        const QJsonDocument json = QJsonDocument::fromJson(runsToJson(timed), &error);
         QCOMPARE(error.error, QJsonParseError::NoError);
         const QJsonArray runs = json.array();
         QCOMPARE(runs.size(), 3);
@@ -799,6 +805,12 @@ private slots:
         QCOMPARE(two[QStringLiteral("speedup")].toDouble(), 10.0 / 6.0);
         QCOMPARE(two[QStringLiteral("efficiency")].toDouble(), 10.0 / 6.0 / 2.0);
         QCOMPARE(two[QStringLiteral("seconds_to_target")].toDouble(), 12.0);
+        QCOMPARE(two[QStringLiteral("speedup_to_target")].toDouble(), 2.5);
+        QCOMPARE(two[QStringLiteral("steps")].toInt(), 15);
+        const QJsonArray totals = two[QStringLiteral("step_totals")].toArray();
+        QCOMPARE(totals.size(), 2);
+        QCOMPARE(totals[1].toObject()[QStringLiteral("allreduce")].toDouble(), 3.0);
+        QCOMPARE(totals[1].toObject()[QStringLiteral("shard")].toInt(), 3840);
         const QJsonObject narrow = runs[2].toObject();
         QVERIFY(narrow[QStringLiteral("speedup")].isNull());
         QVERIFY(narrow[QStringLiteral("baseline_id")].isNull());
