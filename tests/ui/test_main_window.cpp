@@ -668,7 +668,7 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QVERIFY(qFuzzyCompare(waterfall->bars().back().top(), totalSeconds(two) / double(two.epochs.size())));
     QVERIFY(qFuzzyCompare(waterfall->bars().front().top(),
                           totalSeconds(one) / double(one.epochs.size()) / 2));
-    QVERIFY2(summary.contains(QStringLiteral("Gap to 2× on 2 devices:</b> ")
+    QVERIFY2(summary.contains(QStringLiteral("Why not 2× faster on 2 devices:</b> ")
                               + waterfall->caption().toHtmlEscaped()),
              qPrintable(summary));
 

@@ -90,7 +90,7 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
     // Why each N-device run is not N times faster: the largest part of its gap.
     for (std::size_t i = 1; i < runs.size(); ++i)
         if (const std::optional<dp::SpeedupGap>& gap = comparisons[i].gap)
-            text += tr("<br><b>Gap to %1× on %1 devices:</b> %2.")
+            text += tr("<br><b>Why not %1× faster on %1 devices:</b> %2.")
                         .arg(gap->devices)
                         .arg(engineMessage(gap->verdict()).toHtmlEscaped());
     return text;
