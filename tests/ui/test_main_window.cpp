@@ -668,8 +668,11 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QVERIFY(qFuzzyCompare(waterfall->bars().back().top(), totalSeconds(two) / double(two.epochs.size())));
     QVERIFY(qFuzzyCompare(waterfall->bars().front().top(),
                           totalSeconds(one) / double(one.epochs.size()) / 2));
-    QVERIFY2(summary.contains(QStringLiteral("Why not 2× faster on 2 devices:</b> ")
-                              + waterfall->caption().toHtmlEscaped()),
+    // The verdict, unless timing made 2 devices at least twice as fast (it can, on a loaded machine).
+    const QString verdict = waterfall->caption().toHtmlEscaped();
+    QVERIFY2(waterfall->hasGapToSplit()
+                 ? summary.contains(QStringLiteral("Why not 2× faster on 2 devices:</b> ") + verdict)
+                 : summary.contains(QStringLiteral("<b>No gap: 2 devices are at or beyond 2 times faster")),
              qPrintable(summary));
 
     // Unchecking the baseline leaves nothing to compare against.

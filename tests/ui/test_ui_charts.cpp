@@ -494,6 +494,17 @@ void TestUiCharts::gapWaterfallWalksFromIdealToMeasured()
     // Drawn: the measured bar in the run's colour.
     QVERIFY(pixelsOf(waterfall->grab().toImage(), measuredColor) > 100);
 
+    QVERIFY(waterfall->hasGapToSplit());
+
+    // Faster than ideal: no gap to take shares of.
+    gap.measured = 4.5;
+    gap.parts = {{"compute on smaller per-device batches", "compute", "try {batch_size}", -0.7},
+                 {"all-reduce not hidden behind backward", "all-reduce", "try {bucket_mb}", 0.2}};
+    shown.board.setSpeedupGap(gap, QStringLiteral("LeNet · 2× cpu"), measuredColor);
+    QVERIFY(waterfall->hasGap() && !waterfall->hasGapToSplit());
+    QCOMPARE(waterfall->bars().back().top(), 4.5);
+    QVERIFY2(waterfall->caption().startsWith(QStringLiteral("no gap")), qPrintable(waterfall->caption()));
+
     shown.board.setSpeedupGap(std::nullopt);
     QVERIFY(!waterfall->hasGap());
     QVERIFY(waterfall->caption().isEmpty());

@@ -281,13 +281,14 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
         painter.setPen(text);
         if (out.valueLines > 0) {
             // Above a bar that rises, below one that falls.
-            const QString share = percentText(bar.share);
-            const QString value =
-                bar.kind != Bar::Kind::part ? secondsText(bar.seconds, decimals)
-                : fullValues ? QStringLiteral("%1%2\n%3")
-                                   .arg(bar.seconds >= 0 ? QStringLiteral("+") : QString(),
-                                        secondsText(bar.seconds, decimals), share)
-                             : share;
+            const QString seconds = (bar.seconds >= 0 ? QStringLiteral("+") : QString())
+                + secondsText(bar.seconds, decimals);
+            // Without a gap (N devices at or beyond N times faster) a share of it means
+            // nothing: the seconds alone.
+            const QString value = bar.kind != Bar::Kind::part ? secondsText(bar.seconds, decimals)
+                : !hasGapToSplit()                          ? seconds
+                : fullValues ? seconds + QLatin1Char('\n') + percentText(bar.share)
+                             : percentText(bar.share);
             const double height = metrics.height() * 2;
             if (bar.kind == Bar::Kind::part && bar.seconds < 0)
                 painter.drawText(QRectF(slotColumn.left(), rect.bottom() + 2, slot, height),
@@ -334,12 +335,12 @@ bool GapWaterfallChart::event(QEvent* event)
             return true;
         }
         const Bar& bar = bars_[std::size_t(i)];
+        const QString share = hasGapToSplit() ? tr(", %1 of the gap").arg(percentText(bar.share)) : QString();
         QString tip = bar.kind == Bar::Kind::part
-            ? tr("<b>%1</b><br>%2 s per epoch, %3 of the gap<br>%4")
+            ? tr("<b>%1</b><br>%2 s per epoch%3<br>%4")
                   .arg(bar.name.toHtmlEscaped())
                   .arg(bar.seconds, 0, 'f', 3)
-                  .arg(percentText(bar.share))
-                  .arg(bar.advice.toHtmlEscaped())
+                  .arg(share, bar.advice.toHtmlEscaped())
             : tr("<b>%1</b><br>%2 s per epoch").arg(bar.name.toHtmlEscaped()).arg(bar.seconds, 0, 'f', 3);
         QToolTip::showText(help->globalPos(), tip, this);
         return true;

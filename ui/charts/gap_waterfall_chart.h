@@ -46,6 +46,9 @@ public:
     void setGap(const std::optional<dp::SpeedupGap>& gap, const QString& runName = {},
                 const QColor& color = {});
     bool hasGap() const { return !bars_.empty(); }
+    // Whether the measured time is above the ideal: else there is no gap
+    // for the parts to take shares of, and they are labelled in seconds.
+    bool hasGapToSplit() const { return hasGap() && bars_.back().seconds > bars_.front().seconds; }
 
     // ideal, the parts in order, measured.
     const std::vector<Bar>& bars() const { return bars_; }

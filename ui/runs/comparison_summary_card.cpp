@@ -87,11 +87,15 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
                         .arg(runs[i].epochs.back().parameter_drift, 0, 'g', 2)
                         .arg(runs[i].epochs.back().parameter_drift < 1e-3 ? tr("float rounding only")
                                                                           : tr("the runs diverged"));
-    // Why each N-device run is not N times faster: the largest part of its gap.
+    // Why each N-device run is not N times faster: the largest part of its
+    // gap (or, at or beyond N times, that there is none).
     for (std::size_t i = 1; i < runs.size(); ++i)
-        if (const std::optional<dp::SpeedupGap>& gap = comparisons[i].gap)
-            text += tr("<br><b>Why not %1× faster on %1 devices:</b> %2.")
-                        .arg(gap->devices)
-                        .arg(engineMessage(gap->verdict()).toHtmlEscaped());
+        if (const std::optional<dp::SpeedupGap>& gap = comparisons[i].gap) {
+            const QString verdict = engineMessage(gap->verdict()).toHtmlEscaped();
+            text += gap->gap() > 0 ? tr("<br><b>Why not %1× faster on %1 devices:</b> %2.")
+                                         .arg(gap->devices)
+                                         .arg(verdict)
+                                   : tr("<br><b>%1</b>.").arg(verdict.left(1).toUpper() + verdict.mid(1));
+        }
     return text;
 }
