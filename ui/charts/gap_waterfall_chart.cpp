@@ -195,7 +195,7 @@ GapWaterfallChart::Layout GapWaterfallChart::layout(const QRectF& area, const QF
         perSecond = std::max(out.plot.height() - roomAbove, 1.0) / std::max(high, spread);
     }
     out.axisMax = high + roomAbove / perSecond;
-    constexpr double pixelsPerTick = 32;
+    constexpr double pixelsPerTick = 24;
     out.tickStep = ChartAxis::niceStep(out.axisMax - out.axisMin,
                                        std::max(2, int(out.plot.height() / (pixelsPerTick * fontScale_))));
 
