@@ -11,6 +11,7 @@
 #include "cli/cli_options.h"
 #include "cli/console_observer.h"
 #include "cli/interrupt.h"
+#include "cli/prediction_report.h"
 #include "cli/record_sinks.h"
 #include "core/error.h"
 #include "core/exception_message.h"
@@ -124,6 +125,18 @@ int compare(const dp::CliCommand& command) {
             std::printf("\n%s", dp::render_settings(dp::format_speedup_gap(dp::speedup_gap(runs[0], runs[i])),
                                                     dp::flag_or_label)
                                     .c_str());
+    if (command.predict) std::fputs(dp::prediction_report(configs, runs, devices).c_str(), stdout);
+    return 0;
+}
+
+// One run, then with --predict the what-if table from it.
+int train_and_predict(const dp::CliCommand& command) {
+    // Resolved once for the whole run (parse_cli refused unknown devices).
+    const std::vector<dp::DeviceInfo> devices = dp::select_devices(command.config.devices);
+    if (!command.predict) return train(command.config, devices, command);
+    dp::RunSummary summary;
+    if (const int code = train(command.config, devices, command, &summary); code != 0) return code;
+    std::fputs(dp::prediction_report({command.config}, {summary}, devices).c_str(), stdout);
     return 0;
 }
 
@@ -150,8 +163,7 @@ int main(int argc, char** argv) {
 #ifdef DP_HAVE_MPI
             if (command.distributed) return dp::train_distributed(command, argc, argv);
 #endif
-            // Resolved once for the whole run (parse_cli refused unknown devices).
-            return train(command.config, dp::select_devices(command.config.devices), command);
+            return train_and_predict(command);
         }
     } catch (...) {
         print_error(dp::current_exception_message());
