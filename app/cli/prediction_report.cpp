@@ -27,9 +27,9 @@ std::string speedup_grid(const WorkloadProfile& profile, const std::vector<LinkC
     for (const Scaling scaling : {Scaling::strong, Scaling::weak})
         for (const LinkChoice& link : links)
             for (const AllReduceAlgorithm algorithm : {AllReduceAlgorithm::ring, AllReduceAlgorithm::naive}) {
-                const std::string name = std::string(scaling_name(scaling)) + ", " +
-                                         algorithm_name(algorithm) + ", " + link.at(2).name;
-                text += format("%-34s", name.substr(0, 34).c_str());
+                text += format("%-34.34s", format("%s, %s, %s", scaling_name(scaling),
+                                                  algorithm_name(algorithm),
+                                                  link.at(2).name.c_str()).c_str());
                 for (int devices : prediction_device_counts()) {
                     PredictionSettings settings{algorithm, link.at(devices), sharing, scaling};
                     text += format(" %6.2f", predict(profile, settings, {1, devices}).back().speedup);
@@ -84,15 +84,33 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
             threads.counts.push_back(count);
             threads.links.push_back(measure_thread_link(algorithm, count));
         }
+        // The wake-up the runs on several devices paid, averaged, replaces
+        // the probe's: it is the load they ran under.
+        double wake = 0;
+        int fitted = 0;
+        for (const RunSummary& run : runs)
+            if (run.step_totals.size() >= 2) {
+                wake += run_wake_seconds(threads.at(int(run.step_totals.size())), algorithm, profile, run);
+                ++fitted;
+            }
+        if (fitted > 0) {
+            for (LinkModel& link : threads.links) link.wake = wake / fitted;
+            text += format("thread all-reduce wake-up: %.2f ms, fitted from the %d multi-device "
+                           "run(s)' all-reduce waits (the probe's is in the link's line)\n",
+                           wake / fitted * 1e3, fitted);
+        }
         links.push_back(threads);
     }
     for (const LinkModel& preset : link_presets()) links.push_back({{}, {preset}});
-    for (const LinkChoice& link : links)
-        text += "\n" + format_prediction_table(profile, algorithm, link, sharing,
-                                               &link == &links.front() && cpu
-                                                   ? measured
-                                                   : std::vector<MeasuredPoint>{});
-    text += "\n" + speedup_grid(profile, links, sharing);
+    // The measured runs ran over this machine's threads only.
+    const std::vector<MeasuredPoint> none;
+    for (const LinkChoice& link : links) {
+        text += '\n';
+        text += format_prediction_table(profile, algorithm, link, sharing,
+                                        link.at(2).shared_cores > 0 ? measured : none);
+    }
+    text += '\n';
+    text += speedup_grid(profile, links, sharing);
     text += "\nassumptions:\n";
     for (const std::string& line : prediction_assumptions()) text += "  - " + line + "\n";
     return text;

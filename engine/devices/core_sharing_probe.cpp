@@ -26,7 +26,11 @@ __attribute__((target("avx512f"))) float fma_loop_avx512(long iterations) {
         for (__m512& a : acc) a = _mm512_fmadd_ps(a, x, y);
     __m512 sum = acc[0];
     for (int k = 1; k < 12; ++k) sum = _mm512_add_ps(sum, acc[k]);
-    return _mm512_reduce_add_ps(sum);
+    float lanes[16];
+    _mm512_storeu_ps(lanes, sum);
+    float total = 0;
+    for (float lane : lanes) total += lane;
+    return total;
 }
 
 __attribute__((target("avx2,fma"))) float fma_loop_avx2(long iterations) {

@@ -21,12 +21,23 @@ using Clock = std::chrono::steady_clock;
 constexpr double kSizesBytes[] = {4 << 10, 64 << 10, 512 << 10, 2 << 20};
 constexpr int kMaxRepetitions = 7;
 constexpr int kAllReducesPerTiming = 4;  // a timing of one alone is mostly clock and wake-up noise
+constexpr double kWakeBytes = 512 << 10;
+constexpr double kComputeBeforeWake = 0.01;
+constexpr int kMaxWakeRepetitions = 25;
 
 void pin_to(int core) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(core, &set);
     pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+// Keeps this thread computing for `seconds`, as a device's forward and backward do.
+void compute_for(double seconds) {
+    const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+    volatile float sink = 1;
+    while (Clock::now() < end)
+        for (int i = 0; i < 1000; ++i) sink = sink * 0.999f + 0.001f;
 }
 
 double median(std::vector<double> values) {
@@ -64,7 +75,9 @@ AllReduceProbe probe_all_reduce(const std::string& strategy, int ranks, double b
     const auto communicator = make_thread_communicator(strategy, ranks);
     if (ranks == 1) return probe;
 
-    const auto deadline = Clock::now() + std::chrono::duration<double>(budget_seconds);
+    // Two thirds of the budget for the fit, the rest for the wake-up.
+    const auto start = Clock::now();
+    const auto deadline = start + std::chrono::duration<double>(budget_seconds * 2 / 3);
     const std::size_t max_floats = std::size_t(kSizesBytes[std::size(kSizesBytes) - 1]) / sizeof(float);
     std::vector<std::vector<float>> buffers(std::size_t(ranks), std::vector<float>(max_floats, 0.f));
     // Sizes interleaved over the repetitions, so that a burst of load on
@@ -96,6 +109,39 @@ AllReduceProbe probe_all_reduce(const std::string& strategy, int ranks, double b
     for (std::size_t s = 0; s < std::size(kSizesBytes); ++s)
         probe.samples.push_back({kSizesBytes[s], median(seconds[s])});
     probe.fit = fit_latency_bandwidth(probe.samples);
+
+    // One set of threads for the whole wake-up part: like device threads,
+    // they have computed for a while by the time they are timed.
+    const auto wake_deadline = start + std::chrono::duration<double>(budget_seconds);
+    const std::size_t wake_floats = std::size_t(kWakeBytes) / sizeof(float);
+    std::vector<std::vector<double>> rank_seconds{std::size_t(ranks)};
+    std::vector<std::thread> threads;
+    for (int rank = 0; rank < ranks; ++rank)
+        threads.emplace_back([&, rank] {
+            pin_to(cores[std::size_t(rank) % cores.size()]);
+            float* data = buffers[std::size_t(rank)].data();
+            for (int repetition = 0; repetition < kMaxWakeRepetitions; ++repetition) {
+                // Every rank decides to go on or stop alike: rank 0 reads the
+                // clock and broadcasts its answer.
+                float go_on = rank == 0 && (repetition < 3 || Clock::now() < wake_deadline);
+                communicator->broadcast(rank, &go_on, 1, 0);
+                if (go_on == 0) break;
+                compute_for(kComputeBeforeWake);
+                const auto entered = Clock::now();
+                communicator->all_reduce_sum(rank, data, wake_floats);
+                rank_seconds[std::size_t(rank)].push_back(
+                    std::chrono::duration<double>(Clock::now() - entered).count());
+            }
+        });
+    for (std::thread& thread : threads) thread.join();
+    // The rank that came last waited only for the all-reduce itself.
+    std::vector<double> woken(rank_seconds[0].size());
+    for (std::size_t i = 0; i < woken.size(); ++i) {
+        woken[i] = rank_seconds[0][i];
+        for (const auto& seconds : rank_seconds) woken[i] = std::min(woken[i], seconds[i]);
+    }
+    probe.wake_seconds =
+        std::max(0.0, median(woken) - (probe.fit.alpha + probe.fit.beta * kWakeBytes));
     return probe;
 }
 

@@ -65,18 +65,30 @@ struct StepParts {
     }
 };
 
-// One step of a `batch`-sample global batch on `devices` devices.
+// One step of a `batch`-sample global batch on `devices` devices: data,
+// forward and backward until the all-reduce, then the update, each phase
+// ending when the last core is done (the all-reduce and the next step wait
+// for it).
 StepParts step_parts(const WorkloadProfile& profile, const PredictionSettings& settings,
                      std::int64_t batch, int devices) {
-    const double shard = double(ceil_div(batch, devices));  // the step waits for the largest
     // Devices share cores only where the link is this machine's threads.
-    const double slowdown = settings.link.shared_cores > 0 ? settings.sharing.slowdown(devices) : 1;
+    const CoreSharing sharing = settings.link.shared_cores > 0 ? settings.sharing : CoreSharing{};
+    const double per_sample = profile.compute_per_sample + profile.data_per_sample;
+    std::vector<double> before_all_reduce, update;
+    for (int device = 0; device < devices; ++device) {
+        // parallel/batch_split.h's split: rows*(i+1)/n - rows*i/n.
+        const auto shard = batch * (device + 1) / devices - batch * device / devices;
+        before_all_reduce.push_back(double(shard) * per_sample);
+        update.push_back(profile.update_per_step);
+    }
+    const double until_all_reduce = sharing.finish_seconds(before_all_reduce);
     StepParts parts;
-    parts.compute = shard * profile.compute_per_sample * slowdown;
-    parts.data_and_host = shard * profile.data_per_sample * slowdown + profile.host_per_step;
-    parts.update = profile.update_per_step * slowdown;
+    parts.compute = per_sample > 0 ? until_all_reduce * profile.compute_per_sample / per_sample : 0;
+    parts.data_and_host = until_all_reduce - parts.compute + profile.host_per_step;
+    parts.update = sharing.finish_seconds(update);
     const AllReduceTerms terms = all_reduce_terms(settings.algorithm, settings.link, devices);
-    parts.all_reduce = profile.buckets * terms.latency_terms * settings.link.alpha +
+    const double wake = devices > 1 ? settings.link.wake : 0;
+    parts.all_reduce = profile.buckets * (wake + terms.latency_terms * settings.link.alpha) +
                        terms.byte_terms * profile.gradient_bytes * settings.link.beta;
     return parts;
 }
@@ -158,12 +170,13 @@ AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& l
 
 double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
                           double bytes) {
+    if (devices <= 1) return 0;
     const AllReduceTerms terms = all_reduce_terms(algorithm, link, devices);
-    return terms.latency_terms * link.alpha + terms.byte_terms * bytes * link.beta;
+    return link.wake + terms.latency_terms * link.alpha + terms.byte_terms * bytes * link.beta;
 }
 
 LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int cores,
-                               double fit_alpha, double fit_beta) {
+                               double fit_alpha, double fit_beta, double wake) {
     if (devices < 2) throw Error("a link is measured between at least 2 devices");
     if (cores < 1) throw Error("a thread link needs at least one core");
     LinkModel link;
@@ -172,19 +185,37 @@ LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int co
     const AllReduceTerms terms = all_reduce_terms(algorithm, link, devices);
     link.alpha = std::max(0.0, fit_alpha) / terms.latency_terms;
     link.beta = std::max(0.0, fit_beta) / terms.byte_terms;
-    link.source = format("measured: %s all-reduce of %d threads on %d cores, fit t = %.1f us + "
-                         "bytes / %.2f GB/s",
+    link.wake = std::max(0.0, wake);
+    link.source = format("measured: %s all-reduce of %d threads on %d cores, t = %.1f us + "
+                         "bytes / %.2f GB/s back to back, %.2f ms more after computing",
                          algorithm_name(algorithm), devices, cores, fit_alpha * 1e6,
-                         fit_beta > 0 ? 1e-9 / fit_beta : 0.0);
+                         fit_beta > 0 ? 1e-9 / fit_beta : 0.0, link.wake * 1e3);
     return link;
 }
 
+double CoreSharing::finish_seconds(const std::vector<double>& device_seconds) const {
+    if (cores <= 0)  // every device on its own
+        return device_seconds.empty() ? 0 : *std::max_element(device_seconds.begin(), device_seconds.end());
+    std::vector<double> core_seconds(std::size_t(cores), 0);
+    for (std::size_t device = 0; device < device_seconds.size(); ++device)
+        core_seconds[device % std::size_t(cores)] += device_seconds[device];
+    std::sort(core_seconds.begin(), core_seconds.end());
+    // Run every busy core until the least loaded one finishes, at the speed
+    // of that many busy cores; repeat with the rest.
+    double seconds = 0, done = 0;
+    for (std::size_t i = 0; i < core_seconds.size(); ++i) {
+        if (core_seconds[i] <= done) continue;
+        const double busy = double(core_seconds.size() - i);
+        const double together =
+            cores > 1 ? 1 + (busy_slowdown - 1) * (busy - 1) / double(cores - 1) : 1;
+        seconds += (core_seconds[i] - done) * together;
+        done = core_seconds[i];
+    }
+    return seconds;
+}
+
 double CoreSharing::slowdown(int devices) const {
-    if (cores <= 0 || devices <= 1) return 1;
-    const int busy = std::min(devices, cores);
-    const double together =
-        cores > 1 ? 1 + (busy_slowdown - 1) * double(busy - 1) / double(cores - 1) : 1;
-    return together * double(ceil_div(devices, cores));
+    return devices <= 1 ? 1 : finish_seconds(std::vector<double>(std::size_t(devices), 1.0));
 }
 
 int bucket_count(double gradient_bytes, double bucket_mb) {
@@ -268,6 +299,19 @@ CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
     return sharing;
 }
 
+double run_wake_seconds(const LinkModel& link, AllReduceAlgorithm algorithm,
+                        const WorkloadProfile& profile, const RunSummary& run) {
+    require_step_timings(run);
+    const int devices = int(run.step_totals.size());
+    if (devices < 2) throw Error("a run on one device has no all-reduce to fit");
+    double least = run.step_totals.front().allreduce;
+    for (const DeviceStepTiming& device : run.step_totals) least = std::min(least, device.allreduce);
+    const AllReduceTerms terms = all_reduce_terms(algorithm, link, devices);
+    const double modelled = profile.buckets * terms.latency_terms * link.alpha +
+                            terms.byte_terms * profile.gradient_bytes * link.beta;
+    return std::max(0.0, (least / double(run.steps) - modelled) / profile.buckets);
+}
+
 std::vector<int> prediction_device_counts() { return {1, 2, 4, 8, 16, 32, 64}; }
 
 std::vector<PredictedPoint> predict(const WorkloadProfile& profile,
@@ -298,7 +342,8 @@ std::vector<std::string> prediction_assumptions() {
         "all-reduce adds to the step (GPUs overlap it with backward: there this overstates it).",
         "All-reduce in the alpha-beta model, alpha + bytes * beta a message: ring 2(N-1) steps "
         "of bytes/N, naive 2(N-1) whole buffers through device 0; one flat ring, no contention "
-        "beyond the link.",
+        "beyond the link. On this machine each all-reduce also waits the probed wake-up of "
+        "threads that were computing (other work on the cores makes it milliseconds).",
         "Update and host work per step do not shrink with N (every device updates all weights); "
         "weak scaling keeps each device's batch, and predicts time, not accuracy.",
     };

@@ -36,13 +36,17 @@ struct LinkModel {
     // many cores (CPU devices): the strategies' own loops move the bytes, on
     // cores the devices share. 0: every device has its own link (GPUs, nodes).
     int shared_cores = 0;
+    // Seconds each all-reduce waits, beyond alpha and beta, for its peers'
+    // threads to be scheduled again after computing (allreduce_probe.h): the
+    // cost of sharing cores with other work. 0 for the presets.
+    double wake = 0;
 };
 
 // The links of other machines, each with its source: PCIe 4.0 x16, NVLink 3
 // (A100), 10 GbE and 100 GbE (README, "What if: the scaling predictor").
 std::vector<LinkModel> link_presets();
 
-// One all-reduce costs latency_terms * alpha + byte_terms * bytes * beta.
+// One all-reduce costs wake + latency_terms * alpha + byte_terms * bytes * beta.
 struct AllReduceTerms {
     double latency_terms = 0, byte_terms = 0;
 };
@@ -61,19 +65,26 @@ double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, i
 
 // This machine's threads as a link: alpha and beta of a probe's fit
 // t = fit_alpha + fit_beta * bytes at `devices` ranks
-// (parallel/allreduce_probe.h), divided by that strategy's terms there.
+// (parallel/allreduce_probe.h), divided by that strategy's terms there, and
+// the probe's wake-up excess.
 LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int cores,
-                               double fit_alpha, double fit_beta);
+                               double fit_alpha, double fit_beta, double wake = 0);
 
-// How much slower a CPU device computes when N devices run at once on
-// `cores` cores: CPU devices are pinned round-robin, so the busiest core
-// runs ceil(N/C) of them in turns; and cores busy together (vCPUs sharing a
-// physical core's FMA units, memory bandwidth, clocks) each run slower by
-// up to `busy_slowdown` with all of them busy, linearly in between.
+// How CPU devices share cores. They are pinned round-robin (device i on
+// core i mod C), so a core with several devices runs them in turns; and
+// cores busy together (vCPUs sharing a physical core's FMA units, memory
+// bandwidth, clocks) each run slower: with k of C cores busy, by
+// 1 + (busy_slowdown - 1)(k - 1)/(C - 1), busy_slowdown measured.
 struct CoreSharing {
     int cores = 0;              // 0: devices share nothing (GPUs, one node each)
     double busy_slowdown = 1;   // a device's time with all cores busy / alone
     std::string source;         // how busy_slowdown was found
+
+    // Seconds until every core has done its work: device_seconds[i] is
+    // device i's work alone. Cores that finish early leave the others
+    // faster for the rest (3 devices on 2 cores: 1 shared turn, 1 alone).
+    double finish_seconds(const std::vector<double>& device_seconds) const;
+    // finish_seconds of `devices` equal units of work, over one unit.
     double slowdown(int devices) const;
 };
 
@@ -116,6 +127,14 @@ int bucket_count(double gradient_bytes, double bucket_mb);
 // when no run has 2..cores devices.
 CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
                              const std::vector<RunSummary>& runs);
+
+// The wake-up (LinkModel::wake) that `run`, on 2 or more devices over this
+// machine's threads, paid per all-reduce: its least all-reduce wait per step
+// (the device that came last waited only for the collective) beyond what
+// `link` costs without wake-up, per bucket, at least 0. What fits the runs'
+// own conditions (the load on a shared machine) better than a probe.
+double run_wake_seconds(const LinkModel& link, AllReduceAlgorithm algorithm,
+                        const WorkloadProfile& profile, const RunSummary& run);
 
 struct PredictionSettings {
     AllReduceAlgorithm algorithm = AllReduceAlgorithm::ring;

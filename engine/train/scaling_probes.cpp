@@ -9,7 +9,8 @@ namespace dp {
 
 LinkModel measure_thread_link(AllReduceAlgorithm algorithm, int devices) {
     const AllReduceProbe probe = probe_all_reduce(algorithm_name(algorithm), devices);
-    return thread_link_from_fit(algorithm, devices, probe.cores, probe.fit.alpha, probe.fit.beta);
+    return thread_link_from_fit(algorithm, devices, probe.cores, probe.fit.alpha, probe.fit.beta,
+                                probe.wake_seconds);
 }
 
 CoreSharing measure_core_sharing(const std::vector<TrainConfig>& configs,
