@@ -4,6 +4,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -85,14 +86,22 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     QFont small = details_->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     details_->setFont(small);
-    chart_->setMinimumHeight(180);
+    chart_->setMinimumHeight(160);
+    // The link, the cores and the assumptions scroll under the chart, which
+    // keeps most of the height (a 1280 x 720 window leaves the tab little).
+    auto* detailsScroll = new QScrollArea;
+    detailsScroll->setWidget(details_);
+    detailsScroll->setWidgetResizable(true);
+    detailsScroll->setFrameShape(QFrame::NoFrame);
+    detailsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    detailsScroll->setMinimumHeight(3 * details_->fontMetrics().lineSpacing());
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls);
     layout->addWidget(status_);
-    layout->addWidget(chart_, 1);
-    layout->addWidget(details_);
+    layout->addWidget(chart_, 3);
+    layout->addWidget(detailsScroll, 1);
 
     for (QComboBox* box : {linkCombo_, algorithmCombo_, scalingCombo_})
         connect(box, &QComboBox::currentIndexChanged, this, &ScalingPredictionPage::updatePrediction);
@@ -181,9 +190,8 @@ void ScalingPredictionPage::updatePrediction()
         QList<QPointF> line;
         for (const dp::PredictedPoint& point : points)
             line.append(QPointF(point.devices, point.speedup));
-        chart_->setPrediction(line, tr("predicted: %1, %2, %3 scaling")
-                                        .arg(QString::fromStdString(link.name),
-                                             QString::fromUtf8(dp::algorithm_name(algorithm)),
+        chart_->setPrediction(line, tr("predicted (%1, %2 scaling)")
+                                        .arg(QString::fromUtf8(dp::algorithm_name(algorithm)),
                                              QString::fromUtf8(dp::scaling_name(scaling))));
 
         // Runs of the same workload at this scaling's batch, against the predicted 1-device epoch.
@@ -203,7 +211,8 @@ void ScalingPredictionPage::updatePrediction()
                                 oneDevice / meanSecondsPerEpoch(run)});
         }
         chart_->setMeasured(measured);
-        status_->setText(tr("Predicting from %1: %2 s/epoch on %n device(s), %3 images an epoch",
+        status_->setText(tr("Predicting from %1: %2 s/epoch on %n device(s), %3 images an epoch. "
+                            "Dots: the checked runs of this workload, in their colours.",
                             nullptr, baseDevices)
                              .arg(QString::fromStdString(record.label()))
                              .arg(meanSecondsPerEpoch(record), 0, 'f', 2)

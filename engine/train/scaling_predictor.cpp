@@ -133,24 +133,31 @@ std::vector<LinkModel> link_presets() {
     // alpha: NCCL's own cost model, the latency of one ring step with its
     // Simple protocol (NVIDIA/nccl src/graph/tuning.cc, hwLat: NVLink 3.4 us,
     // PCI 5.7 us, network 9.6 us). beta: 1 / the link's bandwidth each way.
-    return {
-        {"PCIe 4.0 x16", 5.7e-6, 1 / 31.5e9,
-         "PCI-SIG PCIe 4.0: 16 GT/s x 16 lanes, 128b/130b = 31.5 GB/s each way; "
-         "alpha: NCCL tuning.cc ring step on PCI, 5.7 us",
-         0},
-        {"NVLink 3 (A100)", 3.4e-6, 1 / 235e9,
-         "A100: 12 NVLink 3 links, 300 GB/s each way (600 GB/s total); NCCL's model caps "
-         "an A100's bus bandwidth at 235 GB/s (tuning.cc); alpha: ring step on NVLink, 3.4 us",
-         0},
-        {"10 GbE", 9.6e-6, 1 / 1.25e9,
-         "IEEE 802.3ae: 10 Gb/s = 1.25 GB/s line rate (TCP gets about 94% of it); "
-         "alpha: NCCL tuning.cc ring step over the network, 9.6 us",
-         0},
-        {"100 GbE", 9.6e-6, 1 / 12.5e9,
-         "IEEE 802.3ba: 100 Gb/s = 12.5 GB/s line rate (RoCE); "
-         "alpha: NCCL tuning.cc ring step over the network, 9.6 us",
-         0},
+    struct Preset {
+        const char* name;
+        double gigabytes_per_second, alpha_us;
+        const char* bandwidth_source;
+        const char* alpha_source;
     };
+    static constexpr Preset presets[] = {
+        {"PCIe 4.0 x16", 31.5, 5.7, "PCI-SIG PCIe 4.0: 16 GT/s x 16 lanes, 128b/130b = 31.5 GB/s each way",
+         "on PCI"},
+        {"NVLink 3 (A100)", 235, 3.4,
+         "A100: 12 NVLink 3 links, 300 GB/s each way (600 GB/s total); NCCL's model caps an "
+         "A100's bus bandwidth at 235 GB/s (tuning.cc)",
+         "on NVLink"},
+        {"10 GbE", 1.25, 9.6, "IEEE 802.3ae: 10 Gb/s = 1.25 GB/s line rate (TCP gets about 94% of it)",
+         "over the network"},
+        {"100 GbE", 12.5, 9.6, "IEEE 802.3ba: 100 Gb/s = 12.5 GB/s line rate (RoCE)",
+         "over the network"},
+    };
+    std::vector<LinkModel> links;
+    for (const Preset& preset : presets)
+        links.push_back({preset.name, preset.alpha_us * 1e-6, 1 / (preset.gigabytes_per_second * 1e9),
+                         format("%s; alpha: NCCL tuning.cc ring step %s, %.1f us",
+                                preset.bandwidth_source, preset.alpha_source, preset.alpha_us),
+                         0, 0});
+    return links;
 }
 
 AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& link, int devices) {

@@ -47,13 +47,8 @@ dp::RunSummary one_device_run() {
     dp::RunSummary run;
     run.devices = {"cpu:0"};
     run.steps = 10;
-    dp::DeviceStepTiming totals;
-    totals.shard = 1000;
-    totals.data = 0.1;
-    totals.forward = 0.15;
-    totals.backward = 0.25;
-    totals.update = 0.05;
-    run.step_totals = {totals};
+    run.step_totals = {{.shard = 1000, .data = 0.1, .forward = 0.15, .backward = 0.25,
+                        .allreduce = 0, .update = 0.05}};
     dp::EpochMetrics epoch;
     epoch.epoch = 1;
     epoch.seconds = 0.1 + 0.4 + 0.05 + 0.1;  // 0.1 s outside the phases

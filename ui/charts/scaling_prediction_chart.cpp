@@ -1,6 +1,7 @@
 #include "scaling_prediction_chart.h"
 
 #include <QChart>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPen>
@@ -80,6 +81,10 @@ void ScalingPredictionChart::setMeasured(const std::vector<MeasuredSpeedup>& mea
         chart()->addSeries(series);
         series->attachAxis(xAxis_);
         series->attachAxis(yAxis_);
+        // The runs table and the page's caption name the colours; the legend
+        // keeps to the two lines, so that it stays one short row.
+        for (QLegendMarker* marker : chart()->legend()->markers(series))
+            marker->setVisible(false);
         measured_.push_back(series);
     }
     fitY();
