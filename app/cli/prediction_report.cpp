@@ -84,20 +84,28 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
             threads.counts.push_back(count);
             threads.links.push_back(measure_thread_link(algorithm, count));
         }
-        // The wake-up the runs on several devices paid, averaged, replaces
-        // the probe's: it is the load they ran under.
-        double wake = 0;
-        int fitted = 0;
+        // The wake-up the runs on several devices paid replaces the probe's:
+        // it is the load they ran under. The link of each measured count
+        // takes the other runs' mean, so that no run's own all-reduce is
+        // fitted to it (with one such run, its own).
+        std::vector<std::pair<int, double>> run_wakes;
         for (const RunSummary& run : runs)
-            if (run.step_totals.size() >= 2) {
-                wake += run_wake_seconds(threads.at(int(run.step_totals.size())), algorithm, profile, run);
-                ++fitted;
-            }
-        if (fitted > 0) {
-            for (LinkModel& link : threads.links) link.wake = wake / fitted;
-            text += format("thread all-reduce wake-up: %.2f ms, fitted from the %d multi-device "
-                           "run(s)' all-reduce waits (the probe's is in the link's line)\n",
-                           wake / fitted * 1e3, fitted);
+            if (const int n = int(run.step_totals.size()); n >= 2)
+                run_wakes.emplace_back(n, run_wake_seconds(threads.at(n), algorithm, profile, run));
+        for (std::size_t i = 0; i < threads.links.size() && !run_wakes.empty(); ++i) {
+            double sum = 0;
+            int others = 0;
+            for (const auto& [n, wake] : run_wakes)
+                if (n != threads.counts[i] || run_wakes.size() == 1) {
+                    sum += wake;
+                    ++others;
+                }
+            if (others == 0) continue;
+            threads.links[i].wake = sum / others;
+            text += format("thread all-reduce wake-up on %d devices: %.2f ms, the mean of %s "
+                           "multi-device run(s)' all-reduce waits beyond the probe's fit\n",
+                           threads.counts[i], threads.links[i].wake * 1e3,
+                           run_wakes.size() == 1 ? "the" : "the other");
         }
         links.push_back(threads);
     }

@@ -340,8 +340,8 @@ std::vector<PredictedPoint> predict(const WorkloadProfile& profile,
 std::vector<std::string> prediction_assumptions() {
     return {
         "Compute grows with a device's shard: the 1-device run's forward and backward seconds "
-        "per sample times the largest shard (the step waits for it); smaller batches are "
-        "assumed no less efficient per sample.",
+        "per sample times the shard, and the all-reduce waits for the last device; smaller "
+        "batches are assumed no less efficient per sample.",
         "CPU devices on C cores: the busiest core runs ceil(N/C) devices in turns, and with k "
         "cores busy each computes slower by 1 + (s - 1)(k - 1)/(C - 1), s measured (shared FMA "
         "units, memory, clocks). Other links: every device as fast as this machine's one alone.",
