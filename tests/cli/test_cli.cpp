@@ -224,7 +224,7 @@ private slots:
                                  "over NVLink 3 (A100)", "over 10 GbE", "over 100 GbE"})
             QVERIFY2(out.contains(link), link);
         const QStringList lines = out.split('\n');
-        const auto threads = lines.indexOf(QRegularExpression("^ring all-reduce over this machine's threads"));
+        const auto threads = lines.indexOf(QRegularExpression("^ring all-reduce over this machine's threads: .*"));
         QVERIFY2(threads >= 0, qPrintable(out));
         // Rows 1, 2, 4, ..., 64; 1 and 2 devices were measured: a time and an error each.
         static const QRegularExpression measured(R"(^\s+[12] \|\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+[-+][0-9]+%)");
