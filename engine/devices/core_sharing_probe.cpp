@@ -84,12 +84,12 @@ CoreSharingProbe probe_core_sharing(double budget_seconds) {
     CoreSharingProbe probe;
     probe.cores = int(cores.size());
     if (cores.size() < 2) return probe;
-    // Size the loop to about a twentieth of the budget per timing.
+    // Size the loop to about a thirtieth of the budget per timing.
     long iterations = 1 << 12;
-    while (time_on({cores[0]}, iterations) < budget_seconds / 20 && iterations < (1L << 30))
+    while (time_on({cores[0]}, iterations) < budget_seconds / 30 && iterations < (1L << 30))
         iterations *= 2;
     std::vector<double> alone, together;
-    for (int repetition = 0; repetition < 3; ++repetition) {  // interleaved against load bursts
+    for (int repetition = 0; repetition < 5; ++repetition) {  // interleaved against load bursts
         alone.push_back(time_on({cores[0]}, iterations));
         together.push_back(time_on(cores, iterations));
     }

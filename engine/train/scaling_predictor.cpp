@@ -342,9 +342,10 @@ std::vector<std::string> prediction_assumptions() {
         "Compute grows with a device's shard: the 1-device run's forward and backward seconds "
         "per sample times the shard, and the all-reduce waits for the last device; smaller "
         "batches are assumed no less efficient per sample.",
-        "CPU devices on C cores: the busiest core runs ceil(N/C) devices in turns, and with k "
-        "cores busy each computes slower by 1 + (s - 1)(k - 1)/(C - 1), s measured (shared FMA "
-        "units, memory, clocks). Other links: every device as fast as this machine's one alone.",
+        "CPU devices on C cores, pinned round-robin: a core with several devices runs them in "
+        "turns, and with k cores busy each computes slower by 1 + (s - 1)(k - 1)/(C - 1), s "
+        "measured (shared FMA units, memory, clocks); other users' load is not modelled. Other "
+        "links: every device as fast as this machine's one alone.",
         "No overlap: CPU devices reduce each gradient bucket on their own thread, so the "
         "all-reduce adds to the step (GPUs overlap it with backward: there this overstates it).",
         "All-reduce in the alpha-beta model, alpha + bytes * beta a message: ring 2(N-1) steps "
