@@ -40,6 +40,7 @@
 #include "engine_message.h"
 #include "chart_board.h"
 #include "classroom_page.h"
+#include "scaling_prediction_page.h"
 #include "epoch_metric_chart.h"
 #include "loss_chart.h"
 #include "prediction_strip.h"
@@ -106,6 +107,7 @@ MainWindow::MainWindow(QWidget* parent)
       charts_(new ChartBoard),
       summaryCard_(new ComparisonSummaryCard),
       classroomPage_(new ClassroomPage),
+      scalingPage_(new ScalingPredictionPage),
       viewTabs_(new QTabWidget),
       bottomTabs_(new QTabWidget),
       rightSplitter_(new QSplitter(Qt::Vertical)),
@@ -176,6 +178,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     viewTabs_->addTab(chartsPage, tr("Charts"));
     viewTabs_->addTab(classroomPage_, tr("Classroom"));
+    viewTabs_->addTab(scalingPage_, tr("Scaling"));
 
     auto* controlsRow = new QHBoxLayout;
     controlsRow->addWidget(startButton_);
@@ -250,6 +253,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
+    connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::updateScalingPrediction);
+    connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);
     connect(runsPanel_, &RunsPanel::deleteRequested, this, &MainWindow::deleteRuns);
     connect(runsModel_, &RunsTableModel::runRenamed, this, &MainWindow::renameRun);
 
@@ -645,6 +650,15 @@ void MainWindow::updateSpeedupChart()
         }
     }
     charts_->setSpeedupGap(std::nullopt);
+}
+
+// The Scaling tab predicts from the checked runs and marks them.
+void MainWindow::updateScalingPrediction()
+{
+    std::vector<std::pair<dp::RunRecord, QColor>> runs;
+    for (const dp::RunRecord& record : runsModel_->checkedRecords())
+        runs.emplace_back(record, runsModel_->color(runsModel_->rowOf(record.id)));
+    scalingPage_->setRuns(runs);
 }
 
 void MainWindow::deleteRuns(const std::vector<std::string>& ids)

@@ -22,6 +22,7 @@ class QProgressBar;
 class QPushButton;
 class QScrollArea;
 class QSplitter;
+class ScalingPredictionPage;
 class QTabWidget;
 class RunConfigPanel;
 class RunHistory;
@@ -99,6 +100,7 @@ private:
     void saveCheckedRuns() const;
     void renameRun(const dp::RunRecord& record);
     void updateSpeedupChart();
+    void updateScalingPrediction();
     // The summary card for comparison `group`, whose last run just ended.
     void showComparisonSummary(const std::string& group);
     void deleteRuns(const std::vector<std::string>& ids);
@@ -117,6 +119,7 @@ private:
     ChartBoard* charts_;
     ComparisonSummaryCard* summaryCard_;  // above the charts when a comparison ends
     ClassroomPage* classroomPage_;
+    ScalingPredictionPage* scalingPage_;
     QTabWidget* viewTabs_;
     QWidget* chartSwitches_ = nullptr;  // x axis, smoothing and log loss, above the charts
     QTabWidget* bottomTabs_;

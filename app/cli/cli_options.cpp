@@ -66,6 +66,11 @@ const std::vector<CliOption>& cli_options() {
          "with --compare: write the speedup table and each N-device run's gap to\n"
          "the ideal speedup, split into its parts, as one JSON object",
          [](CliCommand& c, auto&, auto& v) { c.report_path = v; }},
+        {"--predict", nullptr,
+         "after the run (or --compare), predict sec/epoch and speedup on 1-64\n"
+         "devices, strong and weak scaling, naive and ring, over this machine's\n"
+         "threads (probed, < 1 s) and PCIe, NVLink, 10/100 GbE; measured runs beside",
+         [](CliCommand& c, auto&, auto&) { c.predict = true; }},
         {"--verbose", nullptr, "print each device's step time breakdown per epoch",
          [](CliCommand& c, auto&, auto&) { c.verbose = true; }},
         {"--distributed", nullptr,
@@ -150,6 +155,8 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
     }
     if (command.scale_lr && command.action != CliCommand::Action::compare)
         throw Error("--scale-lr only applies to --compare");
+    if (command.predict && command.config.epochs < 1)
+        throw Error("--predict needs a run to predict from: set --epochs to 1 or more");
     if (!command.config.record_path.empty() && command.action == CliCommand::Action::compare)
         throw Error("--record keeps one run; --compare makes several");
     if (!command.report_path.empty()) {
@@ -165,6 +172,8 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
 #endif
         if (command.action == CliCommand::Action::compare)
             throw Error("--compare runs in one process; it does not combine with --distributed");
+        if (command.predict)
+            throw Error("--predict models one process's devices; run it without --distributed");
         if (!command.config.devices.empty())
             throw Error("--devices does not combine with --distributed: each rank takes the "
                         "device of its local rank");

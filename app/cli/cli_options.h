@@ -16,6 +16,7 @@ struct CliCommand {
     std::vector<int> compare_counts;  // --compare 1,2
     bool scale_lr = false;            // --scale-lr with --compare
     std::string report_path;          // --report FILE with --compare: the comparison as JSON
+    bool predict = false;             // --predict: the what-if table after the run(s)
     bool distributed = false;  // one rank of an mpirun job (--distributed)
     bool history = true;       // keep the run in the workbench's history (--no-history: not)
 };

@@ -11,6 +11,7 @@
 #include "cli/cli_options.h"
 #include "cli/console_observer.h"
 #include "cli/interrupt.h"
+#include "cli/prediction_report.h"
 #include "cli/record_sinks.h"
 #include "core/error.h"
 #include "core/exception_message.h"
@@ -132,6 +133,18 @@ int compare(const dp::CliCommand& command) {
         }
     // A failed write is the run's failure (exit 1, main's one line).
     if (!command.report_path.empty()) dp::write_comparison_report(command.report_path, rows, gaps);
+    if (command.predict) std::fputs(dp::prediction_report(configs, runs, devices).c_str(), stdout);
+    return 0;
+}
+
+// One run, then with --predict the what-if table from it.
+int train_and_predict(const dp::CliCommand& command) {
+    // Resolved once for the whole run (parse_cli refused unknown devices).
+    const std::vector<dp::DeviceInfo> devices = dp::select_devices(command.config.devices);
+    if (!command.predict) return train(command.config, devices, command);
+    dp::RunSummary summary;
+    if (const int code = train(command.config, devices, command, &summary); code != 0) return code;
+    std::fputs(dp::prediction_report({command.config}, {summary}, devices).c_str(), stdout);
     return 0;
 }
 
@@ -158,8 +171,7 @@ int main(int argc, char** argv) {
 #ifdef DP_HAVE_MPI
             if (command.distributed) return dp::train_distributed(command, argc, argv);
 #endif
-            // Resolved once for the whole run (parse_cli refused unknown devices).
-            return train(command.config, dp::select_devices(command.config.devices), command);
+            return train_and_predict(command);
         }
     } catch (...) {
         print_error(dp::current_exception_message());

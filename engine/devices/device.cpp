@@ -15,9 +15,7 @@
 #endif
 
 namespace dp {
-namespace {
 
-// The cores this process may run on (taskset and cgroup cpusets respected).
 std::vector<int> usable_cores() {
     cpu_set_t set;
     std::vector<int> cores;
@@ -27,6 +25,8 @@ std::vector<int> usable_cores() {
     if (cores.empty()) cores.push_back(0);
     return cores;
 }
+
+namespace {
 
 // DP_CPU_DEVICES=N asks for N CPU devices whatever the core count, spread
 // over the cores round-robin: how tests and classroom demos show 3 or 4

@@ -24,6 +24,10 @@ struct DeviceInfo {
 // (DP_CPU_DEVICES=N overrides the count, for demos of more devices than cores).
 std::vector<DeviceInfo> available_devices();
 
+// The cores this process may run on (taskset and cgroup cpusets respected),
+// whatever DP_CPU_DEVICES asks: what CPU devices share.
+std::vector<int> usable_cores();
+
 // The devices a run uses when none are named: every GPU of `available`, or
 // every CPU device when it has no GPU (one run computes on one kind, and the
 // GPUs are the fast kind). select_devices({}) and the workbench's first

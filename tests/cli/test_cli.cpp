@@ -78,7 +78,12 @@ private slots:
         QTest::newRow("report in a missing folder")
             << QStringList{"--compare", "1,2", "--report", "/nonexistent-folder/r.json"}
             << "--report /nonexistent-folder/r.json: folder /nonexistent-folder does not exist";
+        QTest::newRow("predict without training")
+            << QStringList{"--predict", "--load", "c.safetensors", "--epochs", "0"}
+            << "--predict needs a run to predict from";
 #ifdef DP_HAVE_MPI
+        QTest::newRow("predict with distributed")
+            << QStringList{"--distributed", "--predict"} << "run it without --distributed";
         QTest::newRow("distributed with devices")
             << QStringList{"--distributed", "--devices", "cpu:0"} << "does not combine with --distributed";
 #else
@@ -273,6 +278,31 @@ private slots:
         QVERIFY(parts[1]["advice"].toString().contains("--bucket-mb"));
         // The verdict is the one printed.
         QVERIFY2(result.out.contains("verdict: " + gap["verdict"].toString()), qPrintable(result.out));
+    }
+
+    // --predict after --compare 1,2: the what-if table per link, the measured
+    // runs beside this machine's threads with their error, presets, assumptions.
+    void predictTabulatesEveryLinkWithTheMeasuredRuns() {
+        const auto result = run_dp_train({"--compare", "1,2", "--limit-train", "256", "--limit-test",
+                                          "64", "--batch-size", "64", "--epochs", "1",
+                                          "--no-history", "--predict"});
+        QCOMPARE(result.exit_code, 0);
+        const QString& out = result.out;
+        for (const char* link : {"over this machine's threads", "over PCIe 4.0 x16",
+                                 "over NVLink 3 (A100)", "over 10 GbE", "over 100 GbE"})
+            QVERIFY2(out.contains(link), link);
+        const QStringList lines = out.split('\n');
+        const auto threads = lines.indexOf(QRegularExpression("^ring all-reduce over this machine's threads: .*"));
+        QVERIFY2(threads >= 0, qPrintable(out));
+        // Rows 1, 2, 4, ..., 64; 1 and 2 devices were measured: a time and an error each.
+        static const QRegularExpression measured(R"(^\s+[12] \|\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+[-+][0-9]+%)");
+        QVERIFY2(lines[threads + 2].contains(measured), qPrintable(lines[threads + 2]));
+        QVERIFY2(lines[threads + 3].contains(measured), qPrintable(lines[threads + 3]));
+        QVERIFY2(lines[threads + 8].startsWith("     64 |"), qPrintable(lines[threads + 8]));
+        QVERIFY(out.contains("strong, naive, 10 GbE"));
+        QVERIFY(out.contains("weak, ring, NVLink 3 (A100)"));
+        QVERIFY(out.contains("cores shared by CPU devices"));
+        QVERIFY(out.contains("assumptions:\n  - "));
     }
 
     void modelThatCannotTakeTheInputSaysSo() {

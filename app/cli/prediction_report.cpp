@@ -1,0 +1,127 @@
+#include "cli/prediction_report.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/error.h"
+#include "core/format.h"
+#include "train/prediction_table.h"
+#include "train/scaling_probes.h"
+
+namespace dp {
+namespace {
+
+// The run the model starts from: the first on one device, else the first.
+std::size_t base_run(const std::vector<RunSummary>& runs) {
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (runs[i].step_totals.size() == 1) return i;
+    return 0;
+}
+
+// Speedups on 1..64 devices for every link and both strategies, strong and weak.
+std::string speedup_grid(const WorkloadProfile& profile, const std::vector<LinkChoice>& links,
+                         const CoreSharing& sharing) {
+    std::string text = format("%-34s", "speedup on N devices");
+    for (int devices : prediction_device_counts()) text += format(" %6d", devices);
+    text += "\n";
+    for (const Scaling scaling : {Scaling::strong, Scaling::weak})
+        for (const LinkChoice& link : links)
+            for (const AllReduceAlgorithm algorithm : {AllReduceAlgorithm::ring, AllReduceAlgorithm::naive}) {
+                text += format("%-34.34s", format("%s, %s, %s", scaling_name(scaling),
+                                                  algorithm_name(algorithm),
+                                                  link.at(2).name.c_str()).c_str());
+                for (int devices : prediction_device_counts()) {
+                    PredictionSettings settings{algorithm, link.at(devices), sharing, scaling};
+                    text += format(" %6.2f", predict(profile, settings, {1, devices}).back().speedup);
+                }
+                text += "\n";
+            }
+    return text;
+}
+
+}  // namespace
+
+std::string prediction_report(const std::vector<TrainConfig>& configs,
+                              const std::vector<RunSummary>& runs,
+                              const std::vector<DeviceInfo>& devices) {
+    if (runs.empty() || runs.size() != configs.size())
+        throw Error("--predict needs the runs it predicts from");
+    const bool cpu = !devices.empty() && devices.front().kind == DeviceKind::cpu;
+    const CoreSharing sharing = cpu ? measure_core_sharing(configs, runs) : CoreSharing{};
+    const std::size_t base = base_run(runs);
+    const WorkloadProfile profile = workload_profile(configs[base], runs[base], sharing);
+    const AllReduceAlgorithm algorithm = parse_algorithm(configs[base].allreduce);
+
+    std::vector<MeasuredPoint> measured;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        measured.push_back({int(runs[i].step_totals.size()), configs[i].batch_size,
+                            runs[i].mean_seconds_per_epoch()});
+
+    std::string text = format(
+        "\nwhat if: %s, %lld samples per epoch, global batch %d on %d device(s); per sample "
+        "%.1f us forward+backward and %.1f us data; per step %.2f ms update and %.2f ms host "
+        "work; %.0f KB of gradients in %d all-reduce(s) per step\n",
+        configs[base].model.c_str(), (long long)profile.samples_per_epoch, profile.global_batch,
+        profile.measured_devices, profile.compute_per_sample * 1e6, profile.data_per_sample * 1e6,
+        profile.update_per_step * 1e3, profile.host_per_step * 1e3, profile.gradient_bytes / 1e3,
+        profile.buckets);
+    if (cpu)
+        text += format("cores shared by CPU devices: %d, all busy %.2fx slower (%s)\n",
+                       sharing.cores, sharing.busy_slowdown, sharing.source.c_str());
+    text += format("sec/epoch predicted; strong: global batch %d; weak: %d per device; measured "
+                   "runs beside their scaling, error = (predicted - measured) / measured\n",
+                   profile.global_batch, profile.global_batch / profile.measured_devices);
+
+    std::vector<LinkChoice> links;
+    if (cpu) {
+        // Probed at each measured device count (at least 2), nearest used.
+        std::set<int> counts;
+        for (const MeasuredPoint& point : measured)
+            if (point.devices >= 2) counts.insert(point.devices);
+        if (counts.empty()) counts.insert(2);
+        LinkChoice threads;
+        for (int count : counts) {
+            threads.counts.push_back(count);
+            threads.links.push_back(measure_thread_link(algorithm, count));
+        }
+        // The wake-up the runs on several devices paid replaces the probe's:
+        // it is the load they ran under. The link of each measured count
+        // takes the other runs' mean, so that no run's own all-reduce is
+        // fitted to it (with one such run, its own).
+        std::vector<std::pair<int, double>> run_wakes;
+        for (const RunSummary& run : runs)
+            if (const int n = int(run.step_totals.size()); n >= 2)
+                run_wakes.emplace_back(n, run_wake_seconds(threads.at(n), algorithm, profile, run));
+        for (std::size_t i = 0; i < threads.links.size() && !run_wakes.empty(); ++i) {
+            double sum = 0;
+            int others = 0;
+            for (const auto& [n, wake] : run_wakes)
+                if (n != threads.counts[i] || run_wakes.size() == 1) {
+                    sum += wake;
+                    ++others;
+                }
+            if (others == 0) continue;
+            threads.links[i].wake = sum / others;
+            text += format("thread all-reduce wake-up on %d devices: %.2f ms, the mean of %s "
+                           "multi-device run(s)' all-reduce waits beyond the probe's fit\n",
+                           threads.counts[i], threads.links[i].wake * 1e3,
+                           run_wakes.size() == 1 ? "the" : "the other");
+        }
+        links.push_back(threads);
+    }
+    for (const LinkModel& preset : link_presets()) links.push_back({{}, {preset}});
+    // The measured runs ran over this machine's threads only.
+    const std::vector<MeasuredPoint> none;
+    for (const LinkChoice& link : links) {
+        text += '\n';
+        text += format_prediction_table(profile, algorithm, link, sharing,
+                                        link.at(2).shared_cores > 0 ? measured : none);
+    }
+    text += '\n';
+    text += speedup_grid(profile, links, sharing);
+    text += "\nassumptions:\n";
+    for (const std::string& line : prediction_assumptions()) text += "  - " + line + "\n";
+    return text;
+}
+
+}  // namespace dp

@@ -1,0 +1,166 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "train/train_config.h"
+#include "train/train_observer.h"
+
+namespace dp {
+
+// The what-if predictor: from one measured run and a model of the link
+// between devices, the seconds per epoch and speedup of the same training on
+// 1..64 devices. Each step is data + forward/backward + all-reduce + update on
+// the slowest device, the all-reduce costed in the alpha-beta (Hockney)
+// model: a message of m bytes takes alpha + beta * m. What it leaves out is
+// listed by prediction_assumptions().
+
+// The all-reduce strategies of parallel/ (naive_communicator.h, ring_communicator.h).
+enum class AllReduceAlgorithm { naive, ring };
+const char* algorithm_name(AllReduceAlgorithm algorithm);
+// "naive" or "ring"; dp::Error naming the known ones otherwise.
+AllReduceAlgorithm parse_algorithm(const std::string& name);
+
+// Strong scaling keeps the global batch; weak scaling keeps each device's
+// batch, so the global batch (and lr, by the linear rule) grows with N.
+enum class Scaling { strong, weak };
+const char* scaling_name(Scaling scaling);
+
+struct LinkModel {
+    std::string name;    // "PCIe 4.0 x16"
+    double alpha = 0;    // seconds per message (latency)
+    double beta = 0;     // seconds per byte (1 / bandwidth)
+    std::string source;  // where the numbers come from
+    // > 0: the devices are threads of one process pinned round-robin to this
+    // many cores (CPU devices): the strategies' own loops move the bytes, on
+    // cores the devices share. 0: every device has its own link (GPUs, nodes).
+    int shared_cores = 0;
+    // Seconds each all-reduce waits, beyond alpha and beta, for its peers'
+    // threads to be scheduled again after computing (allreduce_probe.h): the
+    // cost of sharing cores with other work. 0 for the presets.
+    double wake = 0;
+};
+
+// The links of other machines, each with its source: PCIe 4.0 x16, NVLink 3
+// (A100), 10 GbE and 100 GbE (README, "What if: the scaling predictor").
+std::vector<LinkModel> link_presets();
+
+// One all-reduce costs wake + latency_terms * alpha + byte_terms * bytes * beta.
+struct AllReduceTerms {
+    double latency_terms = 0, byte_terms = 0;
+};
+// What the strategy does on `devices` ranks over `link`; zero on 1 device.
+//  - ring (NCCL's): 2(N-1) steps each moving bytes/N, all ranks at once.
+//  - naive (d2l's): rank 0 takes in the N-1 other buffers and sends the sum
+//    back to each, so its link carries 2(N-1) buffers in 2(N-1) messages.
+// On shared cores (threads, this machine) the terms are what the thread
+// strategies run: ring meets at 2N-1 barriers and every rank adds and copies
+// 2(N-1)/N of the buffer; naive meets at 3 and rank 0 adds N-1 buffers alone
+// while the others then copy the sum; work of more ranks than cores takes
+// turns (round-robin pinning puts ceil(N/C) ranks on the busiest core).
+AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& link, int devices);
+double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
+                          double bytes);
+
+// This machine's threads as a link: alpha and beta of a probe's fit
+// t = fit_alpha + fit_beta * bytes at `devices` ranks
+// (parallel/allreduce_probe.h), divided by that strategy's terms there, and
+// the probe's wake-up excess.
+LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int cores,
+                               double fit_alpha, double fit_beta, double wake = 0);
+
+// How CPU devices share cores. They are pinned round-robin (device i on
+// core i mod C), so a core with several devices runs them in turns; and
+// cores busy together (vCPUs sharing a physical core's FMA units, memory
+// bandwidth, clocks) each run slower: with k of C cores busy, by
+// 1 + (busy_slowdown - 1)(k - 1)/(C - 1), busy_slowdown measured.
+struct CoreSharing {
+    int cores = 0;              // 0: devices share nothing (GPUs, one node each)
+    double busy_slowdown = 1;   // a device's time with all cores busy / alone
+    std::string source;         // how busy_slowdown was found
+
+    // Seconds until every core has done its work: device_seconds[i] is
+    // device i's work alone. Cores that finish early leave the others
+    // faster for the rest (3 devices on 2 cores: 1 shared turn, 1 alone).
+    double finish_seconds(const std::vector<double>& device_seconds) const;
+    // finish_seconds of `devices` equal units of work, over one unit.
+    double slowdown(int devices) const;
+};
+
+// The measured run, per sample and per step of one device alone.
+struct WorkloadProfile {
+    std::int64_t samples_per_epoch = 0;
+    int global_batch = 0;       // the measured run's
+    int measured_devices = 1;   // devices the measured run used
+    double compute_per_sample = 0;  // forward + backward seconds
+    double data_per_sample = 0;     // gathering and uploading the shard
+    double update_per_step = 0;     // every device updates all parameters
+    double host_per_step = 0;       // epoch time outside the devices' phases, per step
+    double gradient_bytes = 0;
+    int buckets = 1;                // all-reduces per step (bucket_mb)
+};
+
+// From a finished run of `config` (RunSummary::step_totals): its slowest
+// device's phases divided by `sharing`'s slowdown at its device count, and
+// its all-reduce left out (the link model predicts it). dp::Error without
+// finished epochs or step timings.
+WorkloadProfile workload_profile(const TrainConfig& config, const RunSummary& run,
+                                 const CoreSharing& sharing);
+
+// The same from a run's seconds per epoch alone (a run record without step
+// timings): all of a step's time counts as compute per sample, so update
+// and host work are assumed to shrink with the shard too. `samples_per_epoch`
+// is what the run trained on each epoch. dp::Error without them.
+WorkloadProfile workload_profile_from_epochs(const TrainConfig& config, int devices,
+                                             double seconds_per_epoch,
+                                             std::int64_t samples_per_epoch,
+                                             const CoreSharing& sharing);
+
+// Gradient all-reduces per step for `gradient_bytes` of gradients with
+// buckets of at most `bucket_mb` (parallel/bucket_plan.h: a first bucket of
+// at most 1 MB, then full ones; parameters never split, so a lower bound).
+int bucket_count(double gradient_bytes, double bucket_mb);
+
+// busy_slowdown from runs on 1 and on 2..cores devices: each run's compute
+// per sample per device over the 1-device run's (averaged). Empty source
+// when no run has 2..cores devices.
+CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
+                             const std::vector<RunSummary>& runs);
+
+// The wake-up (LinkModel::wake) that `run`, on 2 or more devices over this
+// machine's threads, paid per all-reduce: its least all-reduce wait per step
+// (the device that came last waited only for the collective) beyond what
+// `link` costs without wake-up, per bucket, at least 0. What fits the runs'
+// own conditions (the load on a shared machine) better than a probe.
+double run_wake_seconds(const LinkModel& link, AllReduceAlgorithm algorithm,
+                        const WorkloadProfile& profile, const RunSummary& run);
+
+struct PredictionSettings {
+    AllReduceAlgorithm algorithm = AllReduceAlgorithm::ring;
+    LinkModel link;
+    CoreSharing sharing;  // applies where link.shared_cores > 0 (this machine's threads)
+    Scaling scaling = Scaling::strong;
+};
+
+struct PredictedPoint {
+    int devices = 0;
+    int global_batch = 0;
+    double seconds_per_epoch = 0;
+    double speedup = 0;  // over the predicted 1-device epoch
+    // Per epoch, adding up to seconds_per_epoch.
+    double compute = 0, all_reduce = 0, update = 0, data_and_host = 0;
+};
+
+// 1, 2, 4, ..., 64.
+std::vector<int> prediction_device_counts();
+
+// Predicted points for each of `device_counts`, in their order.
+std::vector<PredictedPoint> predict(const WorkloadProfile& profile,
+                                    const PredictionSettings& settings,
+                                    const std::vector<int>& device_counts);
+
+// What the model assumes, one sentence a line, for the UI and dp-train.
+std::vector<std::string> prediction_assumptions();
+
+}  // namespace dp

@@ -1,0 +1,277 @@
+// The what-if predictor (train/scaling_predictor.h): the alpha-beta fit on
+// synthetic timings, the all-reduce formulas, core sharing, and the shape of
+// its predictions. Nothing here depends on how fast this machine is.
+#include <QtTest>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "parallel/allreduce_probe.h"
+#include "train/prediction_table.h"
+#include "train/scaling_predictor.h"
+
+namespace {
+
+dp::LinkModel preset(const std::string& name) {
+    for (const dp::LinkModel& link : dp::link_presets())
+        if (link.name == name) return link;
+    throw std::runtime_error("no preset " + name);
+}
+
+dp::LinkModel threads(int cores) {
+    dp::LinkModel link;
+    link.name = "threads";
+    link.alpha = 2e-6;
+    link.beta = 1 / 10e9;
+    link.shared_cores = cores;
+    return link;
+}
+
+// A LeNet-like workload measured on one device: 1000 samples in 10 steps of
+// 100; per sample 0.4 ms forward+backward and 0.1 ms data; per step 5 ms
+// update and 10 ms outside the phases.
+dp::WorkloadProfile lenet_like() {
+    dp::WorkloadProfile profile;
+    profile.samples_per_epoch = 1000;
+    profile.global_batch = 100;
+    profile.compute_per_sample = 0.4e-3;
+    profile.data_per_sample = 0.1e-3;
+    profile.update_per_step = 5e-3;
+    profile.host_per_step = 10e-3;
+    profile.gradient_bytes = 516e3;
+    profile.buckets = 1;
+    return profile;
+}
+
+dp::RunSummary one_device_run() {
+    dp::RunSummary run;
+    run.devices = {"cpu:0"};
+    run.steps = 10;
+    run.step_totals = {{.shard = 1000, .data = 0.1, .forward = 0.15, .backward = 0.25,
+                        .allreduce = 0, .update = 0.05}};
+    dp::EpochMetrics epoch;
+    epoch.epoch = 1;
+    epoch.seconds = 0.1 + 0.4 + 0.05 + 0.1;  // 0.1 s outside the phases
+    run.epochs = {epoch};
+    return run;
+}
+
+double speedup_at(const dp::WorkloadProfile& profile, const dp::PredictionSettings& settings,
+                  int devices) {
+    return dp::predict(profile, settings, {devices}).front().speedup;
+}
+
+}  // namespace
+
+class TestScalingPredictor : public QObject {
+    Q_OBJECT
+
+private slots:
+    void fitRecoversAlphaAndBetaOfExactTimings() {
+        const double alpha = 12e-6, beta = 1 / 4e9;
+        std::vector<dp::ProbeSample> samples;
+        for (double bytes : {4096.0, 65536.0, 524288.0, 2097152.0})
+            samples.push_back({bytes, alpha + beta * bytes});
+        const dp::LatencyBandwidthFit fit = dp::fit_latency_bandwidth(samples);
+        QVERIFY(std::abs(fit.alpha - alpha) < 1e-9);
+        QVERIFY(std::abs(fit.beta - beta) / beta < 1e-9);
+    }
+
+    void fitAveragesNoiseAndNeverGoesNegative() {
+        // +-5% alternating noise: the fit stays within 10% of the truth.
+        const double alpha = 50e-6, beta = 1 / 2e9;
+        std::vector<dp::ProbeSample> samples;
+        int sign = 1;
+        for (double bytes : {4096.0, 4096.0, 65536.0, 65536.0, 2097152.0, 2097152.0}) {
+            samples.push_back({bytes, (alpha + beta * bytes) * (1 + 0.05 * sign)});
+            sign = -sign;
+        }
+        const dp::LatencyBandwidthFit noisy = dp::fit_latency_bandwidth(samples);
+        QVERIFY(std::abs(noisy.alpha - alpha) / alpha < 0.1);
+        QVERIFY(std::abs(noisy.beta - beta) / beta < 0.1);
+        // Timings that fall with size would give a negative alpha: refitted through 0.
+        const std::vector<dp::ProbeSample> falling{{1000, 3e-6}, {2000, 1e-6}, {4000, 2e-6}};
+        const dp::LatencyBandwidthFit clamped = dp::fit_latency_bandwidth(falling);
+        QVERIFY(clamped.alpha >= 0);
+        QVERIFY(clamped.beta >= 0);
+    }
+
+    void fitNeedsTwoSizes() {
+        const std::vector<dp::ProbeSample> one_size{{4096, 1e-5}, {4096, 2e-5}};
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::fit_latency_bandwidth(one_size));
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::fit_latency_bandwidth({}));
+    }
+
+    void oneDeviceHasNoCommunication() {
+        for (const auto algorithm : {dp::AllReduceAlgorithm::naive, dp::AllReduceAlgorithm::ring})
+            for (const dp::LinkModel& link : {preset("10 GbE"), threads(2)}) {
+                QCOMPARE(dp::all_reduce_seconds(algorithm, link, 1, 1e6), 0.0);
+                QVERIFY(dp::all_reduce_seconds(algorithm, link, 2, 1e6) > 0);
+            }
+    }
+
+    void ringBeatsNaiveForLargeMessagesOnManyDevices() {
+        const dp::LinkModel link = preset("PCIe 4.0 x16");
+        const double large = 44.7e6;
+        const double ring = dp::all_reduce_seconds(dp::AllReduceAlgorithm::ring, link, 64, large);
+        const double naive = dp::all_reduce_seconds(dp::AllReduceAlgorithm::naive, link, 64, large);
+        QVERIFY(ring * 20 < naive);  // 2(N-1)/N against 2(N-1) buffers: about N times less
+        // On 2 devices the ring sends half buffers both ways at once, twice:
+        // one buffer's time against naive's gather then broadcast, two.
+        const double ring2 = dp::all_reduce_seconds(dp::AllReduceAlgorithm::ring, link, 2, large);
+        const double naive2 = dp::all_reduce_seconds(dp::AllReduceAlgorithm::naive, link, 2, large);
+        QVERIFY(ring2 < naive2 && naive2 < 2 * ring2);
+    }
+
+    void threadNaiveMeetsFewerTimesThanTheRing() {
+        // The thread strategies: naive meets at 3 barriers, the ring at 2N-1,
+        // so tiny buffers favour naive and large ones the ring.
+        const dp::LinkModel link = threads(8);
+        QVERIFY(dp::all_reduce_seconds(dp::AllReduceAlgorithm::naive, link, 8, 16) <
+                dp::all_reduce_seconds(dp::AllReduceAlgorithm::ring, link, 8, 16));
+        QVERIFY(dp::all_reduce_seconds(dp::AllReduceAlgorithm::ring, link, 8, 64e6) <
+                dp::all_reduce_seconds(dp::AllReduceAlgorithm::naive, link, 8, 64e6));
+    }
+
+    void threadLinkFromAFitReproducesTheFitWhereItWasMeasured() {
+        for (const auto algorithm : {dp::AllReduceAlgorithm::naive, dp::AllReduceAlgorithm::ring}) {
+            const dp::LinkModel link = dp::thread_link_from_fit(algorithm, 3, 2, 20e-6, 1 / 3e9);
+            QCOMPARE(link.shared_cores, 2);
+            for (double bytes : {1e3, 1e6}) {
+                const double fitted = 20e-6 + bytes / 3e9;
+                QVERIFY(std::abs(dp::all_reduce_seconds(algorithm, link, 3, bytes) - fitted) <
+                        1e-12);
+            }
+        }
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::thread_link_from_fit(dp::AllReduceAlgorithm::ring, 1, 2, 0, 0));
+    }
+
+    void devicesBeyondTheCoresTakeTurns() {
+        dp::CoreSharing sharing;
+        sharing.cores = 2;
+        sharing.busy_slowdown = 1.5;
+        QCOMPARE(sharing.slowdown(1), 1.0);
+        QCOMPARE(sharing.slowdown(2), 1.5);
+        // Core 0 runs devices 0 and 2: one turn beside core 1, one alone.
+        QCOMPARE(sharing.slowdown(3), 1.5 + 1.0);
+        QCOMPARE(sharing.slowdown(4), 3.0);
+        QCOMPARE(sharing.finish_seconds({1.0, 3.0}), 1.5 + 2.0);
+        QCOMPARE(dp::CoreSharing{}.slowdown(64), 1.0);  // GPUs share nothing
+    }
+
+    void strongScalingSaturates() {
+        dp::PredictionSettings settings;
+        settings.link = preset("10 GbE");
+        const dp::WorkloadProfile profile = lenet_like();
+        const double at2 = speedup_at(profile, settings, 2), at32 = speedup_at(profile, settings, 32),
+                     at64 = speedup_at(profile, settings, 64);
+        QVERIFY(at2 > 1);
+        QVERIFY(at64 < 64);
+        QVERIFY(at64 < at32 * 1.25);  // doubling the devices gains little
+        // With this machine's 2 shared cores the speedup stays near 2 / 1.5.
+        settings.link = threads(2);
+        settings.sharing = {2, 1.5, "test"};
+        QVERIFY(speedup_at(profile, settings, 64) < 2 / 1.5 + 0.01);
+    }
+
+    void weakScalingEpochsGetShorter() {
+        dp::PredictionSettings settings;
+        settings.link = preset("NVLink 3 (A100)");
+        settings.scaling = dp::Scaling::weak;
+        dp::WorkloadProfile profile = lenet_like();
+        profile.samples_per_epoch = 60000;
+        const auto points = dp::predict(profile, settings, dp::prediction_device_counts());
+        QCOMPARE(points.size(), std::size_t(7));
+        for (std::size_t i = 1; i < points.size(); ++i) {
+            QVERIFY(points[i].seconds_per_epoch < points[i - 1].seconds_per_epoch);
+            QCOMPARE(points[i].global_batch, 100 * points[i].devices);
+        }
+    }
+
+    void partsAddUpToTheEpoch() {
+        dp::PredictionSettings settings;
+        settings.link = preset("PCIe 4.0 x16");
+        settings.algorithm = dp::AllReduceAlgorithm::naive;
+        for (const dp::PredictedPoint& point : dp::predict(lenet_like(), settings, {1, 3, 16})) {
+            const double parts = point.compute + point.all_reduce + point.update + point.data_and_host;
+            QVERIFY(std::abs(parts - point.seconds_per_epoch) < 1e-12);
+            QCOMPARE(point.all_reduce == 0, point.devices == 1);
+        }
+    }
+
+    void profileOfAOneDeviceRunPredictsItsOwnEpoch() {
+        dp::TrainConfig config;
+        config.batch_size = 100;
+        const dp::RunSummary run = one_device_run();
+        const dp::WorkloadProfile profile = dp::workload_profile(config, run, dp::CoreSharing{});
+        QCOMPARE(profile.samples_per_epoch, std::int64_t(1000));
+        QVERIFY(std::abs(profile.compute_per_sample - 0.4e-3) < 1e-12);
+        QVERIFY(std::abs(profile.host_per_step - 0.01) < 1e-12);
+        QCOMPARE(profile.buckets, 1);  // LeNet's 516 KB fit in the first 1 MB bucket
+        dp::PredictionSettings settings;
+        settings.link = preset("10 GbE");
+        const dp::PredictedPoint one = dp::predict(profile, settings, {1}).front();
+        QVERIFY(std::abs(one.seconds_per_epoch - run.epochs.front().seconds) < 1e-9);
+        QCOMPARE(one.speedup, 1.0);
+    }
+
+    void runWithoutStepTimingsIsRefused() {
+        dp::RunSummary run = one_device_run();
+        run.step_totals.clear();
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::workload_profile(dp::TrainConfig{}, run, {}));
+    }
+
+    void coreSharingIsFittedFromATwoDeviceRun() {
+        const dp::RunSummary one = one_device_run();
+        dp::RunSummary two = one;
+        two.devices = {"cpu:0", "cpu:1"};
+        dp::DeviceStepTiming half = one.step_totals.front();
+        half.shard = 500;
+        half.forward *= 0.8;  // per sample 1.6x the 1-device run's
+        half.backward *= 0.8;
+        two.step_totals = {half, half};
+        const std::vector<dp::TrainConfig> configs(2);
+        const dp::CoreSharing fitted = dp::fit_core_sharing(2, configs, {one, two});
+        QVERIFY(std::abs(fitted.busy_slowdown - 1.6) < 1e-9);
+        QVERIFY(!fitted.source.empty());
+        QVERIFY(dp::fit_core_sharing(2, {configs[0]}, {one}).source.empty());
+    }
+
+    void bucketsFollowTheBucketPlan() {
+        QCOMPARE(dp::bucket_count(516e3, 25), 1);
+        QCOMPARE(dp::bucket_count(44.7e6, 25), 3);  // 1 MB, then 25 MB buckets
+        QCOMPARE(dp::bucket_count(44.7e6, 0.5), int(std::ceil(44.7e6 / (0.5 * 1048576))));
+    }
+
+    void unknownStrategyNamesTheKnownOnes() {
+        try {
+            dp::parse_algorithm("tree");
+            QFAIL("no error");
+        } catch (const dp::Error& error) {
+            QVERIFY(std::string(error.what()).find("naive, ring") != std::string::npos);
+        }
+    }
+
+    void probeFitsItsOwnSamples() {
+        const dp::AllReduceProbe probe = dp::probe_all_reduce("ring", 2, 0.05);
+        QCOMPARE(probe.samples.size(), std::size_t(4));
+        QVERIFY(probe.fit.alpha >= 0 && probe.fit.beta >= 0);
+        QVERIFY(probe.cores >= 1);
+        QVERIFY(dp::probe_all_reduce("naive", 1).samples.empty());
+    }
+
+    void tableShowsMeasuredPointsWithTheirError() {
+        dp::LinkChoice link{{}, {preset("10 GbE")}};
+        const dp::WorkloadProfile profile = lenet_like();
+        dp::PredictionSettings settings{dp::AllReduceAlgorithm::ring, link.at(2), {}, dp::Scaling::strong};
+        const double predicted = dp::predict(profile, settings, {3}).front().seconds_per_epoch;
+        const std::string table = dp::format_prediction_table(
+            profile, dp::AllReduceAlgorithm::ring, link, {}, {{3, 100, predicted / 1.1}});
+        QVERIFY2(table.find("\n      3 |") != std::string::npos, table.c_str());  // a measured count is a row
+        QVERIFY2(table.find("+10%") != std::string::npos, table.c_str());
+        QVERIFY(table.find("\n     64 |") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScalingPredictor)
+#include "test_scaling_predictor.moc"

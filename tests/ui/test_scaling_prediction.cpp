@@ -1,0 +1,126 @@
+// The Scaling tab (ui/scaling_prediction_page.h): fed run records, it draws
+// the predicted speedup on 1..64 devices, marks the runs of the same
+// workload at the chosen scaling, and lists the link's source and the
+// model's assumptions. No training, no timing-based assertions.
+#include <QComboBox>
+#include <QLabel>
+#include <QLineSeries>
+#include <QtTest>
+
+#include "scaling_prediction_chart.h"
+#include "scaling_prediction_page.h"
+
+namespace {
+
+dp::RunRecord lenetRun(const std::string& id, int devices, int batch, double secondsPerEpoch)
+{
+    dp::RunRecord record;
+    record.id = id;
+    record.status = dp::RunStatus::finished;
+    record.config.model = "lenet";
+    record.config.batch_size = batch;
+    record.config.epochs = 2;
+    record.config.limit_train = 8192;
+    for (int device = 0; device < devices; ++device)
+        record.config.devices.push_back("cpu:" + std::to_string(device));
+    for (int epoch = 1; epoch <= 2; ++epoch) {
+        dp::EpochMetrics metrics;
+        metrics.epoch = epoch;
+        metrics.seconds = secondsPerEpoch;
+        record.epochs.push_back(metrics);
+    }
+    return record;
+}
+
+void choose(ScalingPredictionPage& page, const char* box, const QString& text)
+{
+    auto* combo = page.findChild<QComboBox*>(QString::fromLatin1(box));
+    QVERIFY(combo);
+    const int index = combo->findText(text, Qt::MatchStartsWith);
+    QVERIFY2(index >= 0, qPrintable(text));
+    combo->setCurrentIndex(index);
+}
+
+QString assumptions(const ScalingPredictionPage& page)
+{
+    return page.findChild<QLabel*>(QStringLiteral("predictionAssumptions"))->text();
+}
+
+}  // namespace
+
+class TestScalingPrediction : public QObject {
+    Q_OBJECT
+
+private slots:
+    void withoutRunsItSaysWhatToCheck()
+    {
+        ScalingPredictionPage page;
+        page.resize(900, 600);
+        page.show();
+        QVERIFY(page.statusText().contains(QStringLiteral("Check a run")));
+        QCOMPARE(page.chart()->predictedLine()->count(), 0);
+        QVERIFY(assumptions(page).contains(QStringLiteral("No overlap")));
+    }
+
+    void predictsFromTheOneDeviceRunAndMarksTheMeasuredOnes()
+    {
+        ScalingPredictionPage page;
+        page.resize(900, 600);
+        page.show();
+        choose(page, "predictionLink", QStringLiteral("PCIe"));
+        dp::RunRecord otherModel = lenetRun("other-model", 2, 256, 0.5);
+        otherModel.config.model = "mnistnet";
+        // Listed with the 2-device run first: the 1-device one is still the base.
+        page.setRuns({{lenetRun("two", 2, 256, 1.2), Qt::red},
+                      {lenetRun("one", 1, 256, 2.0), Qt::blue},
+                      {otherModel, Qt::green}});
+        QVERIFY2(page.statusText().contains(QStringLiteral("2.00 s/epoch on 1 device")),
+                 qPrintable(page.statusText()));
+
+        // Seven predicted points, 1 to 64 devices, from speedup 1.
+        const QLineSeries* line = page.chart()->predictedLine();
+        QCOMPARE(line->count(), 7);
+        QCOMPARE(line->at(0), QPointF(1, 1));
+        QCOMPARE(line->at(6).x(), 64.0);
+        QVERIFY(line->at(6).y() > line->at(1).y());  // PCIe keeps scaling
+        QVERIFY(line->at(6).y() < 64);
+        // Strong scaling: the 1- and 2-device LeNet runs at batch 256, not the other model.
+        QCOMPARE(page.chart()->measuredCount(), 2);
+        QVERIFY(assumptions(page).contains(QStringLiteral("PCI-SIG")));
+
+        // Weak scaling keeps 256 per device: the 2-device run at 256 is not one of its runs.
+        choose(page, "predictionScaling", QStringLiteral("weak"));
+        QCOMPARE(page.chart()->measuredCount(), 1);
+        page.setRuns({{lenetRun("one", 1, 256, 2.0), Qt::blue}, {lenetRun("weak", 2, 512, 1.1), Qt::red}});
+        QCOMPARE(page.chart()->measuredCount(), 2);
+    }
+
+    void naiveFallsBehindTheRingOnSlowLinks()
+    {
+        ScalingPredictionPage page;
+        page.resize(900, 600);
+        page.show();
+        choose(page, "predictionLink", QStringLiteral("10 GbE"));
+        page.setRuns({{lenetRun("one", 1, 256, 2.0), Qt::blue}});
+        const double ring = page.chart()->predictedLine()->at(6).y();
+        choose(page, "predictionAlgorithm", QStringLiteral("naive"));
+        const double naive = page.chart()->predictedLine()->at(6).y();
+        QVERIFY2(naive < ring, qPrintable(QStringLiteral("%1 vs %2").arg(naive).arg(ring)));
+        QVERIFY(assumptions(page).contains(QStringLiteral("IEEE 802.3ae")));
+    }
+
+    void thisMachinesThreadsAreMeasuredWhenShown()
+    {
+        ScalingPredictionPage page;
+        page.setRuns({{lenetRun("one", 1, 256, 2.0), Qt::blue}});
+        QCOMPARE(page.chart()->predictedLine()->count(), 0);  // hidden: no probe yet
+        page.resize(900, 600);
+        page.show();
+        QCOMPARE(page.chart()->predictedLine()->count(), 7);
+        QVERIFY2(assumptions(page).contains(QStringLiteral("measured:")), qPrintable(assumptions(page)));
+        QVERIFY(assumptions(page).contains(QStringLiteral("Cores")));
+    }
+};
+
+QTEST_MAIN(TestScalingPrediction)
+#include "test_scaling_prediction.moc"

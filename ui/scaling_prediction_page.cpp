@@ -1,0 +1,234 @@
+#include "scaling_prediction_page.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "dataset_metadata.h"
+#include "scaling_prediction_chart.h"
+#include "train/scaling_comparison.h"
+#include "train/scaling_probes.h"
+
+namespace {
+
+// The index of this machine's threads in the link box; presets follow.
+constexpr int kThreadsLink = 0;
+
+double meanSecondsPerEpoch(const dp::RunRecord& record)
+{
+    double seconds = 0;
+    for (const dp::EpochMetrics& epoch : record.epochs)
+        seconds += epoch.seconds;
+    return record.epochs.empty() ? 0 : seconds / double(record.epochs.size());
+}
+
+// The training images one epoch of `config` visits; 0 when unknown.
+std::int64_t samplesPerEpoch(const dp::TrainConfig& config)
+{
+    if (config.dataset == "random")
+        return config.samples;
+    const std::int64_t all = datasetMetadata(config.dataset).trainImages;
+    if (config.limit_train > 0)
+        return all > 0 ? std::min<std::int64_t>(all, config.limit_train) : config.limit_train;
+    return all;
+}
+
+int deviceCount(const dp::RunRecord& record)
+{
+    return int(record.config.devices.size()) * std::max(1, record.processes);
+}
+
+}  // namespace
+
+ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
+    : QWidget(parent),
+      linkCombo_(new QComboBox),
+      algorithmCombo_(new QComboBox),
+      scalingCombo_(new QComboBox),
+      status_(new QLabel),
+      chart_(new ScalingPredictionChart),
+      details_(new QLabel)
+{
+    linkCombo_->setObjectName(QStringLiteral("predictionLink"));
+    algorithmCombo_->setObjectName(QStringLiteral("predictionAlgorithm"));
+    scalingCombo_->setObjectName(QStringLiteral("predictionScaling"));
+    status_->setObjectName(QStringLiteral("predictionStatus"));
+    details_->setObjectName(QStringLiteral("predictionAssumptions"));
+
+    linkCombo_->addItem(tr("This machine's threads (measured)"));
+    for (const dp::LinkModel& preset : dp::link_presets())
+        linkCombo_->addItem(QString::fromStdString(preset.name));
+    algorithmCombo_->addItem(tr("ring"), int(dp::AllReduceAlgorithm::ring));
+    algorithmCombo_->addItem(tr("naive"), int(dp::AllReduceAlgorithm::naive));
+    scalingCombo_->addItem(tr("strong: same global batch"), int(dp::Scaling::strong));
+    scalingCombo_->addItem(tr("weak: same batch per device"), int(dp::Scaling::weak));
+    linkCombo_->setToolTip(tr("The link between devices: this machine's threads are measured by "
+                              "a short all-reduce probe; the others are presets (README)"));
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Link")));
+    controls->addWidget(linkCombo_, 1);
+    controls->addWidget(new QLabel(tr("All-reduce")));
+    controls->addWidget(algorithmCombo_);
+    controls->addWidget(new QLabel(tr("Scaling")));
+    controls->addWidget(scalingCombo_, 1);
+
+    status_->setWordWrap(true);
+    details_->setWordWrap(true);
+    details_->setTextFormat(Qt::RichText);
+    details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    QFont small = details_->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    details_->setFont(small);
+    chart_->setMinimumHeight(160);
+    // The link, the cores and the assumptions scroll under the chart, which
+    // keeps most of the height (a 1280 x 720 window leaves the tab little).
+    auto* detailsScroll = new QScrollArea;
+    detailsScroll->setWidget(details_);
+    detailsScroll->setWidgetResizable(true);
+    detailsScroll->setFrameShape(QFrame::NoFrame);
+    detailsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    detailsScroll->setMinimumHeight(3 * details_->fontMetrics().lineSpacing());
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(controls);
+    layout->addWidget(status_);
+    layout->addWidget(chart_, 3);
+    layout->addWidget(detailsScroll, 1);
+
+    for (QComboBox* box : {linkCombo_, algorithmCombo_, scalingCombo_})
+        connect(box, &QComboBox::currentIndexChanged, this, &ScalingPredictionPage::updatePrediction);
+    updatePrediction();
+}
+
+QString ScalingPredictionPage::statusText() const
+{
+    return status_->text();
+}
+
+void ScalingPredictionPage::setRuns(const std::vector<std::pair<dp::RunRecord, QColor>>& runs)
+{
+    runs_ = runs;
+    updatePrediction();
+}
+
+void ScalingPredictionPage::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    updatePrediction();  // measures this machine's link once the page is seen
+}
+
+dp::LinkModel ScalingPredictionPage::chosenLink(dp::AllReduceAlgorithm algorithm, int probeDevices)
+{
+    if (linkCombo_->currentIndex() != kThreadsLink)
+        return dp::link_presets().at(std::size_t(linkCombo_->currentIndex() - 1));
+    const auto key = std::make_pair(int(algorithm), probeDevices);
+    if (!threadLinks_.contains(key))
+        threadLinks_[key] = dp::measure_thread_link(algorithm, probeDevices);  // well under a second
+    return threadLinks_[key];
+}
+
+void ScalingPredictionPage::updatePrediction()
+{
+    QStringList assumptions;
+    for (const std::string& line : dp::prediction_assumptions())
+        assumptions << QStringLiteral("• ") + QString::fromStdString(line).toHtmlEscaped();
+    const QString assumptionsHtml = tr("<b>Assumptions</b><br>%1").arg(assumptions.join(QStringLiteral("<br>")));
+
+    // The run to predict from: a finished 1-device run first.
+    const std::pair<dp::RunRecord, QColor>* base = nullptr;
+    for (const auto& run : runs_) {
+        if (run.first.epochs.empty())
+            continue;
+        if (!base || (deviceCount(run.first) == 1 && deviceCount(base->first) != 1))
+            base = &run;
+    }
+    const auto clear = [&](const QString& why) {
+        status_->setText(why);
+        chart_->setPrediction({}, tr("predicted"));
+        chart_->setMeasured({});
+        details_->setText(assumptionsHtml);
+    };
+    if (!base) {
+        clear(tr("Check a run with a finished epoch in the Runs table (a 1-device run is best) "
+                 "to predict how it scales."));
+        return;
+    }
+    const dp::RunRecord& record = base->first;
+    const std::int64_t samples = samplesPerEpoch(record.config);
+    if (samples <= 0) {
+        clear(tr("%1: its data set's image count is unknown; set a training image limit to "
+                 "predict from it.").arg(QString::fromStdString(record.label())));
+        return;
+    }
+    if (!isVisible() && linkCombo_->currentIndex() == kThreadsLink) {
+        // The probes run once the page is seen, not for every checked run meanwhile.
+        status_->setText(tr("Predicting from %1").arg(QString::fromStdString(record.label())));
+        return;
+    }
+    const auto algorithm = dp::AllReduceAlgorithm(algorithmCombo_->currentData().toInt());
+    const auto scaling = dp::Scaling(scalingCombo_->currentData().toInt());
+    int probeDevices = 2;
+    for (const auto& run : runs_)
+        probeDevices = std::max(probeDevices, deviceCount(run.first));
+    try {
+        if (!sharing_)
+            sharing_ = dp::measure_core_sharing({}, {});
+        const dp::LinkModel link = chosenLink(algorithm, probeDevices);
+        const int baseDevices = deviceCount(record);
+        const dp::WorkloadProfile profile = dp::workload_profile_from_epochs(
+            record.config, baseDevices, meanSecondsPerEpoch(record), samples, *sharing_);
+        const dp::PredictionSettings settings{algorithm, link, *sharing_, scaling};
+        const auto points = dp::predict(profile, settings, dp::prediction_device_counts());
+        QList<QPointF> line;
+        for (const dp::PredictedPoint& point : points)
+            line.append(QPointF(point.devices, point.speedup));
+        chart_->setPrediction(line, tr("predicted (%1, %2 scaling)")
+                                        .arg(QString::fromUtf8(dp::algorithm_name(algorithm)),
+                                             QString::fromUtf8(dp::scaling_name(scaling))));
+
+        // Runs of the same workload at this scaling's batch, against the predicted 1-device epoch.
+        const double oneDevice = points.front().seconds_per_epoch;
+        const int perDevice = record.config.batch_size / std::max(1, baseDevices);
+        std::vector<ScalingPredictionChart::MeasuredSpeedup> measured;
+        for (const auto& [run, color] : runs_) {
+            const int devices = deviceCount(run);
+            const int batch = scaling == dp::Scaling::strong ? record.config.batch_size : perDevice * devices;
+            dp::TrainConfig asBase = run.config;
+            asBase.batch_size = record.config.batch_size;
+            asBase.lr = record.config.lr;
+            if (run.epochs.empty() || run.config.batch_size != batch
+                || !dp::baseline_mismatch(record.config, asBase).empty())
+                continue;
+            measured.push_back({QString::fromStdString(run.label()), color, devices,
+                                oneDevice / meanSecondsPerEpoch(run)});
+        }
+        chart_->setMeasured(measured);
+        status_->setText(tr("Predicting from %1: %2 s/epoch on %n device(s), %3 images an epoch. "
+                            "Dots: the checked runs of this workload, in their colours.",
+                            nullptr, baseDevices)
+                             .arg(QString::fromStdString(record.label()))
+                             .arg(meanSecondsPerEpoch(record), 0, 'f', 2)
+                             .arg(samples));
+        QString sharingLine;
+        if (link.shared_cores > 0)
+            sharingLine = tr("<br><b>Cores</b>: %1 shared, all busy %2x slower (%3)")
+                              .arg(sharing_->cores)
+                              .arg(sharing_->busy_slowdown, 0, 'f', 2)
+                              .arg(QString::fromStdString(sharing_->source).toHtmlEscaped());
+        details_->setText(tr("<b>Link</b>: %1%2<br>%3")
+                              .arg(QString::fromStdString(link.source).toHtmlEscaped(), sharingLine,
+                                   assumptionsHtml)
+                          + tr("<br>• From a run record only its seconds per epoch are known, so "
+                               "all of a step counts as per-sample compute."));
+    } catch (const dp::Error& error) {
+        clear(QString::fromUtf8(error.what()));
+    }
+}
