@@ -44,7 +44,45 @@ int deviceCount(const dp::RunRecord& record)
     return int(record.config.devices.size()) * std::max(1, record.processes);
 }
 
+bool hasStepTimings(const dp::RunRecord& record)
+{
+    return record.steps > 0 && !record.step_totals.empty() && !record.epochs.empty();
+}
+
+// What the engine's predictor reads from a finished run.
+dp::RunSummary runSummary(const dp::RunRecord& record)
+{
+    dp::RunSummary summary;
+    summary.epochs = record.epochs;
+    summary.devices = record.config.devices;
+    summary.step_totals = record.step_totals;
+    summary.steps = record.steps;
+    return summary;
+}
+
 }  // namespace
+
+std::optional<dp::CoreSharing> ScalingPredictionPage::fittedSharing(const dp::RunRecord& base) const
+{
+    if (!sharing_)
+        return std::nullopt;
+    // Only runs of the same workload at the same global batch say how much
+    // slower a device computes when its neighbours compute too.
+    std::vector<dp::TrainConfig> configs;
+    std::vector<dp::RunSummary> summaries;
+    for (const auto& run : runs_) {
+        const dp::RunRecord& record = run.first;
+        if (hasStepTimings(record) && record.config.batch_size == base.config.batch_size
+            && dp::baseline_mismatch(base.config, record.config).empty()) {
+            configs.push_back(record.config);
+            summaries.push_back(runSummary(record));
+        }
+    }
+    dp::CoreSharing sharing = dp::fit_core_sharing(sharing_->cores, configs, summaries);
+    if (sharing.source.empty())
+        return std::nullopt;
+    return sharing;
+}
 
 ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     : QWidget(parent),
@@ -183,9 +221,16 @@ void ScalingPredictionPage::updatePrediction()
             sharing_ = dp::measure_core_sharing({}, {});
         const dp::LinkModel link = chosenLink(algorithm, probeDevices);
         const int baseDevices = deviceCount(record);
-        const dp::WorkloadProfile profile = dp::workload_profile_from_epochs(
-            record.config, baseDevices, meanSecondsPerEpoch(record), samples, *sharing_);
-        const dp::PredictionSettings settings{algorithm, link, *sharing_, scaling};
+        // Records with step timings (every run since they were kept) give the
+        // phases, and their 1- and 2-device runs the core sharing; older
+        // records give their seconds per epoch only.
+        const bool timed = hasStepTimings(record);
+        const dp::CoreSharing sharing = fittedSharing(record).value_or(*sharing_);
+        const dp::WorkloadProfile profile =
+            timed ? dp::workload_profile(record.config, runSummary(record), sharing)
+                  : dp::workload_profile_from_epochs(record.config, baseDevices,
+                                                     meanSecondsPerEpoch(record), samples, sharing);
+        const dp::PredictionSettings settings{algorithm, link, sharing, scaling};
         const auto points = dp::predict(profile, settings, dp::prediction_device_counts());
         QList<QPointF> line;
         for (const dp::PredictedPoint& point : points)
@@ -220,14 +265,15 @@ void ScalingPredictionPage::updatePrediction()
         QString sharingLine;
         if (link.shared_cores > 0)
             sharingLine = tr("<br><b>Cores</b>: %1 shared, all busy %2x slower (%3)")
-                              .arg(sharing_->cores)
-                              .arg(sharing_->busy_slowdown, 0, 'f', 2)
-                              .arg(QString::fromStdString(sharing_->source).toHtmlEscaped());
+                              .arg(sharing.cores)
+                              .arg(sharing.busy_slowdown, 0, 'f', 2)
+                              .arg(QString::fromStdString(sharing.source).toHtmlEscaped());
         details_->setText(tr("<b>Link</b>: %1%2<br>%3")
                               .arg(QString::fromStdString(link.source).toHtmlEscaped(), sharingLine,
                                    assumptionsHtml)
-                          + tr("<br>• From a run record only its seconds per epoch are known, so "
-                               "all of a step counts as per-sample compute."));
+                          + (timed ? QString()
+                                   : tr("<br>• This run's record has no step timings (it predates "
+                                        "them), so all of a step counts as per-sample compute.")));
     } catch (const dp::Error& error) {
         clear(QString::fromUtf8(error.what()));
     }

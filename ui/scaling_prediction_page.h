@@ -43,6 +43,9 @@ private:
     void updatePrediction();
     // The link chosen, measuring this machine's threads if chosen and not yet measured.
     dp::LinkModel chosenLink(dp::AllReduceAlgorithm algorithm, int probeDevices);
+    // The core sharing fitted from the checked runs of `base`'s workload on 1
+    // and 2.. devices (with step timings); none without such runs.
+    std::optional<dp::CoreSharing> fittedSharing(const dp::RunRecord& base) const;
 
     QComboBox* linkCombo_;
     QComboBox* algorithmCombo_;

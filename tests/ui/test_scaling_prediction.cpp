@@ -32,6 +32,26 @@ dp::RunRecord lenetRun(const std::string& id, int devices, int batch, double sec
     return record;
 }
 
+// The same with the step timings records keep: each device computing
+// `computePerSample` seconds a sample over 2 epochs of 8192 images.
+dp::RunRecord timedLenetRun(const std::string& id, int devices, double computePerSample)
+{
+    dp::RunRecord record = lenetRun(id, devices, 256, 0);
+    const int shard = 8192 * 2 / devices;
+    record.steps = 2 * 32;
+    for (int device = 0; device < devices; ++device) {
+        dp::DeviceStepTiming timing;
+        timing.shard = shard;
+        timing.forward = computePerSample * shard / 3;
+        timing.backward = 2 * timing.forward;
+        timing.update = 0.001 * double(record.steps);
+        record.step_totals.push_back(timing);
+    }
+    for (dp::EpochMetrics& epoch : record.epochs)
+        epoch.seconds = computePerSample * shard / 2 + 0.001 * 32;
+    return record;
+}
+
 void choose(ScalingPredictionPage& page, const char* box, const QString& text)
 {
     auto* combo = page.findChild<QComboBox*>(QString::fromLatin1(box));
@@ -107,6 +127,27 @@ private slots:
         const double naive = page.chart()->predictedLine()->at(6).y();
         QVERIFY2(naive < ring, qPrintable(QStringLiteral("%1 vs %2").arg(naive).arg(ring)));
         QVERIFY(assumptions(page).contains(QStringLiteral("IEEE 802.3ae")));
+    }
+
+    // Records with step timings: their phases are the profile, and the 1-
+    // and 2-device runs' compute per sample gives how much slower busy
+    // cores run (here 1.5x), not the probe.
+    void timedRecordsFitTheCoreSharing()
+    {
+        ScalingPredictionPage page;
+        page.resize(900, 600);
+        page.show();
+        page.setRuns({{timedLenetRun("one", 1, 1e-4), Qt::blue},
+                      {timedLenetRun("two", 2, 1.5e-4), Qt::red}});
+        QCOMPARE(page.chart()->predictedLine()->count(), 7);
+        const QString text = assumptions(page);
+        QVERIFY2(text.contains(QStringLiteral("all busy 1.50x slower (fitted from the 2-device run")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("no step timings")), qPrintable(text));
+
+        // An old record without timings says what it lacks.
+        page.setRuns({{lenetRun("old", 1, 256, 2.0), Qt::blue}});
+        QVERIFY(assumptions(page).contains(QStringLiteral("no step timings")));
     }
 
     void thisMachinesThreadsAreMeasuredWhenShown()
