@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/error.h"
 #include "core/exception_message.h"
@@ -93,11 +94,39 @@ void captureDuringRuns(MainWindow& window, const QString& path, int afterEpochs)
 
 int runWorkbench(QApplication& app);
 
+// Qt aborts (a core dump) when it finds no windowing system to start on.
+bool hasWindowingSystem()
+{
+    for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        if (const char* value = std::getenv(name); value && *value)
+            return true;
+    return false;
+}
+
+bool asksForHelp(int argc, char* argv[])
+{
+    for (int i = 1; i < argc; ++i)
+        for (const char* option : {"-h", "--help", "--help-all", "-v", "--version"})
+            if (std::strcmp(argv[i], option) == 0)
+                return true;
+    return false;
+}
+
 }  // namespace
 
 // Any exception that reaches here becomes one line and exit code 1, never an abort.
 int main(int argc, char* argv[])
 {
+    if (!hasWindowingSystem()) {
+        // Help is text: it needs no screen.
+        if (!asksForHelp(argc, argv)) {
+            std::fprintf(stderr, "dp-workbench: no display to open its window on (DISPLAY is not set): "
+                                 "start it in a desktop session, over ssh -X or under xvfb-run; "
+                                 "dp-train trains without a window\n");
+            return 1;
+        }
+        setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    }
     QApplication app(argc, argv);
     try {
         return runWorkbench(app);

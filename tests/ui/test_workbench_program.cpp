@@ -11,13 +11,17 @@ namespace {
 struct ProgramResult {
     int exitCode = -1;
     QString err;
+    QString out;
 };
 
 ProgramResult runWorkbench(const QStringList& args, const QTemporaryDir& config,
-                           const QString& cpuDevices = {})
+                           const QString& cpuDevices = {}, bool withoutDisplay = false)
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (withoutDisplay)
+        for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QString::fromLatin1(name));
     env.insert(QStringLiteral("XDG_CONFIG_HOME"), config.path());  // QSettings' folder
     // Without it Qt warns on stderr, which holds the one line checked here.
     const QTemporaryDir runtime;
@@ -28,7 +32,8 @@ ProgramResult runWorkbench(const QStringList& args, const QTemporaryDir& config,
     process.start(QStringLiteral(DP_WORKBENCH_PATH), args);
     process.waitForFinished(60000);
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromLocal8Bit(process.readAllStandardError())};
+            QString::fromLocal8Bit(process.readAllStandardError()),
+            QString::fromLocal8Bit(process.readAllStandardOutput())};
 }
 
 } // namespace
@@ -38,6 +43,21 @@ class TestWorkbenchProgram : public QObject
     Q_OBJECT
 
 private slots:
+    // On a machine with no windowing system Qt aborted with a core dump,
+    // even for --help.
+    void withoutADisplayHelpWorksAndTheWindowSaysWhy()
+    {
+        const QTemporaryDir config;
+        const ProgramResult help = runWorkbench({QStringLiteral("--help")}, config, {}, true);
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY2(help.out.contains(QStringLiteral("--model")), qPrintable(help.out + help.err));
+        const ProgramResult window = runWorkbench({}, config, {}, true);
+        QCOMPARE(window.exitCode, 1);
+        QCOMPARE(window.err.count('\n'), 1);
+        QVERIFY2(window.err.startsWith(QStringLiteral("dp-workbench: no display")), qPrintable(window.err));
+        QVERIFY(window.err.contains(QStringLiteral("xvfb-run")));
+    }
+
     void usageErrorsExitTwoInOneLine_data()
     {
         QTest::addColumn<QStringList>("args");
