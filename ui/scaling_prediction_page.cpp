@@ -264,7 +264,7 @@ void ScalingPredictionPage::updatePrediction()
                              .arg(samples));
         QString sharingLine;
         if (link.shared_cores > 0)
-            sharingLine = tr("<br><b>Cores</b>: %1 shared, all busy %2x slower (%3)")
+            sharingLine = tr("<br><b>Cores</b>: %1 shared; with all of them busy a device takes %2x its time alone (%3)")
                               .arg(sharing.cores)
                               .arg(sharing.busy_slowdown, 0, 'f', 2)
                               .arg(QString::fromStdString(sharing.source).toHtmlEscaped());

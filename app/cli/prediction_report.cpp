@@ -66,7 +66,7 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
         profile.update_per_step * 1e3, profile.host_per_step * 1e3, profile.gradient_bytes / 1e3,
         profile.buckets);
     if (cpu)
-        text += format("cores shared by CPU devices: %d, all busy %.2fx slower (%s)\n",
+        text += format("cores shared by CPU devices: %d; with all busy a device takes %.2fx its time alone (%s)\n",
                        sharing.cores, sharing.busy_slowdown, sharing.source.c_str());
     text += format("sec/epoch predicted; strong: global batch %d; weak: %d per device; measured "
                    "runs beside their scaling, error = (predicted - measured) / measured\n",

@@ -141,7 +141,7 @@ private slots:
                       {timedLenetRun("two", 2, 1.5e-4), Qt::red}});
         QCOMPARE(page.chart()->predictedLine()->count(), 7);
         const QString text = assumptions(page);
-        QVERIFY2(text.contains(QStringLiteral("all busy 1.50x slower (fitted from the 2-device run")),
+        QVERIFY2(text.contains(QStringLiteral("takes 1.50x its time alone (fitted from the 2-device run")),
                  qPrintable(text));
         QVERIFY2(!text.contains(QStringLiteral("no step timings")), qPrintable(text));
 

@@ -102,7 +102,14 @@ void ScalingPredictionChart::fitY()
         for (const QPointF& point : series->points())
             top = std::max(top, point.y());
     top = std::min(kMaxDevices, top) * 1.12;
-    const double step = top <= 4 ? 0.5 : top <= 10 ? 1 : top <= 40 ? 5 : 10;
+    // At most 4 intervals: the plot can be under 100 px tall at 1280x720, and
+    // Qt Charts elides every label to "..." once they crowd.
+    double step = 0.5;
+    for (const double candidate : {0.5, 1.0, 2.0, 5.0, 10.0, 20.0}) {
+        step = candidate;
+        if (top / step <= 4)
+            break;
+    }
     yAxis_->setRange(0, std::ceil(top / step) * step);
     yAxis_->setTickInterval(step);
     yAxis_->setTickType(QValueAxis::TicksDynamic);
