@@ -51,6 +51,7 @@ public:
         if (!entry) throw std::runtime_error("golden file lacks " + name);
         return floats_of(*entry);
     }
+    const std::string& metadata(const std::string& key) const { return golden_.metadata.at(key); }
     int reliable_steps() const { return std::stoi(golden_.metadata.at("trajectory_reliable_steps")); }
     bool is_zero_grad(const std::string& name) const { return zero_grad_.count(name) > 0; }
 
@@ -222,6 +223,52 @@ private slots:
                 QVERIFY2(error <= 1e-4, qPrintable(QString("final.%1: %2").arg(name.c_str()).arg(error)));
             });
         }
+    }
+
+    // bf16 against PyTorch's CPU autocast in bf16 (<model>-bf16.safetensors):
+    // the same init, batch and ten SGD steps.
+    void matchesPyTorchAutocastBf16_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("lenet") << "lenet";
+        QTest::newRow("mnistnet") << "mnistnet";
+    }
+    void matchesPyTorchAutocastBf16() {
+        QFETCH(QString, model);
+        if (!dp::OneDnnBackend::computes_bf16())
+            QSKIP("this CPU lacks AVX512_BF16 and AMX: oneDNN has no bf16 kernels here");
+        GoldenRun run(model.toStdString() + "-bf16", golden_model(model),
+                      std::make_unique<dp::OneDnnBackend>(dp::Precision::bf16));
+        GoldenRun fp32(model.toStdString(), golden_model(model),
+                       std::make_unique<dp::OneDnnBackend>(dp::Precision::fp32));
+        const double loss = run.forward_backward();
+        fp32.forward_backward();
+        const double logits_error = tensor_error(run.outputs(), run.tensor("logits"));
+        const double logits_vs_fp32 = tensor_error(run.outputs(), fp32.tensor("logits"));
+        qInfo("%s: logits %.2e from autocast, %.2e from fp32 (autocast from fp32: %s)", qPrintable(model),
+              logits_error, logits_vs_fp32, run.metadata("bf16_vs_f32_logits").c_str());
+        qInfo("%s: loss %.9g autocast %.9g", qPrintable(model), loss, double(run.tensor("loss")[0]));
+        double worst = 0, worst_fp32 = 0;
+        run.for_each_gradient([&](const std::string& name, const std::vector<float>& ours) {
+            const double error = tensor_error(ours, run.tensor("grad." + name));
+            const double vs_fp32 = tensor_error(ours, fp32.tensor("grad." + name));
+            qInfo("  grad.%s: %.2e from autocast, %.2e from fp32", name.c_str(), error, vs_fp32);
+            worst = std::max(worst, error);
+            worst_fp32 = std::max(worst_fp32, vs_fp32);
+        });
+        const auto trajectory = run.tensor("trajectory");
+        std::vector<double> ours{loss};
+        run.sgd_step();
+        for (std::size_t step = 1; step < trajectory.size(); ++step) {
+            ours.push_back(run.forward_backward());
+            run.sgd_step();
+        }
+        for (std::size_t step = 0; step < trajectory.size(); ++step)
+            qInfo("  step %zu: %.3e", step, std::abs(ours[step] - trajectory[step]) / trajectory[step]);
+        double worst_final = 0;
+        run.for_each_state(true, [&](const std::string& name, const std::vector<float>& values) {
+            worst_final = std::max(worst_final, tensor_error(values, run.tensor("final." + name)));
+        });
+        qInfo("final %.2e (autocast from fp32: %s)", worst_final, run.metadata("bf16_vs_f32_final").c_str());
     }
 };
 

@@ -1,0 +1,231 @@
+// OneDnnBackend in bf16 precision (backend/precision.h): convolutions and
+// linear layers round their float inputs to bfloat16 and accumulate and
+// write in float32, as PyTorch's autocast does on the CPU.
+//
+// Two checks per pass, each on every case below:
+//  - exactness: the bf16 pass equals the fp32 pass run on inputs already
+//    rounded to bfloat16 (round to nearest even, as oneDNN's reorders and
+//    PyTorch's casts round) up to float32 summation order; this pins down
+//    both where the rounding happens and that the outputs stay float32;
+//  - the bound from bf16's 8-bit mantissa: rounding to bfloat16 moves a
+//    value by at most u = 2^-8 of itself (unit roundoff, 8 significant bits),
+//    so a product of two rounded factors by at most (2u + u^2) of |a b|,
+//    and every output element of a sum of products by at most
+//    (2u + u^2) * sum |a_i b_i| from the fp32 result: computed here by the
+//    fp32 pass on the inputs' absolute values. The bf16 pass must also differ
+//    from fp32 somewhere, or bf16 never ran.
+// Skipped on CPUs without AVX512_BF16 or AMX (oneDNN would refuse bf16).
+#include <QtTest>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/onednn/onednn_backend.h"
+#include "core/error.h"
+
+namespace {
+
+using Floats = std::vector<float>;
+
+// float -> bfloat16 -> float, round to nearest even (finite values).
+float to_bf16(float value) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+    const std::uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+    return std::bit_cast<float>(rounded);
+}
+
+Floats rounded(const Floats& values) {
+    Floats out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = to_bf16(values[i]);
+    return out;
+}
+
+Floats absolute(const Floats& values) {
+    Floats out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = std::abs(values[i]);
+    return out;
+}
+
+Floats uniform(std::size_t n, std::mt19937& rng) {
+    std::uniform_real_distribution<float> distribution(-1.f, 1.f);
+    Floats values(n);
+    for (float& value : values) value = distribution(rng);
+    return values;
+}
+
+constexpr double kUnitRoundoff = 1.0 / 256;  // 2^-8: bfloat16 keeps 8 significant bits
+constexpr double kProductBound = 2 * kUnitRoundoff + kUnitRoundoff * kUnitRoundoff;
+// float32 sums of up to a few thousand products in two orders (the bf16 and
+// the fp32 kernels'): relative to the sum of the magnitudes.
+constexpr double kSummationOrder = 1e-5;
+
+// One pass of an op: its output from two inputs (a, b), on a backend.
+using Pass = std::function<Floats(dp::Backend&, const Floats& a, const Floats& b)>;
+
+// The two checks of the file comment on one pass; returns failures, one a line.
+QString check_pass(const QString& what, const Pass& pass, const Floats& a, const Floats& b) {
+    dp::OneDnnBackend fp32, bf16(dp::Precision::bf16);
+    const Floats ours = pass(bf16, a, b);
+    const Floats exact_of_rounded = pass(fp32, rounded(a), rounded(b));
+    const Floats exact = pass(fp32, a, b);
+    const Floats magnitudes = pass(fp32, absolute(a), absolute(b));
+    QString failures;
+    double worst_vs_rounded = 0, worst_vs_bound = 0, differs = 0;
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+        const double scale = std::max(double(magnitudes[i]), 1e-30);
+        worst_vs_rounded = std::max(worst_vs_rounded, std::abs(ours[i] - exact_of_rounded[i]) / scale);
+        worst_vs_bound = std::max(worst_vs_bound, std::abs(ours[i] - exact[i]) / scale);
+        differs = std::max(differs, double(std::abs(ours[i] - exact[i])));
+    }
+    if (!(worst_vs_rounded <= kSummationOrder))
+        failures += QString("%1: %2 of sum |a b| from fp32 on bf16-rounded inputs\n")
+                        .arg(what).arg(worst_vs_rounded);
+    if (!(worst_vs_bound <= kProductBound + kSummationOrder))
+        failures += QString("%1: %2 of sum |a b| from fp32, over bf16's bound %3\n")
+                        .arg(what).arg(worst_vs_bound).arg(kProductBound);
+    if (differs == 0) failures += what + ": identical to fp32: bf16 did not run\n";
+    return failures;
+}
+
+}  // namespace
+
+class TestBf16Ops : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init() {
+        if (QTest::currentTestFunction() != QLatin1String("tf32IsRefusedOnTheCpu") &&
+            !dp::OneDnnBackend::computes_bf16())
+            QSKIP("this CPU lacks AVX512_BF16 and AMX: oneDNN has no bf16 kernels here");
+    }
+
+    void convolution_data() {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("in_channels");
+        QTest::addColumn<int>("size");
+        QTest::addColumn<int>("out_channels");
+        QTest::addColumn<int>("kernel");
+        QTest::addColumn<int>("stride");
+        QTest::addColumn<int>("pad");
+        // LeNet's first layer (one input channel), a ResNet 3x3 and its 1x1
+        // stride-2 shortcut, a 5x5 without padding.
+        QTest::newRow("1->20 k3") << 4 << 1 << 12 << 20 << 3 << 1 << 0;
+        QTest::newRow("32->32 k3 p1") << 2 << 32 << 8 << 32 << 3 << 1 << 1;
+        QTest::newRow("16->32 k1 s2") << 3 << 16 << 8 << 32 << 1 << 2 << 0;
+        QTest::newRow("20->50 k5") << 2 << 20 << 9 << 50 << 5 << 1 << 0;
+    }
+    void convolution() {
+        QFETCH(int, batch);
+        QFETCH(int, in_channels);
+        QFETCH(int, size);
+        QFETCH(int, out_channels);
+        QFETCH(int, kernel);
+        QFETCH(int, stride);
+        QFETCH(int, pad);
+        const dp::Conv2dShape s{.batch = batch, .in_channels = in_channels, .in_h = size,
+                                .in_w = size, .out_channels = out_channels, .kernel = kernel,
+                                .stride = stride, .pad = pad};
+        const std::size_t xs = std::size_t(batch) * in_channels * size * size;
+        const std::size_t ws = std::size_t(out_channels) * in_channels * kernel * kernel;
+        const std::size_t ys = std::size_t(batch) * out_channels * s.out_h() * s.out_w();
+        std::mt19937 rng(17);
+        const Floats x = uniform(xs, rng), w = uniform(ws, rng), dy = uniform(ys, rng);
+        const Floats zero_bias(out_channels, 0.f);
+        QString failures;
+        failures += check_pass("forward", [&](dp::Backend& on, const Floats& a, const Floats& b) {
+            Floats y(ys);
+            on.conv2d_forward(s, a.data(), b.data(), zero_bias.data(), y.data());
+            return y;
+        }, x, w);
+        failures += check_pass("backward data", [&](dp::Backend& on, const Floats& a, const Floats& b) {
+            Floats dx(xs);
+            on.conv2d_backward_data(s, a.data(), b.data(), dx.data());
+            return dx;
+        }, dy, w);
+        failures += check_pass("backward weights", [&](dp::Backend& on, const Floats& a, const Floats& b) {
+            Floats dw(ws), db(out_channels);
+            on.conv2d_backward_weights(s, a.data(), b.data(), dw.data(), db.data());
+            return dw;
+        }, x, dy);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures));
+    }
+
+    // The bias and its gradient never pass through bf16: the bias gradient
+    // of a bf16 backend equals the fp32 one bit for bit.
+    void biasGradientStaysFloat32() {
+        const dp::Conv2dShape s{.batch = 2, .in_channels = 8, .in_h = 6, .in_w = 6,
+                                .out_channels = 16, .kernel = 3, .stride = 1, .pad = 1};
+        std::mt19937 rng(5);
+        const Floats x = uniform(2 * 8 * 36, rng), dy = uniform(2 * 16 * 36, rng);
+        Floats dw(16 * 8 * 9), db_fp32(16), db_bf16(16);
+        dp::OneDnnBackend fp32, bf16(dp::Precision::bf16);
+        fp32.conv2d_backward_weights(s, x.data(), dy.data(), dw.data(), db_fp32.data());
+        bf16.conv2d_backward_weights(s, x.data(), dy.data(), dw.data(), db_bf16.data());
+        QCOMPARE(db_bf16, db_fp32);
+    }
+
+    void linear_data() {
+        QTest::addColumn<int>("batch");
+        QTest::addColumn<int>("in_features");
+        QTest::addColumn<int>("out_features");
+        QTest::newRow("LeNet fc1") << 16 << 800 << 128;
+        QTest::newRow("ResNet fc") << 8 << 512 << 10;
+        QTest::newRow("odd sizes") << 3 << 7 << 5;
+    }
+    void linear() {
+        QFETCH(int, batch);
+        QFETCH(int, in_features);
+        QFETCH(int, out_features);
+        const dp::LinearShape s{.batch = batch, .in_features = in_features,
+                                .out_features = out_features};
+        const std::size_t xs = std::size_t(batch) * in_features;
+        const std::size_t ws = std::size_t(out_features) * in_features;
+        const std::size_t ys = std::size_t(batch) * out_features;
+        std::mt19937 rng(29);
+        const Floats x = uniform(xs, rng), w = uniform(ws, rng), dy = uniform(ys, rng);
+        const Floats zero_bias(out_features, 0.f);
+        QString failures;
+        failures += check_pass("forward", [&](dp::Backend& on, const Floats& a, const Floats& b) {
+            Floats y(ys);
+            on.linear_forward(s, a.data(), b.data(), zero_bias.data(), y.data());
+            return y;
+        }, x, w);
+        failures += check_pass("backward data", [&](dp::Backend& on, const Floats& a, const Floats& b) {
+            Floats dx(xs);
+            on.linear_backward_data(s, a.data(), b.data(), dx.data());
+            return dx;
+        }, dy, w);
+        failures += check_pass("backward weights", [&](dp::Backend& on, const Floats& a, const Floats& b) {
+            Floats dw(ws), db(out_features);
+            on.linear_backward_weights(s, a.data(), b.data(), dw.data(), db.data());
+            return dw;
+        }, x, dy);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures));
+    }
+
+    // Same inputs, same bits: a second bf16 backend repeats the first.
+    void repeatsBitForBit() {
+        const dp::Conv2dShape s{.batch = 2, .in_channels = 16, .in_h = 8, .in_w = 8,
+                                .out_channels = 16, .kernel = 3, .stride = 1, .pad = 1};
+        std::mt19937 rng(3);
+        const Floats x = uniform(2 * 16 * 64, rng), w = uniform(16 * 16 * 9, rng);
+        const Floats bias(16, 0.25f);
+        Floats first(2 * 16 * 64), second(first.size());
+        dp::OneDnnBackend a(dp::Precision::bf16), b(dp::Precision::bf16);
+        a.conv2d_forward(s, x.data(), w.data(), bias.data(), first.data());
+        b.conv2d_forward(s, x.data(), w.data(), bias.data(), second.data());
+        QCOMPARE(second, first);
+    }
+
+    void tf32IsRefusedOnTheCpu() {
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::OneDnnBackend(dp::Precision::tf32));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestBf16Ops)
+#include "test_bf16_ops.moc"
