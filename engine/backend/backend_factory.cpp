@@ -17,6 +17,7 @@ std::unique_ptr<Backend> make_backend(const DeviceInfo& device, Precision precis
         CudaBackendOptions options = cuda_backend_options_from_environment();
         // --precision tf32 is DP_CUDA_TF32=1 for one run.
         options.allow_tf32 = options.allow_tf32 || precision == Precision::tf32;
+        options.bf16 = precision == Precision::bf16;
         return make_cuda_backend(device.cuda_ordinal, options);
     }
 #endif
@@ -27,14 +28,8 @@ std::unique_ptr<Backend> make_backend(const DeviceInfo& device, Precision precis
 
 std::string precision_refusal(const DeviceInfo& device, Precision precision) {
     const std::string name = setting("precision") + " " + precision_name(precision);
-    if (device.kind == DeviceKind::cuda) {
-        // cuDNN computes bf16 from bf16 tensors: the CUDA backend would need
-        // conversion kernels and buffers it does not have yet.
-        if (precision == Precision::bf16)
-            return name + ": the CUDA backend does not compute in bf16 yet: use " +
-                   setting("precision") + " tf32 (or fp32) on GPUs";
-        return {};
-    }
+    // The CUDA build targets sm_80 and later, whose tensor cores do both.
+    if (device.kind == DeviceKind::cuda) return {};
     switch (precision) {
     case Precision::fp32: return {};
     case Precision::tf32:
