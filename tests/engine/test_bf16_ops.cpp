@@ -92,6 +92,72 @@ QString check_pass(const QString& what, const Pass& pass, const Floats& a, const
     return failures;
 }
 
+// The element counts of an op's x, w and y, and its three passes through
+// the Backend: a convolution's or a linear layer's.
+struct Sizes {
+    std::size_t x, w, y, channels;
+};
+Sizes sizes_of(const dp::Conv2dShape& s) {
+    return {std::size_t(s.batch) * s.in_channels * s.in_h * s.in_w,
+            std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel,
+            std::size_t(s.batch) * s.out_channels * s.out_h() * s.out_w(), std::size_t(s.out_channels)};
+}
+Sizes sizes_of(const dp::LinearShape& s) {
+    return {std::size_t(s.batch) * s.in_features, std::size_t(s.out_features) * s.in_features,
+            std::size_t(s.batch) * s.out_features, std::size_t(s.out_features)};
+}
+void forward(dp::Backend& on, const dp::Conv2dShape& s, const float* x, const float* w,
+             const float* b, float* y) {
+    on.conv2d_forward(s, x, w, b, y);
+}
+void forward(dp::Backend& on, const dp::LinearShape& s, const float* x, const float* w,
+             const float* b, float* y) {
+    on.linear_forward(s, x, w, b, y);
+}
+void backward_data(dp::Backend& on, const dp::Conv2dShape& s, const float* dy, const float* w,
+                   float* dx) {
+    on.conv2d_backward_data(s, dy, w, dx);
+}
+void backward_data(dp::Backend& on, const dp::LinearShape& s, const float* dy, const float* w,
+                   float* dx) {
+    on.linear_backward_data(s, dy, w, dx);
+}
+void backward_weights(dp::Backend& on, const dp::Conv2dShape& s, const float* x, const float* dy,
+                      float* dw, float* db) {
+    on.conv2d_backward_weights(s, x, dy, dw, db);
+}
+void backward_weights(dp::Backend& on, const dp::LinearShape& s, const float* x, const float* dy,
+                      float* dw, float* db) {
+    on.linear_backward_weights(s, x, dy, dw, db);
+}
+
+// check_pass on the forward, backward data and backward weights of shape
+// `s`, on inputs uniform in [-1, 1] drawn from `seed`.
+template <typename Shape>
+QString check_passes(const Shape& s, unsigned seed) {
+    const Sizes n = sizes_of(s);
+    std::mt19937 rng(seed);
+    const Floats x = uniform(n.x, rng), w = uniform(n.w, rng), dy = uniform(n.y, rng);
+    const Floats zero_bias(n.channels, 0.f);
+    QString failures;
+    failures += check_pass("forward", [&](dp::Backend& on, const Floats& a, const Floats& b) {
+        Floats y(n.y);
+        forward(on, s, a.data(), b.data(), zero_bias.data(), y.data());
+        return y;
+    }, x, w);
+    failures += check_pass("backward data", [&](dp::Backend& on, const Floats& a, const Floats& b) {
+        Floats dx(n.x);
+        backward_data(on, s, a.data(), b.data(), dx.data());
+        return dx;
+    }, dy, w);
+    failures += check_pass("backward weights", [&](dp::Backend& on, const Floats& a, const Floats& b) {
+        Floats dw(n.w), db(n.channels);
+        backward_weights(on, s, a.data(), b.data(), dw.data(), db.data());
+        return dw;
+    }, x, dy);
+    return failures;
+}
+
 }  // namespace
 
 class TestBf16Ops : public QObject {
@@ -130,28 +196,7 @@ private slots:
         const dp::Conv2dShape s{.batch = batch, .in_channels = in_channels, .in_h = size,
                                 .in_w = size, .out_channels = out_channels, .kernel = kernel,
                                 .stride = stride, .pad = pad};
-        const std::size_t xs = std::size_t(batch) * in_channels * size * size;
-        const std::size_t ws = std::size_t(out_channels) * in_channels * kernel * kernel;
-        const std::size_t ys = std::size_t(batch) * out_channels * s.out_h() * s.out_w();
-        std::mt19937 rng(17);
-        const Floats x = uniform(xs, rng), w = uniform(ws, rng), dy = uniform(ys, rng);
-        const Floats zero_bias(out_channels, 0.f);
-        QString failures;
-        failures += check_pass("forward", [&](dp::Backend& on, const Floats& a, const Floats& b) {
-            Floats y(ys);
-            on.conv2d_forward(s, a.data(), b.data(), zero_bias.data(), y.data());
-            return y;
-        }, x, w);
-        failures += check_pass("backward data", [&](dp::Backend& on, const Floats& a, const Floats& b) {
-            Floats dx(xs);
-            on.conv2d_backward_data(s, a.data(), b.data(), dx.data());
-            return dx;
-        }, dy, w);
-        failures += check_pass("backward weights", [&](dp::Backend& on, const Floats& a, const Floats& b) {
-            Floats dw(ws), db(out_channels);
-            on.conv2d_backward_weights(s, a.data(), b.data(), dw.data(), db.data());
-            return dw;
-        }, x, dy);
+        const QString failures = check_passes(s, 17);
         QVERIFY2(failures.isEmpty(), qPrintable(failures));
     }
 
@@ -183,28 +228,7 @@ private slots:
         QFETCH(int, out_features);
         const dp::LinearShape s{.batch = batch, .in_features = in_features,
                                 .out_features = out_features};
-        const std::size_t xs = std::size_t(batch) * in_features;
-        const std::size_t ws = std::size_t(out_features) * in_features;
-        const std::size_t ys = std::size_t(batch) * out_features;
-        std::mt19937 rng(29);
-        const Floats x = uniform(xs, rng), w = uniform(ws, rng), dy = uniform(ys, rng);
-        const Floats zero_bias(out_features, 0.f);
-        QString failures;
-        failures += check_pass("forward", [&](dp::Backend& on, const Floats& a, const Floats& b) {
-            Floats y(ys);
-            on.linear_forward(s, a.data(), b.data(), zero_bias.data(), y.data());
-            return y;
-        }, x, w);
-        failures += check_pass("backward data", [&](dp::Backend& on, const Floats& a, const Floats& b) {
-            Floats dx(xs);
-            on.linear_backward_data(s, a.data(), b.data(), dx.data());
-            return dx;
-        }, dy, w);
-        failures += check_pass("backward weights", [&](dp::Backend& on, const Floats& a, const Floats& b) {
-            Floats dw(ws), db(out_features);
-            on.linear_backward_weights(s, a.data(), b.data(), dw.data(), db.data());
-            return dw;
-        }, x, dy);
+        const QString failures = check_passes(s, 29);
         QVERIFY2(failures.isEmpty(), qPrintable(failures));
     }
 

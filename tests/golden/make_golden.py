@@ -237,7 +237,8 @@ def train(model, loss_fn, x, y, keep_step1=False, bf16=False):
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
             out = model(x)
             loss = loss_fn(out, y)
-        out, loss = out.float(), loss.float()
+        if bf16:   # autocast's bf16 logits as float32 (and the float64 replay left as it is)
+            out, loss = out.float(), loss.float()
         loss.backward()
         rec["traj"].append(loss.detach().clone())
         if step == 0:
@@ -249,6 +250,28 @@ def train(model, loss_fn, x, y, keep_step1=False, bf16=False):
             rec["step1"] = {k: v.clone() for k, v in model.state_dict().items()}
     rec["final"] = {k: v.clone() for k, v in model.state_dict().items()}
     return rec
+
+
+def run_tensors(start, x, y, rec):
+    """What a file of make() or make_bf16() holds: the initial state `start` (copies taken before
+    training), the batch and what train() recorded; checked to be float32 or int64, and finite."""
+    tensors = {"init." + k: v for k, v in start.items()}
+    tensors["input"] = x.clone()
+    tensors["labels"] = y.clone()
+    tensors["logits"] = rec["logits"]
+    tensors["loss"] = rec["loss"]
+    for k, g in rec["grad"].items():
+        tensors["grad." + k] = g
+    tensors["trajectory"] = torch.stack(rec["traj"]).to(torch.float32)
+    for k, v in rec["final"].items():
+        tensors["final." + k] = v
+    for k, v in rec.get("step1", {}).items():
+        tensors["step1." + k] = v
+    for k, v in tensors.items():
+        assert v.dtype in (torch.float32, torch.int64), (k, v.dtype)
+        if v.dtype == torch.float32:
+            assert torch.isfinite(v).all(), k
+    return tensors
 
 
 def pre_bn_biases(model):
@@ -277,30 +300,11 @@ def make(name, spec, x, y):
     loss_fn = spec["loss"]
     is_resnet = name.startswith("resnet")
 
-    tensors = {}
-    for k, v in model.state_dict().items():
-        tensors["init." + k] = v.clone()
-    tensors["input"] = x.clone()
-    tensors["labels"] = y.clone()
-
     model64 = copy.deepcopy(model).double()   # float64 replay of the same run, for the metadata only
+    start = {k: v.clone() for k, v in model.state_dict().items()}   # SGD updates in place
     rec = train(model, loss_fn, x, y, keep_step1=is_resnet)
     rec64 = train(model64, loss_fn, x.double(), y)
-
-    tensors["logits"] = rec["logits"]
-    tensors["loss"] = rec["loss"]
-    for k, g in rec["grad"].items():
-        tensors["grad." + k] = g
-    tensors["trajectory"] = torch.stack(rec["traj"]).to(torch.float32)
-    for k, v in rec["final"].items():
-        tensors["final." + k] = v
-    for k, v in rec.get("step1", {}).items():
-        tensors["step1." + k] = v
-
-    for k, v in tensors.items():
-        assert v.dtype in (torch.float32, torch.int64), (k, v.dtype)
-        if v.dtype == torch.float32:
-            assert torch.isfinite(v).all(), k
+    tensors = run_tensors(start, x, y, rec)
     assert tensors["trajectory"][0].item() == tensors["loss"].item()
 
     # How well-conditioned is this run? float32 (the file) against float64 (same init, same data).
@@ -366,23 +370,11 @@ def make_bf16(name, spec, x, y):
     init_weights(model)
     model.train()
     loss_fn = spec["loss"]
-    tensors = {"init." + k: v.clone() for k, v in model.state_dict().items()}
-    tensors["input"] = x.clone()
-    tensors["labels"] = y.clone()
     model32 = copy.deepcopy(model)
+    start = {k: v.clone() for k, v in model.state_dict().items()}   # SGD updates in place
     rec = train(model, loss_fn, x, y, bf16=True)
     rec32 = train(model32, loss_fn, x, y)
-    tensors["logits"] = rec["logits"]
-    tensors["loss"] = rec["loss"]
-    for k, g in rec["grad"].items():
-        tensors["grad." + k] = g
-    tensors["trajectory"] = torch.stack(rec["traj"]).to(torch.float32)
-    for k, v in rec["final"].items():
-        tensors["final." + k] = v
-    for k, v in tensors.items():
-        assert v.dtype in (torch.float32, torch.int64), (k, v.dtype)
-        if v.dtype == torch.float32:
-            assert torch.isfinite(v).all(), k
+    tensors = run_tensors(start, x, y, rec)
 
     traj, traj32 = torch.stack(rec["traj"]).double(), torch.stack(rec32["traj"]).double()
     meta = {
