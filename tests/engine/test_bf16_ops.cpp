@@ -160,6 +160,9 @@ QString check_passes(const Shape& s, unsigned seed) {
 
 }  // namespace
 
+Q_DECLARE_METATYPE(dp::Conv2dShape)
+Q_DECLARE_METATYPE(dp::LinearShape)
+
 class TestBf16Ops : public QObject {
     Q_OBJECT
 
@@ -171,32 +174,23 @@ private slots:
     }
 
     void convolution_data() {
-        QTest::addColumn<int>("batch");
-        QTest::addColumn<int>("in_channels");
-        QTest::addColumn<int>("size");
-        QTest::addColumn<int>("out_channels");
-        QTest::addColumn<int>("kernel");
-        QTest::addColumn<int>("stride");
-        QTest::addColumn<int>("pad");
+        QTest::addColumn<dp::Conv2dShape>("shape");
         // LeNet's first layer (one input channel), a ResNet 3x3 and its 1x1
         // stride-2 shortcut, a 5x5 without padding.
-        QTest::newRow("1->20 k3") << 4 << 1 << 12 << 20 << 3 << 1 << 0;
-        QTest::newRow("32->32 k3 p1") << 2 << 32 << 8 << 32 << 3 << 1 << 1;
-        QTest::newRow("16->32 k1 s2") << 3 << 16 << 8 << 32 << 1 << 2 << 0;
-        QTest::newRow("20->50 k5") << 2 << 20 << 9 << 50 << 5 << 1 << 0;
+        const auto conv = [](int batch, int in_channels, int size, int out_channels, int kernel,
+                             int stride, int pad) {
+            return dp::Conv2dShape{.batch = batch, .in_channels = in_channels, .in_h = size,
+                                   .in_w = size, .out_channels = out_channels, .kernel = kernel,
+                                   .stride = stride, .pad = pad};
+        };
+        QTest::newRow("1->20 k3") << conv(4, 1, 12, 20, 3, 1, 0);
+        QTest::newRow("32->32 k3 p1") << conv(2, 32, 8, 32, 3, 1, 1);
+        QTest::newRow("16->32 k1 s2") << conv(3, 16, 8, 32, 1, 2, 0);
+        QTest::newRow("20->50 k5") << conv(2, 20, 9, 50, 5, 1, 0);
     }
     void convolution() {
-        QFETCH(int, batch);
-        QFETCH(int, in_channels);
-        QFETCH(int, size);
-        QFETCH(int, out_channels);
-        QFETCH(int, kernel);
-        QFETCH(int, stride);
-        QFETCH(int, pad);
-        const dp::Conv2dShape s{.batch = batch, .in_channels = in_channels, .in_h = size,
-                                .in_w = size, .out_channels = out_channels, .kernel = kernel,
-                                .stride = stride, .pad = pad};
-        const QString failures = check_passes(s, 17);
+        QFETCH(dp::Conv2dShape, shape);
+        const QString failures = check_passes(shape, 17);
         QVERIFY2(failures.isEmpty(), qPrintable(failures));
     }
 
@@ -215,20 +209,14 @@ private slots:
     }
 
     void linear_data() {
-        QTest::addColumn<int>("batch");
-        QTest::addColumn<int>("in_features");
-        QTest::addColumn<int>("out_features");
-        QTest::newRow("LeNet fc1") << 16 << 800 << 128;
-        QTest::newRow("ResNet fc") << 8 << 512 << 10;
-        QTest::newRow("odd sizes") << 3 << 7 << 5;
+        QTest::addColumn<dp::LinearShape>("shape");
+        QTest::newRow("LeNet fc1") << dp::LinearShape{.batch = 16, .in_features = 800, .out_features = 128};
+        QTest::newRow("ResNet fc") << dp::LinearShape{.batch = 8, .in_features = 512, .out_features = 10};
+        QTest::newRow("odd sizes") << dp::LinearShape{.batch = 3, .in_features = 7, .out_features = 5};
     }
     void linear() {
-        QFETCH(int, batch);
-        QFETCH(int, in_features);
-        QFETCH(int, out_features);
-        const dp::LinearShape s{.batch = batch, .in_features = in_features,
-                                .out_features = out_features};
-        const QString failures = check_passes(s, 29);
+        QFETCH(dp::LinearShape, shape);
+        const QString failures = check_passes(shape, 29);
         QVERIFY2(failures.isEmpty(), qPrintable(failures));
     }
 

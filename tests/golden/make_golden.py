@@ -274,6 +274,21 @@ def run_tensors(start, x, y, rec):
     return tensors
 
 
+def run_metadata(name, spec):
+    """The metadata every file of make() and make_bf16() starts with: the model and the run."""
+    return {
+        "model": name,
+        "torch_version": torch.__version__,
+        "seed": SEED,
+        "lr": LR,
+        "steps": STEPS,
+        "batch_size": BATCH,
+        "optimizer": "torch.optim.SGD(lr=0.1, momentum=0, weight_decay=0, dampening=0, nesterov=False)",
+        "loss": spec["loss_name"],
+        "output": spec["output"],
+    }
+
+
 def pre_bn_biases(model):
     """Conv biases directly followed by a training-mode BatchNorm: their gradient is exactly 0 in
     exact arithmetic (BN subtracts the batch mean), so the float32 value is only rounding noise."""
@@ -321,15 +336,7 @@ def make(name, spec, x, y):
 
     n_params = sum(p.numel() for p in model.parameters())
     meta = {
-        "model": name,
-        "torch_version": torch.__version__,
-        "seed": SEED,
-        "lr": LR,
-        "steps": STEPS,
-        "batch_size": BATCH,
-        "optimizer": "torch.optim.SGD(lr=0.1, momentum=0, weight_decay=0, dampening=0, nesterov=False)",
-        "loss": spec["loss_name"],
-        "output": spec["output"],
+        **run_metadata(name, spec),
         "init": INIT_DESC,
         "num_parameters": n_params,
         "input": "Fashion-MNIST train-images-idx3-ubyte.gz images 0..15, float32 pixels/255, NCHW [16,1,28,28], no mean/std normalization",
@@ -378,16 +385,9 @@ def make_bf16(name, spec, x, y):
 
     traj, traj32 = torch.stack(rec["traj"]).double(), torch.stack(rec32["traj"]).double()
     meta = {
-        "model": name,
-        "torch_version": torch.__version__,
-        "seed": SEED,
-        "lr": LR,
-        "steps": STEPS,
-        "batch_size": BATCH,
+        **run_metadata(name, spec),
         "precision": "bf16: torch.autocast('cpu', dtype=torch.bfloat16) around forward and loss; "
                      "float32 parameters, gradients and SGD",
-        "optimizer": "torch.optim.SGD(lr=0.1, momentum=0, weight_decay=0, dampening=0, nesterov=False)",
-        "loss": spec["loss_name"],
         "output": spec["output"] + "; the bf16 autocast output converted to float32",
         "init": INIT_DESC,
         "mode": "model.train() throughout; deterministic algorithms; 1 thread; CPU autocast bf16",
