@@ -78,7 +78,8 @@ QString check_pass(const QString& what, const Pass& pass, const Floats& a, const
     double worst_vs_rounded = 0, worst_vs_bound = 0, differs = 0;
     for (std::size_t i = 0; i < ours.size(); ++i) {
         const double scale = std::max(double(magnitudes[i]), 1e-30);
-        worst_vs_rounded = std::max(worst_vs_rounded, std::abs(ours[i] - exact_of_rounded[i]) / scale);
+        worst_vs_rounded =
+            std::max(worst_vs_rounded, std::abs(ours[i] - exact_of_rounded[i]) / scale);
         worst_vs_bound = std::max(worst_vs_bound, std::abs(ours[i] - exact[i]) / scale);
         differs = std::max(differs, double(std::abs(ours[i] - exact[i])));
     }
@@ -100,7 +101,8 @@ struct Sizes {
 Sizes sizes_of(const dp::Conv2dShape& s) {
     return {std::size_t(s.batch) * s.in_channels * s.in_h * s.in_w,
             std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel,
-            std::size_t(s.batch) * s.out_channels * s.out_h() * s.out_w(), std::size_t(s.out_channels)};
+            std::size_t(s.batch) * s.out_channels * s.out_h() * s.out_w(),
+            std::size_t(s.out_channels)};
 }
 Sizes sizes_of(const dp::LinearShape& s) {
     return {std::size_t(s.batch) * s.in_features, std::size_t(s.out_features) * s.in_features,

@@ -365,11 +365,15 @@ private:
 
     // ---- bf16 precision's linear layers (CudaBackendOptions::bf16)
 
-    static std::size_t input_count(const LinearShape& s) { return std::size_t(s.batch) * s.in_features; }
+    static std::size_t input_count(const LinearShape& s) {
+        return std::size_t(s.batch) * s.in_features;
+    }
     static std::size_t weight_count(const LinearShape& s) {
         return std::size_t(s.out_features) * s.in_features;
     }
-    static std::size_t output_count(const LinearShape& s) { return std::size_t(s.batch) * s.out_features; }
+    static std::size_t output_count(const LinearShape& s) {
+        return std::size_t(s.batch) * s.out_features;
+    }
 
     // A linear shape's bfloat16 copies of x, w and dy, allocated when the
     // shape is first met (null in fp32 and tf32).

@@ -78,9 +78,10 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvL
     // reordered in), its output in f32: the forward's activations, the
     // backward's gradients and the weight gradients stay float32.
     const memory::data_type in = compute_type();
-    const memory::desc want_src(src_dims, in, activations), want_weights(weights_dims, in, weights_tag),
-        want_dst(dst_dims, f32, activations), want_diff_dst(dst_dims, in, activations),
-        want_diff_src(src_dims, f32, activations), want_diff_weights(weights_dims, f32, weights_tag);
+    const memory::desc want_src(src_dims, in, activations),
+        want_weights(weights_dims, in, weights_tag), want_dst(dst_dims, f32, activations),
+        want_diff_dst(dst_dims, in, activations), want_diff_src(src_dims, f32, activations),
+        want_diff_weights(weights_dims, f32, weights_tag);
     // The forward's descriptor is every backward's hint.
     const convolution_forward::primitive_desc fwd(
         {prop_kind::forward_training, algorithm::convolution_direct, want_src, want_weights,
@@ -163,7 +164,8 @@ std::string OneDnnBackend::Impl::conv_key(const Conv2dShape& s, ConvOp op) const
 std::string OneDnnBackend::Impl::machine_name(Precision precision) {
     const dnnl_version_t* v = dnnl_version();
     // fp32 keys stay as they were before precisions existed: caches written then still hold.
-    const std::string in = precision == Precision::fp32 ? "" : std::string(" ") + precision_name(precision);
+    const std::string in =
+        precision == Precision::fp32 ? "" : std::string(" ") + precision_name(precision);
     return format("onednn %d.%d.%d %s%s | ", v->major, v->minor, v->patch,
                   isa_name(dnnl::get_effective_cpu_isa()).c_str(), in.c_str()) +
            cpu_model_name();
