@@ -16,6 +16,7 @@
 #include "platform/cuda/driver_allocations.h"
 #include "platform/cuda/pinned_staging.h"
 #include "backend/plan_cache.h"
+#include "backend/reference/reference_ops.h"  // the ops' element counts
 #include "core/error.h"
 
 namespace dp {
@@ -41,6 +42,10 @@ struct PinnedDeleter {
 using Stream = std::unique_ptr<CUstream_st, StreamDeleter>;
 using CudnnHandle = std::unique_ptr<cudnnContext, CudnnDeleter>;
 using CublasHandle = std::unique_ptr<cublasContext, CublasDeleter>;
+
+using reference::linear_input_size;
+using reference::linear_output_size;
+using reference::linear_weight_size;
 
 std::size_t conv_weight_size(const Conv2dShape& s) {
     return std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel;
@@ -261,7 +266,8 @@ public:
         if (s.batch == 0) return;
         LinearCopies& copies = linear_copies(s);
         gemm(CUBLAS_OP_T, CUBLAS_OP_N, s.out_features, s.batch, s.in_features,
-             {w, copies.w, weight_count(s)}, s.in_features, {x, copies.x, input_count(s)},
+             {w, copies.w, linear_weight_size(s)}, s.in_features,
+             {x, copies.x, linear_input_size(s)},
              s.in_features, y, s.out_features);
         cuda::add_channel_bias(launch(), s.batch, s.out_features, 1, b, y);
     }
@@ -272,7 +278,8 @@ public:
         if (s.batch == 0) return;
         LinearCopies& copies = linear_copies(s);
         gemm(CUBLAS_OP_N, CUBLAS_OP_N, s.in_features, s.batch, s.out_features,
-             {w, copies.w, weight_count(s)}, s.in_features, {dy, copies.dy, output_count(s)},
+             {w, copies.w, linear_weight_size(s)}, s.in_features,
+             {dy, copies.dy, linear_output_size(s)},
              s.out_features, dx, s.in_features);
     }
 
@@ -286,7 +293,8 @@ public:
         }
         LinearCopies& copies = linear_copies(s);
         gemm(CUBLAS_OP_N, CUBLAS_OP_T, s.in_features, s.out_features, s.batch,
-             {x, copies.x, input_count(s)}, s.in_features, {dy, copies.dy, output_count(s)},
+             {x, copies.x, linear_input_size(s)}, s.in_features,
+             {dy, copies.dy, linear_output_size(s)},
              s.out_features, dw, s.in_features);
         cuda::channel_sums(launch(), s.batch, s.out_features, 1, dy, db);
     }
@@ -365,16 +373,6 @@ private:
 
     // ---- bf16 precision's linear layers (CudaBackendOptions::bf16)
 
-    static std::size_t input_count(const LinearShape& s) {
-        return std::size_t(s.batch) * s.in_features;
-    }
-    static std::size_t weight_count(const LinearShape& s) {
-        return std::size_t(s.out_features) * s.in_features;
-    }
-    static std::size_t output_count(const LinearShape& s) {
-        return std::size_t(s.batch) * s.out_features;
-    }
-
     // A linear shape's bfloat16 copies of x, w and dy, allocated when the
     // shape is first met (null in fp32 and tf32).
     struct LinearCopies {
@@ -387,9 +385,9 @@ private:
             const auto copy = [this](std::size_t n) {
                 return static_cast<std::uint16_t*>(arena_.allocate(n * sizeof(std::uint16_t)));
             };
-            copies.x = copy(input_count(shape));
-            copies.w = copy(weight_count(shape));
-            copies.dy = copy(output_count(shape));
+            copies.x = copy(linear_input_size(shape));
+            copies.w = copy(linear_weight_size(shape));
+            copies.dy = copy(linear_output_size(shape));
             return copies;
         });
     }

@@ -8,6 +8,7 @@
 
 #include "backend/algorithm_choice.h"
 #include "backend/cuda/cuda_kernels.h"
+#include "backend/reference/reference_ops.h"  // the ops' element counts
 #include "platform/cuda/cuda_check.h"
 #include "backend/kernel_choices.h"
 #include "core/error.h"
@@ -40,15 +41,10 @@ struct CudnnConvolution::Plan {
 
 namespace {
 
-std::size_t x_count(const Conv2dShape& s) {
-    return std::size_t(s.batch) * s.in_channels * s.in_h * s.in_w;
-}
-std::size_t w_count(const Conv2dShape& s) {
-    return std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel;
-}
-std::size_t y_count(const Conv2dShape& s) {
-    return std::size_t(s.batch) * s.out_channels * s.out_h() * s.out_w();
-}
+// The element counts of x, w and y.
+std::size_t x_count(const Conv2dShape& s) { return reference::conv2d_input_size(s); }
+std::size_t w_count(const Conv2dShape& s) { return reference::conv2d_weight_size(s); }
+std::size_t y_count(const Conv2dShape& s) { return reference::conv2d_output_size(s); }
 
 std::string describe(const Conv2dShape& s) {
     return "conv2d " + std::to_string(s.batch) + "x" + std::to_string(s.in_channels) + "x" +
