@@ -144,19 +144,21 @@ def load_split(prefix, limit):
     return torch.from_numpy(images), torch.from_numpy(labels[:limit].astype(np.int64))
 
 
-def evaluate(net, images, labels):
+def evaluate(net, images, labels, precision):
+    """Test accuracy, in the precision the model trained in (dp-train evaluates so too)."""
     net.eval()
     correct = 0
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
         for i in range(0, len(labels), BATCH_SIZE):
             predicted = net(images[i:i + BATCH_SIZE]).argmax(1)
             correct += (predicted == labels[i:i + BATCH_SIZE]).sum().item()
     return correct / len(labels)
 
 
-def train_pytorch(model, epochs, limit_train, limit_test):
+def train_pytorch(model, epochs, limit_train, limit_test, precision):
     """Train as d2l's train_ch6 does; returns per-epoch seconds, the final test accuracy and
-    training images per epoch."""
+    training images per epoch. bf16: forward and loss under torch.autocast("cpu", bfloat16),
+    PyTorch's mixed precision (float32 weights, gradients and SGD), as dp-train's bf16 is."""
     torch.set_num_threads(THREADS)
     torch.manual_seed(0)
     train_x, train_y = load_split("train", limit_train)
@@ -174,8 +176,9 @@ def train_pytorch(model, epochs, limit_train, limit_test):
             batch = order[i:i + BATCH_SIZE]
             x, y = train_x[batch], train_y[batch]
             optimizer.zero_grad()
-            logits = net(x)
-            loss = loss_fn(logits, y)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
+                logits = net(x)
+                loss = loss_fn(logits, y)
             loss.backward()
             optimizer.step()
             with torch.no_grad():
@@ -184,10 +187,10 @@ def train_pytorch(model, epochs, limit_train, limit_test):
         seconds.append(time.perf_counter() - start)
         log(f"pytorch epoch {epoch}/{epochs}: train loss {loss_sum / len(train_y):.4f}, "
             f"train acc {correct / len(train_y):.3f}, {seconds[-1]:.1f} sec")
-    return seconds, evaluate(net, test_x, test_y), len(train_y)
+    return seconds, evaluate(net, test_x, test_y, precision), len(train_y)
 
 
-def train_dp(dp_train, model, epochs, limit_train, limit_test, data_dir):
+def train_dp(dp_train, model, epochs, limit_train, limit_test, data_dir, precision):
     """Run the dp-train CLI with its kernel cache and history in `data_dir`; returns per-epoch
     seconds (exact, from its run record), final test accuracy, training images per epoch and
     devices."""
@@ -196,7 +199,7 @@ def train_dp(dp_train, model, epochs, limit_train, limit_test, data_dir):
     record = os.path.join(data_dir, "run.json")
     command = [dp_train, "--model", model, "--batch-size", str(BATCH_SIZE),
                "--lr", str(MODELS[model][1]), "--epochs", str(epochs), "--no-history",
-               "--record", record]
+               "--precision", precision, "--record", record]
     if limit_train is not None:
         command += ["--limit-train", str(limit_train), "--limit-test", str(limit_test)]
     log("running " + " ".join(command))
@@ -243,6 +246,9 @@ def main():
     parser.add_argument("--dp-train", default=os.path.join(REPO_ROOT, "build/release/app/dp-train"),
                         help="dp-train binary (default build/release/app/dp-train in the repo)")
     parser.add_argument("--skip-pytorch", action="store_true", help="run dp-train only")
+    parser.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
+                        help="fp32 (default), or bf16: dp-train --precision bf16 against PyTorch "
+                             "under torch.autocast('cpu', dtype=torch.bfloat16)")
     args = parser.parse_args()
     limit_test = LIMITED_TEST_IMAGES if args.limit_train is not None else None
 
@@ -257,6 +263,7 @@ def main():
         "epochs": args.epochs,
         "batch_size": BATCH_SIZE,
         "lr": MODELS[args.model][1],
+        "precision": args.precision,
         "limit_train": args.limit_train,
         "limit_test": limit_test,
     }
@@ -264,9 +271,11 @@ def main():
     # One epoch on a cold kernel cache (every convolution's layouts timed on first use), then
     # the measured run in a second process that reads the cache, as users' later runs do.
     with tempfile.TemporaryDirectory() as data_dir:
-        cold = train_dp(args.dp_train, args.model, 1, args.limit_train, limit_test, data_dir)[0]
+        cold = train_dp(args.dp_train, args.model, 1, args.limit_train, limit_test, data_dir,
+                        args.precision)[0]
         seconds, test_acc, samples, devices = train_dp(args.dp_train, args.model, args.epochs,
-                                                       args.limit_train, limit_test, data_dir)
+                                                       args.limit_train, limit_test, data_dir,
+                                                       args.precision)
     result["kernel_tuning"] = {"cold_cache_first_epoch_s": cold[0],
                                "warm_cache_first_epoch_s": seconds[0],
                                "cost_s": cold[0] - seconds[0]}
@@ -275,7 +284,7 @@ def main():
 
     if not args.skip_pytorch:
         seconds, test_acc, samples = train_pytorch(args.model, args.epochs, args.limit_train,
-                                                   limit_test)
+                                                   limit_test, args.precision)
         result["pytorch"] = summarize(seconds, test_acc, samples, flop_per_sample, ceiling["gflop_s"])
         result["pytorch"].update(threads=torch.get_num_threads(), version=torch.__version__,
                                  blas=loaded_blas())

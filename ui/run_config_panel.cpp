@@ -14,6 +14,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "backend/precision.h"
 #include "data_folder_field.h"
 #include "device_chooser.h"
 #include "engine_message.h"
@@ -69,6 +70,7 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
       learningRateSpin_(new DecimalSpinBox(this)),
       epochsSpin_(createSpin(QStringLiteral("epochsSpin"), 1, 1000, this)),
       seedSpin_(createSpin(QStringLiteral("seedSpin"), 0, 2'000'000'000, this)),
+      precisionCombo_(new QComboBox(this)),
       datasetCombo_(new QComboBox(this)),
       dataForm_(new QFormLayout),
       dataFolder_(new DataFolderField(this)),
@@ -102,6 +104,14 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     learningRateSpin_->setDecimals(6);
     learningRateSpin_->setSingleStep(0.01);
     seedSpin_->setToolTip(tr("Initial weights and shuffling order: the same seed repeats a run."));
+
+    precisionCombo_->setObjectName(QStringLiteral("precisionCombo"));
+    for (const std::string& name : dp::precision_names())
+        precisionCombo_->addItem(QString::fromStdString(name), QString::fromStdString(name));
+    precisionCombo_->setToolTip(
+        tr("What convolutions and linear layers multiply in: fp32; bf16 (bfloat16 products, "
+           "float32 weights, loss and BatchNorm, as PyTorch's autocast; CPUs with AVX512_BF16 "
+           "or AMX, and GPUs); tf32 (TF32 tensor cores, GPUs only)."));
 
     datasetCombo_->setObjectName(QStringLiteral("datasetCombo"));
     datasetCombo_->addItem(tr("Fashion-MNIST"), QStringLiteral("fashion-mnist"));
@@ -138,6 +148,7 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     addFieldRow(trainingForm, "lr", learningRateSpin_);
     addFieldRow(trainingForm, "epochs", epochsSpin_);
     addFieldRow(trainingForm, "seed", seedSpin_);
+    addFieldRow(trainingForm, "precision", precisionCombo_);
 
     auto* dataBox = new QGroupBox(tr("Data"), this);
     dataBox->setLayout(dataForm_);
@@ -189,6 +200,7 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     connect(learningRateSpin_, &QDoubleSpinBox::valueChanged, this, &RunConfigPanel::revalidate);
     connect(devices_, &DeviceChooser::checkedChanged, this, &RunConfigPanel::revalidate);
     connect(allreduceCombo_, &QComboBox::currentIndexChanged, this, &RunConfigPanel::revalidate);
+    connect(precisionCombo_, &QComboBox::currentIndexChanged, this, &RunConfigPanel::revalidate);
     connect(syncBnCheck_, &QCheckBox::toggled, this, &RunConfigPanel::revalidate);
     connect(scaleCheck_, &QCheckBox::toggled, this, &RunConfigPanel::configChanged);
 }
@@ -215,6 +227,7 @@ dp::TrainConfig RunConfigPanel::config() const
     config.lr = static_cast<float>(learningRateSpin_->value());
     config.epochs = epochsSpin_->value();
     config.seed = std::uint64_t(seedSpin_->value());
+    config.precision = precisionCombo_->currentData().toString().toStdString();
     config.dataset = datasetCombo_->currentData().toString().toStdString();
     // The folder applies to the image sets; the synthetic one has none.
     config.data_dir = config.dataset == "random" ? std::string() : dataFolder_->folder().toStdString();
@@ -237,7 +250,8 @@ void RunConfigPanel::setConfig(const dp::TrainConfig& config)
         const QSignalBlocker blockers[] = {
             QSignalBlocker(modelCombo_),       QSignalBlocker(batchSizeSpin_),
             QSignalBlocker(learningRateSpin_), QSignalBlocker(epochsSpin_),
-            QSignalBlocker(seedSpin_),         QSignalBlocker(datasetCombo_),
+            QSignalBlocker(seedSpin_),         QSignalBlocker(precisionCombo_),
+            QSignalBlocker(datasetCombo_),
             QSignalBlocker(dataFolder_),       QSignalBlocker(inputSizeSpin_),
             QSignalBlocker(samplesSpin_),      QSignalBlocker(trainSamplesSpin_),
             QSignalBlocker(testSamplesSpin_),  QSignalBlocker(devices_),
@@ -247,6 +261,8 @@ void RunConfigPanel::setConfig(const dp::TrainConfig& config)
         learningRateSpin_->setValue(config.lr);
         epochsSpin_->setValue(config.epochs);
         seedSpin_->setValue(int(std::min<std::uint64_t>(config.seed, 2'000'000'000)));
+        precisionCombo_->setCurrentIndex(
+            std::max(precisionCombo_->findData(QString::fromStdString(config.precision)), 0));
         datasetCombo_->setCurrentIndex(
             std::max(datasetCombo_->findData(QString::fromStdString(config.dataset)), 0));
         dataFolder_->setDataset(datasetCombo_->currentData().toString());

@@ -80,6 +80,7 @@ private:
     QDoubleSpinBox* learningRateSpin_;
     QSpinBox* epochsSpin_;
     QSpinBox* seedSpin_;
+    QComboBox* precisionCombo_;
     QComboBox* datasetCombo_;
     QFormLayout* dataForm_;
     DataFolderField* dataFolder_;

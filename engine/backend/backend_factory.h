@@ -1,15 +1,24 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "backend/backend.h"
+#include "backend/precision.h"
 #include "devices/device.h"
 
 namespace dp {
 
-// The backend that computes on `device`: oneDNN on a CPU device's cores, the
-// CUDA backend on a GPU. Call on the device's worker thread. Here rather than
-// in devices/, so that listing and choosing devices needs no backend.
-std::unique_ptr<Backend> make_backend(const DeviceInfo& device);
+// The backend that computes on `device` in `precision`: oneDNN on a CPU
+// device's cores, the CUDA backend on a GPU. Call on the device's worker
+// thread. Here rather than in devices/, so that listing and choosing devices
+// needs no backend. Throws dp::Error when the device cannot compute in
+// `precision` (precision_refusal says why).
+std::unique_ptr<Backend> make_backend(const DeviceInfo& device,
+                                      Precision precision = Precision::fp32);
+
+// Empty when `device` can compute in `precision`, else the one-line reason
+// and what to choose instead, naming the setting as setting("precision").
+std::string precision_refusal(const DeviceInfo& device, Precision precision);
 
 }  // namespace dp

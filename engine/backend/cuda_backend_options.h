@@ -16,9 +16,17 @@ namespace dp {
 //                            layers (10-bit mantissa products; off by default,
 //                            so results match the CPU's float32)
 //   DP_CUDNN_WORKSPACE_MB=N  the cap on a convolution's scratch memory
+//
+// Not from the environment: bf16 (dp-train --precision bf16, set by
+// make_backend) runs convolutions and linear layers on bfloat16 copies of
+// their inputs with float32 accumulation: cuDNN's "pseudo bf16" (bf16
+// tensors, float compute; its outputs, weight gradients included, come back
+// as bf16 and are widened to float32, as PyTorch's CUDA autocast gives them)
+// and cuBLAS's bf16 GEMM with float32 output.
 struct CudaBackendOptions {
     bool deterministic = false;
     bool allow_tf32 = false;
+    bool bf16 = false;
     std::size_t workspace_bytes = std::size_t(256) << 20;
 };
 

@@ -70,6 +70,11 @@ const std::vector<ConfigField> kFields = {
      "one all-reduce and one update per batch (1 device with K=N computes\n"
      "N devices' update)",
      HelpSection::parallelism, &TrainConfig::accumulate, kSharedRemembered, 1},
+    {"precision", "precision", "--precision", "NAME",
+     "fp32, bf16 (bfloat16 convolutions and linear layers with float32 weights,\n"
+     "loss and BatchNorm, as PyTorch's autocast; CPUs with AVX512_BF16 or AMX,\n"
+     "and GPUs) or tf32 (TF32 tensor cores, GPUs only)",
+     HelpSection::training, &TrainConfig::precision, S::shared | S::remembered | S::command},
     {"sync_bn", "synchronized BatchNorm", "--sync-bn", nullptr,
      "BatchNorm statistics over the global batch, not per device", HelpSection::parallelism,
      &TrainConfig::sync_bn, kSharedRemembered},

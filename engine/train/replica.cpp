@@ -29,8 +29,9 @@ private:
 }  // namespace
 
 Replica::Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
-                 int classes, int max_rows, std::uint64_t seed, int micro_batches)
-    : backend_(make_backend(device)),
+                 int classes, int max_rows, std::uint64_t seed, int micro_batches,
+                 Precision precision)
+    : backend_(make_backend(device, precision)),
       model_(build_model(model, input, classes)),
       max_rows_(max_rows),
       micro_batches_(micro_batches),

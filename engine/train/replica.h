@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/precision.h"
 #include "data/dataset.h"
 #include "devices/device.h"
 #include "nn/sequential.h"
@@ -23,7 +24,8 @@ public:
     // `max_rows`: the largest micro-batch; `micro_batches`: how many make a
     // shard (gradient accumulation, TrainConfig::accumulate).
     Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
-            int classes, int max_rows, std::uint64_t seed, int micro_batches = 1);
+            int classes, int max_rows, std::uint64_t seed, int micro_batches = 1,
+            Precision precision = Precision::fp32);
 
     // One training step on this device's shard of a global batch: forward,
     // loss summed over the shard with gradients scaled by 1/global_batch,

@@ -43,7 +43,8 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
         const int rank = first_rank_ + local;
         auto replica = std::make_unique<Replica>(devices[local], config.model, input, classes,
                                                  max_rows, config.seed + std::uint64_t(rank),
-                                                 config.accumulate);
+                                                 config.accumulate,
+                                                 precision_named(config.precision));
         // Different seeds on purpose: the broadcast, not the seed, makes replicas equal.
         ParameterStore& parameters = replica->model().parameters();
         communicator_->broadcast(rank, parameters.values(), parameters.total_size(), 0);

@@ -70,8 +70,11 @@ std::string RunRecord::settings_label() const {
     } catch (const Error&) {
         // A record from a newer version may name a model this one lacks.
     }
+    // The precision only when not the default, so fp32 labels read as before.
+    const std::string precision = config.precision == "fp32" ? "" : " · " + config.precision;
     return title + " · " + std::to_string(devices.size()) + "× " + kind + " · b" +
-           std::to_string(config.batch_size) + " · lr " + format("%g", double(config.lr));
+           std::to_string(config.batch_size) + " · lr " + format("%g", double(config.lr)) +
+           precision;
 }
 
 namespace {

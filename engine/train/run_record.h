@@ -53,7 +53,8 @@ struct RunRecord {
     // The run's name in legends, tables and messages: `name` if the user gave
     // one, else settings_label().
     std::string label() const;
-    // "ResNet-18 · 2× cpu · b512 · lr 0.2": model, devices, batch, lr.
+    // "ResNet-18 · 2× cpu · b512 · lr 0.2": model, devices, batch, lr, and
+    // the precision when not fp32 ("... · lr 0.2 · bf16").
     std::string settings_label() const;
 };
 

@@ -73,6 +73,10 @@ std::string baseline_mismatch(const TrainConfig& baseline, const TrainConfig& ru
           number("seed", (long long)baseline.seed, (long long)run.seed)})
         if (!difference.empty()) return difference;
     if (baseline.shuffle != run.shuffle) return "shuffling differs";
+    // A speedup over another precision would mix the number format's gain
+    // into the data-parallel one; fp32 and bf16 still chart side by side.
+    if (baseline.precision != run.precision)
+        return differs("precision", baseline.precision, run.precision);
     const bool same_batch = baseline.batch_size == run.batch_size && baseline.lr == run.lr;
     if (!same_batch && !scaled_to(baseline, run, int(run.devices.size())))
         return format("batch %d and lr %g there; here ", baseline.batch_size, double(baseline.lr)) +

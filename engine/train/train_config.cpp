@@ -5,6 +5,8 @@
 #include <sstream>
 #include <string>
 
+#include "backend/backend_factory.h"
+#include "backend/precision.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "devices/device.h"
@@ -79,11 +81,17 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
     require_known("model", config.model, model_names());
     require_known("dataset", config.dataset, dataset_names());
     require_known("all-reduce strategy", config.allreduce, thread_communicator_strategies());
+    require_known("precision", config.precision, precision_names());
     validate_ranges(config);
     if (config.epochs == 0 && config.load_path.empty())
         throw Error("epochs must be positive, or 0 with " + setting("load_path") +
                     " to evaluate a checkpoint");
     validate_ranks(config, int(devices.size()));
+    for (const DeviceInfo& device : devices)
+        if (const std::string refusal =
+                precision_refusal(device, precision_named(config.precision));
+            !refusal.empty())
+            throw Error(refusal);
     if (config.dataset == "mnist-format" && config.data_dir.empty())
         throw Error("the mnist-format data set needs " + setting("data_dir") +
                     " (the folder with the four IDX files)");

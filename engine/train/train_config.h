@@ -52,6 +52,9 @@ struct TrainConfig {
     // same global batch without accumulation (up to float rounding).
     int accumulate = 1;
     bool sync_bn = false;  // BatchNorm statistics over the global batch (nn.SyncBatchNorm)
+    // What convolutions and linear layers multiply in: "fp32", "bf16" or
+    // "tf32" (GPUs), backend/precision.h; the rest of the step stays float32.
+    std::string precision = "fp32";
     // How long a device or rank waits for the others in one collective before
     // the run fails naming the ones that did not come: every rank's limit.
     double collective_timeout_s = CollectiveTimeout::default_seconds;

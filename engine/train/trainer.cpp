@@ -170,10 +170,11 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         RunSummary summary;
         if (part_) summary.devices = part_->rank_devices;
         else for (const auto& device : devices) summary.devices.push_back(device.id);
-        observer.on_log(format("%s: %zu parameters, global batch %d, lr %g, all-reduce %s, on %s",
+        observer.on_log(format("%s: %zu parameters, global batch %d, lr %g, all-reduce %s, %s, "
+                               "on %s",
                                config_.model.c_str(), replicas.parameter_count(),
                                batch_size, config_.lr,
-                               allreduce.c_str(),
+                               allreduce.c_str(), config_.precision.c_str(),
                                summary.device_list().c_str()));
 
         if (!config_.load_path.empty()) {

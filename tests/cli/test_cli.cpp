@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "backend/onednn/onednn_backend.h"
 #include "cli/cli_options.h"
 #include "dp_train_process.h"
 #include "core/error.h"
@@ -71,6 +72,11 @@ private slots:
         QTest::newRow("unknown dataset") << QStringList{"--dataset", "cifar"} << "unknown dataset 'cifar'";
         QTest::newRow("mnist-format without folder")
             << QStringList{"--dataset", "mnist-format"} << "needs --data-dir";
+        QTest::newRow("unknown precision")
+            << QStringList{"--precision", "fp16"} << "unknown precision 'fp16' (known: fp32, bf16, tf32)";
+        QTest::newRow("tf32 on a CPU")
+            << QStringList{"--precision", "tf32", "--devices", "cpu:0"}
+            << "--precision tf32: TF32 is a GPU tensor-core format and cpu:0 is a CPU device";
         QTest::newRow("record of a comparison")
             << QStringList{"--compare", "1,2", "--record", "r.json"} << "--record keeps one run";
         QTest::newRow("report without a comparison")
@@ -181,16 +187,22 @@ private slots:
     // back from kernel-choices.tsv by the second.
     void repeatedRunsAreBitIdenticalWithMeasuredKernels_data() {
         QTest::addColumn<QString>("model");
-        QTest::newRow("lenet") << "lenet";
-        QTest::newRow("resnet18-narrow") << "resnet18-narrow";
+        QTest::addColumn<QString>("precision");
+        QTest::newRow("lenet") << "lenet" << "fp32";
+        QTest::newRow("resnet18-narrow") << "resnet18-narrow" << "fp32";
+        QTest::newRow("resnet18-narrow bf16") << "resnet18-narrow" << "bf16";
     }
     void repeatedRunsAreBitIdenticalWithMeasuredKernels() {
         QFETCH(QString, model);
+        QFETCH(QString, precision);
+        if (precision == "bf16" && !dp::OneDnnBackend::computes_bf16())
+            QSKIP("this CPU lacks AVX512_BF16 and AMX");
         QTemporaryDir dir;
         const QByteArray tuning = qgetenv("DP_KERNEL_TUNING");
         qputenv("DP_KERNEL_TUNING", "cached");
         const QStringList run{"--model", model, "--limit-train", "640", "--limit-test", "64",
                               "--batch-size", "64", "--epochs", "2", "--seed", "7",
+                              "--precision", precision,
                               "--devices", "cpu:0,cpu:1", "--no-history", "--save"};
         const auto first = run_dp_train(run + QStringList{dir.filePath("a.safetensors")}, {},
                                         dir.path());
@@ -212,6 +224,42 @@ private slots:
             return out.split('\n').filter("epoch ").replaceInStrings(QRegularExpression(", [0-9.]+ sec"), "");
         };
         QCOMPARE(without_seconds(second.out), without_seconds(first.out));
+    }
+
+    // A CPU without bf16 kernels refuses --precision bf16 in one line before
+    // anything runs. ONEDNN_MAX_CPU_ISA makes oneDNN act as such a CPU; it is
+    // read at oneDNN's first call, hence a process of its own.
+    void bf16IsRefusedWithoutBf16Hardware() {
+        QProcess process;
+        auto env = dp_train_environment();
+        env.insert("ONEDNN_MAX_CPU_ISA", "AVX512_CORE");
+        process.setProcessEnvironment(env);
+        process.start(DP_TRAIN_PATH, {"--precision", "bf16", "--devices", "cpu:0",
+                                      "--limit-train", "64", "--epochs", "1", "--no-history"});
+        const auto result = finish_dp_train(process);
+        QCOMPARE(result.exit_code, 2);
+        QCOMPARE(result.err.count('\n'), 1);
+        QVERIFY2(result.err.contains(
+                     "--precision bf16: this CPU lacks AVX512_BF16 and AMX: use --precision fp32"),
+                 qPrintable(result.err));
+    }
+
+    // A bf16 run trains, and says so in its record, its label and its first lines.
+    void bf16RunRecordsItsPrecision() {
+        if (!dp::OneDnnBackend::computes_bf16()) QSKIP("this CPU lacks AVX512_BF16 and AMX");
+        QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
+        const auto result = run_dp_train({"--precision", "bf16", "--limit-train", "256",
+                                          "--limit-test", "64", "--batch-size", "64", "--epochs",
+                                          "1", "--devices", "cpu:0", "--no-history", "--record",
+                                          record});
+        QCOMPARE(result.exit_code, 0);
+        QVERIFY2(result.out.contains("all-reduce ring, bf16, on cpu:0"), qPrintable(result.out));
+        QFile file(record);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const auto json = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(json["status"].toString(), QString("finished"));
+        QCOMPARE(json["config"].toObject()["precision"].toString(), QString("bf16"));
     }
 
     // --compare 1,2 at one global batch: the table adds the 2-device run's

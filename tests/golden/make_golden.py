@@ -197,6 +197,10 @@ MODELS = {
 }
 
 
+# The models also recorded under bf16 autocast (make_bf16): <model>-bf16.safetensors.
+BF16_MODELS = ["lenet", "mnistnet"]
+
+
 # --------------------------------------------------------------------------- safetensors
 DTYPES = {torch.float32: ("F32", "<f4"), torch.int64: ("I64", "<i8")}
 
@@ -223,14 +227,18 @@ def save_safetensors(path, tensors, metadata):
 
 
 # --------------------------------------------------------------------------- run
-def train(model, loss_fn, x, y, keep_step1=False):
-    """10 plain SGD steps on (x, y) in training mode; returns what the file records."""
+def train(model, loss_fn, x, y, keep_step1=False, bf16=False):
+    """10 plain SGD steps on (x, y) in training mode; returns what the file records. bf16: the
+    forward and loss under torch.autocast("cpu", dtype=torch.bfloat16), as make_bf16 records."""
     opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=0.0, weight_decay=0.0)
     rec = {"traj": []}
     for step in range(STEPS):
         opt.zero_grad(set_to_none=False)
-        out = model(x)
-        loss = loss_fn(out, y)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            out = model(x)
+            loss = loss_fn(out, y)
+        if bf16:   # autocast's bf16 logits as float32 (and the float64 replay left as it is)
+            out, loss = out.float(), loss.float()
         loss.backward()
         rec["traj"].append(loss.detach().clone())
         if step == 0:
@@ -242,6 +250,43 @@ def train(model, loss_fn, x, y, keep_step1=False):
             rec["step1"] = {k: v.clone() for k, v in model.state_dict().items()}
     rec["final"] = {k: v.clone() for k, v in model.state_dict().items()}
     return rec
+
+
+def run_tensors(start, x, y, rec):
+    """What a file of make() or make_bf16() holds: the initial state `start` (copies taken before
+    training), the batch and what train() recorded; checked to be float32 or int64, and finite."""
+    tensors = {"init." + k: v for k, v in start.items()}
+    tensors["input"] = x.clone()
+    tensors["labels"] = y.clone()
+    tensors["logits"] = rec["logits"]
+    tensors["loss"] = rec["loss"]
+    for k, g in rec["grad"].items():
+        tensors["grad." + k] = g
+    tensors["trajectory"] = torch.stack(rec["traj"]).to(torch.float32)
+    for k, v in rec["final"].items():
+        tensors["final." + k] = v
+    for k, v in rec.get("step1", {}).items():
+        tensors["step1." + k] = v
+    for k, v in tensors.items():
+        assert v.dtype in (torch.float32, torch.int64), (k, v.dtype)
+        if v.dtype == torch.float32:
+            assert torch.isfinite(v).all(), k
+    return tensors
+
+
+def run_metadata(name, spec):
+    """The metadata every file of make() and make_bf16() starts with: the model and the run."""
+    return {
+        "model": name,
+        "torch_version": torch.__version__,
+        "seed": SEED,
+        "lr": LR,
+        "steps": STEPS,
+        "batch_size": BATCH,
+        "optimizer": "torch.optim.SGD(lr=0.1, momentum=0, weight_decay=0, dampening=0, nesterov=False)",
+        "loss": spec["loss_name"],
+        "output": spec["output"],
+    }
 
 
 def pre_bn_biases(model):
@@ -270,30 +315,11 @@ def make(name, spec, x, y):
     loss_fn = spec["loss"]
     is_resnet = name.startswith("resnet")
 
-    tensors = {}
-    for k, v in model.state_dict().items():
-        tensors["init." + k] = v.clone()
-    tensors["input"] = x.clone()
-    tensors["labels"] = y.clone()
-
     model64 = copy.deepcopy(model).double()   # float64 replay of the same run, for the metadata only
+    start = {k: v.clone() for k, v in model.state_dict().items()}   # SGD updates in place
     rec = train(model, loss_fn, x, y, keep_step1=is_resnet)
     rec64 = train(model64, loss_fn, x.double(), y)
-
-    tensors["logits"] = rec["logits"]
-    tensors["loss"] = rec["loss"]
-    for k, g in rec["grad"].items():
-        tensors["grad." + k] = g
-    tensors["trajectory"] = torch.stack(rec["traj"]).to(torch.float32)
-    for k, v in rec["final"].items():
-        tensors["final." + k] = v
-    for k, v in rec.get("step1", {}).items():
-        tensors["step1." + k] = v
-
-    for k, v in tensors.items():
-        assert v.dtype in (torch.float32, torch.int64), (k, v.dtype)
-        if v.dtype == torch.float32:
-            assert torch.isfinite(v).all(), k
+    tensors = run_tensors(start, x, y, rec)
     assert tensors["trajectory"][0].item() == tensors["loss"].item()
 
     # How well-conditioned is this run? float32 (the file) against float64 (same init, same data).
@@ -310,15 +336,7 @@ def make(name, spec, x, y):
 
     n_params = sum(p.numel() for p in model.parameters())
     meta = {
-        "model": name,
-        "torch_version": torch.__version__,
-        "seed": SEED,
-        "lr": LR,
-        "steps": STEPS,
-        "batch_size": BATCH,
-        "optimizer": "torch.optim.SGD(lr=0.1, momentum=0, weight_decay=0, dampening=0, nesterov=False)",
-        "loss": spec["loss_name"],
-        "output": spec["output"],
+        **run_metadata(name, spec),
         "init": INIT_DESC,
         "num_parameters": n_params,
         "input": "Fashion-MNIST train-images-idx3-ubyte.gz images 0..15, float32 pixels/255, NCHW [16,1,28,28], no mean/std normalization",
@@ -344,6 +362,47 @@ def make(name, spec, x, y):
     save_safetensors(path, tensors, meta)
     print(f"{name}: trajectory rel diff f32 vs f64: {meta['f64_trajectory_rel_diff']}")
     print(f"{name}: reliable steps {reliable}, grad {meta['f64_grad_max_rel_diff']}, final {meta['f64_final_max_rel_diff']}")
+    return path
+
+
+# --------------------------------------------------------------------------- bf16 autocast
+def make_bf16(name, spec, x, y):
+    """<model>-bf16.safetensors: the run of make() (same init, batch, 10 SGD steps) with the
+    forward and loss under torch.autocast("cpu", dtype=torch.bfloat16): convolutions and linear
+    layers take bfloat16 copies of their inputs and float32 master weights, the loss is float32,
+    parameters, gradients and SGD stay float32. The metadata holds how far this run is from the
+    float32 one (bf16_vs_f32_*), the scale of what bf16 changes."""
+    torch.manual_seed(SEED)
+    model = spec["build"]()
+    init_weights(model)
+    model.train()
+    loss_fn = spec["loss"]
+    model32 = copy.deepcopy(model)
+    start = {k: v.clone() for k, v in model.state_dict().items()}   # SGD updates in place
+    rec = train(model, loss_fn, x, y, bf16=True)
+    rec32 = train(model32, loss_fn, x, y)
+    tensors = run_tensors(start, x, y, rec)
+
+    traj, traj32 = torch.stack(rec["traj"]).double(), torch.stack(rec32["traj"]).double()
+    meta = {
+        **run_metadata(name, spec),
+        "precision": "bf16: torch.autocast('cpu', dtype=torch.bfloat16) around forward and loss; "
+                     "float32 parameters, gradients and SGD",
+        "output": spec["output"] + "; the bf16 autocast output converted to float32",
+        "init": INIT_DESC,
+        "mode": "model.train() throughout; deterministic algorithms; 1 thread; CPU autocast bf16",
+        "naming": "as <model>.safetensors: init., input, labels, logits, loss, grad., trajectory, final.",
+        "bf16_vs_f32_logits": "%.2e" % max_rel(rec["logits"], rec32["logits"].double()),
+        "bf16_vs_f32_grad": "%.2e" % max(max_rel(rec["grad"][k], rec32["grad"][k].double())
+                                          for k in rec["grad"]),
+        "bf16_vs_f32_trajectory": ",".join("%.2e" % v for v in ((traj - traj32).abs() / traj32.abs()).tolist()),
+        "bf16_vs_f32_final": "%.2e" % max(max_rel(rec["final"][k], rec32["final"][k].double())
+                                           for k in rec["final"] if rec["final"][k].is_floating_point()),
+    }
+    path = os.path.join(OUT_DIR, name + "-bf16.safetensors")
+    save_safetensors(path, tensors, meta)
+    for key in ("bf16_vs_f32_logits", "bf16_vs_f32_grad", "bf16_vs_f32_trajectory", "bf16_vs_f32_final"):
+        print(f"{name}-bf16: {key} {meta[key]}")
     return path
 
 
@@ -546,9 +605,14 @@ def main():
     del full
 
     x, y = load_fashion_mnist(BATCH)
-    names = sys.argv[1:] or list(MODELS) + ["resnet18"]
+    names = sys.argv[1:] or list(MODELS) + ["resnet18"] + [m + "-bf16" for m in BF16_MODELS]
     for name in names:
-        path = make_resnet18() if name == "resnet18" else make(name, MODELS[name], x, y)
+        if name == "resnet18":
+            path = make_resnet18()
+        elif name.endswith("-bf16"):
+            path = make_bf16(name[:-len("-bf16")], MODELS[name[:-len("-bf16")]], x, y)
+        else:
+            path = make(name, MODELS[name], x, y)
         print(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
 

@@ -223,6 +223,89 @@ private slots:
             });
         }
     }
+
+    // bf16 against PyTorch's CPU autocast in bf16 (<model>-bf16.safetensors):
+    // the same init, batch and ten SGD steps as <model>.safetensors.
+    //
+    // Tolerances. Rounding to bfloat16 (8 significant bits) moves a value by
+    // at most u = 2^-8 of itself. PyTorch's autocast and this engine round at
+    // different places: both round the inputs and weights of convolutions
+    // and linear layers, but autocast also rounds every activation and
+    // activation gradient between them (conv, pooling and log_softmax
+    // outputs, the backward's gradients, the conv biases), which this engine
+    // keeps in float32. So neither is a rounding of the other: each is a
+    // bf16 perturbation of the same float32 computation. How far bf16 moves
+    // a quantity is d, the distance of PyTorch's autocast run from its
+    // float32 run (the two golden files), or u where that is smaller: a
+    // single rounding's worth, for what bf16 barely moves (a loss near
+    // ln 10, a bias gradient summed in float32). With both runs that close
+    // to float32, the triangle inequality bounds their distance:
+    //   |ours - autocast| <= |ours - fp32| + |fp32 - autocast| <= 2 max(u, d).
+    // d is measured per tensor: bf16 moves a sum with cancellation (a conv
+    // weight gradient, 7% for MnistNet's first layer) much more than u, and
+    // a ReLU input within bf16 rounding of zero goes either way in each run.
+    // Every error is max |a - b| / max |b| per tensor, as in matchesPyTorch.
+    void matchesPyTorchAutocastBf16_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("lenet") << "lenet";
+        QTest::newRow("mnistnet") << "mnistnet";
+    }
+    void matchesPyTorchAutocastBf16() {
+        QFETCH(QString, model);
+        if (!dp::OneDnnBackend::computes_bf16())
+            QSKIP("this CPU lacks AVX512_BF16 and AMX: oneDNN has no bf16 kernels here");
+        constexpr double u = 1.0 / 256;
+        const auto tolerance = [&](double d) { return 2 * std::max(u, d); };
+        GoldenRun run(model.toStdString() + "-bf16", golden_model(model),
+                      std::make_unique<dp::OneDnnBackend>(dp::Precision::bf16));
+        const dp::SafetensorsFile fp32 = dp::read_safetensors(
+            std::string(DP_GOLDEN_DIR) + "/" + model.toStdString() + ".safetensors");
+        const auto fp32_tensor = [&](const std::string& name) { return floats_of(*fp32.find(name)); };
+        QString failures;
+        double worst_share = 0;  // of its tolerance, the worst error's
+        const auto check = [&](const QString& what, double error, double d) {
+            worst_share = std::max(worst_share, error / tolerance(d));
+            if (!(error <= tolerance(d)))
+                failures += QString("%1: %2 from autocast, over 2 max(u, %3)\n").arg(what).arg(error).arg(d);
+        };
+
+        const double loss = run.forward_backward();
+        check("logits", tensor_error(run.outputs(), run.tensor("logits")),
+              tensor_error(run.tensor("logits"), fp32_tensor("logits")));
+        const double golden_loss = run.tensor("loss")[0], fp32_loss = fp32_tensor("loss")[0];
+        check("loss", std::abs(loss - golden_loss) / golden_loss,
+              std::abs(golden_loss - fp32_loss) / fp32_loss);
+        // bf16 must have run: float32 would match the fp32 file to its 1e-4.
+        double worst_from_fp32 = 0;
+        run.for_each_gradient([&](const std::string& name, const std::vector<float>& ours) {
+            const auto golden = run.tensor("grad." + name), golden_fp32 = fp32_tensor("grad." + name);
+            check(QString::fromStdString("grad." + name), tensor_error(ours, golden),
+                  tensor_error(golden, golden_fp32));
+            worst_from_fp32 = std::max(worst_from_fp32, tensor_error(ours, golden_fp32));
+        });
+        if (!(worst_from_fp32 > 1e-4))
+            failures += QString("gradients within %1 of fp32's: bf16 did not run\n").arg(worst_from_fp32);
+        qInfo("%s: worst error %.0f%% of its tolerance after the first step", qPrintable(model),
+              100 * worst_share);
+
+        // Ten SGD steps: the loss before each, and the state after the last.
+        const auto trajectory = run.tensor("trajectory"), fp32_trajectory = fp32_tensor("trajectory");
+        run.sgd_step();
+        for (std::size_t step = 1; step < trajectory.size(); ++step) {
+            const double ours = run.forward_backward();
+            run.sgd_step();
+            check(QString("loss before step %1").arg(step), std::abs(ours - trajectory[step]) / trajectory[step],
+                  std::abs(trajectory[step] - fp32_trajectory[step]) / fp32_trajectory[step]);
+        }
+        run.for_each_state(true, [&](const std::string& name, const std::vector<float>& values) {
+            const auto golden = run.tensor("final." + name);
+            check(QString::fromStdString("final." + name), tensor_error(values, golden),
+                  tensor_error(golden, fp32_tensor("final." + name)));
+        });
+        qInfo("%s: worst error %.0f%% of its tolerance after ten steps", qPrintable(model),
+              100 * worst_share);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestGolden)

@@ -644,13 +644,15 @@ private slots:
         QTest::addColumn<float>("lr");
         QTest::addColumn<int>("epochs");
         QTest::addColumn<int>("seed");
+        QTest::addColumn<QString>("precision");
         QTest::addColumn<QString>("why");  // empty: comparable
-        QTest::newRow("same global batch") << 256 << 0.2f << 3 << 0 << "";
-        QTest::newRow("scaled batch and lr") << 512 << 0.4f << 3 << 0 << "";
-        QTest::newRow("half the batch") << 128 << 0.1f << 3 << 0 << "batch 256 and lr 0.2 there";
-        QTest::newRow("batch scaled, lr not") << 512 << 0.2f << 3 << 0 << "batch 256 and lr 0.2 there";
-        QTest::newRow("other epochs") << 256 << 0.2f << 5 << 0 << "epochs: 3 there, 5 here";
-        QTest::newRow("other seed") << 256 << 0.2f << 3 << 7 << "seed: 0 there, 7 here";
+        QTest::newRow("same global batch") << 256 << 0.2f << 3 << 0 << "fp32" << "";
+        QTest::newRow("scaled batch and lr") << 512 << 0.4f << 3 << 0 << "fp32" << "";
+        QTest::newRow("half the batch") << 128 << 0.1f << 3 << 0 << "fp32" << "batch 256 and lr 0.2 there";
+        QTest::newRow("batch scaled, lr not") << 512 << 0.2f << 3 << 0 << "fp32" << "batch 256 and lr 0.2 there";
+        QTest::newRow("other epochs") << 256 << 0.2f << 5 << 0 << "fp32" << "epochs: 3 there, 5 here";
+        QTest::newRow("other seed") << 256 << 0.2f << 3 << 7 << "fp32" << "seed: 0 there, 7 here";
+        QTest::newRow("other precision") << 256 << 0.2f << 3 << 0 << "bf16" << "precision: fp32 there, bf16 here";
     }
     void comparisonOnlyComparesLikeWithLike()
     {
@@ -658,6 +660,7 @@ private slots:
         QFETCH(float, lr);
         QFETCH(int, epochs);
         QFETCH(int, seed);
+        QFETCH(QString, precision);
         QFETCH(QString, why);
         dp::RunRecord one = madeRun("one", "lenet", 1, {10, 10, 10}, {0.5, 0.6, 0.7});
         one.config.epochs = 3;
@@ -666,6 +669,7 @@ private slots:
         two.config.lr = lr;
         two.config.epochs = epochs;
         two.config.seed = std::uint64_t(seed);
+        two.config.precision = precision.toStdString();
         const RunComparison row = compareRuns({one, two})[1];
         if (why.isEmpty()) {
             QCOMPARE(row.baseline, std::optional<std::size_t>(0));

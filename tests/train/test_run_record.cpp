@@ -56,6 +56,15 @@ private slots:
                  QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2"));
     }
 
+    // fp32 (the default) stays out of the label; another precision closes it,
+    // so fp32 and bf16 runs of the same settings tell apart in legends.
+    void labelNamesAPrecisionOtherThanFp32() {
+        dp::RunRecord record = sample_record();
+        record.config.precision = "bf16";
+        QCOMPARE(QString::fromStdString(record.label()),
+                 QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2 · bf16"));
+    }
+
     // The workbench's queue starts runs within the same second.
     void runsStartedTogetherGetDifferentIds() {
         const dp::TrainConfig config;

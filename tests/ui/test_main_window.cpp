@@ -532,7 +532,8 @@ void TestMainWindow::configRoundTripsEverySetting()
     const auto* panel = window.findChild<RunConfigPanel*>(QStringLiteral("runConfigPanel"));
     auto* allreduceCombo = window.findChild<QComboBox*>(QStringLiteral("allreduceCombo"));
     auto* syncBnCheck = window.findChild<QCheckBox*>(QStringLiteral("syncBnCheck"));
-    QVERIFY(panel && allreduceCombo && syncBnCheck);
+    auto* precisionCombo = window.findChild<QComboBox*>(QStringLiteral("precisionCombo"));
+    QVERIFY(panel && allreduceCombo && syncBnCheck && precisionCombo);
 
     std::vector<std::string> allIds;
     for (const dp::DeviceInfo& device : dp::available_devices())
@@ -542,11 +543,13 @@ void TestMainWindow::configRoundTripsEverySetting()
     QCOMPARE(panel->config().allreduce, std::string("ring"));
     QCOMPARE(panel->config().dataset, std::string("fashion-mnist"));
     QVERIFY(!panel->config().sync_bn);
+    QCOMPARE(panel->config().precision, std::string("fp32"));
 
     dp::TrainConfig config;
     config.devices = {allIds.back()};
     config.allreduce = "naive";
     config.sync_bn = true;
+    config.precision = "bf16";
     config.seed = 42;
     config.dataset = "random";
     config.model = "linear";
@@ -561,14 +564,20 @@ void TestMainWindow::configRoundTripsEverySetting()
     QCOMPARE(shown.dataset, std::string("random"));
     QCOMPARE(shown.input_size, 7);
     QCOMPARE(shown.samples, 300);
+    QCOMPARE(shown.precision, std::string("bf16"));
     QCOMPARE(allreduceCombo->currentText(), QStringLiteral("naive"));
     QVERIFY(syncBnCheck->isChecked());
+    QCOMPARE(precisionCombo->currentText(), QStringLiteral("bf16"));
+    // The combo offers every precision and sets the one chosen.
+    precisionCombo->setCurrentIndex(precisionCombo->findData(QStringLiteral("tf32")));
+    QCOMPARE(panel->config().precision, std::string("tf32"));
 
     // No devices in a config means the whole machine.
     window.setRunConfig(dp::TrainConfig{});
     QCOMPARE(panel->config().devices, allIds);
     QCOMPARE(panel->config().allreduce, std::string("ring"));
     QVERIFY(!panel->config().sync_bn);
+    QCOMPARE(panel->config().precision, std::string("fp32"));
 }
 
 void TestMainWindow::lastSettingsAreRestoredOnLaunch()

@@ -15,6 +15,8 @@
 #include "platform/cuda/device_arena.h"
 #include "platform/cuda/driver_allocations.h"
 #include "platform/cuda/pinned_staging.h"
+#include "backend/plan_cache.h"
+#include "backend/reference/reference_ops.h"  // the ops' element counts
 #include "core/error.h"
 
 namespace dp {
@@ -41,6 +43,10 @@ using Stream = std::unique_ptr<CUstream_st, StreamDeleter>;
 using CudnnHandle = std::unique_ptr<cudnnContext, CudnnDeleter>;
 using CublasHandle = std::unique_ptr<cublasContext, CublasDeleter>;
 
+using reference::linear_input_size;
+using reference::linear_output_size;
+using reference::linear_weight_size;
+
 std::size_t conv_weight_size(const Conv2dShape& s) {
     return std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel;
 }
@@ -56,7 +62,9 @@ public:
           staging_(device_, kStagingChunkFloats),
           loss_sums_(static_cast<cuda::LossSums*>(arena_.allocate(sizeof(cuda::LossSums)))),
           host_loss_sums_(allocate_pinned(device_, sizeof(cuda::LossSums))),
-          convolution_(device_, cudnn_.get(), arena_.allocate(options.workspace_bytes), options),
+          convolution_(device_, cudnn_.get(), arena_.allocate(options.workspace_bytes), options,
+                       [this](std::size_t bytes) { return arena_.allocate(bytes); }),
+          bf16_(options.bf16),
           stream_registration_(stream_.get()) {
         DP_CUDA_CHECK(device_, cublasSetWorkspace(cublas_.get(),
                                                   arena_.allocate(kCublasWorkspaceBytes),
@@ -256,11 +264,11 @@ public:
     void linear_forward(const LinearShape& s, const float* x, const float* w, const float* b,
                         float* y) override {
         if (s.batch == 0) return;
-        const float one = 1, zero = 0;
-        DP_CUDA_CHECK(device_, cublasSgemm(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N,
-                                           s.out_features, s.batch, s.in_features, &one, w,
-                                           s.in_features, x, s.in_features, &zero, y,
-                                           s.out_features));
+        LinearCopies& copies = linear_copies(s);
+        gemm(CUBLAS_OP_T, CUBLAS_OP_N, s.out_features, s.batch, s.in_features,
+             {w, copies.w, linear_weight_size(s)}, s.in_features,
+             {x, copies.x, linear_input_size(s)},
+             s.in_features, y, s.out_features);
         cuda::add_channel_bias(launch(), s.batch, s.out_features, 1, b, y);
     }
 
@@ -268,11 +276,11 @@ public:
     void linear_backward_data(const LinearShape& s, const float* dy, const float* w,
                               float* dx) override {
         if (s.batch == 0) return;
-        const float one = 1, zero = 0;
-        DP_CUDA_CHECK(device_, cublasSgemm(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N,
-                                           s.in_features, s.batch, s.out_features, &one, w,
-                                           s.in_features, dy, s.out_features, &zero, dx,
-                                           s.in_features));
+        LinearCopies& copies = linear_copies(s);
+        gemm(CUBLAS_OP_N, CUBLAS_OP_N, s.in_features, s.batch, s.out_features,
+             {w, copies.w, linear_weight_size(s)}, s.in_features,
+             {dy, copies.dy, linear_output_size(s)},
+             s.out_features, dx, s.in_features);
     }
 
     // dw = dy^T x, as dw^T = x^T dy; db = dy summed over the batch
@@ -283,11 +291,11 @@ public:
             fill(db, std::size_t(s.out_features), 0.f);
             return;
         }
-        const float one = 1, zero = 0;
-        DP_CUDA_CHECK(device_, cublasSgemm(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_T,
-                                           s.in_features, s.out_features, s.batch, &one, x,
-                                           s.in_features, dy, s.out_features, &zero, dw,
-                                           s.in_features));
+        LinearCopies& copies = linear_copies(s);
+        gemm(CUBLAS_OP_N, CUBLAS_OP_T, s.in_features, s.out_features, s.batch,
+             {x, copies.x, linear_input_size(s)}, s.in_features,
+             {dy, copies.dy, linear_output_size(s)},
+             s.out_features, dw, s.in_features);
         cuda::channel_sums(launch(), s.batch, s.out_features, 1, dy, db);
     }
 
@@ -363,6 +371,53 @@ private:
             throw Error("dropout probability " + std::to_string(config.p) + " is not in [0, 1]");
     }
 
+    // ---- bf16 precision's linear layers (CudaBackendOptions::bf16)
+
+    // A linear shape's bfloat16 copies of x, w and dy, allocated when the
+    // shape is first met (null in fp32 and tf32).
+    struct LinearCopies {
+        std::uint16_t *x = nullptr, *w = nullptr, *dy = nullptr;
+    };
+    LinearCopies& linear_copies(const LinearShape& s) {
+        return linear_copies_.get(s, [this](const LinearShape& shape) {
+            LinearCopies copies;
+            if (!bf16_) return copies;
+            const auto copy = [this](std::size_t n) {
+                return static_cast<std::uint16_t*>(arena_.allocate(n * sizeof(std::uint16_t)));
+            };
+            copies.x = copy(linear_input_size(shape));
+            copies.w = copy(linear_weight_size(shape));
+            copies.dy = copy(linear_output_size(shape));
+            return copies;
+        });
+    }
+
+    // A GEMM operand: its float values, and its bf16 copy of n elements.
+    struct GemmOperand {
+        const float* values;
+        std::uint16_t* copy;
+        std::size_t n;
+    };
+
+    // c = op(a) op(b), column-major as cuBLAS's: float32 (TF32 when the
+    // handle's math mode allows), or in bf16 on a and b rounded into their
+    // copies, accumulated and written in float32.
+    void gemm(cublasOperation_t op_a, cublasOperation_t op_b, int m, int n, int k,
+              const GemmOperand& a, int lda, const GemmOperand& b, int ldb, float* c, int ldc) {
+        const float one = 1, zero = 0;
+        if (!bf16_) {
+            DP_CUDA_CHECK(device_, cublasSgemm(cublas_.get(), op_a, op_b, m, n, k, &one, a.values,
+                                               lda, b.values, ldb, &zero, c, ldc));
+            return;
+        }
+        cuda::round_to_bf16(launch(), a.n, a.values, a.copy);
+        cuda::round_to_bf16(launch(), b.n, b.values, b.copy);
+        DP_CUDA_CHECK(device_, cublasGemmEx(cublas_.get(), op_a, op_b, m, n, k, &one, a.copy,
+                                            CUDA_R_16BF, lda, b.copy, CUDA_R_16BF, ldb, &zero, c,
+                                            CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
+                                            CUBLAS_GEMM_DEFAULT));
+    }
+
     LossResult loss_result(int classes) {
         DP_CUDA_CHECK(device_, cudaMemcpyAsync(host_loss_sums_.get(), loss_sums_,
                                                sizeof(cuda::LossSums), cudaMemcpyDeviceToHost,
@@ -385,6 +440,8 @@ private:
     cuda::LossSums* loss_sums_;  // in the arena
     std::unique_ptr<cuda::LossSums, PinnedDeleter> host_loss_sums_;
     cuda::CudnnConvolution convolution_;
+    bool bf16_;
+    PlanCache<LinearShape, LinearCopies> linear_copies_;
     cuda::ThreadComputeStreamRegistration stream_registration_;
 };
 

@@ -37,6 +37,10 @@ void add_channel_bias(const Launch& launch, int batch, int channels, std::size_t
 // (zeros) for batch 0 too.
 void channel_sums(const Launch& launch, int batch, int channels, std::size_t plane,
                   const float* dy, float* sums);
+// bf16 precision's copies: x rounded to bfloat16 (to nearest even), stored
+// as raw 16-bit words, and such words widened back to float.
+void round_to_bf16(const Launch& launch, std::size_t n, const float* x, std::uint16_t* y);
+void widen_bf16(const Launch& launch, std::size_t n, const std::uint16_t* x, float* y);
 // Dropout with units of `unit_size` elements (1: dropout, a plane:
 // dropout2d), masks bit-identical to host::DropoutDraw's. config.p is
 // checked by the caller.

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "backend/algorithm_choice.h"
+#include "backend/cuda/cuda_kernels.h"
+#include "backend/reference/reference_ops.h"  // the ops' element counts
 #include "platform/cuda/cuda_check.h"
 #include "backend/kernel_choices.h"
 #include "core/error.h"
@@ -23,6 +25,8 @@ struct CudnnConvolution::Plan {
     cudnnFilterDescriptor_t w = nullptr;
     cudnnConvolutionDescriptor_t conv = nullptr;
     std::optional<PassChoice> forward, backward_data, backward_filter;
+    // bf16 precision's copies of x (and dx), w (and dw), y (and dy).
+    std::uint16_t *x16 = nullptr, *w16 = nullptr, *y16 = nullptr;
 
     Plan() = default;
     Plan(const Plan&) = delete;
@@ -36,6 +40,11 @@ struct CudnnConvolution::Plan {
 };
 
 namespace {
+
+// The element counts of x, w and y.
+std::size_t x_count(const Conv2dShape& s) { return reference::conv2d_input_size(s); }
+std::size_t w_count(const Conv2dShape& s) { return reference::conv2d_weight_size(s); }
+std::size_t y_count(const Conv2dShape& s) { return reference::conv2d_output_size(s); }
 
 std::string describe(const Conv2dShape& s) {
     return "conv2d " + std::to_string(s.batch) + "x" + std::to_string(s.in_channels) + "x" +
@@ -64,11 +73,18 @@ CudnnConvolution::PassChoice choose(const std::vector<Perf>& results, int return
 }  // namespace
 
 CudnnConvolution::CudnnConvolution(int device, cudnnHandle_t handle, void* workspace,
-                                   const CudaBackendOptions& options)
-    : device_(device), handle_(handle), workspace_(workspace), options_(options) {
+                                   const CudaBackendOptions& options,
+                                   std::function<void*(std::size_t)> allocate)
+    : device_(device),
+      handle_(handle),
+      workspace_(workspace),
+      options_(options),
+      allocate_(std::move(allocate)) {
     cudaDeviceProp properties{};
     DP_CUDA_CHECK(device_, cudaGetDeviceProperties(&properties, device_));
-    machine_ = "cudnn " + std::to_string(cudnnGetVersion()) + (options_.allow_tf32 ? " tf32" : " fma") +
+    DP_CUDA_CHECK(device_, cudnnGetStream(handle_, &stream_));
+    const char* math = options_.bf16 ? " bf16" : options_.allow_tf32 ? " tf32" : " fma";
+    machine_ = "cudnn " + std::to_string(cudnnGetVersion()) + math +
                (options_.deterministic ? " deterministic" : "") + " ws" +
                std::to_string(options_.workspace_bytes >> 20) + " | " + properties.name;
 }
@@ -85,22 +101,46 @@ CudnnConvolution::PassChoice CudnnConvolution::cached_choice(
 
 CudnnConvolution::~CudnnConvolution() = default;
 
+const void* CudnnConvolution::input(const float* x, std::size_t n, std::uint16_t* copy) {
+    if (!options_.bf16) return x;
+    cuda::round_to_bf16({stream_, device_}, n, x, copy);
+    return copy;
+}
+
+void* CudnnConvolution::output(float* y, std::uint16_t* copy) const {
+    return options_.bf16 ? static_cast<void*>(copy) : y;
+}
+
+void CudnnConvolution::finish(float* y, std::size_t n, const std::uint16_t* copy) {
+    if (options_.bf16) cuda::widen_bf16({stream_, device_}, n, copy, y);
+}
+
 CudnnConvolution::Plan& CudnnConvolution::plan(const Conv2dShape& s) {
     return *plans_.get(s, [this](const Conv2dShape& shape) {
         auto plan = std::make_unique<Plan>();
+        // cuDNN's pseudo-bf16 configuration: bf16 tensors, float compute.
+        const cudnnDataType_t tensors = options_.bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+        if (options_.bf16) {
+            const auto copy = [&](std::size_t n) {
+                return static_cast<std::uint16_t*>(allocate_(n * sizeof(std::uint16_t)));
+            };
+            plan->x16 = copy(x_count(shape));
+            plan->w16 = copy(w_count(shape));
+            plan->y16 = copy(y_count(shape));
+        }
         DP_CUDA_CHECK(device_, cudnnCreateTensorDescriptor(&plan->x));
         DP_CUDA_CHECK(device_, cudnnCreateTensorDescriptor(&plan->y));
         DP_CUDA_CHECK(device_, cudnnCreateFilterDescriptor(&plan->w));
         DP_CUDA_CHECK(device_, cudnnCreateConvolutionDescriptor(&plan->conv));
         DP_CUDA_CHECK(device_, cudnnSetTensor4dDescriptor(plan->x, CUDNN_TENSOR_NCHW,
-                                                          CUDNN_DATA_FLOAT, shape.batch,
+                                                          tensors, shape.batch,
                                                           shape.in_channels, shape.in_h,
                                                           shape.in_w));
         DP_CUDA_CHECK(device_, cudnnSetTensor4dDescriptor(plan->y, CUDNN_TENSOR_NCHW,
-                                                          CUDNN_DATA_FLOAT, shape.batch,
+                                                          tensors, shape.batch,
                                                           shape.out_channels, shape.out_h(),
                                                           shape.out_w()));
-        DP_CUDA_CHECK(device_, cudnnSetFilter4dDescriptor(plan->w, CUDNN_DATA_FLOAT,
+        DP_CUDA_CHECK(device_, cudnnSetFilter4dDescriptor(plan->w, tensors,
                                                           CUDNN_TENSOR_NCHW, shape.out_channels,
                                                           shape.in_channels, shape.kernel,
                                                           shape.kernel));
@@ -108,16 +148,21 @@ CudnnConvolution::Plan& CudnnConvolution::plan(const Conv2dShape& s) {
                                    plan->conv, shape.pad, shape.pad, shape.stride, shape.stride,
                                    1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
         // FMA math keeps float32 products exact, as on the CPU; tensor-op
-        // math lets cuDNN use TF32 on Ampere and later.
+        // math lets cuDNN use TF32 (float tensors) or bf16 tensor cores.
         DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(
-                                   plan->conv,
-                                   options_.allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+                                   plan->conv, options_.bf16       ? CUDNN_TENSOR_OP_MATH
+                                               : options_.allow_tf32 ? CUDNN_DEFAULT_MATH
+                                                                     : CUDNN_FMA_MATH));
         return plan;
     });
 }
 
-void CudnnConvolution::forward(const Conv2dShape& s, const float* x, const float* w, float* y) {
+void CudnnConvolution::forward(const Conv2dShape& s, const float* x_float,
+                               const float* w_float, float* y_float) {
     Plan& p = plan(s);
+    const void* x = input(x_float, x_count(s), p.x16);
+    const void* w = input(w_float, w_count(s), p.w16);
+    void* y = output(y_float, p.y16);
     if (!p.forward) p.forward = cached_choice("forward", s, [&] {
         int max_count = 0, returned = 0;
         DP_CUDA_CHECK(device_, cudnnGetConvolutionForwardAlgorithmMaxCount(handle_, &max_count));
@@ -133,11 +178,15 @@ void CudnnConvolution::forward(const Conv2dShape& s, const float* x, const float
                                handle_, &one, p.x, x, p.w, w, p.conv,
                                cudnnConvolutionFwdAlgo_t(p.forward->algorithm), workspace_,
                                options_.workspace_bytes, &zero, p.y, y));
+    finish(y_float, y_count(s), p.y16);
 }
 
-void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy, const float* w,
-                                     float* dx) {
+void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy_float,
+                                     const float* w_float, float* dx_float) {
     Plan& p = plan(s);
+    const void* dy = input(dy_float, y_count(s), p.y16);
+    const void* w = input(w_float, w_count(s), p.w16);
+    void* dx = output(dx_float, p.x16);
     if (!p.backward_data) p.backward_data = cached_choice("backward_data", s, [&] {
         int max_count = 0, returned = 0;
         DP_CUDA_CHECK(device_,
@@ -155,11 +204,15 @@ void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy, cons
                                handle_, &one, p.w, w, p.y, dy, p.conv,
                                cudnnConvolutionBwdDataAlgo_t(p.backward_data->algorithm),
                                workspace_, options_.workspace_bytes, &zero, p.x, dx));
+    finish(dx_float, x_count(s), p.x16);
 }
 
-void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x, const float* dy,
-                                       float* dw) {
+void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x_float,
+                                       const float* dy_float, float* dw_float) {
     Plan& p = plan(s);
+    const void* x = input(x_float, x_count(s), p.x16);
+    const void* dy = input(dy_float, y_count(s), p.y16);
+    void* dw = output(dw_float, p.w16);
     if (!p.backward_filter) p.backward_filter = cached_choice("backward_weights", s, [&] {
         int max_count = 0, returned = 0;
         DP_CUDA_CHECK(device_,
@@ -177,6 +230,7 @@ void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x, con
                                handle_, &one, p.x, x, p.y, dy, p.conv,
                                cudnnConvolutionBwdFilterAlgo_t(p.backward_filter->algorithm),
                                workspace_, options_.workspace_bytes, &zero, p.w, dw));
+    finish(dw_float, w_count(s), p.w16);
 }
 
 }  // namespace dp::cuda

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -20,6 +21,10 @@ namespace dp::cuda {
 // chosen by choose_algorithm (backend/algorithm_choice.h) under the
 // workspace cap, deterministic-only when the options say so. Every pass
 // then uses the one workspace it was given, so nothing is allocated.
+// In bf16 precision (CudaBackendOptions::bf16) each shape also gets
+// bfloat16 copies of its three tensors, from `allocate` when the shape is
+// first met: the passes round their inputs into them, run cuDNN on bf16
+// tensors with float compute, and widen the output back to float.
 class CudnnConvolution {
 public:
     // A pass's algorithm and the math type cuDNN measured it with.
@@ -29,7 +34,8 @@ public:
     };
 
     CudnnConvolution(int device, cudnnHandle_t handle, void* workspace,
-                     const CudaBackendOptions& options);
+                     const CudaBackendOptions& options,
+                     std::function<void*(std::size_t bytes)> allocate);
     ~CudnnConvolution();
 
     // y = conv(x, w); dx = dL/dx; dw = dL/dw. Batch > 0.
@@ -43,11 +49,19 @@ private:
     // The cached choice of `pass` for `s`, or find()'s, stored for later runs.
     PassChoice cached_choice(const char* pass, const Conv2dShape& s,
                              const std::function<PassChoice()>& find);
+    // What cuDNN reads for the input x of n floats: x itself, or in bf16 x
+    // rounded into its copy. What it writes the output y into: y, or the
+    // copy, which finish() widens into y.
+    const void* input(const float* x, std::size_t n, std::uint16_t* copy);
+    void* output(float* y, std::uint16_t* copy) const;
+    void finish(float* y, std::size_t n, const std::uint16_t* copy);
 
     int device_;
     cudnnHandle_t handle_;
     void* workspace_;
     CudaBackendOptions options_;
+    std::function<void*(std::size_t)> allocate_;
+    cudaStream_t stream_ = nullptr;  // the handle's, where conversions run
     // "cudnn 90100 fma ws256 | NVIDIA H100 ...": what a cached choice holds for.
     std::string machine_;
     PlanCache<Conv2dShape, std::unique_ptr<Plan>> plans_;

@@ -1,8 +1,17 @@
-// Elementwise kernels, the bias kernels and dropout.
+// Elementwise kernels, the bias kernels, bf16 conversions and dropout.
+#include <cuda_bf16.h>
+
 #include "backend/cuda/kernel_launch.cuh"
 
 namespace dp::cuda {
 namespace {
+
+__global__ void round_to_bf16_kernel(std::size_t n, const float* x, std::uint16_t* y) {
+    grid_stride(n, [&](std::size_t i) { y[i] = __bfloat16_as_ushort(__float2bfloat16_rn(x[i])); });
+}
+__global__ void widen_bf16_kernel(std::size_t n, const std::uint16_t* x, float* y) {
+    grid_stride(n, [&](std::size_t i) { y[i] = __bfloat162float(__ushort_as_bfloat16(x[i])); });
+}
 
 __global__ void fill_kernel(std::size_t n, float value, float* y) {
     grid_stride(n, [&](std::size_t i) { y[i] = value; });
@@ -66,6 +75,18 @@ __global__ void dropout_kernel(std::size_t n, std::size_t unit_size, std::uint64
 }
 
 }  // namespace
+
+void round_to_bf16(const Launch& launch, std::size_t n, const float* x, std::uint16_t* y) {
+    if (!n) return;
+    round_to_bf16_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, x, y);
+    DP_CHECK_LAUNCH(launch, "round_to_bf16_kernel");
+}
+
+void widen_bf16(const Launch& launch, std::size_t n, const std::uint16_t* x, float* y) {
+    if (!n) return;
+    widen_bf16_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, x, y);
+    DP_CHECK_LAUNCH(launch, "widen_bf16_kernel");
+}
 
 void fill(const Launch& launch, std::size_t n, float value, float* y) {
     if (!n) return;

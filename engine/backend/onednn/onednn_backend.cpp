@@ -7,11 +7,27 @@
 #include <new>
 
 #include "backend/onednn/onednn_impl.h"
+#include "core/error.h"
 
 namespace dp {
 
-OneDnnBackend::OneDnnBackend() : impl_(std::make_unique<Impl>()) {}
+OneDnnBackend::OneDnnBackend(Precision precision) {
+    if (precision == Precision::tf32 || (precision == Precision::bf16 && !computes_bf16()))
+        throw Error(std::string("oneDNN cannot compute in ") + precision_name(precision) +
+                    " on this CPU");
+    impl_ = std::make_unique<Impl>(precision);
+}
 OneDnnBackend::~OneDnnBackend() = default;
+
+Precision OneDnnBackend::precision() const { return impl_->precision; }
+
+bool OneDnnBackend::computes_bf16() {
+    // cpu_isa values are feature masks, not an order (avx2_vnni is above
+    // avx512_core_bf16 numerically yet has no bf16): test the bits.
+    const auto isa = unsigned(dnnl::get_effective_cpu_isa());
+    const auto bf16 = unsigned(dnnl::cpu_isa::avx512_core_bf16);
+    return (isa & bf16) == bf16;
+}
 
 void OneDnnBackend::Impl::reserve_scratch(std::size_t bytes) {
     if (bytes <= scratch_bytes) return;

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "backend/host_memory_backend.h"
+#include "backend/precision.h"
 
 namespace dp {
 
@@ -13,12 +14,25 @@ namespace dp {
 // dropout, the bias gradients, batch normalization's statistics and the ops
 // of synchronized batch normalization (backend/host/host_kernels.h), and
 // the classification losses. One file per op family: onednn_<family>.cpp.
+//
+// In bf16 precision, convolutions and linear layers take their float
+// inputs and weights rounded to bfloat16 (a reorder into the primitive's
+// layout, in the backend's scratch area) and write float32 outputs and
+// gradients, so the master weights, the all-reduce and SGD stay float32;
+// every other op computes in float32 as in fp32 precision.
 class OneDnnBackend final : public HostMemoryBackend {
 public:
-    OneDnnBackend();
+    // Throws dp::Error for a precision this CPU cannot compute in (tf32;
+    // bf16 without AVX512_BF16 or AMX).
+    explicit OneDnnBackend(Precision precision = Precision::fp32);
     ~OneDnnBackend() override;
 
     std::string name() const override { return "onednn"; }
+    Precision precision() const;
+
+    // Whether oneDNN, as this process runs it, has bfloat16 kernels: AVX512_BF16
+    // or AMX, within any ONEDNN_MAX_CPU_ISA limit (read at oneDNN's first call).
+    static bool computes_bf16();
 
     void conv2d_forward(const Conv2dShape& s, const float* x, const float* w, const float* b,
                         float* y) override;

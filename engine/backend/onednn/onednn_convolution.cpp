@@ -50,6 +50,15 @@ std::string isa_name(dnnl::cpu_isa isa) {
     }
 }
 
+// Whether oneDNN implements the step's primitive with its reference loops
+// ("ref:any"), not a jit, gemm or brgemm kernel.
+bool is_reference_kernel(const Step& step) {
+    const char* name = nullptr;
+    dnnl_primitive_desc_query(step.primitive.get_primitive_desc(), dnnl_query_impl_info_str, 0,
+                              &name);
+    return name && std::string(name).starts_with("ref");
+}
+
 }  // namespace
 
 Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvLayout layout) {
@@ -64,8 +73,15 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvL
     const tag activations = layout == ConvLayout::nchw      ? tag::nchw
                             : layout == ConvLayout::blocked ? tag::any
                                                             : tag::nhwc;
-    const memory::desc want_src(src_dims, f32, activations), want_dst(dst_dims, f32, activations),
-        want_weights(weights_dims, f32, layout == ConvLayout::nchw ? tag::oihw : tag::any);
+    const tag weights_tag = layout == ConvLayout::nchw ? tag::oihw : tag::any;
+    // Each pass's inputs in the compute type (bf16 rounds them as they are
+    // reordered in), its output in f32: the forward's activations, the
+    // backward's gradients and the weight gradients stay float32.
+    const memory::data_type in = compute_type();
+    const memory::desc want_src(src_dims, in, activations),
+        want_weights(weights_dims, in, weights_tag), want_dst(dst_dims, f32, activations),
+        want_diff_dst(dst_dims, in, activations), want_diff_src(src_dims, f32, activations),
+        want_diff_weights(weights_dims, f32, weights_tag);
     // The forward's descriptor is every backward's hint.
     const convolution_forward::primitive_desc fwd(
         {prop_kind::forward_training, algorithm::convolution_direct, want_src, want_weights,
@@ -82,8 +98,8 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvL
     }
     case ConvOp::backward_data: {
         const convolution_backward_data::primitive_desc pd(
-            {algorithm::convolution_direct, want_src, want_weights, want_dst, strides, padding,
-             padding},
+            {algorithm::convolution_direct, want_diff_src, want_weights, want_diff_dst, strides,
+             padding, padding},
             engine, fwd);
         Step step(convolution_backward_data{pd});
         step.bind_converted(DNNL_ARG_DIFF_DST, dst, pd.diff_dst_desc(), false, engine);
@@ -94,8 +110,8 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvL
     case ConvOp::backward_weights: {
         // Without the bias: conv2d_backward_weights sums it in double.
         const convolution_backward_weights::primitive_desc pd(
-            {algorithm::convolution_direct, want_src, want_weights, want_dst, strides, padding,
-             padding},
+            {algorithm::convolution_direct, want_src, want_diff_weights, want_diff_dst, strides,
+             padding, padding},
             engine, fwd);
         Step step(convolution_backward_weights{pd});
         step.bind_converted(DNNL_ARG_SRC, src, pd.src_desc(), false, engine);
@@ -118,14 +134,22 @@ Step& OneDnnBackend::Impl::conv_step(const Conv2dShape& s, ConvOp op, Handles ha
     if (chosen) return *chosen;
     const int layout = kernel_choices().choose(conv_key(s, op), int(fixed_conv_layout(s)), [&] {
         std::vector<Step> candidates;
+        std::vector<ConvLayout> layouts;
         for (const ConvLayout candidate : kConvLayouts) {
-            candidates.push_back(build_conv_step(s, op, candidate));
-            reserve_scratch(candidates.back().scratch_bytes);
+            Step step = build_conv_step(s, op, candidate);
+            // oneDNN's reference loops run where a layout has no kernel for
+            // this ISA and precision (bf16 NHWC on some ops): tens of times
+            // slower, so not worth timing.
+            if (is_reference_kernel(step) && candidate != fixed_conv_layout(s)) continue;
+            reserve_scratch(step.scratch_bytes);
+            candidates.push_back(std::move(step));
+            layouts.push_back(candidate);
         }
-        return fastest_candidate(int(candidates.size()), kTimingsPerCandidate, [&](int i) {
-            candidates[std::size_t(i)].run(stream, handles, scratch.get());
-            stream.wait();
-        });
+        return int(layouts[std::size_t(
+            fastest_candidate(int(candidates.size()), kTimingsPerCandidate, [&](int i) {
+                candidates[std::size_t(i)].run(stream, handles, scratch.get());
+                stream.wait();
+            }))]);
     });
     chosen = build_conv_step(s, op, ConvLayout(layout));
     reserve_scratch(chosen->scratch_bytes);
@@ -137,10 +161,13 @@ std::string OneDnnBackend::Impl::conv_key(const Conv2dShape& s, ConvOp op) const
     return conv_choice_key(machine, names[int(op)], s);
 }
 
-std::string OneDnnBackend::Impl::machine_name() {
+std::string OneDnnBackend::Impl::machine_name(Precision precision) {
     const dnnl_version_t* v = dnnl_version();
-    return format("onednn %d.%d.%d %s | ", v->major, v->minor, v->patch,
-                  isa_name(dnnl::get_effective_cpu_isa()).c_str()) +
+    // fp32 keys stay as they were before precisions existed: caches written then still hold.
+    const std::string in =
+        precision == Precision::fp32 ? "" : std::string(" ") + precision_name(precision);
+    return format("onednn %d.%d.%d %s%s | ", v->major, v->minor, v->patch,
+                  isa_name(dnnl::get_effective_cpu_isa()).c_str(), in.c_str()) +
            cpu_model_name();
 }
 

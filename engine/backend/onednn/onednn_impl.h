@@ -55,6 +55,16 @@ struct LogSoftmaxPlan {
 struct OneDnnBackend::Impl {
     using Step = onednn::Step;
 
+    explicit Impl(Precision precision) : precision(precision), machine(machine_name(precision)) {}
+
+    // What convolutions and linear layers multiply in (bf16 or f32); their
+    // outputs, and every other op, are f32 (onednn_backend.h).
+    const Precision precision;
+    dnnl::memory::data_type compute_type() const {
+        return precision == Precision::bf16 ? dnnl::memory::data_type::bf16
+                                            : dnnl::memory::data_type::f32;
+    }
+
     dnnl::engine engine{dnnl::engine::kind::cpu, 0};
     dnnl::stream stream{engine};
 
@@ -63,10 +73,10 @@ struct OneDnnBackend::Impl {
     // The step of `op` for shape `s`, its layout chosen on first use.
     Step& conv_step(const Conv2dShape& s, onednn::ConvOp op, onednn::Handles handles);
     Step build_conv_step(const Conv2dShape& s, onednn::ConvOp op, onednn::ConvLayout layout);
-    // A choice holds for this library, ISA and CPU only.
+    // A choice holds for this library, ISA, CPU and precision only.
     std::string conv_key(const Conv2dShape& s, onednn::ConvOp op) const;
-    static std::string machine_name();
-    const std::string machine = machine_name();
+    static std::string machine_name(Precision precision);
+    const std::string machine;
 
     // ---------------------------------------------------- onednn_pooling.cpp
     PlanCache<Pool2dShape, onednn::PoolPlan> pool_plans;
