@@ -44,8 +44,9 @@ public:
     virtual void all_reduce_sum(int rank, float* data, std::size_t count) = 0;
     // The same sum, possibly still running on return: the buffer holds it
     // once wait_all(rank) has returned, and must not be touched before. How
-    // a GPU reduces a bucket while backward computes the next one. Here (CPU
-    // devices, whose thread does the reduction itself) it is all_reduce_sum.
+    // a device reduces a bucket while backward computes the next one (a
+    // GPU's communication stream; a CPU device's communication thread,
+    // parallel/overlapping_communicator.h). Here it is all_reduce_sum.
     virtual void start_all_reduce_sum(int rank, float* data, std::size_t count) {
         all_reduce_sum(rank, data, count);
     }
@@ -62,8 +63,9 @@ public:
 
     // What the ranks' next collectives are part of, for their timeout
     // messages only. Set between collectives (by the thread that starts the
-    // ranks' work), never while one runs.
-    void set_phase(CollectivePhase phase) { phase_ = phase; }
+    // ranks' work), never while one runs. Virtual for a communicator that
+    // wraps another, which passes the phase on.
+    virtual void set_phase(CollectivePhase phase) { phase_ = phase; }
     const CollectivePhase& phase() const { return phase_; }
 
 private:

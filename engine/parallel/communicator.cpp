@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "parallel/naive_communicator.h"
+#include "parallel/overlapping_communicator.h"
 #include "parallel/ring_communicator.h"
 #ifdef DP_HAVE_CUDA
 #include "parallel/nccl_communicator.h"
@@ -58,7 +59,9 @@ std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceIn
         return std::make_unique<NcclCommunicator>(ordinals, strategy, std::move(timeout));
     }
 #endif
-    return make_thread_communicator(strategy, int(devices.size()), std::move(timeout));
+    auto threads = make_thread_communicator(strategy, int(devices.size()), std::move(timeout));
+    if (devices.size() == 1) return threads;  // nothing to exchange, nothing to overlap
+    return std::make_unique<OverlappingCommunicator>(std::move(threads));
 }
 
 }  // namespace dp

@@ -16,16 +16,18 @@ namespace dp {
 std::vector<std::string> thread_communicator_strategies();
 
 // Ranks are `ranks` threads of this process, buffers host memory (CPU
-// devices). `strategy` is "naive" (d2l's:
+// devices); every collective runs on the calling thread. `strategy` is "naive" (d2l's:
 // rank 0 sums everything, the others copy) or "ring" (NCCL's reduce-scatter
 // then all-gather). Throws dp::Error for an unknown strategy or ranks < 1.
 std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks,
                                                        CollectiveTimeout timeout = {});
 
 // The communicator among replicas on `devices`, all in this process: threads
-// over host memory for CPU devices (strategy as above), NCCL for GPUs. A
-// collective waits at most `timeout_seconds` for the others; its timeout
-// message names ranks by their devices ("cpu:1").
+// over host memory for CPU devices (strategy as above; with more than one
+// device, started all-reduces run on a communication thread per device, see
+// overlapping_communicator.h), NCCL for GPUs. A collective waits at most
+// `timeout_seconds` for the others; its timeout message names ranks by their
+// devices ("cpu:1").
 std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
                                                       const std::string& strategy,
                                                       double timeout_seconds);

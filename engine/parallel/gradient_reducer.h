@@ -10,9 +10,9 @@ namespace dp {
 
 // One replica's side of the gradient all-reduce (PyTorch DDP's reducer):
 // each bucket is reduced as soon as backward has finished its gradients, in
-// the same order on every rank. On a GPU the reduction runs on its own stream
-// while backward goes on; on CPU devices it runs on the device thread between
-// layers.
+// the same order on every rank. The reduction runs while backward goes on: on
+// a GPU's communication stream, on a CPU device's communication thread
+// (OverlappingCommunicator); finish_step waits for all of it before the update.
 class GradientReducer {
 public:
     GradientReducer(Communicator& communicator, int rank, std::vector<GradientBucket> buckets,
@@ -25,7 +25,14 @@ public:
     // rows) and waits for every reduction of the step.
     void finish_step();
 
-    // Seconds spent in collectives since begin_step: the all-reduce wait.
+    // Seconds since begin_step that the calling (device) thread spent in the
+    // communicator: the all-reduce wait. Where the reduction overlaps backward
+    // (start_all_reduce_sum returns at once), that is the wait in finish_step
+    // for what backward did not hide plus the wait for the slowest rank, not
+    // the time the communication took. On CPU devices the communication
+    // thread's adds and copies share the device's core, so the time they take
+    // from backward counts as backward: each phase is the wall time the
+    // device thread spent in it, and the phases still add up to the step.
     double seconds() const { return seconds_; }
 
 private:

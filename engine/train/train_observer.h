@@ -26,7 +26,10 @@ struct BatchProgress {
     double loss = 0;  // mean loss of this batch
 };
 
-// Where one device spent one training step, in seconds.
+// Where one device spent one training step, in seconds. `allreduce` is the
+// time the device's thread waited for the gradient all-reduce, not the time
+// the all-reduce took: communication hidden behind backward is not in it
+// (GradientReducer::seconds), which is what speedup_gap's parts rely on.
 struct DeviceStepTiming {
     int shard = 0;  // samples this device got
     double data = 0, forward = 0, backward = 0, allreduce = 0, update = 0;

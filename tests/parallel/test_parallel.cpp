@@ -1,8 +1,10 @@
 // Tests of engine/parallel: splitting a batch over replicas, the thread
 // communicators (naive and ring: all-reduce against a sum in double, ranks
 // bit-identical, repeatable bits, broadcast, back-to-back reuse, abort,
-// timeouts naming the rank that never came, calls out of step) and DDP-style
-// gradient buckets on LeNet's parameters.
+// timeouts naming the rank that never came, calls out of step), the
+// communication threads that overlap them with backward (the same bits as
+// the synchronous calls, started all-reduces that do not wait, abort and
+// timeouts through them) and DDP-style gradient buckets on LeNet's parameters.
 // Ranks are threads; QTest checks run on the main thread only, after the rank
 // threads have joined (QTest's result logging is not thread-safe).
 
@@ -33,6 +35,7 @@
 #include "parallel/collective_timeout.h"
 #include "parallel/communicator.h"
 #include "parallel/gradient_reducer.h"
+#include "parallel/overlapping_communicator.h"
 #include "parallel/thread_rendezvous.h"
 
 namespace {
@@ -60,6 +63,24 @@ constexpr std::uint32_t kSeed = 20240607;
 
 std::unique_ptr<dp::Communicator> make_communicator(const QString& strategy, int ranks) {
     return dp::make_thread_communicator(strategy.toStdString(), ranks);
+}
+
+// The thread strategy, its started all-reduces run on a communication thread
+// per rank when `overlapped` (as make_local_communicator gives CPU devices).
+std::unique_ptr<dp::Communicator> make_communicator(const QString& strategy, int ranks,
+                                                    dp::CollectiveTimeout timeout, bool overlapped) {
+    auto synchronous = dp::make_thread_communicator(strategy.toStdString(), ranks, std::move(timeout));
+    if (!overlapped) return synchronous;
+    return std::make_unique<dp::OverlappingCommunicator>(std::move(synchronous));
+}
+
+// One all-reduce as the test's communicator is used: on the calling thread,
+// or started (on the rank's communication thread) and waited for.
+void all_reduce(dp::Communicator& communicator, bool overlapped, int rank, float* data,
+                std::size_t count) {
+    if (!overlapped) return communicator.all_reduce_sum(rank, data, count);
+    communicator.start_all_reduce_sum(rank, data, count);
+    communicator.wait_all(rank);
 }
 
 // Runs body(rank) on one thread per rank and returns each rank's error
@@ -124,6 +145,19 @@ void add_strategy_rows(const std::vector<int>& rank_counts) {
         for (int ranks : rank_counts)
             QTest::addRow("%s, %d ranks", strategy.c_str(), ranks)
                 << QString::fromStdString(strategy) << ranks;
+}
+
+// Each strategy and rank count, called synchronously and overlapped.
+void add_strategy_and_overlap_rows(const std::vector<int>& rank_counts) {
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<bool>("overlapped");
+    for (const std::string& strategy : dp::thread_communicator_strategies())
+        for (int ranks : rank_counts)
+            for (bool overlapped : {false, true})
+                QTest::addRow("%s, %d ranks, %s", strategy.c_str(), ranks,
+                              overlapped ? "overlapped" : "synchronous")
+                    << QString::fromStdString(strategy) << ranks << overlapped;
 }
 
 // d2l's LeNet (12.5) with 3x3 first-layer kernels: offsets as the store lays them out.
@@ -317,18 +351,16 @@ private slots:
         QVERIFY2(describe_errors(errors).isEmpty(), describe_errors(errors));
     }
 
-    // The last rank never arrives; once the others wait in the all-reduce,
-    // another thread aborts and they all throw dp::CollectiveAborted. Later
-    // calls throw it at once.
-    void abort_wakes_blocked_ranks_data() {
-        QTest::addColumn<QString>("strategy");
-        QTest::addColumn<int>("ranks");
-        add_strategy_rows({2, 3, 4});
-    }
+    // The last rank never arrives; once the others wait in the all-reduce
+    // (overlapped: in wait_all, while their communication threads wait in
+    // it), another thread aborts and they all throw dp::CollectiveAborted.
+    // Later calls throw it at once.
+    void abort_wakes_blocked_ranks_data() { add_strategy_and_overlap_rows({2, 3, 4}); }
     void abort_wakes_blocked_ranks() {
         QFETCH(QString, strategy);
         QFETCH(int, ranks);
-        const auto communicator = make_communicator(strategy, ranks);
+        QFETCH(bool, overlapped);
+        const auto communicator = make_communicator(strategy, ranks, {}, overlapped);
         const int absent = ranks - 1;
         std::vector<std::string> errors(static_cast<std::size_t>(absent));
         std::vector<std::thread> waiting;
@@ -336,7 +368,7 @@ private slots:
             waiting.emplace_back([&, rank] {
                 std::vector<float> buffer(100, 1.f);
                 try {
-                    communicator->all_reduce_sum(rank, buffer.data(), buffer.size());
+                    all_reduce(*communicator, overlapped, rank, buffer.data(), buffer.size());
                     errors[std::size_t(rank)] = "returned";
                 } catch (const dp::CollectiveAborted& error) {
                     errors[std::size_t(rank)] = error.what();
@@ -362,19 +394,16 @@ private slots:
     // whose wait runs out throws dp::Error naming it by its device and the
     // phase, and the others are released with CollectiveAborted saying the
     // same. The communicator stays aborted, so the late rank cannot hang either.
-    void timeout_names_the_rank_that_never_arrives_data() {
-        QTest::addColumn<QString>("strategy");
-        QTest::addColumn<int>("ranks");
-        add_strategy_rows({2, 3, 4});
-    }
+    // Overlapped, the communication threads time out and wait_all throws.
+    void timeout_names_the_rank_that_never_arrives_data() { add_strategy_and_overlap_rows({2, 3, 4}); }
     void timeout_names_the_rank_that_never_arrives() {
         QFETCH(QString, strategy);
         QFETCH(int, ranks);
+        QFETCH(bool, overlapped);
         dp::CollectiveTimeout timeout{0.2, {}};
         for (int rank = 0; rank < ranks; ++rank)
             timeout.rank_names.push_back("cpu:" + std::to_string(rank));
-        const auto communicator =
-            dp::make_thread_communicator(strategy.toStdString(), ranks, timeout);
+        const auto communicator = make_communicator(strategy, ranks, timeout, overlapped);
         communicator->set_phase({"of step", 37});
         const int absent = ranks - 1;
         std::vector<std::string> timed_out(static_cast<std::size_t>(absent));
@@ -385,7 +414,7 @@ private slots:
             waiting.emplace_back([&, rank] {
                 std::vector<float> buffer(100, 1.f);
                 try {
-                    communicator->all_reduce_sum(rank, buffer.data(), buffer.size());
+                    all_reduce(*communicator, overlapped, rank, buffer.data(), buffer.size());
                 } catch (const dp::CollectiveAborted& error) {
                     released[std::size_t(rank)] = error.what();
                 } catch (const dp::Error& error) {
@@ -456,6 +485,119 @@ private slots:
         });
         QVERIFY2(describe_errors(errors).isEmpty(), describe_errors(errors));
         for (const auto& buffer : buffers) QCOMPARE(buffer, std::vector<float>(10, 3.f));
+    }
+
+    // LeNet-sized gradients in five buckets (64 KB caps), reduced as a
+    // replica does: a GradientReducer starts each bucket as backward finishes
+    // it, on the rank's communication thread, then waits for them all. Every
+    // rank ends with the very bits of the synchronous all_reduce_sum of each
+    // bucket in turn, step after step on the same threads.
+    void overlapped_buckets_give_the_synchronous_bits_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("ranks");
+        add_strategy_rows({2, 3, 4});
+    }
+    void overlapped_buckets_give_the_synchronous_bits() {
+        QFETCH(QString, strategy);
+        QFETCH(int, ranks);
+        const std::vector<ParameterInfo> params = lenet_parameters();
+        const std::vector<GradientBucket> buckets = dp::plan_buckets(params, 64 << 10, 8 << 10);
+        QCOMPARE(buckets.size(), std::size_t(5));
+        const std::size_t total = params.back().offset + params.back().size;
+        std::mt19937 rng(kSeed + std::uint32_t(ranks));
+        std::vector<std::vector<float>> inputs;
+        for (int rank = 0; rank < ranks; ++rank) inputs.push_back(uniform_floats(total, rng));
+
+        auto expected = inputs;
+        const auto synchronous = make_communicator(strategy, ranks);
+        const auto errors = run_ranks(*synchronous, [&](int rank) {
+            for (const GradientBucket& bucket : buckets)
+                synchronous->all_reduce_sum(rank, expected[std::size_t(rank)].data() + bucket.offset,
+                                            bucket.size);
+        });
+        QVERIFY2(describe_errors(errors).isEmpty(), describe_errors(errors));
+
+        const auto overlapping = make_communicator(strategy, ranks, {}, true);
+        for (int step = 0; step < 3; ++step) {
+            auto buffers = inputs;
+            const auto step_errors = run_ranks(*overlapping, [&](int rank) {
+                dp::GradientReducer reducer(*overlapping, rank, buckets,
+                                            buffers[std::size_t(rank)].data());
+                reducer.begin_step();
+                for (std::size_t param = params.size(); param-- > 0;)
+                    reducer.on_gradients_final(param);
+                reducer.finish_step();
+            });
+            QVERIFY2(describe_errors(step_errors).isEmpty(), describe_errors(step_errors));
+            for (int rank = 0; rank < ranks; ++rank)
+                QVERIFY2(same_bits(buffers[std::size_t(rank)], expected[std::size_t(rank)]),
+                         "step " + QByteArray::number(step) + ", rank " + QByteArray::number(rank));
+        }
+    }
+
+    // start_all_reduce_sum returns before the other ranks arrive: one thread
+    // starts two all-reduces on every rank, then waits for each rank. (A
+    // synchronous all_reduce_sum would wait there for the next rank, and time
+    // out.)
+    void started_all_reduces_do_not_wait_for_the_other_ranks() {
+        const auto communicator = make_communicator("ring", 3, {30, {}}, true);
+        std::vector<std::vector<float>> first, second;
+        for (int rank = 0; rank < 3; ++rank) {
+            first.emplace_back(5, float(rank + 1));
+            second.emplace_back(7, float(10 * (rank + 1)));
+        }
+        for (int rank = 0; rank < 3; ++rank) {
+            communicator->start_all_reduce_sum(rank, first[std::size_t(rank)].data(), 5);
+            communicator->start_all_reduce_sum(rank, second[std::size_t(rank)].data(), 7);
+        }
+        for (int rank = 0; rank < 3; ++rank) communicator->wait_all(rank);
+        for (int rank = 0; rank < 3; ++rank) {
+            QCOMPARE(first[std::size_t(rank)], std::vector<float>(5, 6.f));
+            QCOMPARE(second[std::size_t(rank)], std::vector<float>(7, 60.f));
+        }
+    }
+
+    // Synchronous collectives between started ones (synchronized BatchNorm's
+    // all-reduces in backward, a broadcast) run after the rank's started
+    // all-reduces, so every rank calls the strategy's collectives in the
+    // same order and every result is right. Small integers: exact sums.
+    void synchronous_collectives_follow_the_started_ones_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<int>("ranks");
+        add_strategy_rows({2, 3, 4});
+    }
+    void synchronous_collectives_follow_the_started_ones() {
+        QFETCH(QString, strategy);
+        QFETCH(int, ranks);
+        const auto communicator = make_communicator(strategy, ranks, {}, true);
+        // Per rank: started, synchronous, started, broadcast from the last rank.
+        std::vector<std::vector<std::vector<float>>> buffers(std::size_t(ranks));
+        for (int rank = 0; rank < ranks; ++rank)
+            for (int call = 0; call < 4; ++call)
+                buffers[std::size_t(rank)].emplace_back(std::size_t(3 + call), float(rank + 1 + call));
+        const auto errors = run_ranks(*communicator, [&](int rank) {
+            auto& mine = buffers[std::size_t(rank)];
+            for (int round = 0; round < 50; ++round) {
+                for (int call = 0; call < 4; ++call)
+                    std::fill(mine[std::size_t(call)].begin(), mine[std::size_t(call)].end(),
+                              float(rank + 1 + call));
+                communicator->start_all_reduce_sum(rank, mine[0].data(), mine[0].size());
+                communicator->all_reduce_sum(rank, mine[1].data(), mine[1].size());
+                communicator->start_all_reduce_sum(rank, mine[2].data(), mine[2].size());
+                communicator->broadcast(rank, mine[3].data(), mine[3].size(), ranks - 1);
+                communicator->wait_all(rank);
+            }
+        });
+        QVERIFY2(describe_errors(errors).isEmpty(), describe_errors(errors));
+        for (int rank = 0; rank < ranks; ++rank) {
+            for (int call = 0; call < 3; ++call) {
+                float sum = 0;
+                for (int other = 0; other < ranks; ++other) sum += float(other + 1 + call);
+                QCOMPARE(buffers[std::size_t(rank)][std::size_t(call)],
+                         std::vector<float>(std::size_t(3 + call), sum));
+            }
+            QCOMPARE(buffers[std::size_t(rank)][3], std::vector<float>(6, float(ranks + 3)));
+        }
     }
 
     // Ranks that disagree on a call throw, all of them, instead of reading past
