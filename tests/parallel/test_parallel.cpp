@@ -571,7 +571,7 @@ private slots:
         QFETCH(int, ranks);
         const auto communicator = make_communicator(strategy, ranks, {}, true);
         // Per rank: started, synchronous, started, broadcast from the last rank.
-        std::vector<std::vector<std::vector<float>>> buffers(std::size_t(ranks));
+        auto buffers = std::vector<std::vector<std::vector<float>>>(std::size_t(ranks));
         for (int rank = 0; rank < ranks; ++rank)
             for (int call = 0; call < 4; ++call)
                 buffers[std::size_t(rank)].emplace_back(std::size_t(3 + call), float(rank + 1 + call));

@@ -5,11 +5,14 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <thread>
 #include <filesystem>
 
 #include "data/dataset.h"
 #include "data/epoch_sampler.h"
 #include "parallel/communicator.h"
+#include "parallel/overlapping_communicator.h"
 #include "train/parameter_drift.h"
 #include "train/replica_group.h"
 
@@ -169,6 +172,46 @@ private slots:
                              std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0,
                          qPrintable(QString("step %1, replica %2").arg(step).arg(local)));
             }
+        }
+    }
+
+    // A rank that never reaches a step's all-reduce: the devices' started
+    // all-reduces time out on their communication threads, and the step
+    // fails with the one message naming the missing device and the step,
+    // instead of hanging. Here the group holds ranks 0 and 1 of 3; rank 2
+    // joins the start-up broadcast only.
+    void stepFailsNamingADeviceThatNeverReachesTheAllReduce() {
+        DeviceCountOverride two_devices(2);
+        const dp::SampleShape input{1, 28, 28};
+        const auto config = config_on(2);
+        dp::CollectiveTimeout timeout{0.5, {"cpu:0", "cpu:1", "cpu:2"}};
+        auto communicator = std::make_unique<dp::OverlappingCommunicator>(
+            dp::make_thread_communicator(config.allreduce, 3, timeout));
+        dp::Communicator& ranks = *communicator;
+        constexpr std::size_t kLenetParameters = 129068;  // the broadcast's count must match
+        std::jthread absent_rank([&] {
+            std::vector<float> parameters(kLenetParameters);
+            try {
+                ranks.broadcast(2, parameters.data(), parameters.size(), 0);
+            } catch (const dp::Error&) {
+                // The group's constructor fails too, and says why.
+            }
+        });
+        dp::ReplicaGroup group(dp::select_devices(config.devices), std::move(communicator), 0,
+                               config, input, 10);
+        absent_rank.join();
+        QCOMPARE(group.world(), 3);
+        dp::EpochSampler in_file_order(data_.train.count, 0, false);
+        dp::Backend::LossResult loss;
+        try {
+            group.train_step(data_.train, in_file_order.order(0).subspan(0, 64), config.lr, loss);
+            QFAIL("the step did not fail");
+        } catch (const dp::CollectiveAborted& error) {
+            QFAIL(error.what());  // the consequence, not the cause
+        } catch (const dp::Error& error) {
+            QCOMPARE(std::string(error.what()),
+                     "cpu:2 did not reach the all-reduce of step 1 within 0.5 s: it may be paused, "
+                     "swapping or stuck; raise {collective_timeout_s} if its steps are that slow");
         }
     }
 
