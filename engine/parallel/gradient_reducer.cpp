@@ -25,7 +25,16 @@ void GradientReducer::finish_step() {
 
 void GradientReducer::reduce_next() {
     const auto& bucket = buckets_[next_++];
-    timed([&] { communicator_.start_all_reduce_sum(rank_, gradients_ + bucket.offset, bucket.size); });
+    float* data = gradients_ + bucket.offset;
+    // The step's last bucket (the first layers' gradients, final when
+    // backward ends) has nothing left to overlap with: reduced at once, it
+    // is the same sum, and a CPU device's thread adds and copies it itself
+    // instead of waking its communication thread and sleeping until that is
+    // done (two thread switches more a step, each a wait on a busy core).
+    if (next_ == buckets_.size())
+        timed([&] { communicator_.all_reduce_sum(rank_, data, bucket.size); });
+    else
+        timed([&] { communicator_.start_all_reduce_sum(rank_, data, bucket.size); });
 }
 
 template <typename Collective>

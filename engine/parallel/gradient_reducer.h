@@ -13,6 +13,8 @@ namespace dp {
 // the same order on every rank. The reduction runs while backward goes on: on
 // a GPU's communication stream, on a CPU device's communication thread
 // (OverlappingCommunicator); finish_step waits for all of it before the update.
+// The last bucket of a step, complete only when backward is, is reduced at
+// once (all_reduce_sum) on the device thread.
 class GradientReducer {
 public:
     GradientReducer(Communicator& communicator, int rank, std::vector<GradientBucket> buckets,

@@ -42,12 +42,16 @@ namespace {
 
 using dp::GradientBucket;
 
-// Records the all-reduces a reducer starts and how often it waits.
+// Records the all-reduces a reducer starts or runs at once, and how often it waits.
 class RecordingCommunicator final : public dp::Communicator {
 public:
     std::string name() const override { return "recording"; }
     int size() const override { return 2; }
     void all_reduce_sum(int, float* data, std::size_t count) override {
+        started.emplace_back(data, count);
+        ++synchronous;
+    }
+    void start_all_reduce_sum(int, float* data, std::size_t count) override {
         started.emplace_back(data, count);
     }
     void broadcast(int, float*, std::size_t, int) override {}
@@ -55,6 +59,7 @@ public:
     void abort() override {}
 
     std::vector<std::pair<float*, std::size_t>> started;
+    int synchronous = 0;  // of `started`, those run at once
     int waits = 0;
 };
 using dp::ParameterInfo;
@@ -721,7 +726,8 @@ private slots:
 
     // Walking backward's order (last parameter first), the reducer starts each
     // bucket's all-reduce exactly once, in bucket order, as soon as all its
-    // parameters are final, and waits for them before the step ends.
+    // parameters are final, and waits for them before the step ends. The
+    // last bucket, final only when backward ends, is reduced at once.
     void reducer_starts_each_bucket_once_its_gradients_are_final() {
         const std::vector<ParameterInfo> params = lenet_parameters();
         const std::vector<GradientBucket> buckets = dp::plan_buckets(params, 64 << 10, 8 << 10);
@@ -737,8 +743,10 @@ private slots:
             QCOMPARE(communicator.started.size(), ready);
         }
         QCOMPARE(communicator.waits, 0);
+        QCOMPARE(communicator.synchronous, 1);
         reducer.finish_step();
         QCOMPARE(communicator.waits, 1);
+        QCOMPARE(communicator.synchronous, 1);
         QCOMPARE(communicator.started.size(), buckets.size());
         for (std::size_t i = 0; i < buckets.size(); ++i) {
             QCOMPARE(communicator.started[i].first, gradients.data() + buckets[i].offset);
