@@ -145,7 +145,10 @@ std::vector<std::vector<float>> all_reduced(const QString& strategy,
     return buffers;
 }
 
+// The columns strategy and ranks, and a row for each strategy and rank count.
 void add_strategy_rows(const std::vector<int>& rank_counts) {
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<int>("ranks");
     for (const std::string& strategy : dp::thread_communicator_strategies())
         for (int ranks : rank_counts)
             QTest::addRow("%s, %d ranks", strategy.c_str(), ranks)
@@ -291,11 +294,7 @@ private slots:
         QVERIFY(same_bits(all_reduced(strategy, inputs)[0], reduced[0]));
     }
 
-    void broadcast_copies_root_data() {
-        QTest::addColumn<QString>("strategy");
-        QTest::addColumn<int>("ranks");
-        add_strategy_rows({1, 2, 3, 4});
-    }
+    void broadcast_copies_root_data() { add_strategy_rows({1, 2, 3, 4}); }
     void broadcast_copies_root() {
         QFETCH(QString, strategy);
         QFETCH(int, ranks);
@@ -319,11 +318,7 @@ private slots:
     // broadcast, lengths 1 to 9: catches a barrier or buffer table reused
     // before every rank is done with it. Values are small integers, so every
     // sum is exact; each rank checks its own result after every call.
-    void back_to_back_collectives_data() {
-        QTest::addColumn<QString>("strategy");
-        QTest::addColumn<int>("ranks");
-        add_strategy_rows({2, 3, 4});
-    }
+    void back_to_back_collectives_data() { add_strategy_rows({2, 3, 4}); }
     void back_to_back_collectives() {
         QFETCH(QString, strategy);
         QFETCH(int, ranks);
@@ -497,11 +492,7 @@ private slots:
     // it, on the rank's communication thread, then waits for them all. Every
     // rank ends with the very bits of the synchronous all_reduce_sum of each
     // bucket in turn, step after step on the same threads.
-    void overlapped_buckets_give_the_synchronous_bits_data() {
-        QTest::addColumn<QString>("strategy");
-        QTest::addColumn<int>("ranks");
-        add_strategy_rows({2, 3, 4});
-    }
+    void overlapped_buckets_give_the_synchronous_bits_data() { add_strategy_rows({2, 3, 4}); }
     void overlapped_buckets_give_the_synchronous_bits() {
         QFETCH(QString, strategy);
         QFETCH(int, ranks);
@@ -566,11 +557,7 @@ private slots:
     // all-reduces in backward, a broadcast) run after the rank's started
     // all-reduces, so every rank calls the strategy's collectives in the
     // same order and every result is right. Small integers: exact sums.
-    void synchronous_collectives_follow_the_started_ones_data() {
-        QTest::addColumn<QString>("strategy");
-        QTest::addColumn<int>("ranks");
-        add_strategy_rows({2, 3, 4});
-    }
+    void synchronous_collectives_follow_the_started_ones_data() { add_strategy_rows({2, 3, 4}); }
     void synchronous_collectives_follow_the_started_ones() {
         QFETCH(QString, strategy);
         QFETCH(int, ranks);
@@ -607,11 +594,7 @@ private slots:
 
     // Ranks that disagree on a call throw, all of them, instead of reading past
     // a shorter buffer or waiting forever.
-    void calls_out_of_step_throw_on_every_rank_data() {
-        QTest::addColumn<QString>("strategy");
-        QTest::addColumn<int>("ranks");
-        add_strategy_rows({2, 3});
-    }
+    void calls_out_of_step_throw_on_every_rank_data() { add_strategy_rows({2, 3}); }
     void calls_out_of_step_throw_on_every_rank() {
         QFETCH(QString, strategy);
         QFETCH(int, ranks);

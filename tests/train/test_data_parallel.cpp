@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <thread>
 #include <filesystem>
 
@@ -36,6 +37,23 @@ dp::TrainConfig config_on(int devices, const std::string& allreduce = "ring",
     config.allreduce = allreduce;
     config.bucket_mb = 0.1;  // several buckets even for LeNet
     return config;
+}
+
+// Steps `a` and then `b` through the first `steps` batches of 64 samples of
+// `set` in file order; after each step, check(step, a's loss, b's loss, b's
+// timings). Stops at the first step whose check failed.
+template <typename Check>
+void train_side_by_side(dp::ReplicaGroup& a, dp::ReplicaGroup& b, const dp::Dataset& set,
+                        float lr, int steps, const Check& check) {
+    dp::EpochSampler in_file_order(set.count, 0, false);
+    const auto order = in_file_order.order(0);
+    for (int step = 0; step < steps && !QTest::currentTestFailed(); ++step) {
+        const auto batch = order.subspan(std::size_t(step) * 64, 64);
+        dp::Backend::LossResult loss_a, loss_b;
+        a.train_step(set, batch, lr, loss_a);
+        const auto timings_b = b.train_step(set, batch, lr, loss_b);
+        check(step, loss_a, loss_b, timings_b);
+    }
 }
 
 }  // namespace
@@ -106,13 +124,10 @@ private slots:
         QCOMPARE(three.parameters(1), three.parameters(0));  // the broadcast at start
         QCOMPARE(three.parameters(0), one.parameters(0));    // same seed for replica 0
 
-        dp::EpochSampler in_file_order(data_.train.count, 0, false);
-        const auto order = in_file_order.order(0);
-        for (int step = 0; step < steps; ++step) {
-            const auto batch = order.subspan(step * 64, 64);
-            dp::Backend::LossResult loss_one, loss_three;
-            one.train_step(data_.train, batch, config.lr, loss_one);
-            const auto timings = three.train_step(data_.train, batch, config.lr, loss_three);
+        train_side_by_side(one, three, data_.train, config.lr, steps,
+                           [&](int step, const dp::Backend::LossResult& loss_one,
+                               const dp::Backend::LossResult& loss_three,
+                               std::span<const dp::DeviceStepTiming> timings) {
             QCOMPARE(timings.size(), std::size_t(3));
             QCOMPARE(timings[0].shard + timings[1].shard + timings[2].shard, 64);
             QVERIFY2(std::abs(loss_one.loss_sum - loss_three.loss_sum) <= 1e-5 * loss_one.loss_sum,
@@ -121,7 +136,7 @@ private slots:
             const auto replica0 = three.parameters(0);
             QCOMPARE(three.parameters(1), replica0);
             QCOMPARE(three.parameters(2), replica0);
-        }
+        });
         const double difference = dp::max_relative_difference(one.parameters(0), three.parameters(0));
         qInfo("max relative parameter difference after %d steps: %.2e", steps, difference);
         // BatchNorm makes the loss blind to the scale of the convolution
@@ -157,13 +172,10 @@ private slots:
         dp::ReplicaGroup overlapped(devices, config, input, 10);
         dp::ReplicaGroup synchronous(devices, dp::make_thread_communicator(config.allreduce, 3), 0,
                                      config, input, 10);
-        dp::EpochSampler in_file_order(data_.train.count, 0, false);
-        const auto order = in_file_order.order(0);
-        for (int step = 0; step < steps; ++step) {
-            const auto batch = order.subspan(step * 64, 64);
-            dp::Backend::LossResult loss_overlapped, loss_synchronous;
-            overlapped.train_step(data_.train, batch, config.lr, loss_overlapped);
-            synchronous.train_step(data_.train, batch, config.lr, loss_synchronous);
+        train_side_by_side(overlapped, synchronous, data_.train, config.lr, steps,
+                           [&](int step, const dp::Backend::LossResult& loss_overlapped,
+                               const dp::Backend::LossResult& loss_synchronous,
+                               std::span<const dp::DeviceStepTiming>) {
             QVERIFY(loss_overlapped.loss_sum == loss_synchronous.loss_sum);  // exact, not fuzzy
             for (int local = 0; local < 3; ++local) {
                 const std::vector<float> a = overlapped.parameters(local);
@@ -172,7 +184,7 @@ private slots:
                              std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0,
                          qPrintable(QString("step %1, replica %2").arg(step).arg(local)));
             }
-        }
+        });
     }
 
     // A rank that never reaches a step's all-reduce: the devices' started
