@@ -196,7 +196,9 @@ private slots:
         DeviceCountOverride two_devices(2);
         const dp::SampleShape input{1, 28, 28};
         const auto config = config_on(2);
-        dp::CollectiveTimeout timeout{0.5, {"cpu:0", "cpu:1", "cpu:2"}};
+        // Long enough for both devices to build their replicas and reach the
+        // start-up broadcast on a loaded machine.
+        dp::CollectiveTimeout timeout{3, {"cpu:0", "cpu:1", "cpu:2"}};
         auto communicator = std::make_unique<dp::OverlappingCommunicator>(
             dp::make_thread_communicator(config.allreduce, 3, timeout));
         dp::Communicator& ranks = *communicator;
@@ -222,7 +224,7 @@ private slots:
             QFAIL(error.what());  // the consequence, not the cause
         } catch (const dp::Error& error) {
             QCOMPARE(std::string(error.what()),
-                     "cpu:2 did not reach the all-reduce of step 1 within 0.5 s: it may be paused, "
+                     "cpu:2 did not reach the all-reduce of step 1 within 3 s: it may be paused, "
                      "swapping or stuck; raise {collective_timeout_s} if its steps are that slow");
         }
     }
