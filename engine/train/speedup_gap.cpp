@@ -83,8 +83,16 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
 }
 
 std::string SpeedupGap::verdict() const {
-    if (gap() <= 0)
-        return format("no gap: %d devices are at or beyond %d times faster", devices, devices);
+    if (gap() <= 0) {
+        // Beyond ideal: name what made it so (usually smaller per-device
+        // batches fitting the caches better).
+        const auto most = std::min_element(parts.begin(), parts.end(), [](const GapPart& x, const GapPart& y) {
+            return x.seconds < y.seconds;
+        });
+        return format("no gap: %d devices are at or beyond %d times faster (%s: %.2f s per epoch "
+                      "less than ideal)",
+                      devices, devices, most->name.c_str(), -most->seconds);
+    }
     const auto largest = std::max_element(parts.begin(), parts.end(), [](const GapPart& x, const GapPart& y) {
         return x.seconds < y.seconds;
     });
@@ -96,9 +104,12 @@ std::string format_speedup_gap(const SpeedupGap& gap) {
     std::string text = format("gap to the ideal speedup on %d devices: %.2f sec/epoch measured, "
                               "%.2f ideal (1 device's / %d), gap %.2f\n",
                               gap.devices, gap.measured, gap.ideal, gap.devices, gap.gap());
+    // Shares of a gap that is nothing or negative say nothing: seconds only.
+    const bool shares = gap.gap() > 0.01 * gap.ideal;
     for (const GapPart& part : gap.parts)
-        text += format("  %-42s %7.2f s  %5.0f%%\n", part.name.c_str(), part.seconds,
-                       100 * gap.share(part));
+        text += shares ? format("  %-42s %7.2f s  %5.0f%%\n", part.name.c_str(), part.seconds,
+                                100 * gap.share(part))
+                       : format("  %-42s %7.2f s\n", part.name.c_str(), part.seconds);
     return text + "verdict: " + gap.verdict() + "\n";
 }
 
