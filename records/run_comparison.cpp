@@ -4,16 +4,6 @@
 
 namespace {
 
-dp::RunSummary summaryOf(const dp::RunRecord& run)
-{
-    dp::RunSummary summary;
-    summary.epochs = run.epochs;
-    summary.devices = run.config.devices;
-    summary.step_totals = run.step_totals;
-    summary.steps = run.steps;
-    return summary;
-}
-
 bool isFairBaseline(const dp::RunRecord& candidate, const dp::RunRecord& run)
 {
     return !candidate.epochs.empty()
@@ -75,7 +65,7 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
 {
     std::vector<RunComparison> comparisons;
     for (const dp::RunRecord& run : runs) {
-        const dp::RunSummary summary = summaryOf(run);
+        const dp::RunSummary summary = run.summary();
         RunComparison comparison;
         comparison.secondsPerEpoch = summary.mean_seconds_per_epoch();
         comparison.finalTestAcc = summary.final_test_acc();
@@ -83,7 +73,7 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
         comparison.baseline = findBaseline(runs, run, comparison.noBaselineReason);
         if (comparison.baseline && !run.epochs.empty() && !run.config.devices.empty()) {
             const dp::RunRecord& baseline = runs[*comparison.baseline];
-            const dp::RunSummary baselineSummary = summaryOf(baseline);
+            const dp::RunSummary baselineSummary = baseline.summary();
             const auto rows = dp::compare_runs({baseline.config, run.config},
                                                {baselineSummary, summary});
             comparison.speedup = rows[1].speedup;

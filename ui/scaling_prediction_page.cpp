@@ -44,22 +44,6 @@ int deviceCount(const dp::RunRecord& record)
     return int(record.config.devices.size()) * std::max(1, record.processes);
 }
 
-bool hasStepTimings(const dp::RunRecord& record)
-{
-    return record.steps > 0 && !record.step_totals.empty() && !record.epochs.empty();
-}
-
-// What the engine's predictor reads from a finished run.
-dp::RunSummary runSummary(const dp::RunRecord& record)
-{
-    dp::RunSummary summary;
-    summary.epochs = record.epochs;
-    summary.devices = record.config.devices;
-    summary.step_totals = record.step_totals;
-    summary.steps = record.steps;
-    return summary;
-}
-
 }  // namespace
 
 std::optional<dp::CoreSharing> ScalingPredictionPage::fittedSharing(const dp::RunRecord& base) const
@@ -72,10 +56,10 @@ std::optional<dp::CoreSharing> ScalingPredictionPage::fittedSharing(const dp::Ru
     std::vector<dp::RunSummary> summaries;
     for (const auto& run : runs_) {
         const dp::RunRecord& record = run.first;
-        if (hasStepTimings(record) && record.config.batch_size == base.config.batch_size
+        if (record.has_step_timings() && record.config.batch_size == base.config.batch_size
             && dp::baseline_mismatch(base.config, record.config).empty()) {
             configs.push_back(record.config);
-            summaries.push_back(runSummary(record));
+            summaries.push_back(record.summary());
         }
     }
     dp::CoreSharing sharing = dp::fit_core_sharing(sharing_->cores, configs, summaries);
@@ -224,10 +208,10 @@ void ScalingPredictionPage::updatePrediction()
         // Records with step timings (every run since they were kept) give the
         // phases, and their 1- and 2-device runs the core sharing; older
         // records give their seconds per epoch only.
-        const bool timed = hasStepTimings(record);
+        const bool timed = record.has_step_timings();
         const dp::CoreSharing sharing = fittedSharing(record).value_or(*sharing_);
         const dp::WorkloadProfile profile =
-            timed ? dp::workload_profile(record.config, runSummary(record), sharing)
+            timed ? dp::workload_profile(record.config, record.summary(), sharing)
                   : dp::workload_profile_from_epochs(record.config, baseDevices,
                                                      meanSecondsPerEpoch(record), samples, sharing);
         const dp::PredictionSettings settings{algorithm, link, sharing, scaling};

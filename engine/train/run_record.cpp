@@ -59,6 +59,15 @@ std::string epoch_json(const EpochMetrics& m) {
 
 }  // namespace
 
+RunSummary RunRecord::summary() const {
+    RunSummary summary;
+    summary.epochs = epochs;
+    summary.devices = config.devices;
+    summary.step_totals = step_totals;
+    summary.steps = steps;
+    return summary;
+}
+
 std::string RunRecord::label() const { return name.empty() ? settings_label() : name; }
 
 std::string RunRecord::settings_label() const {

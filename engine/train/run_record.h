@@ -50,6 +50,13 @@ struct RunRecord {
     std::vector<DeviceStepTiming> step_totals;
     std::int64_t steps = 0;
 
+    // Whether the record kept its step timings (records from before they
+    // were kept have none).
+    bool has_step_timings() const { return steps > 0 && !step_totals.empty() && !epochs.empty(); }
+    // What the engine's comparisons, speedup gap and predictor read from a
+    // finished run.
+    RunSummary summary() const;
+
     // The run's name in legends, tables and messages: `name` if the user gave
     // one, else settings_label().
     std::string label() const;
