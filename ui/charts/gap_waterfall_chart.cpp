@@ -31,8 +31,12 @@ QColor partColor(double seconds)
     return seconds >= 0 ? QColor(0xd6, 0x4f, 0x3c) : QColor(0x2e, 0x8b, 0x57);
 }
 
+// "0.029 s"; a value that rounds to nothing is "0.000 s", never "-0.000 s".
 QString secondsText(double seconds, int decimals)
 {
+    const double unit = std::pow(10.0, -decimals);
+    if (std::abs(seconds) < unit / 2)
+        seconds = 0;
     return GapWaterfallChart::tr("%1 s").arg(seconds, 0, 'f', decimals);
 }
 
@@ -251,9 +255,9 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
     const int decimals = tickDecimals + 1;
     const double slot = out.plot.width() / double(bars_.size());
     // Seconds and share where a slot has room for them, else the share alone.
-    const bool fullValues =
-        out.valueLines == 2
-        && metrics.horizontalAdvance(QStringLiteral("+") + secondsText(-8.88, decimals)) <= slot;
+    const bool secondsFit =
+        metrics.horizontalAdvance(QStringLiteral("+") + secondsText(-8.88, decimals)) <= slot;
+    const bool fullValues = out.valueLines == 2 && secondsFit;
     // The names in a smaller font where their longest word would not fit its slot.
     QFont namesFont = font;
     double longestWord = 1;
@@ -281,12 +285,13 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
         painter.setPen(text);
         if (out.valueLines > 0) {
             // Above a bar that rises, below one that falls.
-            const QString seconds = (bar.seconds >= 0 ? QStringLiteral("+") : QString())
-                + secondsText(bar.seconds, decimals);
+            const QString plain = secondsText(bar.seconds, decimals);
+            const QString seconds = (plain.startsWith(QLatin1Char('-')) ? QString() : QStringLiteral("+"))
+                + plain;
             // Without a gap (N devices at or beyond N times faster) a share of it means
-            // nothing: the seconds alone.
+            // nothing: the seconds alone, where they fit (hovering a bar tells them too).
             const QString value = bar.kind != Bar::Kind::part ? secondsText(bar.seconds, decimals)
-                : !hasGapToSplit()                          ? seconds
+                : !hasGapToSplit()                          ? (secondsFit ? seconds : QString())
                 : fullValues ? seconds + QLatin1Char('\n') + percentText(bar.share)
                              : percentText(bar.share);
             const double height = metrics.height() * 2;
