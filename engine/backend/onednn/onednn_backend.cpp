@@ -19,8 +19,6 @@ OneDnnBackend::OneDnnBackend(Precision precision) {
 }
 OneDnnBackend::~OneDnnBackend() = default;
 
-Precision OneDnnBackend::precision() const { return impl_->precision; }
-
 bool OneDnnBackend::computes_bf16() {
     // cpu_isa values are feature masks, not an order (avx2_vnni is above
     // avx512_core_bf16 numerically yet has no bf16): test the bits.

@@ -28,7 +28,6 @@ public:
     ~OneDnnBackend() override;
 
     std::string name() const override { return "onednn"; }
-    Precision precision() const;
 
     // Whether oneDNN, as this process runs it, has bfloat16 kernels: AVX512_BF16
     // or AMX, within any ONEDNN_MAX_CPU_ISA limit (read at oneDNN's first call).
