@@ -2,7 +2,15 @@
 // Data-driven checks (a) to (c) of op_test_support.h on every op case below,
 // then hand-computed values, which run on both backends.
 
+#include <QTemporaryDir>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "op_family_test.h"
+
+#include "backend/kernel_choices.h"
 
 namespace {
 
@@ -111,6 +119,99 @@ private slots:
                                       .out_channels = 1, .kernel = 1, .stride = 2};
             check_values(failures, on + "1x1 stride 2 y",
                          ops->conv2d_forward(strided, x, {2}, {0}), {2, 6, 14, 18});
+        }
+        QVERIFY2(failures.empty(), failures.text());
+    }
+
+    // Every kernel a kernel cache can name computes what the reference loops
+    // do, within the tolerance of the data-driven checks: the file pins each
+    // shape's three passes to one kernel number (0 NCHW, 1 blocked, 2 NHWC,
+    // 3 Winograd; 9 is no kernel, and 3 on a shape Winograd cannot run is
+    // none either: both fall back to the fixed rule). Winograd rounds
+    // differently from direct summation, so where it ran its bits differ
+    // from the blocked kernel's, which shows the pin took effect.
+    void every_cached_kernel_matches_the_reference() {
+        const std::vector<Conv2dShape> shapes{
+            // Winograd-shaped (3x3, stride 1, channels a multiple of 16), as ResNet-18's.
+            {.batch = 2, .in_channels = 16, .in_h = 8, .in_w = 8, .out_channels = 32,
+             .kernel = 3, .pad = 1},
+            {.batch = 3, .in_channels = 3, .in_h = 7, .in_w = 7, .out_channels = 4, .kernel = 3},
+            {.batch = 2, .in_channels = 4, .in_h = 7, .in_w = 7, .out_channels = 3, .kernel = 1,
+             .stride = 2},
+        };
+        QTemporaryDir dir;
+        const std::filesystem::path file =
+            std::filesystem::path(dir.path().toStdString()) / "kernel-choices.tsv";
+        dp::KernelChoices& choices = dp::kernel_choices();
+        const struct RestoreFixedTuning {
+            ~RestoreFixedTuning() { dp::kernel_choices().configure({}, dp::KernelTuning::fixed); }
+        } restore;
+
+        struct Outputs {
+            std::vector<float> y, dx, dw, db;
+        };
+        const auto run_all = [&](BackendOps& ops, const Conv2dShape& s, std::mt19937& rng) {
+            const auto x = uniform<float>(ref::conv2d_input_size(s), -1, 1, rng);
+            const auto w = uniform<float>(ref::conv2d_weight_size(s), -1, 1, rng);
+            const auto b = uniform<float>(s.out_channels, -1, 1, rng);
+            const auto dy = uniform<float>(ref::conv2d_output_size(s), -1, 1, rng);
+            auto [dw, db] = ops.conv2d_backward_weights(s, x, dy);
+            return Outputs{ops.conv2d_forward(s, x, w, b), ops.conv2d_backward_data(s, dy, w),
+                           std::move(dw), std::move(db)};
+        };
+        const auto outputs_with = [&](int kernel, Failures& failures) -> std::vector<Outputs> {
+            // Measure once to write every key, then pin them all to `kernel`.
+            choices.configure(file, dp::KernelTuning::retune);
+            {
+                dp::OneDnnBackend measuring;
+                BackendOps ops(measuring);
+                std::mt19937 rng(1);
+                for (const Conv2dShape& s : shapes) run_all(ops, s, rng);
+            }
+            const std::string saved = choices.save();
+            failures.check(saved.empty(), "saving the measured choices: " + saved);
+            std::ifstream in(file);
+            std::string line, pinned;
+            while (std::getline(in, line))
+                pinned += line.starts_with("#") ? line + "\n"
+                                                 : line.substr(0, line.rfind('\t') + 1) +
+                                                       std::to_string(kernel) + "\n";
+            in.close();
+            std::ofstream(file) << pinned;
+            choices.configure(file, dp::KernelTuning::cached);
+            const int measured_before = choices.measured();
+            dp::OneDnnBackend pinned_backend;
+            BackendOps ops(pinned_backend);
+            std::vector<Outputs> outputs;
+            std::mt19937 rng(2);
+            for (const Conv2dShape& s : shapes) outputs.push_back(run_all(ops, s, rng));
+            // Every pass ran the pinned choice: none was measured again.
+            failures.check(choices.measured() == measured_before, "a pinned choice was measured");
+            return outputs;
+        };
+
+        std::vector<Outputs> expected;
+        std::mt19937 rng(2);
+        for (const Conv2dShape& s : shapes) expected.push_back(run_all(reference_, s, rng));
+
+        Failures failures;
+        std::vector<Outputs> blocked;
+        for (const int kernel : {0, 1, 2, 3, 9}) {
+            const std::vector<Outputs> actual = outputs_with(kernel, failures);
+            if (kernel == 1) blocked = actual;
+            for (std::size_t i = 0; i < shapes.size(); ++i) {
+                const std::string what = "kernel " + std::to_string(kernel) + " shape " +
+                                         std::to_string(i) + " ";
+                const double tolerance = Conv2dOp::tolerance_vs_reference;
+                failures.check(dp::test::compare_elementwise(actual[i].y, expected[i].y, 1.0), tolerance, what + "y");
+                failures.check(dp::test::compare_elementwise(actual[i].dx, expected[i].dx, 1.0), tolerance, what + "dx");
+                failures.check(dp::test::compare_elementwise(actual[i].dw, expected[i].dw, 1.0), tolerance, what + "dw");
+                failures.check(dp::test::compare_elementwise(actual[i].db, expected[i].db, 1.0), tolerance, what + "db");
+            }
+            if (kernel == 3 && dp::OneDnnBackend::has_winograd())
+                failures.check(actual[0].y != blocked[0].y && actual[0].dx != blocked[0].dx,
+                               "Winograd pinned on a Winograd shape, yet its bits equal the "
+                               "blocked kernel's");
         }
         QVERIFY2(failures.empty(), failures.text());
     }

@@ -1,7 +1,8 @@
-// OneDnnBackend's convolutions: oneDNN's primitives in the layout this
-// machine's kernel cache names for each op and shape, and the bias gradient
-// summed on the host.
+// OneDnnBackend's convolutions: oneDNN's primitives with the kernel (layout
+// and algorithm) this machine's kernel cache names for each op and shape, and
+// the bias gradient summed on the host.
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -19,21 +20,31 @@ using namespace onednn;
 
 namespace {
 
-// The layouts a convolution can run in: the caller's NCHW (oneDNN's gemm
-// kernels), the blocked layout oneDNN picks (format "any": its jit kernels)
-// or NHWC (its brgemm kernels), the caller's buffers reordered in and out
-// for the last two. Which is fastest depends on the channel counts and on
-// the op, up to 2x apart here reorders included (bench/README.md), so each
-// op measures them on its first call with a shape, as cuDNN's algorithm
-// search does, and keeps the fastest.
-constexpr ConvLayout kConvLayouts[] = {ConvLayout::nchw, ConvLayout::blocked, ConvLayout::nhwc};
-// Best of three per layout: one timing let a burst of noise pick the layout.
+// The kernels a convolution can run: direct convolution on the caller's NCHW
+// (oneDNN's gemm kernels), on the blocked layout oneDNN picks (format "any":
+// its jit kernels) or on NHWC (its brgemm kernels), and, for 3x3 windows
+// with stride 1 in float32, Winograd's F(4x4, 3x3) on the blocked layout
+// (oneDNN's jit_wino_4x3, AVX-512 only), the caller's buffers reordered in
+// and out for all but the first. Which is fastest depends on the channel
+// counts and on the op, up to 2x apart here reorders included
+// (bench/README.md), so each op measures them on its first call with a
+// shape, as cuDNN's algorithm search does, and keeps the fastest.
+//
+// Winograd multiplies 2.25x fewer times than direct convolution, through
+// transforms whose float rounding differs from direct summation by a few
+// units in the last place of the inputs' scale (test_ops_convolution checks
+// each kernel against the reference loops with one tolerance), as cuDNN's
+// Winograd algorithms do on GPUs.
+constexpr ConvKernel kConvKernels[] = {ConvKernel::nchw, ConvKernel::blocked, ConvKernel::nhwc,
+                                       ConvKernel::winograd};
+// Best of three per kernel: one timing let a burst of noise pick the kernel.
 constexpr int kTimingsPerCandidate = 3;
 
-// Without measuring (DP_KERNEL_TUNING=fixed): the jit kernels on the blocked
-// layout for windows, gemm on NCHW for 1x1 (oneDNN's own heuristics' usual pick).
-ConvLayout fixed_conv_layout(const Conv2dShape& s) {
-    return s.kernel > 1 ? ConvLayout::blocked : ConvLayout::nchw;
+// Without measuring (DP_KERNEL_TUNING=fixed): the direct jit kernels on the
+// blocked layout for windows, gemm on NCHW for 1x1 (oneDNN's own heuristics'
+// usual pick).
+ConvKernel fixed_conv_kernel(const Conv2dShape& s) {
+    return s.kernel > 1 ? ConvKernel::blocked : ConvKernel::nchw;
 }
 
 std::string isa_name(dnnl::cpu_isa isa) {
@@ -61,7 +72,11 @@ bool is_reference_kernel(const Step& step) {
 
 }  // namespace
 
-Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvLayout layout) {
+bool OneDnnBackend::Impl::winograd_candidate(const Conv2dShape& s) const {
+    return s.kernel == 3 && s.stride == 1 && precision == Precision::fp32;
+}
+
+Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvKernel kernel) {
     using namespace dnnl;
     const memory::dims src_dims{s.batch, s.in_channels, s.in_h, s.in_w};
     const memory::dims dst_dims{s.batch, s.out_channels, s.out_h(), s.out_w()};
@@ -70,10 +85,13 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvL
     // The caller's layouts, and those the primitive is asked to use.
     const memory::desc src(src_dims, f32, tag::nchw), dst(dst_dims, f32, tag::nchw),
         weights(weights_dims, f32, tag::oihw), bias = vec(s.out_channels);
-    const tag activations = layout == ConvLayout::nchw      ? tag::nchw
-                            : layout == ConvLayout::blocked ? tag::any
-                                                            : tag::nhwc;
-    const tag weights_tag = layout == ConvLayout::nchw ? tag::oihw : tag::any;
+    const tag activations = kernel == ConvKernel::nchw   ? tag::nchw
+                            : kernel == ConvKernel::nhwc ? tag::nhwc
+                                                         : tag::any;
+    const tag weights_tag = kernel == ConvKernel::nchw ? tag::oihw : tag::any;
+    const algorithm direct_or_winograd = kernel == ConvKernel::winograd
+                                             ? algorithm::convolution_winograd
+                                             : algorithm::convolution_direct;
     // Each pass's inputs in the compute type (bf16 rounds them as they are
     // reordered in), its output in f32: the forward's activations, the
     // backward's gradients and the weight gradients stay float32.
@@ -84,7 +102,7 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvL
         want_diff_weights(weights_dims, f32, weights_tag);
     // The forward's descriptor is every backward's hint.
     const convolution_forward::primitive_desc fwd(
-        {prop_kind::forward_training, algorithm::convolution_direct, want_src, want_weights,
+        {prop_kind::forward_training, direct_or_winograd, want_src, want_weights,
          bias, want_dst, strides, padding, padding},
         engine);
     switch (op) {
@@ -98,7 +116,7 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvL
     }
     case ConvOp::backward_data: {
         const convolution_backward_data::primitive_desc pd(
-            {algorithm::convolution_direct, want_diff_src, want_weights, want_diff_dst, strides,
+            {direct_or_winograd, want_diff_src, want_weights, want_diff_dst, strides,
              padding, padding},
             engine, fwd);
         Step step(convolution_backward_data{pd});
@@ -110,7 +128,7 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvL
     case ConvOp::backward_weights: {
         // Without the bias: conv2d_backward_weights sums it in double.
         const convolution_backward_weights::primitive_desc pd(
-            {algorithm::convolution_direct, want_src, want_diff_weights, want_diff_dst, strides,
+            {direct_or_winograd, want_src, want_diff_weights, want_diff_dst, strides,
              padding, padding},
             engine, fwd);
         Step step(convolution_backward_weights{pd});
@@ -124,41 +142,58 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvL
     throw std::logic_error("unknown convolution op");
 }
 
-// The step of `op` for shape `s`: the layout this machine's kernel cache
+// The step of `op` for shape `s`: the kernel this machine's kernel cache
 // names for it, measured here on its first use (each candidate runs on the
 // caller's buffers and overwrites the outputs; the caller then runs the
-// chosen one). Only the chosen layout's primitive is kept.
+// chosen one). Only the chosen kernel's primitive is kept. A cached choice
+// this build cannot run (a number from an edited file, a kernel this oneDNN
+// lacks) falls back to the fixed rule's kernel.
 Step& OneDnnBackend::Impl::conv_step(const Conv2dShape& s, ConvOp op, Handles handles) {
     std::optional<Step>& chosen =
         conv_plans.get(s, [](const Conv2dShape&) { return ConvPlan{}; }).ops[int(op)];
     if (chosen) return *chosen;
-    const int layout = kernel_choices().choose(conv_key(s, op), int(fixed_conv_layout(s)), [&] {
+    const ConvKernel fixed = fixed_conv_kernel(s);
+    const int choice = kernel_choices().choose(conv_key(s, op), int(fixed), [&] {
         std::vector<Step> candidates;
-        std::vector<ConvLayout> layouts;
-        for (const ConvLayout candidate : kConvLayouts) {
-            Step step = build_conv_step(s, op, candidate);
+        std::vector<ConvKernel> kernels;
+        for (const ConvKernel candidate : kConvKernels) {
+            if (candidate == ConvKernel::winograd && !winograd_candidate(s)) continue;
+            std::optional<Step> step = try_build_conv_step(s, op, candidate);
             // oneDNN's reference loops run where a layout has no kernel for
             // this ISA and precision (bf16 NHWC on some ops): tens of times
             // slower, so not worth timing.
-            if (is_reference_kernel(step) && candidate != fixed_conv_layout(s)) continue;
-            reserve_scratch(step.scratch_bytes);
-            candidates.push_back(std::move(step));
-            layouts.push_back(candidate);
+            if (!step || (is_reference_kernel(*step) && candidate != fixed)) continue;
+            reserve_scratch(step->scratch_bytes);
+            candidates.push_back(std::move(*step));
+            kernels.push_back(candidate);
         }
-        return int(layouts[std::size_t(
+        return int(kernels[std::size_t(
             fastest_candidate(int(candidates.size()), kTimingsPerCandidate, [&](int i) {
                 candidates[std::size_t(i)].run(stream, handles, scratch.get());
                 stream.wait();
             }))]);
     });
-    chosen = build_conv_step(s, op, ConvLayout(layout));
+    const bool known = std::ranges::find(kConvKernels, ConvKernel(choice)) != std::end(kConvKernels);
+    if (known) chosen = try_build_conv_step(s, op, ConvKernel(choice));
+    if (!chosen) chosen = build_conv_step(s, op, fixed);
     reserve_scratch(chosen->scratch_bytes);
     return *chosen;
 }
 
+std::optional<Step> OneDnnBackend::Impl::try_build_conv_step(const Conv2dShape& s, ConvOp op,
+                                                              ConvKernel kernel) {
+    try {
+        return build_conv_step(s, op, kernel);
+    } catch (const dnnl::error&) {
+        return std::nullopt;  // oneDNN has no such kernel for this shape, ISA or precision
+    }
+}
+
+// Shapes that have the Winograd candidate were measured without it before
+// it existed: their key says so, and older cached choices are measured again.
 std::string OneDnnBackend::Impl::conv_key(const Conv2dShape& s, ConvOp op) const {
     static const char* names[] = {"forward", "backward_data", "backward_weights"};
-    return conv_choice_key(machine, names[int(op)], s);
+    return conv_choice_key(machine, names[int(op)], s) + (winograd_candidate(s) ? " +winograd" : "");
 }
 
 std::string OneDnnBackend::Impl::machine_name(Precision precision) {
@@ -169,6 +204,16 @@ std::string OneDnnBackend::Impl::machine_name(Precision precision) {
     return format("onednn %d.%d.%d %s%s | ", v->major, v->minor, v->patch,
                   isa_name(dnnl::get_effective_cpu_isa()).c_str(), in.c_str()) +
            cpu_model_name();
+}
+
+bool OneDnnBackend::has_winograd() {
+    static const bool has = [] {
+        Impl impl(Precision::fp32);
+        const Conv2dShape s{.batch = 1, .in_channels = 16, .in_h = 8, .in_w = 8,
+                            .out_channels = 16, .kernel = 3, .pad = 1};
+        return impl.try_build_conv_step(s, ConvOp::forward, ConvKernel::winograd).has_value();
+    }();
+    return has;
 }
 
 void OneDnnBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,

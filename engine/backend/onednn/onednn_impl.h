@@ -23,12 +23,12 @@ namespace dp {
 
 namespace onednn {
 
-// The passes of a convolution, and the layouts it can run in (see
-// onednn_convolution.cpp).
+// The passes of a convolution, and the kernels it can run (see
+// onednn_convolution.cpp). The numbers are what kernel caches store.
 enum class ConvOp { forward, backward_data, backward_weights };
-enum class ConvLayout { nchw, blocked, nhwc };
+enum class ConvKernel { nchw = 0, blocked = 1, nhwc = 2, winograd = 3 };
 
-// A shape's three ops, each built (and its layout chosen) on its first call:
+// A shape's three ops, each built (and its kernel chosen) on its first call:
 // evaluation shapes never build a backward.
 struct ConvPlan {
     std::optional<Step> ops[3];
@@ -70,9 +70,15 @@ struct OneDnnBackend::Impl {
 
     // ---------------------------------------------------- onednn_convolution.cpp
     PlanCache<Conv2dShape, onednn::ConvPlan> conv_plans;
-    // The step of `op` for shape `s`, its layout chosen on first use.
+    // The step of `op` for shape `s`, its kernel chosen on first use.
     Step& conv_step(const Conv2dShape& s, onednn::ConvOp op, onednn::Handles handles);
-    Step build_conv_step(const Conv2dShape& s, onednn::ConvOp op, onednn::ConvLayout layout);
+    // Throws dnnl::error where oneDNN has no such kernel for the shape;
+    // the try_ form returns none there.
+    Step build_conv_step(const Conv2dShape& s, onednn::ConvOp op, onednn::ConvKernel kernel);
+    std::optional<Step> try_build_conv_step(const Conv2dShape& s, onednn::ConvOp op,
+                                            onednn::ConvKernel kernel);
+    // Whether the Winograd kernel is among a shape's candidates.
+    bool winograd_candidate(const Conv2dShape& s) const;
     // A choice holds for this library, ISA, CPU and precision only.
     std::string conv_key(const Conv2dShape& s, onednn::ConvOp op) const;
     static std::string machine_name(Precision precision);
