@@ -69,7 +69,8 @@ void dropout2d_forward(const NchwShape& s, const DropoutConfig& config, const fl
                        float* mask);
 
 // ------------------------------------------------------------ batch_norm2d
-// Per channel c, over its count = N * H * W elements, sums in double.
+// Per channel c, over its count = N * H * W elements: vectorized float sums
+// of at most 64 terms, added in double in a fixed order (host_kernels.cpp).
 
 inline std::int64_t batch_norm2d_count(const BatchNorm2dShape& s) {
     return std::int64_t(s.batch) * s.h * s.w;
@@ -79,6 +80,10 @@ inline std::int64_t batch_norm2d_count(const BatchNorm2dShape& s) {
 // by the first's mean (as PyTorch), so a variance tiny next to the mean
 // keeps its digits.
 void batch_norm2d_statistics(const BatchNorm2dShape& s, const float* x, float* mean, float* var);
+
+// y = gamma * (x - mean) / sqrt(var + eps) + beta, with the statistics given.
+void batch_norm2d_normalize(const BatchNorm2dShape& s, const float* x, const float* gamma,
+                            const float* beta, const float* mean, const float* var, float* y);
 
 // running = (1 - momentum) * running + momentum * batch value, the batch
 // variance made unbiased (x count / (count - 1)) as PyTorch does. Throws

@@ -7,13 +7,13 @@
 
 namespace dp {
 
-// The CPU backend. Convolution, pooling, relu, batch normalization's
-// normalization and backward, linear and log softmax run on oneDNN, their
-// primitives cached per shape; the ops oneDNN has no primitive for (or none
-// with the Backend's contract) run as OpenMP host loops: add, scale, SGD,
-// dropout, the bias gradients, batch normalization's statistics and the ops
-// of synchronized batch normalization (backend/host/host_kernels.h), and
-// the classification losses. One file per op family: onednn_<family>.cpp.
+// The CPU backend. Convolution, pooling, relu, linear and log softmax run on
+// oneDNN, their primitives cached per shape; the ops oneDNN has no primitive
+// for (or none with the Backend's contract, or a slower one) run as OpenMP
+// host loops: add, scale, SGD, dropout, the bias gradients, batch
+// normalization (onednn_batch_norm.cpp says why) and the classification
+// losses (backend/host/host_kernels.h). One file per op family:
+// onednn_<family>.cpp.
 //
 // In bf16 precision, convolutions and linear layers take their float
 // inputs and weights rounded to bfloat16 (a reorder into the primitive's

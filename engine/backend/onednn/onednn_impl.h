@@ -3,7 +3,7 @@
 // OneDnnBackend's state: the oneDNN engine and stream, the scratch area of
 // layout conversions, and one plan cache per op family. Each family's plans
 // are built in its own file: onednn_convolution.cpp, onednn_pooling.cpp,
-// onednn_batch_norm.cpp, onednn_linear.cpp, onednn_elementwise.cpp (relu)
+// onednn_linear.cpp, onednn_elementwise.cpp (relu)
 // and onednn_losses.cpp (log softmax). Private to engine/backend/onednn/.
 
 #include <cstddef>
@@ -42,9 +42,6 @@ struct LinearPlan {
 };
 struct ReluPlan {
     Step forward, backward;
-};
-struct BatchNormPlan {
-    Step forward_given_stats, backward;
 };
 struct LogSoftmaxPlan {
     Step forward, backward;
@@ -97,11 +94,6 @@ struct OneDnnBackend::Impl {
     onednn::PoolPlan& avg_pool(const Pool2dShape& s);
     onednn::PoolPlan& max_pool(const Pool2dShape& s);
     onednn::PoolPlan& global_pool(const NchwShape& s);
-
-    // ---------------------------------------------------- onednn_batch_norm.cpp
-    PlanCache<BatchNorm2dShape, onednn::BatchNormPlan> batch_norm_plans;
-    onednn::BatchNormPlan build_batch_norm(const BatchNorm2dShape& s);
-    onednn::BatchNormPlan& batch_norm(const BatchNorm2dShape& s);
 
     // ---------------------------------------------------- onednn_linear.cpp
     PlanCache<LinearShape, onednn::LinearPlan> linear_plans;
