@@ -172,6 +172,9 @@ const std::vector<OpCase>& op_cases() {
         BatchNorm2dOp{{.batch = 8, .channels = 5, .h = 1, .w = 1}},
         BatchNorm2dOp{{.batch = 2, .channels = 4, .h = 3, .w = 7, .eps = 1e-3f,
                        .momentum = 0.3f}},
+        // Planes longer than one run of the host loops' vector lanes (16 x 64
+        // floats), not a multiple of 16: every path of their sums.
+        BatchNorm2dOp{{.batch = 2, .channels = 3, .h = 37, .w = 37}},
 
         BatchNorm2dGivenStatsOp{{.batch = 2, .channels = 3, .h = 4, .w = 4}},
         BatchNorm2dGivenStatsOp{{.batch = 3, .channels = 2, .h = 2, .w = 5, .eps = 1e-3f}},
@@ -179,6 +182,7 @@ const std::vector<OpCase>& op_cases() {
         SyncBatchNorm2dOp{{.batch = 2, .channels = 3, .h = 4, .w = 4}, 3},
         SyncBatchNorm2dOp{{.batch = 1, .channels = 2, .h = 3, .w = 3}, 2},
         SyncBatchNorm2dOp{{.batch = 4, .channels = 3, .h = 2, .w = 2}, 1},
+        SyncBatchNorm2dOp{{.batch = 2, .channels = 2, .h = 33, .w = 33}, 2},
     };
     return cases;
 }
