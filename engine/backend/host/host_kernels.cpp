@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -127,26 +128,40 @@ DP_VECTOR_CLONES void backward_plane(const float* x, const float* dy,
 // count. (A channel at a time jumped C * H * W floats between planes of
 // 3 KB, and its loops ran 1.5-2x slower for it.)
 template <typename Body>
-void for_each_plane(const BatchNorm2dShape& s, Body&& body) {
-    const std::size_t area = std::size_t(s.h) * s.w;
+void for_each_plane(int batch, int channels, std::size_t area, Body&& body) {
 #pragma omp parallel
     {
         const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
-        const int begin = int(std::int64_t(s.channels) * thread / threads);
-        const int end = int(std::int64_t(s.channels) * (thread + 1) / threads);
-        for (int n = 0; n < s.batch; ++n)
+        const int begin = int(std::int64_t(channels) * thread / threads);
+        const int end = int(std::int64_t(channels) * (thread + 1) / threads);
+        for (int n = 0; n < batch; ++n)
             for (int c = begin; c < end; ++c)
-                body(c, (std::size_t(n) * s.channels + std::size_t(c)) * area, area);
+                body(c, (std::size_t(n) * channels + std::size_t(c)) * area, area);
     }
+}
+template <typename Body>
+void for_each_plane(const BatchNorm2dShape& s, Body&& body) {
+    for_each_plane(s.batch, s.channels, std::size_t(s.h) * s.w, body);
+}
+
+// n values of T, zeroed, for one call's per-channel results: a buffer per
+// thread and slot, grown on first use and then reused, so that the step
+// loop allocates nothing after its first step (test_step_allocations).
+template <typename T, int Slot = 0>
+std::span<T> per_channel(std::size_t n) {
+    thread_local std::vector<T> buffer;
+    if (buffer.size() < n) buffer.resize(n);
+    std::fill_n(buffer.begin(), n, T{});
+    return {buffer.data(), n};
 }
 
 struct Sums {
     double sum = 0, sum_sq = 0;
 };
 // Per channel, the sums of d = x - shift[c] and of d^2.
-std::vector<Sums> channel_sums(const BatchNorm2dShape& s, const float* x,
-                               const std::vector<float>& shift) {
-    std::vector<Sums> sums(std::size_t(s.channels));
+std::span<Sums> channel_sums(const BatchNorm2dShape& s, const float* x,
+                             std::span<const float> shift) {
+    const std::span<Sums> sums = per_channel<Sums>(std::size_t(s.channels));
     for_each_plane(s, [&](int c, std::size_t plane, std::size_t area) {
         const auto [sum, sum_sq] = plane_deviation_sums(x + plane, area, shift[std::size_t(c)]);
         sums[std::size_t(c)].sum += sum;
@@ -208,23 +223,22 @@ void check_pool2d_shape(const Pool2dShape& s) {
 }
 
 void conv2d_bias_backward(const Conv2dShape& s, const float* dy, float* db) {
-    const std::size_t plane = std::size_t(s.out_h()) * s.out_w();
-    parallel_for(std::size_t(s.out_channels), [&](std::size_t o) {
-        double sum = 0;
-        for (int n = 0; n < s.batch; ++n) {
-            const float* dy_plane = dy + (std::size_t(n) * s.out_channels + o) * plane;
-            for (std::size_t p = 0; p < plane; ++p) sum += dy_plane[p];
-        }
-        db[o] = float(sum);
-    });
+    const std::span<double> sums = per_channel<double>(std::size_t(s.out_channels));
+    for_each_plane(s.batch, s.out_channels, std::size_t(s.out_h()) * s.out_w(),
+                   [&](int o, std::size_t plane, std::size_t area) {
+                       sums[std::size_t(o)] += plane_sum(dy + plane, area);
+                   });
+    for (std::size_t o = 0; o < sums.size(); ++o) db[o] = float(sums[o]);
 }
 
+// Row by row, each output's sum in row order: the loop over outputs vectorizes.
 void linear_bias_backward(const LinearShape& s, const float* dy, float* db) {
-    parallel_for(std::size_t(s.out_features), [&](std::size_t o) {
-        double sum = 0;
-        for (int n = 0; n < s.batch; ++n) sum += dy[std::size_t(n) * s.out_features + o];
-        db[o] = float(sum);
-    });
+    const std::span<double> sums = per_channel<double>(std::size_t(s.out_features));
+    for (int n = 0; n < s.batch; ++n) {
+        const float* row = dy + std::size_t(n) * s.out_features;
+        for (std::size_t o = 0; o < sums.size(); ++o) sums[o] += row[o];
+    }
+    for (std::size_t o = 0; o < sums.size(); ++o) db[o] = float(sums[o]);
 }
 
 DropoutDraw::DropoutDraw(const DropoutConfig& config)
@@ -253,14 +267,14 @@ void dropout2d_forward(const NchwShape& s, const DropoutConfig& config, const fl
 void batch_norm2d_statistics(const BatchNorm2dShape& s, const float* x, float* mean, float* var) {
     const std::int64_t count = batch_norm2d_count(s);
     const std::size_t channels = std::size_t(s.channels);
-    std::vector<double> sums(channels);
+    const std::span<double> sums = per_channel<double>(channels);
     for_each_plane(s, [&](int c, std::size_t plane, std::size_t area) {
         sums[std::size_t(c)] += plane_sum(x + plane, area);
     });
     // The first pass's means as floats: the second pass's shifts are exact.
-    std::vector<float> first_mean(channels);
+    const std::span<float> first_mean = per_channel<float>(channels);
     for (std::size_t c = 0; c < channels; ++c) first_mean[c] = float(sums[c] / double(count));
-    const std::vector<Sums> deviations = channel_sums(s, x, first_mean);
+    const std::span<const Sums> deviations = channel_sums(s, x, first_mean);
     for (std::size_t c = 0; c < channels; ++c) {
         const Moments moments = moments_from_sums(count, deviations[c], first_mean[c]);
         mean[c] = float(moments.mean);
@@ -282,9 +296,9 @@ void update_running_stats(const BatchNorm2dShape& s, std::int64_t count, const f
 
 void batch_norm2d_sums(const BatchNorm2dShape& s, const float* x, const float* shift, float* sum,
                        float* sum_sq) {
-    std::vector<float> shifts(std::size_t(s.channels), 0.0f);
+    const std::span<float> shifts = per_channel<float>(std::size_t(s.channels));  // zeros
     if (shift) std::copy_n(shift, s.channels, shifts.begin());
-    const std::vector<Sums> sums = channel_sums(s, x, shifts);
+    const std::span<const Sums> sums = channel_sums(s, x, shifts);
     for (std::size_t c = 0; c < sums.size(); ++c) {
         sum[c] = float(sums[c].sum);
         sum_sq[c] = float(sums[c].sum_sq);
@@ -310,7 +324,8 @@ void batch_norm2d_stats_from_sums(const BatchNorm2dShape& s, std::int64_t count,
 void batch_norm2d_backward_reduce(const BatchNorm2dShape& s, const float* x, const float* dy,
                                   const float* mean, const float* var, float* dgamma,
                                   float* dbeta) {
-    std::vector<Sums> sums(std::size_t(s.channels));  // {sum of dy * (x - mean), sum of dy}
+    // {sum of dy * (x - mean), sum of dy}
+    const std::span<Sums> sums = per_channel<Sums>(std::size_t(s.channels));
     for_each_plane(s, [&](int c, std::size_t plane, std::size_t area) {
         const auto [centered, sum] = plane_gradient_sums(x + plane, dy + plane, area, mean[c]);
         sums[std::size_t(c)].sum += centered;
@@ -334,7 +349,7 @@ void batch_norm2d_backward_elementwise(const BatchNorm2dShape& s, std::int64_t c
     struct Coefficients {
         float a, b, k;
     };
-    std::vector<Coefficients> coefficients(std::size_t(s.channels));
+    const std::span<Coefficients> coefficients = per_channel<Coefficients>(std::size_t(s.channels));
     for (std::size_t c = 0; c < coefficients.size(); ++c) {
         const float inv_std = 1.0f / std::sqrt(var[c] + s.eps);
         const float mean_dy = dbeta[c] / float(count), mean_dy_xhat = dgamma[c] / float(count);
@@ -350,7 +365,7 @@ void batch_norm2d_backward_elementwise(const BatchNorm2dShape& s, std::int64_t c
 // y = (x - mean) * (gamma * inv_std) + beta.
 void batch_norm2d_normalize(const BatchNorm2dShape& s, const float* x, const float* gamma,
                             const float* beta, const float* mean, const float* var, float* y) {
-    std::vector<float> scale(std::size_t(s.channels));
+    const std::span<float> scale = per_channel<float>(std::size_t(s.channels));
     for (std::size_t c = 0; c < scale.size(); ++c) scale[c] = gamma[c] / std::sqrt(var[c] + s.eps);
     for_each_plane(s, [&](int c, std::size_t plane, std::size_t area) {
         normalize_plane(x + plane, y + plane, area, mean[c], scale[std::size_t(c)], beta[c]);

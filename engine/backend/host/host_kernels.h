@@ -25,9 +25,11 @@ namespace dp::host {
 // so that every window holds at least one input element.
 void check_pool2d_shape(const Pool2dShape& s);
 
-// db[o] = dy summed over the batch and the positions of output channel o, in
-// double: a bias gradient is a sum of many terms that mostly cancel, so float
-// accumulation would make it depend on how the batch was split.
+// db[o] = dy summed over the batch and the positions of output channel o:
+// each plane (one sample's H x W) in vectorized float lanes, the planes in
+// double. A bias gradient is a sum of many terms that mostly cancel, so a
+// float sum across samples would make it depend on how the batch was split;
+// a plane never straddles a split.
 void conv2d_bias_backward(const Conv2dShape& s, const float* dy, float* db);
 // db[o] = dy[., o] summed over the batch, in double as conv2d_bias_backward.
 void linear_bias_backward(const LinearShape& s, const float* dy, float* db);
