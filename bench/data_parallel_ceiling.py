@@ -21,13 +21,12 @@ import sys
 import tempfile
 import time
 
+import machine  # bench/machine.py
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BATCH_SIZE = 256
 LEARNING_RATES = {"lenet": 0.2, "resnet18": 0.1}  # as bench/train_vs_pytorch.py
 TEST_IMAGES = 256  # evaluation is not timed; keep it short
-# The /proc/cpuinfo flags that decide which oneDNN kernels run (MEASURING.md: report the ISA).
-ISA_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_bf16")
-
 IMAGES_LINE = re.compile(r"(\d+) training and \d+ test images")
 # dp-train --verbose, after each epoch: one device's mean step phases.
 PHASES_LINE = re.compile(r"device (\d+): shard ([\d.]+), data ([\d.]+) ms, forward ([\d.]+) ms, "
@@ -40,16 +39,7 @@ def log(message):
 
 
 def cpu_description(cores):
-    flags, model = set(), "unknown"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key.strip() == "model name" and model == "unknown":
-                model = value.strip()
-            elif key.strip() == "flags" and not flags:
-                flags = set(value.split())
-    return {"cpu_model": model, "isa": [flag for flag in ISA_FLAGS if flag in flags],
-            "nproc": os.cpu_count(), "cores_used": cores}
+    return dict(machine.cpu_description(), cores_used=cores)
 
 
 class Training:

@@ -21,6 +21,7 @@ from torch import nn
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "golden"))
+import machine  # noqa: E402  (bench/machine.py)
 from make_golden import resnet18  # noqa: E402  (d2l's ResNet-18, the seed's nn.Sequential names)
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
@@ -40,13 +41,7 @@ def log(message):
 
 
 def machine_info():
-    model = "unknown"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    return {"nproc": os.cpu_count(), "cpu_model": model, "load_avg_1min": os.getloadavg()[0]}
+    return dict(machine.cpu_description(), load_avg_1min=os.getloadavg()[0])
 
 
 def loaded_blas():

@@ -1,0 +1,22 @@
+"""What the benches report about the machine they ran on (MEASURING.md: the CPU model and ISA
+with every speed figure)."""
+import os
+
+# The /proc/cpuinfo flags that decide which oneDNN kernels run.
+ISA_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_bf16")
+
+
+def cpu_description():
+    """cpu_model, isa (the ISA_FLAGS this CPU has), onednn_max_cpu_isa (the cap set in the
+    environment, or None: a cap makes oneDNN, dp-train's and PyTorch's, run older kernels),
+    nproc."""
+    flags, model = set(), "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and model == "unknown":
+                model = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+    return {"cpu_model": model, "isa": [flag for flag in ISA_FLAGS if flag in flags],
+            "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"), "nproc": os.cpu_count()}
