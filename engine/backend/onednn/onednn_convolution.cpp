@@ -126,7 +126,7 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvK
         return step;
     }
     case ConvOp::backward_weights: {
-        // Without the bias: conv2d_backward_weights sums it in double.
+        // Without the bias: conv2d_backward_weights sums it on the host.
         const convolution_backward_weights::primitive_desc pd(
             {direct_or_winograd, want_src, want_diff_weights, want_diff_dst, strides,
              padding, padding},
@@ -167,6 +167,8 @@ Step& OneDnnBackend::Impl::conv_step(const Conv2dShape& s, ConvOp op, Handles ha
             candidates.push_back(std::move(*step));
             kernels.push_back(candidate);
         }
+        // None built: the fixed kernel's build below reports oneDNN's error.
+        if (candidates.empty()) return int(fixed);
         return int(kernels[std::size_t(
             fastest_candidate(int(candidates.size()), kTimingsPerCandidate, [&](int i) {
                 candidates[std::size_t(i)].run(stream, handles, scratch.get());
