@@ -324,16 +324,18 @@ void batch_norm2d_stats_from_sums(const BatchNorm2dShape& s, std::int64_t count,
 void batch_norm2d_backward_reduce(const BatchNorm2dShape& s, const float* x, const float* dy,
                                   const float* mean, const float* var, float* dgamma,
                                   float* dbeta) {
-    // {sum of dy * (x - mean), sum of dy}
-    const std::span<Sums> sums = per_channel<Sums>(std::size_t(s.channels));
+    struct GradientSums {
+        double dy_centered = 0, dy = 0;  // sums of dy * (x - mean) and of dy
+    };
+    const std::span<GradientSums> sums = per_channel<GradientSums>(std::size_t(s.channels));
     for_each_plane(s, [&](int c, std::size_t plane, std::size_t area) {
         const auto [centered, sum] = plane_gradient_sums(x + plane, dy + plane, area, mean[c]);
-        sums[std::size_t(c)].sum += centered;
-        sums[std::size_t(c)].sum_sq += sum;
+        sums[std::size_t(c)].dy_centered += centered;
+        sums[std::size_t(c)].dy += sum;
     });
     for (std::size_t c = 0; c < sums.size(); ++c) {
-        dgamma[c] = float(sums[c].sum / std::sqrt(double(var[c]) + double(s.eps)));
-        dbeta[c] = float(sums[c].sum_sq);
+        dgamma[c] = float(sums[c].dy_centered / std::sqrt(double(var[c]) + double(s.eps)));
+        dbeta[c] = float(sums[c].dy);
     }
 }
 
