@@ -6,6 +6,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <omp.h>
@@ -45,7 +46,7 @@ using Lanes = float __attribute__((vector_size(kLanes * sizeof(float))));
     return v;
 }
 
-[[gnu::always_inline]] inline double fold_lanes(Lanes v) {
+[[gnu::always_inline]] inline double fold_lanes(const Lanes& v) {
     float t[kLanes];
     std::memcpy(t, &v, sizeof t);
     for (std::size_t width = kLanes / 2; width > 0; width /= 2)
@@ -91,7 +92,9 @@ DP_VECTOR_CLONES double plane_sum(const float* x, std::size_t area) {
 // {sum of d, sum of d^2} for d = x - shift.
 DP_VECTOR_CLONES std::array<double, 2> plane_deviation_sums(const float* x, std::size_t area,
                                                             float shift) {
-    const auto deviations = [&](auto d) { return std::array<decltype(d), 2>{d, d * d}; };
+    const auto deviations = [&](const auto& d) {
+        return std::array<std::remove_cvref_t<decltype(d)>, 2>{d, d * d};
+    };
     return plane_sums<2>(
         area, [&](std::size_t i) { return deviations(load_lanes(x + i) - shift); },
         [&](std::size_t i) { return deviations(x[i] - shift); });
@@ -100,8 +103,8 @@ DP_VECTOR_CLONES std::array<double, 2> plane_deviation_sums(const float* x, std:
 // {sum of dy * (x - mean), sum of dy}.
 DP_VECTOR_CLONES std::array<double, 2> plane_gradient_sums(const float* x, const float* dy,
                                                            std::size_t area, float mean) {
-    const auto terms = [&](auto xs, auto dys) {
-        return std::array<decltype(xs), 2>{dys * (xs - mean), dys};
+    const auto terms = [&](const auto& xs, const auto& dys) {
+        return std::array<std::remove_cvref_t<decltype(xs)>, 2>{dys * (xs - mean), dys};
     };
     return plane_sums<2>(
         area, [&](std::size_t i) { return terms(load_lanes(x + i), load_lanes(dy + i)); },
