@@ -24,8 +24,8 @@ void parallel_for(std::size_t n, Body&& body) {
     for (std::size_t i = 0; i < n; ++i) body(i);
 }
 
-// Batch normalization's loops visit a channel plane by plane: each of its
-// N planes is H * W contiguous floats.
+// Batch normalization's loops and the convolution bias gradient visit a
+// channel plane by plane: each of its N planes is H * W contiguous floats.
 //
 // plane_sums: K sums over i in [0, area) of values that at(i) gives 16 at
 // a time (a vector of 16 floats for elements i to i + 15) and at_one(i) one
@@ -76,7 +76,7 @@ template <std::size_t K, typename At, typename AtOne>
     return sums;
 }
 
-// Batch normalization's loops over one plane (H * W contiguous floats),
+// The loops over one plane (H * W contiguous floats),
 // each compiled for AVX-512, AVX2 and baseline x86-64, the loader picking
 // the widest this CPU runs: the engine is built for baseline x86-64, where
 // these memory-bound loops ran 2-3x slower (4-wide SSE). Each CPU always
@@ -162,9 +162,10 @@ void for_each_plane(const BatchNorm2dShape& s, Body&& body) {
 }
 
 // n values of T, zeroed, for one call's per-channel results: a buffer per
-// thread and slot, grown on first use and then reused, so that the step
-// loop allocates nothing after its first step (test_step_allocations).
-template <typename T, int Slot = 0>
+// thread and type, grown on first use and then reused, so that the step
+// loop allocates nothing after its first step (test_step_allocations). No
+// caller holds two spans of one type at once.
+template <typename T>
 std::span<T> per_channel(std::size_t n) {
     thread_local std::vector<T> buffer;
     if (buffer.size() < n) buffer.resize(n);
