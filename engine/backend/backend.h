@@ -111,6 +111,15 @@ public:
     virtual void avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y) = 0;
     virtual void avg_pool2d_backward(const Pool2dShape& s, const float* dy, float* dx) = 0;
 
+    // nn.ReLU then nn.AvgPool2d in one pass over x, the ReLU's output never
+    // stored: y = mean of max(x, 0) over each window. Its backward is
+    // avg_pool2d_backward's dx where x > 0, else 0. (LeNet's convolutions
+    // feed one: as separate ops, the four passes over their outputs took a
+    // fifth of its step.)
+    virtual void relu_avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y) = 0;
+    virtual void relu_avg_pool2d_backward(const Pool2dShape& s, const float* x, const float* dy,
+                                          float* dx) = 0;
+
     // y = maximum of each window. The forward records which element won in
     // a workspace that the caller owns, one per layer (layers of one shape
     // may run at once), of max_pool2d_workspace_size(s) bytes: allocate()

@@ -144,6 +144,13 @@ std::vector<OpCase> op_cases() {
                              b.avg_pool2d_forward(s, in[0], out[0]);
                              b.avg_pool2d_backward(s, in[1], out[1]);
                          }});
+        cases.push_back({"relu_avg_" + shape, 1e-6,
+                         {values(pool_size(s, true)), values(pool_size(s, false))},
+                         {pool_size(s, false), pool_size(s, true)},
+                         [s](Backend& b, const auto& in, const auto& out) {
+                             b.relu_avg_pool2d_forward(s, in[0], out[0]);
+                             b.relu_avg_pool2d_backward(s, in[0], in[1], out[1]);
+                         }});
         // Values in steps of 0.25 make ties, which the first maximum wins.
         Floats tied = values(pool_size(s, true));
         for (float& value : tied) value = std::round(value * 4) / 4;

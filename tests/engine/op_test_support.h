@@ -177,6 +177,16 @@ public:
         ref::avg_pool2d_backward(s, dy.data(), dx.data());
         return dx;
     }
+    Vector relu_avg_pool2d_forward(const Pool2dShape& s, const Vector& x) {
+        Vector y = unwritten<T>(ref::pool2d_output_size(s));
+        ref::relu_avg_pool2d_forward(s, x.data(), y.data());
+        return y;
+    }
+    Vector relu_avg_pool2d_backward(const Pool2dShape& s, const Vector& x, const Vector& dy) {
+        Vector dx = unwritten<T>(ref::pool2d_input_size(s));
+        ref::relu_avg_pool2d_backward(s, x.data(), dy.data(), dx.data());
+        return dx;
+    }
 
     // The workspace is the reference's argmax indices, on the host.
     using Workspace = std::vector<std::byte>;
@@ -405,6 +415,17 @@ public:
     Vector avg_pool2d_backward(const Pool2dShape& s, const Vector& dy) {
         const DeviceVector device_dy = upload(dy), device_dx = output(ref::pool2d_input_size(s));
         backend_.avg_pool2d_backward(s, device_dy.data(), device_dx.data());
+        return download(device_dx);
+    }
+    Vector relu_avg_pool2d_forward(const Pool2dShape& s, const Vector& x) {
+        const DeviceVector device_x = upload(x), device_y = output(ref::pool2d_output_size(s));
+        backend_.relu_avg_pool2d_forward(s, device_x.data(), device_y.data());
+        return download(device_y);
+    }
+    Vector relu_avg_pool2d_backward(const Pool2dShape& s, const Vector& x, const Vector& dy) {
+        const DeviceVector device_x = upload(x), device_dy = upload(dy);
+        const DeviceVector device_dx = output(ref::pool2d_input_size(s));
+        backend_.relu_avg_pool2d_backward(s, device_x.data(), device_dy.data(), device_dx.data());
         return download(device_dx);
     }
 

@@ -29,6 +29,29 @@ struct AvgPool2dOp {
     }
 };
 
+// nn.ReLU then nn.AvgPool2d in one op. Inputs at least 0.1 from zero: a
+// finite-difference step never moves one across the ReLU's kink.
+struct ReluAvgPool2dOp {
+    // The reference's own sums, in its order: exact (the host loops sum the
+    // same taps in the same order).
+    static constexpr double tolerance_vs_reference = 0;
+    Pool2dShape shape;
+
+    std::string label() const { return pool2d_label("relu_avg_pool2d", shape); }
+    template <typename T>
+    Tensors<T> make_inputs(std::mt19937& rng) const {
+        return {{"x", away_from_zero<T>(ref::pool2d_input_size(shape), rng)}};
+    }
+    template <typename Ops, typename T = typename Ops::Scalar>
+    std::vector<T> forward(Ops& ops, const Tensors<T>& in) const {
+        return ops.relu_avg_pool2d_forward(shape, in.at("x"));
+    }
+    template <typename Ops, typename T = typename Ops::Scalar>
+    Tensors<T> backward(Ops& ops, const Tensors<T>& in, const std::vector<T>& dy) const {
+        return {{"x", ops.relu_avg_pool2d_backward(shape, in.at("x"), dy)}};
+    }
+};
+
 struct MaxPool2dOp {
     // The forward copies an input; the backward sums the dy of the windows
     // an element wins, perhaps in another order: a rounding (oneDNN: <= 6e-8).
@@ -77,7 +100,7 @@ struct GlobalAvgPool2dOp {
     }
 };
 
-using OpCase = std::variant<AvgPool2dOp, MaxPool2dOp, GlobalAvgPool2dOp>;
+using OpCase = std::variant<AvgPool2dOp, ReluAvgPool2dOp, MaxPool2dOp, GlobalAvgPool2dOp>;
 
 const std::vector<OpCase>& op_cases() {
     static const std::vector<OpCase> cases{
@@ -89,6 +112,18 @@ const std::vector<OpCase>& op_cases() {
         // Padding 1 counted in the average, on a non-square input.
         AvgPool2dOp{{.batch = 2, .channels = 2, .in_h = 6, .in_w = 5, .kernel = 3, .stride = 2,
                      .pad = 1}},
+
+        // LeNet's 2x2 blocks run vectorized, 4 outputs at a time, and the
+        // rest of a row one by one: rows of 13 outputs from 26 and 27
+        // inputs (the last column in no window), 4 from 9, 1 from 3.
+        ReluAvgPool2dOp{{.batch = 2, .channels = 3, .in_h = 26, .in_w = 26}},
+        ReluAvgPool2dOp{{.batch = 1, .channels = 2, .in_h = 27, .in_w = 27}},
+        ReluAvgPool2dOp{{.batch = 3, .channels = 2, .in_h = 9, .in_w = 9}},
+        ReluAvgPool2dOp{{.batch = 1, .channels = 2, .in_h = 3, .in_w = 4}},
+        // Any other window runs the plain loops: overlapping, padded.
+        ReluAvgPool2dOp{{.batch = 2, .channels = 2, .in_h = 7, .in_w = 7, .kernel = 3, .stride = 2}},
+        ReluAvgPool2dOp{{.batch = 2, .channels = 2, .in_h = 6, .in_w = 5, .kernel = 3, .stride = 2,
+                         .pad = 1}},
 
         MaxPool2dOp{{.batch = 2, .channels = 3, .in_h = 8, .in_w = 8}},
         // Overlapping windows: an element can win several.
@@ -138,6 +173,34 @@ private slots:
             check_values(failures, on + "padded dx",
                          ops->avg_pool2d_backward(padded, std::vector<float>(4, 1)),
                          std::vector<float>(4, 4.0f / 9));
+        }
+        QVERIFY2(failures.empty(), failures.text());
+    }
+
+    // The fused op gives the numbers of the two ops it replaces, on each
+    // backend, zeros and negative zeros included (relu(-0) is 0 for both):
+    // the same bits on 2x2 blocks; overlapping windows within a rounding
+    // (oneDNN's own pooling adds their shares in another order).
+    void relu_avg_pool2d_is_relu_then_avg_pool2d() {
+        Failures failures;
+        std::mt19937 rng(kSeed);
+        const std::vector<std::pair<Pool2dShape, double>> cases{
+            {{.batch = 2, .channels = 3, .in_h = 26, .in_w = 27}, 0},
+            {{.batch = 1, .channels = 2, .in_h = 7, .in_w = 7, .kernel = 3, .stride = 2, .pad = 1},
+             1e-6}};
+        for (BackendOps* ops : backends()) {
+            for (const auto& [s, tolerance] : cases) {
+                std::vector<float> x = uniform<float>(ref::pool2d_input_size(s), -1, 1, rng);
+                for (std::size_t i = 0; i < x.size(); i += 5) x[i] = i % 2 ? 0.0f : -0.0f;
+                const std::vector<float> dy = uniform<float>(ref::pool2d_output_size(s), -1, 1, rng);
+                const std::vector<float> relu_x = ops->relu_forward(x);
+                const std::string what = ops->name() + ": " + pool2d_label("relu_avg_pool2d", s);
+                check_values(failures, what + " y", ops->relu_avg_pool2d_forward(s, x),
+                             ops->avg_pool2d_forward(s, relu_x), tolerance);
+                check_values(failures, what + " dx", ops->relu_avg_pool2d_backward(s, x, dy),
+                             ops->relu_backward(relu_x, ops->avg_pool2d_backward(s, dy)),
+                             tolerance);
+            }
         }
         QVERIFY2(failures.empty(), failures.text());
     }
@@ -204,6 +267,7 @@ private slots:
         const std::vector<float> x(16, 1);
         for (BackendOps* ops : backends()) {
             QVERIFY_THROWS_EXCEPTION(dp::Error, ops->avg_pool2d_forward(s, x));
+            QVERIFY_THROWS_EXCEPTION(dp::Error, ops->relu_avg_pool2d_forward(s, x));
             QVERIFY_THROWS_EXCEPTION(dp::Error, ops->max_pool2d_forward(s, x));
         }
     }

@@ -165,6 +165,13 @@ public:
     void avg_pool2d_backward(const Pool2dShape& s, const float* dy, float* dx) override {
         cuda::avg_pool2d_backward(launch(), s, dy, dx);
     }
+    void relu_avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y) override {
+        cuda::relu_avg_pool2d_forward(launch(), s, x, y);
+    }
+    void relu_avg_pool2d_backward(const Pool2dShape& s, const float* x, const float* dy,
+                                  float* dx) override {
+        cuda::relu_avg_pool2d_backward(launch(), s, x, dy, dx);
+    }
 
     std::size_t max_pool2d_workspace_size(const Pool2dShape& s) override {
         return cuda::max_pool2d_workspace_bytes(s);

@@ -54,6 +54,9 @@ void dropout_forward(const Launch& launch, std::size_t n, std::size_t unit_size,
 std::size_t max_pool2d_workspace_bytes(const Pool2dShape& s);
 void avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y);
 void avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float* dy, float* dx);
+void relu_avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y);
+void relu_avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float* x,
+                              const float* dy, float* dx);
 void max_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y,
                         std::int32_t* winners);
 void max_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float* dy,

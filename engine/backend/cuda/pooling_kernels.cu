@@ -29,6 +29,8 @@ __device__ OutputRange covering_outputs(int i, int out_size, const PoolGeometry&
     return {first, last};
 }
 
+// kRelu: the window reads max(x, 0), nn.ReLU fused before the pool.
+template <bool kRelu>
 __global__ void avg_pool2d_forward_kernel(std::size_t n, PoolGeometry g, const float* x,
                                           float* y) {
     grid_stride(n, [&](std::size_t o) {
@@ -42,15 +44,17 @@ __global__ void avg_pool2d_forward_kernel(std::size_t n, PoolGeometry g, const f
             for (int kw = 0; kw < g.kernel; ++kw) {
                 const int iw = ow * g.stride - g.pad + kw;
                 if (iw < 0 || iw >= g.in_w) continue;
-                sum += x_plane[ih * g.in_w + iw];
+                const float value = x_plane[ih * g.in_w + iw];
+                sum += kRelu ? fmaxf(value, 0.0f) : value;
             }
         }
         y[o] = sum / float(g.kernel * g.kernel);
     });
 }
 
+// relu_x, if not null: the fused ReLU's input, dx = 0 where it is not > 0.
 __global__ void avg_pool2d_backward_kernel(std::size_t n, PoolGeometry g, const float* dy,
-                                           float* dx) {
+                                           const float* relu_x, float* dx) {
     grid_stride(n, [&](std::size_t i) {
         const int iw = int(i % g.in_w), ih = int(i / g.in_w % g.in_h);
         const std::size_t plane = i / (std::size_t(g.in_w) * g.in_h);
@@ -62,7 +66,7 @@ __global__ void avg_pool2d_backward_kernel(std::size_t n, PoolGeometry g, const 
         for (int oh = rows.first; oh <= rows.last; ++oh)
             for (int ow = cols.first; ow <= cols.last; ++ow)
                 sum += dy_plane[oh * g.out_w + ow] / window_area;
-        dx[i] = sum;
+        dx[i] = relu_x && !(relu_x[i] > 0.0f) ? 0.0f : sum;
     });
 }
 
@@ -152,7 +156,8 @@ void avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float*
     check_shape(s);
     const std::size_t n = output_size(s);
     if (!n) return;
-    avg_pool2d_forward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), x, y);
+    avg_pool2d_forward_kernel<false>
+        <<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), x, y);
     DP_CHECK_LAUNCH(launch, "avg_pool2d_forward_kernel");
 }
 
@@ -161,8 +166,27 @@ void avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float
     const std::size_t n = input_size(s);
     if (!n) return;
     avg_pool2d_backward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), dy,
-                                                                             dx);
+                                                                             nullptr, dx);
     DP_CHECK_LAUNCH(launch, "avg_pool2d_backward_kernel");
+}
+
+void relu_avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y) {
+    check_shape(s);
+    const std::size_t n = output_size(s);
+    if (!n) return;
+    avg_pool2d_forward_kernel<true>
+        <<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), x, y);
+    DP_CHECK_LAUNCH(launch, "relu_avg_pool2d_forward_kernel");
+}
+
+void relu_avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float* x,
+                              const float* dy, float* dx) {
+    check_shape(s);
+    const std::size_t n = input_size(s);
+    if (!n) return;
+    avg_pool2d_backward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), dy,
+                                                                             x, dx);
+    DP_CHECK_LAUNCH(launch, "relu_avg_pool2d_backward_kernel");
 }
 
 void max_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y,

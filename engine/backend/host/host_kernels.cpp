@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include "backend/host/vector_clones.h"
 #include "core/error.h"
 
 namespace dp::host {
@@ -76,27 +77,8 @@ template <std::size_t K, typename At, typename AtOne>
     return sums;
 }
 
-// The loops over one plane (H * W contiguous floats),
-// each compiled for AVX-512, AVX2 and baseline x86-64, the loader picking
-// the widest this CPU runs: the engine is built for baseline x86-64, where
-// these memory-bound loops ran 2-3x slower (4-wide SSE). Each CPU always
-// runs the same clone, so a machine's bits do not change run to run.
-//
-// The pick is an ifunc resolver that the dynamic loader runs before any
-// sanitizer runtime starts; ThreadSanitizer instruments the resolver and it
-// crashes there, so TSan builds (scripts/tsan: threads, not ISAs) compile
-// the baseline loop only.
-#if defined(__SANITIZE_THREAD__)
-#define DP_VECTOR_CLONES
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define DP_VECTOR_CLONES
-#endif
-#endif
-#ifndef DP_VECTOR_CLONES
-#define DP_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-
+// The loops over one plane (H * W contiguous floats), each compiled for
+// AVX-512, AVX2 and baseline x86-64 (vector_clones.h).
 DP_VECTOR_CLONES double plane_sum(const float* x, std::size_t area) {
     return plane_sums<1>(
         area, [&](std::size_t i) { return std::array<Lanes, 1>{load_lanes(x + i)}; },

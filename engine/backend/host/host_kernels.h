@@ -25,6 +25,11 @@ namespace dp::host {
 // so that every window holds at least one input element.
 void check_pool2d_shape(const Pool2dShape& s);
 
+// dp::Backend's ReLU fused before average pooling (host_pooling.cpp):
+// vectorized for 2x2 windows of stride 2, plain loops for any other.
+void relu_avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y);
+void relu_avg_pool2d_backward(const Pool2dShape& s, const float* x, const float* dy, float* dx);
+
 // db[o] = dy summed over the batch and the positions of output channel o:
 // each plane (one sample's H x W) in vectorized float lanes, the planes in
 // double. A bias gradient is a sum of many terms that mostly cancel, so a

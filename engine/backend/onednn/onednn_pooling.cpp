@@ -1,5 +1,5 @@
-// OneDnnBackend's pooling: average, max and global average pooling, all
-// oneDNN primitives.
+// OneDnnBackend's pooling: average, max and global average pooling on
+// oneDNN primitives; ReLU fused before average pooling on host loops.
 
 #include "backend/host/host_kernels.h"
 #include "backend/onednn/onednn_impl.h"
@@ -70,6 +70,16 @@ void OneDnnBackend::avg_pool2d_forward(const Pool2dShape& s, const float* x, flo
 void OneDnnBackend::avg_pool2d_backward(const Pool2dShape& s, const float* dy, float* dx) {
     impl_->avg_pool(s).backward.run(impl_->stream,
                                     {{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_SRC, dx}});
+}
+
+// oneDNN's pooling has no ReLU before it (post-ops come after): host loops.
+void OneDnnBackend::relu_avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y) {
+    host::relu_avg_pool2d_forward(s, x, y);
+}
+
+void OneDnnBackend::relu_avg_pool2d_backward(const Pool2dShape& s, const float* x,
+                                             const float* dy, float* dx) {
+    host::relu_avg_pool2d_backward(s, x, dy, dx);
 }
 
 std::size_t OneDnnBackend::max_pool2d_workspace_size(const Pool2dShape& s) {

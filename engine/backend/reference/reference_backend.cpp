@@ -40,6 +40,15 @@ void ReferenceBackend::avg_pool2d_backward(const Pool2dShape& s, const float* dy
     reference::avg_pool2d_backward(s, dy, dx);
 }
 
+void ReferenceBackend::relu_avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y) {
+    reference::relu_avg_pool2d_forward(s, x, y);
+}
+
+void ReferenceBackend::relu_avg_pool2d_backward(const Pool2dShape& s, const float* x,
+                                                const float* dy, float* dx) {
+    reference::relu_avg_pool2d_backward(s, x, dy, dx);
+}
+
 std::size_t ReferenceBackend::max_pool2d_workspace_size(const Pool2dShape& s) {
     return reference::max_pool2d_workspace_size(s);
 }

@@ -25,6 +25,9 @@ public:
 
     void avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y) override;
     void avg_pool2d_backward(const Pool2dShape& s, const float* dy, float* dx) override;
+    void relu_avg_pool2d_forward(const Pool2dShape& s, const float* x, float* y) override;
+    void relu_avg_pool2d_backward(const Pool2dShape& s, const float* x, const float* dy,
+                                  float* dx) override;
 
     std::size_t max_pool2d_workspace_size(const Pool2dShape& s) override;
     void max_pool2d_forward(const Pool2dShape& s, const float* x, float* y,

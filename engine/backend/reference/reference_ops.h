@@ -206,6 +206,28 @@ void avg_pool2d_backward(const Pool2dShape& s, const T* dy, T* dx) {
     for_each_pool2d_tap(s, [&](std::size_t xi, std::size_t yi) { dx[xi] += dy[yi] / window_area; });
 }
 
+// y = mean of max(x, 0) over each window: relu_forward then avg_pool2d_forward.
+template <typename T>
+void relu_avg_pool2d_forward(const Pool2dShape& s, const T* x, T* y) {
+    check_pool2d_shape(s);
+    const std::size_t out = pool2d_output_size(s);
+    std::fill_n(y, out, T(0));
+    for_each_pool2d_tap(s, [&](std::size_t xi, std::size_t yi) {
+        y[yi] += x[xi] > T(0) ? x[xi] : T(0);
+    });
+    const T window_area = T(s.kernel * s.kernel);
+    for (std::size_t i = 0; i < out; ++i) y[i] /= window_area;
+}
+
+// dx = avg_pool2d_backward's dx where x > 0, else 0.
+template <typename T>
+void relu_avg_pool2d_backward(const Pool2dShape& s, const T* x, const T* dy, T* dx) {
+    avg_pool2d_backward(s, dy, dx);
+    const std::size_t in = pool2d_input_size(s);
+    for (std::size_t i = 0; i < in; ++i)
+        if (!(x[i] > T(0))) dx[i] = T(0);
+}
+
 // The workspace of the reference max pooling: for each output, the index of
 // the input element that won, as a std::int64_t. Read and written with
 // memcpy, so that any buffer of the size will do (a float one included).
