@@ -146,6 +146,29 @@ void check_shape(const Pool2dShape& s) {
                     " elements is too large for the CUDA backend's 32-bit indices");
 }
 
+// Average pooling, of max(x, 0) when kRelu.
+template <bool kRelu>
+void launch_avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x,
+                               float* y) {
+    check_shape(s);
+    const std::size_t n = output_size(s);
+    if (!n) return;
+    avg_pool2d_forward_kernel<kRelu>
+        <<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), x, y);
+    DP_CHECK_LAUNCH(launch, "avg_pool2d_forward_kernel");
+}
+
+// relu_x: the fused ReLU's input, or null for plain average pooling.
+void launch_avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float* relu_x,
+                                const float* dy, float* dx) {
+    check_shape(s);
+    const std::size_t n = input_size(s);
+    if (!n) return;
+    avg_pool2d_backward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), dy,
+                                                                             relu_x, dx);
+    DP_CHECK_LAUNCH(launch, "avg_pool2d_backward_kernel");
+}
+
 }  // namespace
 
 std::size_t max_pool2d_workspace_bytes(const Pool2dShape& s) {
@@ -153,40 +176,20 @@ std::size_t max_pool2d_workspace_bytes(const Pool2dShape& s) {
 }
 
 void avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y) {
-    check_shape(s);
-    const std::size_t n = output_size(s);
-    if (!n) return;
-    avg_pool2d_forward_kernel<false>
-        <<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), x, y);
-    DP_CHECK_LAUNCH(launch, "avg_pool2d_forward_kernel");
+    launch_avg_pool2d_forward<false>(launch, s, x, y);
 }
 
 void avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float* dy, float* dx) {
-    check_shape(s);
-    const std::size_t n = input_size(s);
-    if (!n) return;
-    avg_pool2d_backward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), dy,
-                                                                             nullptr, dx);
-    DP_CHECK_LAUNCH(launch, "avg_pool2d_backward_kernel");
+    launch_avg_pool2d_backward(launch, s, nullptr, dy, dx);
 }
 
 void relu_avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y) {
-    check_shape(s);
-    const std::size_t n = output_size(s);
-    if (!n) return;
-    avg_pool2d_forward_kernel<true>
-        <<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), x, y);
-    DP_CHECK_LAUNCH(launch, "relu_avg_pool2d_forward_kernel");
+    launch_avg_pool2d_forward<true>(launch, s, x, y);
 }
 
 void relu_avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float* x,
                               const float* dy, float* dx) {
-    check_shape(s);
-    const std::size_t n = input_size(s);
-    if (!n) return;
-    avg_pool2d_backward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), dy,
-                                                                             x, dx);
-    DP_CHECK_LAUNCH(launch, "relu_avg_pool2d_backward_kernel");
+    launch_avg_pool2d_backward(launch, s, x, dy, dx);
 }
 
 void max_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y,
