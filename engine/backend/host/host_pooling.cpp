@@ -18,14 +18,11 @@ namespace {
 // rows are 13 and 4 outputs long.)
 using Inputs = float __attribute__((vector_size(8 * sizeof(float))));
 using Outputs = float __attribute__((vector_size(4 * sizeof(float))));
-// Inlined everywhere: no vector crosses a call between ISAs.
-#pragma GCC diagnostic ignored "-Wpsabi"
-
+// Vectors pass by reference only: clang rejects a 32-byte vector passed or
+// returned by value in the baseline clone (an ABI that differs with AVX).
 template <typename V>
-[[gnu::always_inline]] inline V load(const float* p) {
-    V v;
+[[gnu::always_inline]] inline void load(V& v, const float* p) {
     std::memcpy(&v, p, sizeof v);
-    return v;
 }
 template <typename V>
 [[gnu::always_inline]] inline void store(float* p, const V& v) {
@@ -48,7 +45,9 @@ DP_VECTOR_CLONES void relu_avg_pool_2x2_plane(const float* x, float* y, PlaneGeo
         float* out = y + std::size_t(i) * g.out_w;
         int j = 0;
         for (; j + 4 <= g.out_w; j += 4) {
-            Inputs t = load<Inputs>(top + 2 * j), b = load<Inputs>(bottom + 2 * j);
+            Inputs t, b;
+            load(t, top + 2 * j);
+            load(b, bottom + 2 * j);
             t = t > zero ? t : zero;
             b = b > zero ? b : zero;
             const Outputs sum = ((__builtin_shufflevector(t, t, 0, 2, 4, 6) +
@@ -77,9 +76,13 @@ DP_VECTOR_CLONES void relu_avg_pool_2x2_backward_plane(const float* x, const flo
         float* dx_row = dx + std::size_t(r) * g.in_w;
         int j = 0;
         for (; j + 4 <= g.out_w; j += 4) {
-            const Outputs share = load<Outputs>(dy_row + j) / 4.0f;
+            Outputs share;
+            Inputs x_values;
+            load(share, dy_row + j);
+            load(x_values, x_row + 2 * j);
+            share /= 4.0f;
             const Inputs spread = __builtin_shufflevector(share, share, 0, 0, 1, 1, 2, 2, 3, 3);
-            store(dx_row + 2 * j, load<Inputs>(x_row + 2 * j) > zero ? spread : zero);
+            store(dx_row + 2 * j, Inputs(x_values > zero ? spread : zero));
         }
         for (; j < g.out_w; ++j) {
             const float share = dy_row[j] / 4.0f;
