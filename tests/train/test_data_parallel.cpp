@@ -142,7 +142,11 @@ private slots:
         // BatchNorm makes the loss blind to the scale of the convolution
         // weights before it, so their tiny (0.01) starting values take
         // gradients that magnify rounding: the losses above are the measure there.
-        if (!sync_bn) QVERIFY(difference <= 1e-5);
+        // LeNet: 20 steps grow the rounding of sums split at other batch sizes
+        // to below 1e-5 on AVX-512 CPUs and 1.6e-5 on AVX2 ones (oneDNN's gemm
+        // inner product blocks its batch sum by the shard size there); a wrong
+        // split or average is off by 1e-3 or more.
+        if (!sync_bn) QVERIFY(difference <= 5e-5);
         QCOMPARE(three.evaluate(data_.test), one.evaluate(data_.test));
     }
 
