@@ -104,26 +104,102 @@ std::vector<DeviceInfo> default_devices(const std::vector<DeviceInfo>& available
     return gpus.empty() ? of_kind(available, DeviceKind::cpu) : gpus;
 }
 
+namespace {
+
+std::string trimmed(const std::string& text) {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+// The number after `separator` in `entry` ("cuda:0x2" -> 2), or -1 when the
+// entry has no such suffix; throws for a suffix that is not a replica count.
+int replica_suffix(const std::string& entry, char separator, int low, const char* what) {
+    const auto at = entry.rfind(separator);
+    if (at == std::string::npos || at + 1 >= entry.size() ||
+        entry.find_first_not_of("0123456789", at + 1) != std::string::npos)
+        return -1;
+    const std::string digits = entry.substr(at + 1);
+    const int value = digits.size() > 3 ? 1000 : std::stoi(digits);
+    if (value < low || value >= low + kMaxReplicasPerDevice)
+        throw Error("device " + entry + ": " + what + " must be from " + std::to_string(low) +
+                    " to " + std::to_string(low + kMaxReplicasPerDevice - 1));
+    return value;
+}
+
+DeviceInfo as_replica(DeviceInfo device, int replica) {
+    device.id += "#" + std::to_string(replica);
+    device.description = "replica " + std::to_string(replica) + " on " + device.description;
+    device.replica = replica;
+    return device;
+}
+
+// The devices one --devices entry stands for.
+std::vector<DeviceInfo> resolve_entry(const std::string& entry, const std::vector<DeviceInfo>& all) {
+    const auto find = [&](const std::string& id) -> const DeviceInfo& {
+        auto it = std::find_if(all.begin(), all.end(), [&](const auto& d) { return d.id == id; });
+        if (it == all.end()) throw Error(unknown_device_message(id, all));
+        return *it;
+    };
+    if (all.end() != std::find_if(all.begin(), all.end(), [&](const auto& d) { return d.id == entry; }))
+        return {find(entry)};
+    if (const int count = replica_suffix(entry, 'x', 1, "the replica count"); count > 0) {
+        const DeviceInfo& device = find(entry.substr(0, entry.rfind('x')));
+        if (count == 1) return {device};
+        std::vector<DeviceInfo> replicas;
+        for (int replica = 0; replica < count; ++replica) replicas.push_back(as_replica(device, replica));
+        return replicas;
+    }
+    if (const int replica = replica_suffix(entry, '#', 0, "the replica number"); replica >= 0)
+        return {as_replica(find(entry.substr(0, entry.rfind('#'))), replica)};
+    return {find(entry)};  // throws: unknown
+}
+
+// GPUs in one run are either all different (NCCL, one rank per GPU) or all
+// replicas on one GPU (device copies, replica_copy_communicator.h).
+void check_gpu_sharing(const std::vector<DeviceInfo>& chosen) {
+    std::set<int> ordinals;
+    for (const DeviceInfo& device : chosen)
+        if (device.kind == DeviceKind::cuda) ordinals.insert(device.cuda_ordinal);
+    const std::size_t gpus = std::count_if(chosen.begin(), chosen.end(), [](const auto& d) {
+        return d.kind == DeviceKind::cuda;
+    });
+    if (ordinals.size() > 1 && ordinals.size() < gpus)
+        throw Error("replicas on several GPUs: NCCL takes one rank per GPU, so list each GPU "
+                    "once (cuda:0,cuda:1) or put every replica on one GPU (cuda:0x4)");
+}
+
+}  // namespace
+
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids) {
     const auto all = available_devices();
     const auto gpus = of_kind(all, DeviceKind::cuda);
     if (ids.empty()) return default_devices(all);
-    if (ids.size() == 1 && ids[0] == "cpu:all") return of_kind(all, DeviceKind::cpu);
-    if (ids.size() == 1 && ids[0] == "cuda:all") {
-        if (gpus.empty()) throw Error(unknown_device_message("cuda:all", all));
-        return gpus;
-    }
     std::vector<DeviceInfo> chosen;
     std::set<std::string> seen;
-    for (const auto& id : ids) {
-        if (!seen.insert(id).second) throw Error("device " + id + " is listed twice");
-        auto it = std::find_if(all.begin(), all.end(), [&](const auto& d) { return d.id == id; });
-        if (it == all.end()) throw Error(unknown_device_message(id, all));
-        if (!chosen.empty() && it->kind != chosen.front().kind)
-            throw Error("devices " + chosen.front().id + " and " + id +
-                        " are of different kinds: a run uses CPU devices or CUDA devices, not both");
-        chosen.push_back(*it);
+    for (const auto& raw : ids) {
+        const std::string entry = trimmed(raw);
+        if (entry.empty())
+            throw Error("an empty device in the device list: name each device once, separated "
+                        "by single commas (cpu:0,cpu:1)");
+        if (entry == "cpu:all" || entry == "cuda:all") {
+            if (ids.size() > 1)
+                throw Error(entry + " stands for every device of its kind: list it alone");
+            if (entry == "cpu:all") return of_kind(all, DeviceKind::cpu);
+            if (gpus.empty()) throw Error(unknown_device_message("cuda:all", all));
+            return gpus;
+        }
+        for (DeviceInfo& device : resolve_entry(entry, all)) {
+            if (!seen.insert(device.id).second)
+                throw Error("device " + device.id + " is listed twice");
+            if (!chosen.empty() && device.kind != chosen.front().kind)
+                throw Error("devices " + chosen.front().id + " and " + device.id +
+                            " are of different kinds: a run uses CPU devices or CUDA devices, "
+                            "not both");
+            chosen.push_back(std::move(device));
+        }
     }
+    check_gpu_sharing(chosen);
     return chosen;
 }
 

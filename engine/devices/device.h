@@ -17,7 +17,15 @@ struct DeviceInfo {
     std::vector<int> cores;   // CPU: the cores its worker thread may use
     DeviceKind kind = DeviceKind::cpu;
     int cuda_ordinal = -1;  // CUDA: the runtime's device number
+    int replica = -1;       // which of several replicas on one GPU or core ("cuda:0#1"); -1 alone
 };
+
+// Replicas share a device: "cuda:0x2" in a --devices list stands for two
+// replicas on GPU 0, "cuda:0#0" and "cuda:0#1", each with its own thread,
+// streams and memory, so that the whole multi-device path (split batch,
+// all-reduce overlapped with backward, drift, 1-vs-N comparisons) runs on a
+// machine with one GPU; on CPU cores ("cpu:0x2") they take turns on one core.
+constexpr int kMaxReplicasPerDevice = 16;
 
 // Every device of this machine, in id order: the CUDA GPUs the runtime sees
 // (none without a driver), then one CPU device per usable core
@@ -35,9 +43,11 @@ std::vector<int> usable_cores();
 std::vector<DeviceInfo> default_devices(const std::vector<DeviceInfo>& available);
 
 // Resolves a --devices list: "cuda:0,cuda:1", "cpu:0,cpu:1", "cuda:all",
-// "cpu:all", or empty for default_devices.
-// Throws dp::Error naming an unknown or repeated device, or a mix of CPU and
-// CUDA devices (one run computes on one kind).
+// "cpu:all", replicas ("cuda:0x2", "cuda:0#1"), or empty for default_devices.
+// Entries are trimmed of spaces. Throws dp::Error naming an empty, unknown or
+// repeated entry, a mix of CPU and CUDA devices (one run computes on one
+// kind), or replicas on several GPUs (NCCL takes one rank per GPU: replicas
+// share one GPU, or each GPU is listed once).
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids);
 
 // "NVIDIA H100 80GB HBM3, 79.1 GiB, 132 SMs": a GPU's --list-devices line.

@@ -2,48 +2,21 @@
 
 #include <utility>
 
-#include "core/error.h"
-#include "parallel/naive_communicator.h"
+#include "parallel/collective_schedule.h"
 #include "parallel/overlapping_communicator.h"
-#include "parallel/ring_communicator.h"
+#include "parallel/thread_communicator.h"
 #ifdef DP_HAVE_CUDA
 #include "parallel/nccl_communicator.h"
+#include "parallel/replica_copy_communicator.h"
 #endif
 
 namespace dp {
-namespace {
 
-template <typename ThreadStrategy>
-std::unique_ptr<Communicator> make_strategy(int ranks, CollectiveTimeout timeout) {
-    return std::make_unique<ThreadStrategy>(ranks, std::move(timeout));
-}
-
-struct Strategy {
-    const char* name;
-    std::unique_ptr<Communicator> (*make)(int ranks, CollectiveTimeout timeout);
-};
-
-constexpr Strategy kStrategies[] = {
-    {"naive", &make_strategy<NaiveCommunicator>},
-    {"ring", &make_strategy<RingCommunicator>},
-};
-
-}  // namespace
-
-std::vector<std::string> thread_communicator_strategies() {
-    std::vector<std::string> names;
-    for (const Strategy& strategy : kStrategies) names.emplace_back(strategy.name);
-    return names;
-}
+std::vector<std::string> thread_communicator_strategies() { return all_reduce_strategies(); }
 
 std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks,
                                                        CollectiveTimeout timeout) {
-    for (const Strategy& known : kStrategies)
-        if (strategy == known.name) return known.make(ranks, std::move(timeout));
-    std::string known_names;
-    for (const std::string& name : thread_communicator_strategies())
-        known_names += (known_names.empty() ? "" : ", ") + name;
-    throw Error("unknown all-reduce strategy '" + strategy + "' (known: " + known_names + ")");
+    return std::make_unique<ThreadCommunicator>(strategy, ranks, std::move(timeout));
 }
 
 std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
@@ -56,6 +29,11 @@ std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceIn
     if (!devices.empty() && devices.front().kind == DeviceKind::cuda) {
         std::vector<int> ordinals;
         for (const DeviceInfo& device : devices) ordinals.push_back(device.cuda_ordinal);
+        // Replicas on one GPU (select_devices allows no other sharing): NCCL
+        // takes one rank per GPU, so device copies reduce among them.
+        if (ordinals.size() > 1 && ordinals[0] == ordinals[1])
+            return std::make_unique<ReplicaCopyCommunicator>(ordinals[0], int(ordinals.size()),
+                                                             strategy, std::move(timeout));
         return std::make_unique<NcclCommunicator>(ordinals, strategy, std::move(timeout));
     }
 #endif

@@ -25,7 +25,8 @@ std::unique_ptr<Communicator> make_thread_communicator(const std::string& strate
 // The communicator among replicas on `devices`, all in this process: threads
 // over host memory for CPU devices (strategy as above; with more than one
 // device, started all-reduces run on a communication thread per device, see
-// overlapping_communicator.h), NCCL for GPUs. A collective waits at most
+// overlapping_communicator.h), NCCL for GPUs, device copies for replicas that
+// share one GPU (replica_copy_communicator.h). A collective waits at most
 // `timeout_seconds` for the others; its timeout message names ranks by their
 // devices ("cpu:1").
 std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,

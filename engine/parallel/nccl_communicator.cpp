@@ -17,26 +17,6 @@ static_assert(sizeof(ncclUniqueId) == std::tuple_size_v<NcclUniqueId>);
 
 namespace {
 
-// Puts the calling thread's current device back when the scope ends, for
-// constructors and destructors that visit every rank's device.
-class CurrentDeviceRestorer {
-public:
-    CurrentDeviceRestorer() {
-        if (cudaGetDevice(&saved_) != cudaSuccess) {
-            cudaGetLastError();
-            saved_ = -1;
-        }
-    }
-    ~CurrentDeviceRestorer() {
-        if (saved_ >= 0) cudaSetDevice(saved_);
-    }
-    CurrentDeviceRestorer(const CurrentDeviceRestorer&) = delete;
-    CurrentDeviceRestorer& operator=(const CurrentDeviceRestorer&) = delete;
-
-private:
-    int saved_ = -1;
-};
-
 std::string checked_strategy(const std::string& strategy) {
     std::string known;
     for (const std::string& name : NcclCommunicator::strategies()) {
@@ -114,7 +94,7 @@ NcclCommunicator::NcclCommunicator(const std::vector<int>& cuda_ordinals,
       ranks_(int(cuda_ordinals.size())),
       timeout_(std::move(timeout)) {
     if (cuda_ordinals.empty()) throw Error("an NCCL communicator needs at least one GPU");
-    CurrentDeviceRestorer restorer;
+    cuda::CurrentDeviceRestorer restorer;
     std::vector<ncclComm_t> comms(cuda_ordinals.size());
     DP_CUDA_CHECK(cuda_ordinals[0], ncclCommInitAll(comms.data(), ranks_, cuda_ordinals.data()));
     for (int rank = 0; rank < ranks_; ++rank)
@@ -128,7 +108,7 @@ NcclCommunicator::NcclCommunicator(const NcclUniqueId& id, int rank, int ranks, 
     if (rank < 0 || rank >= ranks)
         throw Error("NCCL rank " + std::to_string(rank) + " is not below the rank count " +
                     std::to_string(ranks));
-    CurrentDeviceRestorer restorer;
+    cuda::CurrentDeviceRestorer restorer;
     cuda::set_device(cuda_ordinal);
     ncclUniqueId nccl_id;
     std::memcpy(nccl_id.internal, id.data(), id.size());
@@ -139,7 +119,7 @@ NcclCommunicator::NcclCommunicator(const NcclUniqueId& id, int rank, int ranks, 
 }
 
 NcclCommunicator::~NcclCommunicator() {
-    CurrentDeviceRestorer restorer;
+    cuda::CurrentDeviceRestorer restorer;
     // Finalizing is collective among the ranks: one thread finalizes all of
     // its communicators in one group, or it would wait on itself.
     if (!aborted_) {

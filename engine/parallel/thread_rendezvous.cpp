@@ -7,7 +7,6 @@
 #include <algorithm>
 
 namespace dp {
-namespace {
 
 std::string describe(const CollectiveCall& call) {
     std::string text = std::string(call.collective) + "(count " + std::to_string(call.count);
@@ -15,7 +14,11 @@ std::string describe(const CollectiveCall& call) {
     return text + ")";
 }
 
-}  // namespace
+std::string out_of_step_message(int first_rank, const CollectiveCall& first, int rank,
+                                const CollectiveCall& call) {
+    return "collectives out of step: rank " + std::to_string(first_rank) + " called " +
+           describe(first) + " but rank " + std::to_string(rank) + " called " + describe(call);
+}
 
 ThreadRendezvous::ThreadRendezvous(int ranks, std::chrono::steady_clock::duration timeout,
                                    ExplainMissing explain_missing)
@@ -40,9 +43,8 @@ std::span<float* const> ThreadRendezvous::join(int rank, float* data, const Coll
     // does; aborting also stops a rank that catches this from going on alone.
     for (int other = 0; other < ranks_; ++other) {
         if (calls_[std::size_t(other)] == calls_[0]) continue;
-        const std::string reason = "collectives out of step: rank 0 called " + describe(calls_[0]) +
-                                   " but rank " + std::to_string(other) + " called " +
-                                   describe(calls_[std::size_t(other)]);
+        const std::string reason =
+            out_of_step_message(0, calls_[0], other, calls_[std::size_t(other)]);
         abort_locked(reason);
         throw Error(reason);
     }

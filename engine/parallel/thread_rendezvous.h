@@ -22,6 +22,12 @@ struct CollectiveCall {
     bool operator==(const CollectiveCall&) const = default;
 };
 
+// "collectives out of step: rank 0 called all-reduce(count 10) but rank 2
+// called broadcast(count 10, root 0)": what every communicator that checks
+// its ranks' calls says when they differ.
+std::string out_of_step_message(int first_rank, const CollectiveCall& first, int rank,
+                                const CollectiveCall& call);
+
 // The meeting point of thread ranks: an abortable barrier (mutex, condition
 // variable and a generation counter, so the barrier is reusable at once and
 // abort() can wake its waiters, which std::barrier cannot) and a table of each

@@ -16,7 +16,7 @@ namespace dp {
 // model: a message of m bytes takes alpha + beta * m. What it leaves out is
 // listed by prediction_assumptions().
 
-// The all-reduce strategies of parallel/ (naive_communicator.h, ring_communicator.h).
+// The all-reduce strategies of parallel/ (collective_schedule.h).
 enum class AllReduceAlgorithm { naive, ring };
 const char* algorithm_name(AllReduceAlgorithm algorithm);
 // "naive" or "ring"; dp::Error naming the known ones otherwise.

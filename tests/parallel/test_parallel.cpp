@@ -32,6 +32,7 @@
 #include "nn/parameter_store.h"
 #include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
+#include "parallel/collective_schedule.h"
 #include "parallel/collective_timeout.h"
 #include "parallel/communicator.h"
 #include "parallel/gradient_reducer.h"
@@ -146,6 +147,32 @@ std::vector<std::vector<float>> all_reduced(const QString& strategy,
 }
 
 // The columns strategy and ranks, and a row for each strategy and rank count.
+// Fails when, in `step` of `schedule`, a rank writes floats of its buffer
+// that another rank reads, or reads floats another rank writes.
+void check_step_is_race_free(const dp::CollectiveSchedule& schedule, int ranks, int step) {
+    struct Access {
+        int rank, buffer;
+        std::size_t begin, end;
+        bool write;
+    };
+    std::vector<Access> accesses;
+    for (int rank = 0; rank < ranks; ++rank)
+        for (int t = 0; t < schedule.transfers(rank, step); ++t) {
+            const auto transfer = schedule.transfer(rank, step, t);
+            if (transfer.begin == transfer.end) continue;
+            QVERIFY(transfer.source != rank && transfer.source >= 0 && transfer.source < ranks);
+            accesses.push_back({rank, rank, transfer.begin, transfer.end, true});
+            accesses.push_back({rank, transfer.source, transfer.begin, transfer.end, false});
+        }
+    for (const Access& a : accesses)
+        for (const Access& b : accesses)
+            if (a.rank != b.rank && a.write && a.buffer == b.buffer && a.begin < b.end &&
+                b.begin < a.end)
+                QFAIL(qPrintable(QString("step %1: rank %2 writes floats [%3, %4) of its buffer "
+                                         "while rank %5 uses them")
+                                     .arg(step).arg(a.rank).arg(a.begin).arg(a.end).arg(b.rank)));
+}
+
 void add_strategy_rows(const std::vector<int>& rank_counts) {
     QTest::addColumn<QString>("strategy");
     QTest::addColumn<int>("ranks");
@@ -639,6 +666,69 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(dp::Error, communicator->broadcast(0, &value, 1, 1));
         communicator->all_reduce_sum(0, &value, 1);
         QCOMPARE(value, 3.f);
+    }
+
+    // Every schedule (the thread communicators' and the GPU replicas'): within
+    // a step no rank writes floats another rank reads or writes (so ranks may
+    // run a step at once, on threads or streams); run in either rank order,
+    // every rank ends with the documented sum bit for bit (naive: rank order;
+    // ring: chunk c summed from rank c on), or the root's copy.
+    void collective_schedules_are_race_free_and_exact_data() {
+        QTest::addColumn<QString>("collective");
+        for (const char* collective : {"naive", "ring", "broadcast"})
+            QTest::newRow(collective) << collective;
+    }
+    void collective_schedules_are_race_free_and_exact() {
+        QFETCH(QString, collective);
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> value(-1.f, 1.f);
+        for (int ranks = 1; ranks <= 7; ++ranks)
+            for (const std::size_t count : {std::size_t(0), std::size_t(1), std::size_t(5),
+                                            std::size_t(1001)}) {
+                const int root = ranks - 1;
+                const auto schedule = collective == "broadcast"
+                                          ? dp::CollectiveSchedule::broadcast(ranks, count, root)
+                                          : dp::CollectiveSchedule::all_reduce(
+                                                collective.toStdString(), ranks, count);
+                std::vector<std::vector<float>> inputs(static_cast<std::size_t>(ranks), std::vector<float>(count));
+                for (auto& input : inputs)
+                    for (float& x : input) x = value(rng);
+                std::vector<float> expected(count);
+                for (std::size_t i = 0; i < count; ++i) {
+                    if (collective == "broadcast") {
+                        expected[i] = inputs[std::size_t(root)][i];
+                        continue;
+                    }
+                    int first = 0;  // ring: the chunk c holding i, [count*c/N, count*(c+1)/N)
+                    while (collective == "ring" && count * std::size_t(first + 1) / std::size_t(ranks) <= i)
+                        ++first;
+                    float sum = inputs[std::size_t(first)][i];
+                    for (int k = 1; k < ranks; ++k) sum += inputs[std::size_t((first + k) % ranks)][i];
+                    expected[i] = sum;
+                }
+                for (const bool reversed : {false, true}) {
+                    auto buffers = inputs;
+                    for (int step = 0; step < schedule.steps(); ++step) {
+                        check_step_is_race_free(schedule, ranks, step);
+                        for (int k = 0; k < ranks; ++k) {
+                            const int rank = reversed ? ranks - 1 - k : k;
+                            for (int t = 0; t < schedule.transfers(rank, step); ++t) {
+                                const auto transfer = schedule.transfer(rank, step, t);
+                                for (std::size_t i = transfer.begin; i < transfer.end; ++i) {
+                                    const float source = buffers[std::size_t(transfer.source)][i];
+                                    float& own = buffers[std::size_t(rank)][i];
+                                    own = transfer.kind == dp::ChunkTransfer::Kind::add ? own + source
+                                                                                        : source;
+                                }
+                            }
+                        }
+                    }
+                    for (int rank = 0; rank < ranks; ++rank)
+                        QVERIFY2(buffers[std::size_t(rank)] == expected,
+                                 qPrintable(QString("%1 ranks, %2 floats, rank %3")
+                                                .arg(ranks).arg(count).arg(rank)));
+                }
+            }
     }
 
     // Buckets on LeNet for several caps: every parameter in exactly one bucket,

@@ -20,6 +20,26 @@ void check(ncclResult_t status, const char* call, const char* file, int line, in
 // Makes `ordinal` the calling thread's current device, checked.
 void set_device(int ordinal);
 
+// Puts the calling thread's current device back when the scope ends, for
+// constructors and destructors that visit every rank's device.
+class CurrentDeviceRestorer {
+public:
+    CurrentDeviceRestorer() {
+        if (cudaGetDevice(&saved_) != cudaSuccess) {
+            cudaGetLastError();
+            saved_ = -1;
+        }
+    }
+    ~CurrentDeviceRestorer() {
+        if (saved_ >= 0) cudaSetDevice(saved_);
+    }
+    CurrentDeviceRestorer(const CurrentDeviceRestorer&) = delete;
+    CurrentDeviceRestorer& operator=(const CurrentDeviceRestorer&) = delete;
+
+private:
+    int saved_ = -1;
+};
+
 }  // namespace dp::cuda
 
 #define DP_CUDA_CHECK(device, call) ::dp::cuda::check((call), #call, __FILE__, __LINE__, (device))
