@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <thread>
 
 #include <cuda_runtime.h>
 
@@ -16,13 +17,15 @@
 #include "backend/reference/reference_backend.h"
 #include "core/error.h"
 #include "data/dataset.h"
-#include "data/epoch_sampler.h"
 #include "devices/device.h"
 #include "devices/device_thread.h"
+#include "parallel/collective_schedule.h"
+#include "parallel/communicator.h"
 #include "parallel/nccl_communicator.h"
+#include "parallel/replica_copy_communicator.h"
 #include "platform/cuda/cuda_devices.h"
 #include "platform/cuda/driver_allocations.h"
-#include "train/replica_group.h"
+#include "selftest/training_checks.h"
 
 namespace dp::gpu_checks {
 namespace {
@@ -280,24 +283,6 @@ void on_device_threads(const std::vector<DeviceInfo>& devices,
     for (auto& thread : threads) thread->wait();
 }
 
-TrainConfig lenet_config(std::vector<std::string> devices) {
-    TrainConfig config;
-    config.model = "lenet";
-    config.batch_size = 64;
-    config.lr = 0.2f;
-    config.devices = std::move(devices);
-    config.bucket_mb = 0.1;  // several buckets even for LeNet
-    return config;
-}
-
-TrainTestSets training_subset() {
-    const auto dir = default_fashion_mnist_dir();
-    if (!std::filesystem::exists(dir))
-        throw Error("Fashion-MNIST not found at " + dir.string() +
-                    ": run scripts/setup or set DP_DATA_DIR");
-    return load_mnist_format(dir, 64 * 20, 512);
-}
-
 std::string format_difference(double difference) {
     char text[32];
     std::snprintf(text, sizeof text, "%.1e", difference);
@@ -335,137 +320,135 @@ std::string ops_match_reference() {
     return std::to_string(checked) + " op cases on " + gpu.id + " match the reference backend";
 }
 
-std::string nccl_collectives_match_host() {
-    const auto gpus = select_devices({"cuda:all"});
-    const int ranks = int(gpus.size());
-    const std::size_t count = (std::size_t(1) << 20) + 3;  // several NCCL chunks and a ragged end
+namespace {
+
+// Every all-reduce strategy and a broadcast through make(strategy) on the
+// threads of `devices`, against `expected(strategy)`'s sums; `tolerance` 0
+// asks for the same bits.
+using MakeCommunicator = std::function<std::unique_ptr<Communicator>(const std::string& strategy)>;
+using ExpectedSums = std::function<Floats(const std::string& strategy, const std::vector<Floats>&)>;
+
+std::string collectives_match(const std::vector<DeviceInfo>& devices, const MakeCommunicator& make,
+                              const ExpectedSums& expected, double tolerance) {
+    const int ranks = int(devices.size());
+    const std::size_t count = (std::size_t(1) << 20) + 3;  // several chunks and a ragged end
     std::mt19937 rng(7);
     std::vector<Floats> inputs;
-    Floats sum(count, 0.f);
-    for (int rank = 0; rank < ranks; ++rank) {
-        inputs.push_back(random_floats(count, -1.f, 1.f, rng));
-        for (std::size_t i = 0; i < count; ++i) sum[i] += inputs.back()[i];
-    }
-    std::vector<int> ordinals;
-    for (const DeviceInfo& gpu : gpus) ordinals.push_back(gpu.cuda_ordinal);
-    for (const std::string& strategy : NcclCommunicator::strategies()) {
-        NcclCommunicator communicator(ordinals, strategy);
+    for (int rank = 0; rank < ranks; ++rank) inputs.push_back(random_floats(count, -1.f, 1.f, rng));
+    for (const std::string& strategy : all_reduce_strategies()) {
+        const auto communicator = make(strategy);
+        const Floats sum = expected(strategy, inputs);
         std::vector<Floats> reduced(ranks, Floats(count)), broadcast(ranks, Floats(count));
-        on_device_threads(gpus, [&](int rank) {
-            auto backend = make_backend(gpus[rank]);
+        on_device_threads(devices, [&](int rank) {
+            auto backend = make_backend(devices[rank]);
             DeviceBuffer data = backend->allocate(count);
             backend->upload(inputs[rank].data(), data.get(), count);
-            communicator.all_reduce_sum(rank, data.get(), count);
+            communicator->all_reduce_sum(rank, data.get(), count);
             backend->download(data.get(), reduced[rank].data(), count);
             backend->upload(inputs[rank].data(), data.get(), count);
-            communicator.broadcast(rank, data.get(), count, ranks - 1);
+            communicator->broadcast(rank, data.get(), count, ranks - 1);
             backend->download(data.get(), broadcast[rank].data(), count);
         });
         for (int rank = 0; rank < ranks; ++rank) {
-            // Sums of `ranks` floats in NCCL's order against the host's.
             const double difference = worst_difference(reduced[rank], sum);
-            if (difference > 1e-6 * ranks)
-                throw Error(strategy + " all-reduce on rank " + std::to_string(rank) +
+            if (difference > tolerance)
+                throw Error(strategy + " all-reduce on " + devices[rank].id +
                             " differs from the host's sum by " + format_difference(difference));
             if (broadcast[rank] != inputs[ranks - 1])
-                throw Error("broadcast from rank " + std::to_string(ranks - 1) + " to rank " +
-                            std::to_string(rank) + " is not an exact copy");
+                throw Error("broadcast from " + devices[ranks - 1].id + " to " + devices[rank].id +
+                            " is not an exact copy");
         }
     }
-    return "all-reduce (naive, ring) and broadcast over " + std::to_string(ranks) +
-           " GPU(s) match the host";
+    return "all-reduce (naive, ring) and broadcast over " + std::to_string(ranks) + " " +
+           (ranks == 1 ? "device" : "devices") + " match the host";
+}
+
+}  // namespace
+
+std::string nccl_collectives_match_host() {
+    const auto gpus = select_devices({"cuda:all"});
+    std::vector<int> ordinals;
+    for (const DeviceInfo& gpu : gpus) ordinals.push_back(gpu.cuda_ordinal);
+    const auto host_sum = [](const std::string&, const std::vector<Floats>& inputs) {
+        Floats sum(inputs[0].size(), 0.f);
+        for (const Floats& input : inputs)
+            for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += input[i];
+        return sum;
+    };
+    // Sums of N floats in NCCL's order against the host's.
+    return "NCCL: " + collectives_match(
+                          gpus,
+                          [&](const std::string& strategy) {
+                              return std::make_unique<NcclCommunicator>(ordinals, strategy);
+                          },
+                          host_sum, 1e-6 * double(gpus.size()));
+}
+
+std::string replica_collectives_match_threads() {
+    const auto replicas = select_devices({"cuda:0x3"});
+    const int ranks = int(replicas.size());
+    // The same schedule on host threads: the same additions in the same order.
+    const auto thread_sum = [&](const std::string& strategy, std::vector<Floats> buffers) {
+        const auto threads = make_thread_communicator(strategy, ranks);
+        std::vector<std::thread> workers;
+        for (int rank = 0; rank < ranks; ++rank)
+            workers.emplace_back([&, rank] {
+                threads->all_reduce_sum(rank, buffers[rank].data(), buffers[rank].size());
+            });
+        for (auto& worker : workers) worker.join();
+        return buffers[0];
+    };
+    return "replicas on cuda:0: " +
+           collectives_match(
+               replicas,
+               [&](const std::string& strategy) {
+                   return std::make_unique<ReplicaCopyCommunicator>(0, ranks, strategy);
+               },
+               thread_sum, 0);
 }
 
 std::string training_on_n_gpus_matches_one() {
-    const TrainTestSets data = training_subset();
-    const SampleShape input{1, 28, 28};
-    const auto order = EpochSampler(data.train.count, 0, false).order(0);
-    const int steps = 20;
-
-    auto train = [&](ReplicaGroup& group, const TrainConfig& config) {
-        for (int step = 0; step < steps; ++step) {
-            Backend::LossResult loss;
-            group.train_step(data.train, order.subspan(step * 64, 64), config.lr, loss);
-            for (int rank = 1; rank < group.size(); ++rank)
-                if (group.parameters(rank) != group.parameters(0))
-                    throw Error("replica " + std::to_string(rank) + " differs from replica 0 after step " +
-                                std::to_string(step));
-        }
-    };
-    auto relative_difference = [](const Floats& a, const Floats& b) {
-        double worst = 0;
-        for (std::size_t i = 0; i < a.size(); ++i)
-            worst = std::max(worst, std::abs(double(a[i]) - b[i]) /
-                                        std::max({std::abs(double(a[i])), std::abs(double(b[i])), 1e-3}));
-        return worst;
-    };
-
-    const auto cpu_config = lenet_config({"cpu:0"});
-    ReplicaGroup cpu(select_devices(cpu_config.devices), cpu_config, input, 10);
-    train(cpu, cpu_config);
-    const auto one_config = lenet_config({"cuda:0"});
-    ReplicaGroup one(select_devices(one_config.devices), one_config, input, 10);
-    train(one, one_config);
+    const TrainTestSets data = selftest::training_subset();
+    constexpr int steps = 20;
     // Different summation orders (oneDNN, cuDNN) grow over 20 steps to about 1e-4.
-    const double vs_cpu = relative_difference(cpu.parameters(0), one.parameters(0));
-    if (vs_cpu > 1e-3)
-        throw Error("LeNet on cuda:0 ends " + format_difference(vs_cpu) +
-                    " away from the CPU's parameters after 20 steps");
-    std::string summary = "LeNet, 20 steps: cuda:0 vs cpu:0 " + format_difference(vs_cpu);
-
+    std::string summary = selftest::training_matches({"cpu:0"}, {"cuda:0"}, data, steps, 1e-3);
+    // Replicas on one GPU: the whole multi-device path (split batch, device
+    // all-reduce overlapped with backward) at the same global batch. cuDNN
+    // may pick other algorithms for the smaller shards, hence 1e-4, not bits.
+    summary += "; " + selftest::training_matches({"cuda:0"}, {"cuda:0x2"}, data, steps, 1e-4);
     const auto all = gpu_ids();
-    if (all.size() > 1) {
-        const auto n_config = lenet_config(all);
-        ReplicaGroup n(select_devices(n_config.devices), n_config, input, 10);
-        train(n, n_config);
-        const double vs_one = relative_difference(one.parameters(0), n.parameters(0));
-        if (vs_one > 1e-4)
-            throw Error("LeNet on " + std::to_string(all.size()) + " GPUs ends " +
-                        format_difference(vs_one) + " away from one GPU after 20 steps");
-        summary += ", " + std::to_string(all.size()) + " GPUs vs 1 " + format_difference(vs_one);
-    } else {
-        summary += " (one GPU: the N-GPU comparison needs two)";
-    }
+    if (all.size() > 1)
+        summary += "; " + selftest::training_matches({"cuda:0"}, all, data, steps, 1e-4);
+    else
+        summary += " (one GPU: NCCL over several GPUs needs two)";
     return summary;
 }
 
 std::string no_allocation_in_step_loop() {
-    const TrainTestSets data = training_subset();
-    const auto config = lenet_config(gpu_ids());
-    const auto devices = select_devices(config.devices);
-    ReplicaGroup group(devices, config, {1, 28, 28}, 10);
-    const auto order = EpochSampler(data.train.count, 0, false).order(0);
-    auto step = [&](int index) {
-        Backend::LossResult loss;
-        group.train_step(data.train, order.subspan(index * 64, 64), config.lr, loss);
-    };
-    auto free_bytes = [&] {
-        std::vector<std::size_t> free(devices.size());
-        for (std::size_t i = 0; i < devices.size(); ++i) {
-            std::size_t total = 0;
-            use_cuda_device(devices[i].cuda_ordinal);
-            if (cudaMemGetInfo(&free[i], &total) != cudaSuccess)
-                throw Error("cudaMemGetInfo failed on " + devices[i].id);
+    const TrainTestSets data = selftest::training_subset();
+    auto gpus = gpu_ids();
+    if (gpus.size() == 1) gpus = {"cuda:0x2"};  // replicas, so the device all-reduce runs too
+    const auto devices = select_devices(gpus);
+    const auto probe = [&] {
+        std::vector<std::size_t> numbers{std::size_t(cuda_driver_allocations())};
+        for (const DeviceInfo& device : devices) {
+            std::size_t free = 0, total = 0;
+            use_cuda_device(device.cuda_ordinal);
+            if (cudaMemGetInfo(&free, &total) != cudaSuccess)
+                throw Error("cudaMemGetInfo failed on " + device.id);
+            numbers.push_back(free);
         }
-        return free;
+        return numbers;
     };
-    step(0);  // the first step of a shape picks cuDNN's algorithms (in its workspace)
-    const auto allocations = cuda_driver_allocations();
-    const auto free_before = free_bytes();
-    for (int index = 1; index <= 10; ++index) step(index);
-    if (cuda_driver_allocations() != allocations)
-        throw Error(std::to_string(cuda_driver_allocations() - allocations) +
-                    " driver allocations in 10 training steps");
-    if (free_bytes() != free_before)
-        throw Error("free GPU memory changed during 10 training steps: a library allocated");
-    return "10 LeNet steps on " + std::to_string(devices.size()) +
-           " GPU(s) allocated nothing (backend counter and cudaMemGetInfo)";
+    return selftest::steps_allocate_nothing(gpus, data, probe) +
+           " (backend counter and cudaMemGetInfo)";
 }
 
 const std::vector<NamedCheck>& all_checks() {
     static const std::vector<NamedCheck> checks{
         {"ops", &ops_match_reference},
         {"collectives", &nccl_collectives_match_host},
+        {"replica_collectives", &replica_collectives_match_threads},
         {"training", &training_on_n_gpus_matches_one},
         {"step_allocations", &no_allocation_in_step_loop},
     };

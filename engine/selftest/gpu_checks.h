@@ -24,11 +24,18 @@ std::string ops_match_reference();
 // sum and a copy computed on the host.
 std::string nccl_collectives_match_host();
 
-// LeNet on cuda:0 trains like on the CPU; on every GPU at the same global
-// batch it trains like on one GPU, with replicas bit-identical.
+// The device-copy all-reduce (both strategies) and broadcast among three
+// replicas on cuda:0 give the same bits as the thread communicators, which
+// run the same schedule on the host.
+std::string replica_collectives_match_threads();
+
+// LeNet on cuda:0 trains like on the CPU; on two replicas of cuda:0 and on
+// every GPU, at the same global batch, it trains like on one GPU, with
+// replicas bit-identical (selftest/training_checks.h).
 std::string training_on_n_gpus_matches_one();
 
-// Training steps after the first ask the driver for no memory.
+// Training steps after the first ask the driver for no memory (on every
+// GPU, or on two replicas of a lone GPU).
 std::string no_allocation_in_step_loop();
 
 struct NamedCheck {

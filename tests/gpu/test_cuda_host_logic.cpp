@@ -121,6 +121,54 @@ private slots:
         QCOMPARE(dp::select_devices({}).front().kind, dp::DeviceKind::cpu);
     }
 
+    // "x2" asks for replicas sharing a device (what a one-GPU machine runs
+    // the multi-device path with): ids "#k", the device's cores or GPU.
+    void replicasShareTheirDevice() {
+        const auto replicas = dp::select_devices({"cpu:0x2"});
+        QCOMPARE(replicas.size(), std::size_t(2));
+        QCOMPARE(replicas[0].id, std::string("cpu:0#0"));
+        QCOMPARE(replicas[1].id, std::string("cpu:0#1"));
+        QCOMPARE(replicas[1].replica, 1);
+        QCOMPARE(replicas[0].cores, replicas[1].cores);
+        QCOMPARE(replicas[1].cores, dp::select_devices({"cpu:0"})[0].cores);
+        // A record's ids select the same replicas again; x1 is the device itself.
+        QCOMPARE(dp::select_devices({"cpu:0#1"})[0].id, std::string("cpu:0#1"));
+        QCOMPARE(dp::select_devices({"cpu:0x1"})[0].id, std::string("cpu:0"));
+        QCOMPARE(dp::select_devices({"cpu:0x2", "cpu:0#2"}).size(), std::size_t(3));
+    }
+
+    // Each bad list is one line naming the entry.
+    void badDeviceListsAreNamed_data() {
+        QTest::addColumn<QStringList>("ids");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("empty entry") << QStringList{"cpu:0", ""} << "an empty device";
+        QTest::newRow("blank entry") << QStringList{"  "} << "an empty device";
+        QTest::newRow("all in a list") << QStringList{"cpu:all", "cpu:0"} << "cpu:all stands for";
+        QTest::newRow("no replicas") << QStringList{"cpu:0x0"} << "replica count must be from 1 to 16";
+        QTest::newRow("too many replicas") << QStringList{"cpu:0x17"} << "replica count must be from 1 to 16";
+        QTest::newRow("replica number") << QStringList{"cpu:0#99"} << "replica number must be from 0 to 15";
+        QTest::newRow("twice as replica") << QStringList{"cpu:0x2", "cpu:0#1"} << "cpu:0#1 is listed twice";
+        QTest::newRow("unknown base") << QStringList{"cpu:9999x2"} << "no device cpu:9999 on this machine";
+    }
+    void badDeviceListsAreNamed() {
+        QFETCH(QStringList, ids);
+        QFETCH(QString, message);
+        std::vector<std::string> list;
+        for (const QString& id : ids) list.push_back(id.toStdString());
+        try {
+            dp::select_devices(list);
+            QFAIL("accepted");
+        } catch (const dp::Error& error) {
+            QVERIFY2(QString(error.what()).contains(message), error.what());
+            QVERIFY2(!QString(error.what()).contains('\n'), error.what());
+        }
+    }
+
+    // Spaces around an entry are not part of its name.
+    void entriesAreTrimmed() {
+        QCOMPARE(dp::select_devices({" cpu:0 "})[0].id, std::string("cpu:0"));
+    }
+
     void cpuAndGpuDevicesDoNotMix() {
         if (!has_gpu()) QSKIP("needs a GPU");
         QVERIFY_THROWS_EXCEPTION(dp::Error, dp::select_devices({"cuda:0", "cpu:0"}));
