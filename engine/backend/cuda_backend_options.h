@@ -16,6 +16,11 @@ namespace dp {
 //                            layers (10-bit mantissa products; off by default,
 //                            so results match the CPU's float32)
 //   DP_CUDNN_WORKSPACE_MB=N  the cap on a convolution's scratch memory
+//   DP_CUDNN_FP32_TRANSFORMS=1  FFT and Winograd convolution algorithms in
+//                            fp32 too: faster on some shapes, but rounding
+//                            10-100x coarser than direct convolution, so an
+//                            fp32 run no longer agrees with the CPU to 1e-5
+//                            (off by default; tf32 and bf16 always allow them)
 //
 // Not from the environment: bf16 (dp-train --precision bf16, set by
 // make_backend) runs convolutions and linear layers on bfloat16 copies of
@@ -27,8 +32,37 @@ struct CudaBackendOptions {
     bool deterministic = false;
     bool allow_tf32 = false;
     bool bf16 = false;
+    bool fp32_transforms = false;
     std::size_t workspace_bytes = std::size_t(256) << 20;
 };
+
+// The math a convolution runs with: FMA for fp32, whatever cuDNN's Find
+// measured, so that fp32 stays float32 products; tensor ops (TF32 for float
+// tensors, bf16 tensor cores) only when the precision asks for them.
+enum class ConvMath { fma, tensor_ops };
+inline ConvMath conv_math(const CudaBackendOptions& options) {
+    return options.bf16 || options.allow_tf32 ? ConvMath::tensor_ops : ConvMath::fma;
+}
+// "fma", "fma+transforms", "tf32", "bf16": the math in a kernel-cache key.
+inline std::string conv_math_name(const CudaBackendOptions& options) {
+    if (options.bf16) return "bf16";
+    if (options.allow_tf32) return "tf32";
+    return options.fp32_transforms ? "fma+transforms" : "fma";
+}
+
+// A cached convolution choice: the algorithm and the math it runs with, in
+// one int (algorithm * 4 + math).
+inline int encode_conv_choice(int algorithm, ConvMath math) { return algorithm * 4 + int(math); }
+// The algorithm of a cached choice; dp::Error when the choice's math is not
+// `required`: an fp32 run would otherwise take TF32 from a cache entry.
+inline int decode_conv_choice(int code, ConvMath required, const std::string& key) {
+    if (code < 0 || code % 4 != int(required))
+        throw Error("kernel cache entry '" + key + "' holds " + std::to_string(code) +
+                    ", not an algorithm with " +
+                    (required == ConvMath::fma ? "FMA math (fp32)" : "tensor-op math") +
+                    ": run once with --retune to measure it again");
+    return code / 4;
+}
 
 namespace detail {
 
@@ -47,6 +81,7 @@ inline CudaBackendOptions cuda_backend_options_from_environment() {
     CudaBackendOptions options;
     options.deterministic = detail::env_flag("DP_CUDA_DETERMINISTIC");
     options.allow_tf32 = detail::env_flag("DP_CUDA_TF32");
+    options.fp32_transforms = detail::env_flag("DP_CUDNN_FP32_TRANSFORMS");
     if (const char* text = std::getenv("DP_CUDNN_WORKSPACE_MB"); text && *text) {
         char* end = nullptr;
         const long megabytes = std::strtol(text, &end, 10);

@@ -23,6 +23,11 @@ bool has_gpu() {
 
 }  // namespace
 
+// Find's rules with a workspace cap, deterministic or not.
+dp::AlgorithmRules rules(std::size_t workspace_cap, bool deterministic_only) {
+    return {.workspace_cap = workspace_cap, .deterministic_only = deterministic_only};
+}
+
 class TestCudaHostLogic : public QObject {
     Q_OBJECT
 
@@ -34,10 +39,10 @@ private slots:
             {.algorithm = 2, .ran = true, .milliseconds = 2.0f, .workspace_bytes = 8 * MiB, .deterministic = false},
             {.algorithm = 3, .ran = false, .milliseconds = 0.5f, .workspace_bytes = 0, .deterministic = true},
         };
-        QCOMPARE(dp::choose_algorithm(timings, 1024 * MiB, false), std::optional<std::size_t>(1));
-        QCOMPARE(dp::choose_algorithm(timings, 256 * MiB, false), std::optional<std::size_t>(2));
-        QCOMPARE(dp::choose_algorithm(timings, 256 * MiB, true), std::optional<std::size_t>(0));
-        QCOMPARE(dp::choose_algorithm(timings, 8 * MiB, false), std::optional<std::size_t>(2));
+        QCOMPARE(dp::choose_algorithm(timings, rules(1024 * MiB, false)), std::optional<std::size_t>(1));
+        QCOMPARE(dp::choose_algorithm(timings, rules(256 * MiB, false)), std::optional<std::size_t>(2));
+        QCOMPARE(dp::choose_algorithm(timings, rules(256 * MiB, true)), std::optional<std::size_t>(0));
+        QCOMPARE(dp::choose_algorithm(timings, rules(8 * MiB, false)), std::optional<std::size_t>(2));
     }
 
     void equalTimesKeepTheEarlierAlgorithm() {
@@ -45,35 +50,88 @@ private slots:
             {.algorithm = 5, .ran = true, .milliseconds = 1.0f},
             {.algorithm = 6, .ran = true, .milliseconds = 1.0f},
         };
-        QCOMPARE(dp::choose_algorithm(timings, 0, false), std::optional<std::size_t>(0));
+        QCOMPARE(dp::choose_algorithm(timings, rules(0, false)), std::optional<std::size_t>(0));
     }
 
     void noQualifyingAlgorithmIsNone() {
         const std::vector<dp::AlgorithmTiming> timings{
             {.algorithm = 0, .ran = true, .milliseconds = 1.0f, .workspace_bytes = 2 * MiB, .deterministic = false},
         };
-        QVERIFY(!dp::choose_algorithm(timings, MiB, false));
-        QVERIFY(!dp::choose_algorithm(timings, 4 * MiB, true));
-        QVERIFY(!dp::choose_algorithm({}, MiB, false));
-        QCOMPARE(dp::no_algorithm_message("convolution forward", "conv2d 1x1x5x5", 8 * MiB, true),
+        QVERIFY(!dp::choose_algorithm(timings, rules(MiB, false)));
+        QVERIFY(!dp::choose_algorithm(timings, rules(4 * MiB, true)));
+        QVERIFY(!dp::choose_algorithm(std::vector<dp::AlgorithmTiming>{}, rules(MiB, false)));
+        QCOMPARE(dp::no_algorithm_message("convolution forward", "conv2d 1x1x5x5",
+                                          {.workspace_cap = 8 * MiB, .deterministic_only = true,
+                                           .transforms = false}),
                  std::string("no deterministic convolution forward algorithm for conv2d 1x1x5x5 "
-                             "within the 8 MiB workspace cap (raise DP_CUDNN_WORKSPACE_MB or unset "
-                             "DP_CUDA_DETERMINISTIC)"));
+                             "within the 8 MiB workspace cap (raise DP_CUDNN_WORKSPACE_MB, unset "
+                             "DP_CUDA_DETERMINISTIC or set DP_CUDNN_FP32_TRANSFORMS=1)"));
+    }
+
+    // fp32 leaves FFT and Winograd out unless asked, and never counts a
+    // timing cuDNN took with tensor-op (TF32) math.
+    void fp32SkipsTransformsAndTensorOpTimings() {
+        const std::vector<dp::AlgorithmTiming> timings{
+            {.algorithm = 1, .ran = true, .milliseconds = 3.0f},
+            {.algorithm = 4, .ran = true, .milliseconds = 1.0f, .transform = true},
+            {.algorithm = 0, .ran = true, .milliseconds = 2.0f, .tensor_op_timing = true},
+        };
+        QCOMPARE(dp::choose_algorithm(timings, {.transforms = true}), std::optional<std::size_t>(1));
+        QCOMPARE(dp::choose_algorithm(timings, {.transforms = false}), std::optional<std::size_t>(2));
+        QCOMPARE(dp::choose_algorithm(timings, {.transforms = false, .fma_only = true}),
+                 std::optional<std::size_t>(0));
+        for (int algorithm : {4, 5, 6, 7}) QVERIFY(dp::is_transform_algorithm("forward", algorithm));
+        for (int algorithm : {0, 1, 2, 3}) QVERIFY(!dp::is_transform_algorithm("forward", algorithm));
+        for (int algorithm : {2, 3, 4, 5}) QVERIFY(dp::is_transform_algorithm("backward_data", algorithm));
+        for (int algorithm : {0, 1}) QVERIFY(!dp::is_transform_algorithm("backward_data", algorithm));
+        for (int algorithm : {2, 4, 5, 6}) QVERIFY(dp::is_transform_algorithm("backward_weights", algorithm));
+        for (int algorithm : {0, 1, 3}) QVERIFY(!dp::is_transform_algorithm("backward_weights", algorithm));
+    }
+
+    // The precision decides a convolution's math, the cache key names it,
+    // and a cached choice with other math fails instead of running: an fp32
+    // run never takes TF32.
+    void fp32ConvolutionsRunWithFmaMath() {
+        dp::CudaBackendOptions fp32;
+        QCOMPARE(dp::conv_math(fp32), dp::ConvMath::fma);
+        QCOMPARE(dp::conv_math_name(fp32), std::string("fma"));
+        fp32.fp32_transforms = true;
+        QCOMPARE(dp::conv_math_name(fp32), std::string("fma+transforms"));
+        QCOMPARE(dp::conv_math({.allow_tf32 = true}), dp::ConvMath::tensor_ops);
+        QCOMPARE(dp::conv_math({.bf16 = true}), dp::ConvMath::tensor_ops);
+        QCOMPARE(dp::conv_math_name({.allow_tf32 = true}), std::string("tf32"));
+
+        const int fma_code = dp::encode_conv_choice(6, dp::ConvMath::fma);
+        QCOMPARE(dp::decode_conv_choice(fma_code, dp::ConvMath::fma, "key"), 6);
+        const int tensor_code = dp::encode_conv_choice(6, dp::ConvMath::tensor_ops);
+        QCOMPARE(dp::decode_conv_choice(tensor_code, dp::ConvMath::tensor_ops, "key"), 6);
+        for (const int bad : {tensor_code, -1, 4 * 6 + 3})
+            try {
+                dp::decode_conv_choice(bad, dp::ConvMath::fma, "cudnn 90100 fma | forward");
+                QFAIL("an fp32 pass took a choice without FMA math");
+            } catch (const dp::Error& error) {
+                QVERIFY2(QString(error.what()).contains("--retune"), error.what());
+            }
     }
 
     void optionsComeFromTheEnvironment() {
         qunsetenv("DP_CUDA_DETERMINISTIC");
         qunsetenv("DP_CUDA_TF32");
         qunsetenv("DP_CUDNN_WORKSPACE_MB");
+        qunsetenv("DP_CUDNN_FP32_TRANSFORMS");
         auto defaults = dp::cuda_backend_options_from_environment();
         QVERIFY(!defaults.deterministic);
         QVERIFY(!defaults.allow_tf32);  // TF32 only when asked
+        QVERIFY(!defaults.fp32_transforms);
         QCOMPARE(defaults.workspace_bytes, 256 * MiB);
 
         qputenv("DP_CUDA_DETERMINISTIC", "1");
         qputenv("DP_CUDA_TF32", "on");
         qputenv("DP_CUDNN_WORKSPACE_MB", "8");
+        qputenv("DP_CUDNN_FP32_TRANSFORMS", "1");
         auto set = dp::cuda_backend_options_from_environment();
+        QVERIFY(set.fp32_transforms);
+        qunsetenv("DP_CUDNN_FP32_TRANSFORMS");
         QVERIFY(set.deterministic);
         QVERIFY(set.allow_tf32);
         QCOMPARE(set.workspace_bytes, 8 * MiB);

@@ -24,7 +24,7 @@ struct CudnnConvolution::Plan {
     cudnnTensorDescriptor_t x = nullptr, y = nullptr;
     cudnnFilterDescriptor_t w = nullptr;
     cudnnConvolutionDescriptor_t conv = nullptr;
-    std::optional<PassChoice> forward, backward_data, backward_filter;
+    std::optional<int> forward, backward_data, backward_filter;  // algorithms
     // bf16 precision's copies of x (and dx), w (and dw), y (and dy).
     std::uint16_t *x16 = nullptr, *w16 = nullptr, *y16 = nullptr;
 
@@ -53,21 +53,45 @@ std::string describe(const Conv2dShape& s) {
            ", stride " + std::to_string(s.stride) + ", pad " + std::to_string(s.pad) + ")";
 }
 
-// cuDNN's Find results of any pass, chosen among by the host-side rule.
+// is_transform_algorithm (algorithm_choice.h) knows cuDNN 9's numbers.
+static_assert(CUDNN_CONVOLUTION_FWD_ALGO_FFT == 4 && CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED == 7 &&
+              CUDNN_CONVOLUTION_FWD_ALGO_COUNT == 8);
+static_assert(CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT == 2 &&
+              CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED == 5 &&
+              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT == 6);
+static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT == 2 && CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3 == 3 &&
+              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD == 4 &&
+              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING == 6 &&
+              CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT == 7);
+
+cudnnMathType_t cudnn_math(ConvMath math) {
+    return math == ConvMath::fma ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+}
+
+// cuDNN's Find results of any pass, chosen among by the host-side rule. The
+// math it reports is not used: the precision decides it (conv_math).
 template <typename Perf>
-CudnnConvolution::PassChoice choose(const std::vector<Perf>& results, int returned,
-                                      const char* pass, const Conv2dShape& s,
-                                      const CudaBackendOptions& options) {
+int choose(const std::vector<Perf>& results, int returned, const char* pass, const char* op,
+           const Conv2dShape& s, const CudaBackendOptions& options) {
+    const ConvMath math = conv_math(options);
+    const AlgorithmRules rules{.workspace_cap = options.workspace_bytes,
+                               .deterministic_only = options.deterministic,
+                               .transforms = math != ConvMath::fma || options.fp32_transforms,
+                               .fma_only = math == ConvMath::fma};
     std::vector<AlgorithmTiming> timings;
     for (int i = 0; i < returned; ++i)
-        timings.push_back({int(results[i].algo), results[i].status == CUDNN_STATUS_SUCCESS,
-                           results[i].time, results[i].memory,
-                           results[i].determinism == CUDNN_DETERMINISTIC});
-    const auto chosen = choose_algorithm(timings, options.workspace_bytes, options.deterministic);
-    if (!chosen)
-        throw Error(no_algorithm_message(pass, describe(s), options.workspace_bytes,
-                                         options.deterministic));
-    return {int(results[*chosen].algo), results[*chosen].mathType};
+        timings.push_back({.algorithm = int(results[i].algo),
+                           .ran = results[i].status == CUDNN_STATUS_SUCCESS,
+                           .milliseconds = results[i].time,
+                           .workspace_bytes = results[i].memory,
+                           .deterministic = results[i].determinism == CUDNN_DETERMINISTIC,
+                           .transform = is_transform_algorithm(pass, int(results[i].algo)),
+                           .tensor_op_timing = results[i].mathType == CUDNN_TENSOR_OP_MATH ||
+                                               results[i].mathType ==
+                                                   CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION});
+    const auto chosen = choose_algorithm(timings, rules);
+    if (!chosen) throw Error(no_algorithm_message(op, describe(s), rules));
+    return int(results[*chosen].algo);
 }
 
 }  // namespace
@@ -83,20 +107,21 @@ CudnnConvolution::CudnnConvolution(int device, cudnnHandle_t handle, void* works
     cudaDeviceProp properties{};
     DP_CUDA_CHECK(device_, cudaGetDeviceProperties(&properties, device_));
     DP_CUDA_CHECK(device_, cudnnGetStream(handle_, &stream_));
-    const char* math = options_.bf16 ? " bf16" : options_.allow_tf32 ? " tf32" : " fma";
-    machine_ = "cudnn " + std::to_string(cudnnGetVersion()) + math +
+    machine_ = "cudnn " + std::to_string(cudnnGetVersion()) + " " + conv_math_name(options_) +
                (options_.deterministic ? " deterministic" : "") + " ws" +
                std::to_string(options_.workspace_bytes >> 20) + " | " + properties.name;
 }
 
-CudnnConvolution::PassChoice CudnnConvolution::cached_choice(
-    const char* pass, const Conv2dShape& s, const std::function<PassChoice()>& find) {
-    // One int per choice: the algorithm and its math type (cudnnMathType_t < 4).
-    const int code = kernel_choices().choose(conv_choice_key(machine_, pass, s), -1, [&] {
-        const PassChoice chosen = find();
-        return chosen.algorithm * 4 + int(chosen.math);
-    });
-    return {code / 4, cudnnMathType_t(code % 4)};
+int CudnnConvolution::cached_algorithm(const char* pass, const Conv2dShape& s,
+                                       const std::function<int()>& find) {
+    const ConvMath math = conv_math(options_);
+    const std::string key = conv_choice_key(machine_, pass, s);
+    const int code = kernel_choices().choose(key, -1, [&] { return encode_conv_choice(find(), math); });
+    return decode_conv_choice(code, math, key);
+}
+
+void CudnnConvolution::set_math(const Plan& p) const {
+    DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, cudnn_math(conv_math(options_))));
 }
 
 CudnnConvolution::~CudnnConvolution() = default;
@@ -149,10 +174,7 @@ CudnnConvolution::Plan& CudnnConvolution::plan(const Conv2dShape& s) {
                                    1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
         // FMA math keeps float32 products exact, as on the CPU; tensor-op
         // math lets cuDNN use TF32 (float tensors) or bf16 tensor cores.
-        DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(
-                                   plan->conv, options_.bf16       ? CUDNN_TENSOR_OP_MATH
-                                               : options_.allow_tf32 ? CUDNN_DEFAULT_MATH
-                                                                     : CUDNN_FMA_MATH));
+        set_math(*plan);
         return plan;
     });
 }
@@ -163,20 +185,20 @@ void CudnnConvolution::forward(const Conv2dShape& s, const float* x_float,
     const void* x = input(x_float, x_count(s), p.x16);
     const void* w = input(w_float, w_count(s), p.w16);
     void* y = output(y_float, p.y16);
-    if (!p.forward) p.forward = cached_choice("forward", s, [&] {
+    if (!p.forward) p.forward = cached_algorithm("forward", s, [&] {
         int max_count = 0, returned = 0;
         DP_CUDA_CHECK(device_, cudnnGetConvolutionForwardAlgorithmMaxCount(handle_, &max_count));
         std::vector<cudnnConvolutionFwdAlgoPerf_t> results(max_count);
         DP_CUDA_CHECK(device_, cudnnFindConvolutionForwardAlgorithmEx(
                                    handle_, p.x, x, p.w, w, p.conv, p.y, y, max_count, &returned,
                                    results.data(), workspace_, options_.workspace_bytes));
-        return choose(results, returned, "convolution forward", s, options_);
+        return choose(results, returned, "forward", "convolution forward", s, options_);
     });
     const float one = 1, zero = 0;
-    DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, p.forward->math));
+    set_math(p);
     DP_CUDA_CHECK(device_, cudnnConvolutionForward(
                                handle_, &one, p.x, x, p.w, w, p.conv,
-                               cudnnConvolutionFwdAlgo_t(p.forward->algorithm), workspace_,
+                               cudnnConvolutionFwdAlgo_t(*p.forward), workspace_,
                                options_.workspace_bytes, &zero, p.y, y));
     finish(y_float, y_count(s), p.y16);
 }
@@ -187,7 +209,7 @@ void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy_float
     const void* dy = input(dy_float, y_count(s), p.y16);
     const void* w = input(w_float, w_count(s), p.w16);
     void* dx = output(dx_float, p.x16);
-    if (!p.backward_data) p.backward_data = cached_choice("backward_data", s, [&] {
+    if (!p.backward_data) p.backward_data = cached_algorithm("backward_data", s, [&] {
         int max_count = 0, returned = 0;
         DP_CUDA_CHECK(device_,
                       cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle_, &max_count));
@@ -196,13 +218,13 @@ void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy_float
                                    handle_, p.w, w, p.y, dy, p.conv, p.x, dx, max_count,
                                    &returned, results.data(), workspace_,
                                    options_.workspace_bytes));
-        return choose(results, returned, "convolution backward-data", s, options_);
+        return choose(results, returned, "backward_data", "convolution backward-data", s, options_);
     });
     const float one = 1, zero = 0;
-    DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, p.backward_data->math));
+    set_math(p);
     DP_CUDA_CHECK(device_, cudnnConvolutionBackwardData(
                                handle_, &one, p.w, w, p.y, dy, p.conv,
-                               cudnnConvolutionBwdDataAlgo_t(p.backward_data->algorithm),
+                               cudnnConvolutionBwdDataAlgo_t(*p.backward_data),
                                workspace_, options_.workspace_bytes, &zero, p.x, dx));
     finish(dx_float, x_count(s), p.x16);
 }
@@ -213,7 +235,7 @@ void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x_floa
     const void* x = input(x_float, x_count(s), p.x16);
     const void* dy = input(dy_float, y_count(s), p.y16);
     void* dw = output(dw_float, p.w16);
-    if (!p.backward_filter) p.backward_filter = cached_choice("backward_weights", s, [&] {
+    if (!p.backward_filter) p.backward_filter = cached_algorithm("backward_weights", s, [&] {
         int max_count = 0, returned = 0;
         DP_CUDA_CHECK(device_,
                       cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle_, &max_count));
@@ -222,13 +244,13 @@ void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x_floa
                                    handle_, p.x, x, p.y, dy, p.conv, p.w, dw, max_count,
                                    &returned, results.data(), workspace_,
                                    options_.workspace_bytes));
-        return choose(results, returned, "convolution backward-filter", s, options_);
+        return choose(results, returned, "backward_weights", "convolution backward-filter", s, options_);
     });
     const float one = 1, zero = 0;
-    DP_CUDA_CHECK(device_, cudnnSetConvolutionMathType(p.conv, p.backward_filter->math));
+    set_math(p);
     DP_CUDA_CHECK(device_, cudnnConvolutionBackwardFilter(
                                handle_, &one, p.x, x, p.y, dy, p.conv,
-                               cudnnConvolutionBwdFilterAlgo_t(p.backward_filter->algorithm),
+                               cudnnConvolutionBwdFilterAlgo_t(*p.backward_filter),
                                workspace_, options_.workspace_bytes, &zero, p.w, dw));
     finish(dw_float, w_count(s), p.w16);
 }

@@ -27,12 +27,6 @@ namespace dp::cuda {
 // tensors with float compute, and widen the output back to float.
 class CudnnConvolution {
 public:
-    // A pass's algorithm and the math type cuDNN measured it with.
-    struct PassChoice {
-        int algorithm = 0;
-        cudnnMathType_t math = CUDNN_FMA_MATH;
-    };
-
     CudnnConvolution(int device, cudnnHandle_t handle, void* workspace,
                      const CudaBackendOptions& options,
                      std::function<void*(std::size_t bytes)> allocate);
@@ -46,9 +40,13 @@ public:
 private:
     struct Plan;
     Plan& plan(const Conv2dShape& s);
-    // The cached choice of `pass` for `s`, or find()'s, stored for later runs.
-    PassChoice cached_choice(const char* pass, const Conv2dShape& s,
-                             const std::function<PassChoice()>& find);
+    // The cached algorithm of `pass` for `s`, or find()'s, stored for later
+    // runs with the math it runs with (conv_math: FMA for fp32, whatever
+    // Find measured); a cached entry with other math throws.
+    int cached_algorithm(const char* pass, const Conv2dShape& s, const std::function<int()>& find);
+    // Sets the precision's math on the plan's descriptor: before Find and
+    // before every pass, so no pass runs with math another pass left there.
+    void set_math(const Plan& p) const;
     // What cuDNN reads for the input x of n floats: x itself, or in bf16 x
     // rounded into its copy. What it writes the output y into: y, or the
     // copy, which finish() widens into y.
@@ -62,7 +60,8 @@ private:
     CudaBackendOptions options_;
     std::function<void*(std::size_t)> allocate_;
     cudaStream_t stream_ = nullptr;  // the handle's, where conversions run
-    // "cudnn 90100 fma ws256 | NVIDIA H100 ...": what a cached choice holds for.
+    // "cudnn 90100 fma ws256 | NVIDIA H100 ...": what a cached choice holds
+    // for (the math name says fma, fma+transforms, tf32 or bf16).
     std::string machine_;
     PlanCache<Conv2dShape, std::unique_ptr<Plan>> plans_;
 };
