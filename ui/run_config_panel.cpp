@@ -310,7 +310,7 @@ void RunConfigPanel::setScalesWithDeviceCount(bool scale)
 
 int RunConfigPanel::checkedDeviceCount() const
 {
-    return int(devices_->checkedIds().size());
+    return int(devices_->checkedDevices().size());  // replicas counted
 }
 
 bool RunConfigPanel::isValid() const

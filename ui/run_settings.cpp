@@ -74,9 +74,16 @@ DataFolders loadDataFolders(const QSettings& settings)
 std::vector<std::string> usableDeviceIds(std::vector<std::string> remembered,
                                          const std::vector<dp::DeviceInfo>& available)
 {
+    // "cuda:0x2" and "cuda:0#1" are usable where cuda:0 is.
     const auto find = [&](const std::string& id) {
+        std::string device;
+        try {
+            device = dp::split_replicas(id).device;
+        } catch (const dp::Error&) {
+            return available.end();
+        }
         return std::find_if(available.begin(), available.end(),
-                            [&](const dp::DeviceInfo& device) { return device.id == id; });
+                            [&](const dp::DeviceInfo& known) { return known.id == device; });
     };
     std::erase_if(remembered, [&](const std::string& id) { return find(id) == available.end(); });
     const bool mixesKinds = std::any_of(remembered.begin(), remembered.end(), [&](const std::string& id) {

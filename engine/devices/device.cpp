@@ -143,13 +143,8 @@ std::vector<DeviceInfo> resolve_entry(const std::string& entry, const std::vecto
     };
     if (all.end() != std::find_if(all.begin(), all.end(), [&](const auto& d) { return d.id == entry; }))
         return {find(entry)};
-    if (const int count = replica_suffix(entry, 'x', 1, "the replica count"); count > 0) {
-        const DeviceInfo& device = find(entry.substr(0, entry.rfind('x')));
-        if (count == 1) return {device};
-        std::vector<DeviceInfo> replicas;
-        for (int replica = 0; replica < count; ++replica) replicas.push_back(as_replica(device, replica));
-        return replicas;
-    }
+    if (const int count = replica_suffix(entry, 'x', 1, "the replica count"); count > 0)
+        return replicas_of(find(entry.substr(0, entry.rfind('x'))), count);
     if (const int replica = replica_suffix(entry, '#', 0, "the replica number"); replica >= 0)
         return {as_replica(find(entry.substr(0, entry.rfind('#'))), replica)};
     return {find(entry)};  // throws: unknown
@@ -170,6 +165,25 @@ void check_gpu_sharing(const std::vector<DeviceInfo>& chosen) {
 }
 
 }  // namespace
+
+ReplicatedDevice split_replicas(const std::string& entry) {
+    if (const int count = replica_suffix(entry, 'x', 1, "the replica count"); count > 0)
+        return {entry.substr(0, entry.rfind('x')), count};
+    if (replica_suffix(entry, '#', 0, "the replica number") >= 0)
+        return {entry.substr(0, entry.rfind('#')), 1};
+    return {entry, 1};
+}
+
+std::string replicated_id(const std::string& device, int replicas) {
+    return replicas > 1 ? device + "x" + std::to_string(replicas) : device;
+}
+
+std::vector<DeviceInfo> replicas_of(const DeviceInfo& device, int replicas) {
+    if (replicas <= 1) return {device};
+    std::vector<DeviceInfo> all;
+    for (int replica = 0; replica < replicas; ++replica) all.push_back(as_replica(device, replica));
+    return all;
+}
 
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids) {
     const auto all = available_devices();

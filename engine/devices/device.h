@@ -27,6 +27,19 @@ struct DeviceInfo {
 // machine with one GPU; on CPU cores ("cpu:0x2") they take turns on one core.
 constexpr int kMaxReplicasPerDevice = 16;
 
+// A --devices entry split into the device it names and its replica count:
+// "cuda:0x2" -> {"cuda:0", 2}; "cuda:0" and "cuda:0#1" -> {"cuda:0", 1}.
+// Throws dp::Error for a count out of range.
+struct ReplicatedDevice {
+    std::string device;
+    int replicas = 1;
+};
+ReplicatedDevice split_replicas(const std::string& entry);
+// The entry for `replicas` replicas of `device` ("cuda:0x2"; the id itself for 1).
+std::string replicated_id(const std::string& device, int replicas);
+// `device`'s `replicas` replicas ("cuda:0#0", ...), or the device itself for 1.
+std::vector<DeviceInfo> replicas_of(const DeviceInfo& device, int replicas);
+
 // Every device of this machine, in id order: the CUDA GPUs the runtime sees
 // (none without a driver), then one CPU device per usable core
 // (DP_CPU_DEVICES=N overrides the count, for demos of more devices than cores).

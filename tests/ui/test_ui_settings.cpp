@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -95,6 +96,7 @@ private slots:
     void aGpuMachineStartsOnItsGpusWithEightRowsShown();
     void devicesOfBothKindsAreExplainedByTheList();
     void rememberedDevicesMixingKindsAreDropped();
+    void aGpuRowShowsItsWholeNameAndReplicasAreAField();
     void aMissingFolderIsShownByItsFieldAndStartSaysWhy();
     void aFolderMissingOneFileNamesIt();
     void anMnistFormatSetWithoutAFolderAsksForOne();
@@ -212,6 +214,41 @@ void TestUiSettings::rememberedDevicesMixingKindsAreDropped()
     QCOMPARE(usableDeviceIds({"cuda:1", "cuda:9"}, machine), std::vector<std::string>{"cuda:1"});
     QCOMPARE(usableDeviceIds({"cpu:3", "cpu:99"}, machine), std::vector<std::string>{"cpu:3"});
     QVERIFY(usableDeviceIds({"cpu:99"}, machine).empty());
+    // Replicas are usable where their device is.
+    QCOMPARE(usableDeviceIds({"cuda:1x2", "cuda:9x2", "cuda:1x99"}, machine),
+             std::vector<std::string>{"cuda:1x2"});
+}
+
+// The H100 row of the first GPU run: its name and memory on two lines, read
+// in full without a horizontal scroll bar in the panel's width; two replicas
+// of it are "cuda:0x2" and come back from a remembered config.
+void TestUiSettings::aGpuRowShowsItsWholeNameAndReplicasAreAField()
+{
+    std::vector<dp::DeviceInfo> machine = gpuMachine();
+    machine.erase(machine.begin() + 1, machine.begin() + 8);
+    machine[0].description = dp::cuda_device_description("NVIDIA H100 80GB HBM3", 85'045'870'592, 132);
+    RunConfigPanel* panel = newPanel(machine);
+    auto* list = panel->findChild<QListWidget*>(QStringLiteral("deviceList"));
+    QVERIFY(list);
+    const QStringList lines = list->item(0)->text().split(QLatin1Char('\n'));
+    QCOMPARE(lines, (QStringList{QStringLiteral("cuda:0 — NVIDIA H100 80GB HBM3"),
+                                 QStringLiteral("79.2 GiB, 132 SMs")}));
+    QVERIFY(!list->horizontalScrollBar()->isVisible());
+    for (const QString& line : lines)
+        QVERIFY2(list->fontMetrics().horizontalAdvance(line) < list->viewport()->width(),
+                 qPrintable(line));
+
+    auto* replicas = panel->findChild<QSpinBox*>(QStringLiteral("replicasPerDevice"));
+    QVERIFY(replicas);
+    QCOMPARE(panel->config().devices, std::vector<std::string>{"cuda:0"});
+    replicas->setValue(2);
+    QCOMPARE(panel->config().devices, std::vector<std::string>{"cuda:0x2"});
+    QCOMPARE(panel->checkedDeviceCount(), 2);  // Compare 1 vs 2 on one GPU
+    dp::TrainConfig remembered = panel->config();
+    remembered.devices = {"cuda:0x3"};
+    panel->setConfig(remembered);
+    QCOMPARE(replicas->value(), 3);
+    QCOMPARE(panel->config().devices, std::vector<std::string>{"cuda:0x3"});
 }
 
 void TestUiSettings::aMissingFolderIsShownByItsFieldAndStartSaysWhy()
