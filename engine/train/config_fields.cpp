@@ -57,7 +57,8 @@ const std::vector<ConfigField> kFields = {
      HelpSection::records, &TrainConfig::load_path, S::command},
     {"devices", "devices", "--devices", "LIST",
      "cpu:0,cpu:1, cpu:all, cuda:0,cuda:1 or cuda:all, one kind per run\n"
-     "(empty: every GPU, else every CPU device)",
+     "(empty: every GPU, else every CPU device); cuda:0x2 runs 2 replicas\n"
+     "on one GPU (data parallelism on a one-GPU machine)",
      HelpSection::parallelism, &TrainConfig::devices, S::remembered | S::required},
     {"allreduce", "all-reduce", "--allreduce", "NAME",
      "ring (reduce-scatter + all-gather) or naive\n(d2l's: sum on device 0, copy back)",
