@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "io/output_file.h"
 #include "number_text.h"
 #include "run_record_json.h"
 #include "train/config_fields.h"
@@ -36,6 +37,20 @@ namespace {
 constexpr int kApplicationId = 0x44505742;
 constexpr int kSchemaVersion = 2;
 constexpr auto kSqliteNotADatabase = "26";  // SQLITE_NOTADB
+constexpr int kSqliteBusy = 5, kSqliteLocked = 6;
+
+// Refuses a history file (or a journal beside it) that is not a regular file
+// before SQLite opens it: SQLite would write to a device, create
+// "<device>-journal" beside it, or block on a pipe.
+void refuseNonRegularFiles(const QString& path)
+{
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+        const std::string file = path.toStdString() + suffix;
+        if (const std::string kind = dp::non_file_kind(file); !kind.empty())
+            throw dp::Error("run history " + file + " is " + kind + ", not a database file: "
+                            "remove it, or set DP_WORKBENCH_DATA_DIR to another folder");
+    }
+}
 
 // SQLite stores NaN as NULL, so NULL reads back as NaN.
 QVariant real(double value) { return value; }
@@ -251,8 +266,13 @@ public:
             fail(QStringLiteral("not a DP Workbench database (not an SQLite file)"));
         const QString reason = error.databaseText().isEmpty() ? error.driverText()
                                                               : error.databaseText();
-        fail(QStringLiteral("%1 (during %2)")
-                     .arg(reason.simplified(), sql.section(QLatin1Char(' '), 0, 2)));
+        const QString problem = QStringLiteral("%1 (during %2)")
+                                        .arg(reason.simplified(), sql.section(QLatin1Char(' '), 0, 2));
+        // The primary result code is the low byte of an extended one.
+        const int code = error.nativeErrorCode().toInt() & 0xff;
+        if (code == kSqliteBusy || code == kSqliteLocked)
+            throw RunHistoryLocked(QStringLiteral("run history %1: %2").arg(path_, problem).toStdString());
+        fail(problem);
     }
 
     QSqlQuery exec(const QString& sql, const QVariantList& values = {}) const
@@ -434,6 +454,7 @@ QString RunHistory::defaultPath()
 RunHistory::RunHistory(const QString& path) : path_(path), connectionName_(uniqueConnectionName())
 {
     try {
+        refuseNonRegularFiles(path);
         const QString folder = QFileInfo(path).absolutePath();
         if (!QDir().mkpath(folder))
             throw dp::Error(QStringLiteral("run history %1: cannot create the folder %2")
@@ -464,9 +485,19 @@ RunHistory::~RunHistory()
     QSqlDatabase::removeDatabase(connectionName_);
 }
 
-void RunHistory::save(const dp::RunRecord& record)
+void RunHistory::save(const dp::RunRecord& record, std::chrono::milliseconds lock_wait)
 {
     const Database database(connectionName_, path_);
+    // This write's wait for the lock; the connection's usual wait after it.
+    const auto setLockWait = [&](std::chrono::milliseconds wait) {
+        QSqlQuery(database.connection())
+                .exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(qint64(wait.count())));
+    };
+    setLockWait(lock_wait);
+    const struct RestoreLockWait {
+        std::function<void()> restore;
+        ~RestoreLockWait() { restore(); }
+    } restoreLockWait{[&] { setLockWait(kLockWait); }};
     QVariantList runValues;
     for (const RunColumn& column : runColumns())
         runValues << column.get(record);

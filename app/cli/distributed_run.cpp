@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cli/console_observer.h"
+#include "cli/interrupt.h"
 #include "cli/record_sinks.h"
 #include "core/error.h"
 #include "parallel/mpi_session.h"
@@ -43,9 +44,21 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
                                   .quiet = mpi.rank() != 0,
                                   .failure_prefix = rank_prefix,
                                   .record = record ? &*record : nullptr});
-        const RunOutcome outcome = Trainer(config, {rank.device}, std::move(rank.part)).run(observer);
+        Trainer trainer(config, {rank.device}, std::move(rank.part));
+        // mpirun relays SIGINT and SIGTERM to every rank: each asks to stop,
+        // the ranks stop at the same step, and rank 0 records the end.
+        const StopOnInterrupt stop_on_interrupt(trainer);
+        const RunOutcome outcome = trainer.run(observer);
         if (record) record->finish(outcome, observer.failure());
         if (outcome == RunOutcome::failed) mpi.abort(1);
+        if (outcome == RunOutcome::stopped) {
+            // Every rank stops at the same step, whichever the signal reached.
+            if (mpi.rank() == 0)
+                std::fprintf(stderr, "dp-train: stopped by %s; the run is recorded as stopped\n",
+                             interrupting_signal() ? interrupting_signal_name()
+                                                   : "a signal to another rank");
+            return interrupting_signal() ? 128 + interrupting_signal() : 1;
+        }
         return 0;
     } catch (const std::exception& error) {
         std::fprintf(stderr, "dp-train: %s%s\n", rank_prefix.c_str(), error.what());

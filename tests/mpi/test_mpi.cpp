@@ -6,6 +6,9 @@
 // rank ends the job after the collective timeout, named.
 #include <QtTest>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QScopeGuard>
 #include <sys/types.h>
 
@@ -282,6 +285,53 @@ private slots:
             "slow\n");
         QVERIFY2(result.err.contains(named), qPrintable(result.err));
         QCOMPARE(result.err.count("did not reach"), 1);  // one line for the job
+    }
+
+    // D6: Ctrl-C or SIGTERM to mpirun (which relays it to every rank), or
+    // to one rank, killed the ranks and left the record "running". The
+    // ranks now stop at the same step and rank 0 records the run as stopped.
+    void signalledJobRecordsItsEnd_data() {
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<int>("target");  // -1: mpirun; else the rank
+        QTest::newRow("SIGTERM to mpirun") << int(SIGTERM) << -1;
+        QTest::newRow("Ctrl-C to mpirun") << int(SIGINT) << -1;
+        QTest::newRow("SIGTERM to rank 0") << int(SIGTERM) << 0;
+        QTest::newRow("SIGTERM to rank 1") << int(SIGTERM) << 1;
+    }
+    void signalledJobRecordsItsEnd() {
+        QFETCH(int, signal);
+        QFETCH(int, target);
+        QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
+        QProcess job;
+        start_ranks_writing_pids(job, 2, dir.path(),
+                                 "--epochs 100 --limit-train 1280 --limit-test 100 --no-history "
+                                 "--record " + record);
+        std::vector<qint64> pids{rank_pid(job, dir.path(), 0), rank_pid(job, dir.path(), 1)};
+        auto cleanup = qScopeGuard([&] {
+            for (const qint64 pid : pids)
+                if (pid > 0 && is_live_dp_train(pid)) ::kill(pid_t(pid), SIGKILL);
+        });
+        QVERIFY(pids[0] > 0 && pids[1] > 0);
+        QString out;
+        QElapsedTimer timer;
+        timer.start();
+        while (!out.contains("epoch 1/") && job.state() != QProcess::NotRunning &&
+               timer.elapsed() < 60000) {
+            job.waitForReadyRead(100);
+            out += job.readAllStandardOutput();
+        }
+        QVERIFY2(out.contains("epoch 1/"), qPrintable(out + job.readAllStandardError()));
+        const qint64 signalled = target < 0 ? job.processId() : pids[std::size_t(target)];
+        QCOMPARE(::kill(pid_t(signalled), signal), 0);
+        const auto result = finish(job, 60000);
+        QVERIFY(result.exit_code != 0);
+        QFile file(record);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        QVERIFY2(json["status"].toString() == "stopped", qPrintable(json["status"].toString() + result.err));
+        QVERIFY(json["epochs"].toArray().size() >= 1);
+        QVERIFY2(result.err.contains("dp-train: stopped by "), qPrintable(result.err));
     }
 
 private:
