@@ -46,12 +46,20 @@ void on_signal(int signal) {
 }  // namespace
 
 void catch_interrupting_signals() {
+    static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
     struct sigaction action {};
     action.sa_handler = on_signal;
     sigemptyset(&action.sa_mask);
-    for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&action.sa_mask, signal);
+    for (const int signal : kSignals) sigaddset(&action.sa_mask, signal);
     action.sa_flags = SA_RESTART;
-    for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaction(signal, &action, nullptr);
+    for (const int signal : kSignals) {
+        // A signal ignored when dp-train started stays ignored: `nohup` ignores
+        // SIGHUP so the run outlives the terminal, a shell's background job
+        // ignores Ctrl-C.
+        struct sigaction inherited {};
+        if (sigaction(signal, nullptr, &inherited) == 0 && inherited.sa_handler == SIG_IGN) continue;
+        sigaction(signal, &action, nullptr);
+    }
 }
 
 StopOnInterrupt::StopOnInterrupt(Trainer& trainer) {

@@ -18,8 +18,10 @@ class Trainer;
 //   the run as a first Ctrl-C does, once: printing stops, the run's end is
 //   recorded, and dp-train exits 141 as a program the signal ended. Later
 //   writes to the closed pipe fail quietly.
-// Under mpirun, the signals mpirun relays reach every rank; the Trainer
-// makes the ranks stop at the same step and rank 0 records the end.
+// A signal ignored when dp-train started (`nohup`'s SIGHUP, a background
+// job's SIGINT) stays ignored. Under mpirun, the signals mpirun relays reach
+// every rank; the Trainer makes the ranks stop at the same step and rank 0
+// records the end.
 void catch_interrupting_signals();
 
 // Points the handlers at `trainer` for its lifetime (one at a time); a

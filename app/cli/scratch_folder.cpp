@@ -10,19 +10,19 @@
 namespace dp {
 
 ScratchFolder::ScratchFolder(const std::string& prefix) {
+    // $TMPDIR as POSIX reads it: unset or empty means /tmp.
     const char* tmpdir = std::getenv("TMPDIR");
-    const std::string named = tmpdir && *tmpdir ? "TMPDIR (" + std::string(tmpdir) + ")"
-                                                : std::string("the temporary folder");
+    const bool from_environment = tmpdir && *tmpdir;
+    const std::filesystem::path folder = from_environment ? tmpdir : "/tmp";
+    const std::string named = from_environment ? "TMPDIR (" + folder.string() + ")" : folder.string();
+    const std::string fix = ": set TMPDIR to a folder you can write, or unset it";
     std::error_code error;
-    const std::filesystem::path folder = std::filesystem::temp_directory_path(error);
-    if (error)
-        throw Error(named + " is not a folder (" + error.message() +
-                    "): set TMPDIR to a folder you can write, or unset it");
-    path_ = folder / (prefix + "-" + std::to_string(::getpid()));
+    if (!std::filesystem::is_directory(folder, error))
+        throw Error(named + " is not a folder" + (error ? " (" + error.message() + ")" : "") + fix);
+    path_ = std::filesystem::absolute(folder, error) / (prefix + "-" + std::to_string(::getpid()));
     std::filesystem::create_directories(path_, error);
     if (error)
-        throw Error(named + ": cannot create " + path_.string() + " (" + error.message() +
-                    "): set TMPDIR to a folder you can write, or unset it");
+        throw Error(named + ": cannot create " + path_.string() + " (" + error.message() + ")" + fix);
 }
 
 ScratchFolder::~ScratchFolder() {

@@ -33,3 +33,15 @@ inline ProgramResult run_dp_train(const QStringList& args, const QString& data_d
     process.start(DP_TRAIN_PATH, args);
     return finish_dp_train(process);
 }
+
+// Starts dp-train and returns once its stdout shows the first epoch's line.
+inline bool start_until_first_epoch(QProcess& process, const QStringList& args) {
+    process.setProcessEnvironment(dp_train_environment());
+    process.start(DP_TRAIN_PATH, args);
+    QByteArray out;
+    while (!out.contains("epoch 1/")) {
+        if (!process.waitForReadyRead(60000)) return false;
+        out += process.peek(1 << 20);
+    }
+    return true;
+}

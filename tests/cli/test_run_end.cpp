@@ -24,18 +24,6 @@ QJsonObject record_of(const QString& path) {
     return file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
 }
 
-// Starts dp-train and returns once its stdout shows the first epoch's line.
-bool start_until_first_epoch(QProcess& process, const QStringList& args) {
-    process.setProcessEnvironment(dp_train_environment());
-    process.start(DP_TRAIN_PATH, args);
-    QByteArray out;
-    while (!out.contains("epoch 1/")) {
-        if (!process.waitForReadyRead(60000)) return false;
-        out += process.peek(1 << 20);
-    }
-    return true;
-}
-
 }  // namespace
 
 class TestRunEnd : public QObject {
@@ -68,6 +56,25 @@ private slots:
         const QJsonObject json = record_of(record);
         QCOMPARE(json["status"].toString(), QString("stopped"));
         QVERIFY(json["epochs"].toArray().size() >= 1);
+    }
+
+    // A signal ignored when dp-train starts stays ignored: `nohup dp-train`
+    // outlives the terminal that started it.
+    void anIgnoredSignalStaysIgnored() {
+        QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
+        QStringList args = kLongLenet + QStringList{"--record", record};
+        args[args.indexOf("--epochs") + 1] = "2";
+        QProcess process;
+        process.setProcessEnvironment(dp_train_environment());
+        process.start("/bin/sh", QStringList{"-c", "trap '' HUP; exec \"$0\" \"$@\"", DP_TRAIN_PATH} + args);
+        QByteArray out;
+        while (!out.contains("epoch 1/") && process.waitForReadyRead(60000)) out += process.peek(1 << 20);
+        QVERIFY(out.contains("epoch 1/"));
+        ::kill(pid_t(process.processId()), SIGHUP);
+        const auto result = finish_dp_train(process, 60000);
+        QCOMPARE(result.exit_code, 0);
+        QCOMPARE(record_of(record)["status"].toString(), QString("finished"));
     }
 
     // D7: `dp-train ... | head -3` died of SIGPIPE at its next print, the

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "error_of.h"
 #include "io/atomic_file.h"
 #include "io/bounded_file.h"
 #include "io/json.h"
@@ -27,15 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 
 void write_text(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
-
-std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const dp::Error& error) {
-        return error.what();
-    }
-    return {};
-}
 
 void write_atomically(const fs::path& file, const std::string& text) {
     dp::AtomicFile out(file);

@@ -113,6 +113,20 @@ qint64 rank_pid(QProcess& job, const QString& dir, int rank) {
     return pid_file.readAll().trimmed().toLongLong();
 }
 
+// Waits up to a minute for rank 0's first epoch line; false (with what the
+// job printed) if the job ended or took longer.
+bool wait_for_first_epoch(QProcess& job) {
+    QString out;
+    QElapsedTimer timer;
+    timer.start();
+    while (!out.contains("epoch 1/") && job.state() != QProcess::NotRunning && timer.elapsed() < 60000) {
+        job.waitForReadyRead(100);
+        out += job.readAllStandardOutput();
+    }
+    if (!out.contains("epoch 1/")) qWarning("%s", qPrintable(out + job.readAllStandardError()));
+    return out.contains("epoch 1/");
+}
+
 // Whether `pid` is still a live dp-train process (not a zombie, and not a
 // pid the system has reused), so that cleaning up never signals another.
 bool is_live_dp_train(qint64 pid) {
@@ -261,17 +275,10 @@ private slots:
         });
         QVERIFY(std::all_of(pids.begin(), pids.end(), [](qint64 pid) { return pid > 0; }));
 
-        QString out;
+        QVERIFY(wait_for_first_epoch(job));
+        QCOMPARE(::kill(pid_t(pids[std::size_t(stopped)]), SIGSTOP), 0);
         QElapsedTimer timer;
         timer.start();
-        while (!out.contains("epoch 1/") && job.state() != QProcess::NotRunning &&
-               timer.elapsed() < 60000) {
-            job.waitForReadyRead(100);
-            out += job.readAllStandardOutput();
-        }
-        QVERIFY2(out.contains("epoch 1/"), qPrintable(out + job.readAllStandardError()));
-        QCOMPARE(::kill(pid_t(pids[std::size_t(stopped)]), SIGSTOP), 0);
-        timer.restart();
         const auto result = finish(job, 60000);
         const double seconds = double(timer.elapsed()) / 1000;
         qInfo("the job ended %.1f s after rank %d was stopped, exit code %d", seconds, stopped,
@@ -313,15 +320,7 @@ private slots:
                 if (pid > 0 && is_live_dp_train(pid)) ::kill(pid_t(pid), SIGKILL);
         });
         QVERIFY(pids[0] > 0 && pids[1] > 0);
-        QString out;
-        QElapsedTimer timer;
-        timer.start();
-        while (!out.contains("epoch 1/") && job.state() != QProcess::NotRunning &&
-               timer.elapsed() < 60000) {
-            job.waitForReadyRead(100);
-            out += job.readAllStandardOutput();
-        }
-        QVERIFY2(out.contains("epoch 1/"), qPrintable(out + job.readAllStandardError()));
+        QVERIFY(wait_for_first_epoch(job));
         const qint64 signalled = target < 0 ? job.processId() : pids[std::size_t(target)];
         QCOMPARE(::kill(pid_t(signalled), signal), 0);
         const auto result = finish(job, 60000);
