@@ -348,9 +348,46 @@ QSet<QString> columnsOf(const Database& database, const QString& table)
     return names;
 }
 
+// How long the connection's statements wait for another program's lock,
+// for this object's lifetime; then the usual RunHistory::kLockWait.
+class LockWait
+{
+public:
+    LockWait(const Database& database, std::chrono::milliseconds wait) : database_(database)
+    {
+        set(wait);
+    }
+    ~LockWait() { set(RunHistory::kLockWait); }
+
+private:
+    void set(std::chrono::milliseconds wait) const
+    {
+        QSqlQuery(database_.connection())
+                .exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(qint64(wait.count())));
+    }
+    const Database& database_;
+};
+
+// Whether the history already has this build's schema, found by reading
+// alone: another program writing holds the write lock, not readers off.
+bool schemaIsCurrent(const Database& database)
+{
+    if (database.integer(QStringLiteral("PRAGMA application_id")) != kApplicationId
+        || database.integer(QStringLiteral("PRAGMA user_version")) != kSchemaVersion)
+        return false;
+    const QSet<QString> runs = columnsOf(database, QStringLiteral("runs"));
+    const QSet<QString> epochs = columnsOf(database, QStringLiteral("epochs"));
+    return std::all_of(runColumns().begin(), runColumns().end(),
+                       [&](const RunColumn& column) { return runs.contains(column.name); })
+        && std::all_of(kLaterEpochColumns.begin(), kLaterEpochColumns.end(),
+                       [&](const auto& column) { return epochs.contains(QLatin1String(column.first)); });
+}
+
 void createOrCheckSchema(const Database& database)
 {
     // A file that is not SQLite at all fails here, on its first read.
+    if (schemaIsCurrent(database))
+        return;
     Transaction transaction(database);
     const int applicationId = database.integer(QStringLiteral("PRAGMA application_id"));
     const bool empty = database.integer(QStringLiteral("SELECT count(*) FROM sqlite_master")) == 0;
@@ -471,11 +508,25 @@ RunHistory::RunHistory(const QString& path) : path_(path), connectionName_(uniqu
         if (!connection.open())
             database.fail(QStringLiteral("open"), connection.lastError());
         database.exec(QStringLiteral("PRAGMA foreign_keys = ON"));
-        createOrCheckSchema(database);
+        try {
+            // Opening never waits for another program's lock: then the first
+            // use checks the file instead, waiting as that use does.
+            const LockWait noWait(database, std::chrono::milliseconds(0));
+            requireSchema();
+        } catch (const RunHistoryLocked&) {
+        }
     } catch (const dp::Error&) {
         QSqlDatabase::removeDatabase(connectionName_);
         throw;
     }
+}
+
+void RunHistory::requireSchema() const
+{
+    if (schemaReady_)
+        return;
+    createOrCheckSchema(Database(connectionName_, path_));
+    schemaReady_ = true;
 }
 
 RunHistory::~RunHistory()
@@ -488,16 +539,8 @@ RunHistory::~RunHistory()
 void RunHistory::save(const dp::RunRecord& record, std::chrono::milliseconds lock_wait)
 {
     const Database database(connectionName_, path_);
-    // This write's wait for the lock; the connection's usual wait after it.
-    const auto setLockWait = [&](std::chrono::milliseconds wait) {
-        QSqlQuery(database.connection())
-                .exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(qint64(wait.count())));
-    };
-    setLockWait(lock_wait);
-    const struct RestoreLockWait {
-        std::function<void()> restore;
-        ~RestoreLockWait() { restore(); }
-    } restoreLockWait{[&] { setLockWait(kLockWait); }};
+    const LockWait lockWait(database, lock_wait);  // this write's; the usual one after it
+    requireSchema();
     QVariantList runValues;
     for (const RunColumn& column : runColumns())
         runValues << column.get(record);
@@ -537,11 +580,13 @@ void RunHistory::save(const dp::RunRecord& record, std::chrono::milliseconds loc
 
 std::vector<dp::RunRecord> RunHistory::runs() const
 {
+    requireSchema();
     return selectRuns(Database(connectionName_, path_), QString(), {});
 }
 
 std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
 {
+    requireSchema();
     std::vector<dp::RunRecord> found =
             selectRuns(Database(connectionName_, path_), QStringLiteral("WHERE id = ?"),
                        {QString::fromStdString(id)});
@@ -552,6 +597,7 @@ std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
 
 void RunHistory::remove(const std::string& id)
 {
+    requireSchema();
     // The run's epochs go with it (ON DELETE CASCADE).
     Database(connectionName_, path_)
             .exec(QStringLiteral("DELETE FROM runs WHERE id = ?"), {QString::fromStdString(id)});

@@ -32,7 +32,8 @@ public:
     // application data folder for "DP Workbench".
     static QString defaultPath();
 
-    // Opens the database at `path`, creating it (and its folder) if needed.
+    // Opens the database at `path`, creating it (and its folder) if needed,
+    // without waiting for another program's lock (the first use then checks it).
     // A path (or journal beside it) that is not a regular file (a device, a
     // pipe, a folder, a link to one) is refused before SQLite opens it.
     explicit RunHistory(const QString& path = defaultPath());
@@ -56,6 +57,11 @@ public:
     void remove(const std::string& id);
 
 private:
+    // Creates the tables, upgrades an older file or refuses a foreign one,
+    // once; deferred from the constructor while another program held the lock.
+    void requireSchema() const;
+
     QString path_;
     QString connectionName_;
+    mutable bool schemaReady_ = false;
 };

@@ -56,7 +56,7 @@ void remove_stale_temporaries(const std::filesystem::path& file) {
 
 
 AtomicFile::AtomicFile(const std::filesystem::path& file) : file_(write_target(file)) {
-    if (const std::string kind = non_file_kind(file_); !kind.empty())
+    if (std::string kind = non_file_kind(file); !kind.empty() || !(kind = non_file_kind(file_)).empty())
         throw Error(file.string() + ": is " + kind + ", not a regular file; it is not replaced");
     remove_stale_temporaries(file_);
     std::string name = file_.string() + temporary_infix() + "XXXXXX";

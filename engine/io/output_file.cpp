@@ -97,6 +97,10 @@ void check_output_file(const std::filesystem::path& file, const std::string& wha
     const std::string named = what + " " + shown(file);
     if (const std::string problem = path_length_problem(file); !problem.empty())
         throw Error(named + ": " + problem);
+    // What the path opens as, links followed by the kernel: /proc/self/fd/1
+    // names a pipe that no chain of readlink() reaches.
+    if (const std::string kind = non_file_kind(file); !kind.empty())
+        throw Error(named + " is " + kind + ", not a file: give the path of a file to write");
     const std::filesystem::path target = write_target(file);
     const std::string shown_target = what + " " + shown(target);
     if (const std::string problem = path_length_problem(target, kTemporaryNameExtra); !problem.empty())

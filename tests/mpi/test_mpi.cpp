@@ -333,6 +333,37 @@ private slots:
         QVERIFY2(result.err.contains("dp-train: stopped by "), qPrintable(result.err));
     }
 
+    // D37: a SIGSTOPped rank 0 was named by rank 1, but the job's abort
+    // killed it before it could write, and the record stayed "running".
+    // The rank that fails writes the end itself.
+    void stoppedRankZeroLeavesTheRunFailed() {
+        QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
+        QProcess job;
+        start_ranks_writing_pids(job, 2, dir.path(),
+                                 "--epochs 100 --limit-train 1280 --limit-test 100 --no-history "
+                                 "--collective-timeout 5 --record " + record);
+        std::vector<qint64> pids{rank_pid(job, dir.path(), 0), rank_pid(job, dir.path(), 1)};
+        auto cleanup = qScopeGuard([&] {
+            for (const qint64 pid : pids) {
+                if (pid <= 0 || !is_live_dp_train(pid)) continue;
+                ::kill(pid_t(pid), SIGCONT);
+                ::kill(pid_t(pid), SIGKILL);
+            }
+        });
+        QVERIFY(pids[0] > 0 && pids[1] > 0);
+        QVERIFY(wait_for_first_epoch(job));
+        QCOMPARE(::kill(pid_t(pids[0]), SIGSTOP), 0);
+        const auto result = finish(job, 60000);
+        QVERIFY(result.exit_code > 0);
+        QFile file(record);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        QVERIFY2(json["status"].toString() == "failed", qPrintable(json["status"].toString() + result.err));
+        QVERIFY2(json["error"].toString().contains("rank 0 ("), qPrintable(json["error"].toString()));
+        QVERIFY(json["epochs"].toArray().size() >= 1);
+    }
+
 private:
     void rankCounts() {
         QTest::addColumn<int>("ranks");

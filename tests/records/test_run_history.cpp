@@ -19,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cluster_command.h"
@@ -378,6 +379,22 @@ private slots:
         QCOMPARE(history.run("epochs")->epochs.size(), std::size_t(1));
         sink.write(record);
         QCOMPARE(history.run("epochs")->epochs.size(), std::size_t(2));
+    }
+
+    // D31: opening the history took the write lock: while another program
+    // held it, dp-train's start waited 5 s, then ran without a history.
+    // Opening now only reads, and under an exclusive lock leaves the check
+    // to the first write, which lands once the lock is gone.
+    void openingNeverWaitsForALock()
+    {
+        RunHistory(path("runs.sqlite")).save(madeRun("first", "lenet", 1, {1}, {0.5}));
+        std::optional<RunHistory> history;
+        {
+            const HistoryLock lock(path("runs.sqlite"));
+            history.emplace(path("runs.sqlite"));
+        }
+        history->save(madeRun("second", "lenet", 1, {1}, {0.5}));
+        QCOMPARE(history->runs().size(), std::size_t(2));
     }
 
     // D8: SIGTERM did not end the end's wait for a locked history: the wait
