@@ -1,7 +1,4 @@
 // dp-train: trains a model from the command line and prints d2l's summary.
-#include <signal.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -48,7 +45,7 @@ int interrupted_exit_code(const dp::RunSummary& summary, int planned_epochs) {
 }
 
 // Trains on `devices`, config.devices resolved once by the caller. Exit code
-// 1 if the run failed, 128 + the signal if Ctrl-C or SIGTERM stopped it;
+// 1 if the run failed, 128 + the signal if a signal stopped it;
 // `summary` receives what it measured.
 int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devices,
           const dp::CliCommand& command, dp::RunSummary* summary = nullptr,

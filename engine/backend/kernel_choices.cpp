@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <system_error>
-#include <limits>
 #include <vector>
 
 #include "backend/backend.h"

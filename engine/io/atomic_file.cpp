@@ -1,10 +1,9 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <signal.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -53,7 +52,6 @@ void remove_stale_temporaries(const std::filesystem::path& file) {
         error.clear();
     }
 }
-
 
 AtomicFile::AtomicFile(const std::filesystem::path& file) : file_(write_target(file)) {
     if (std::string kind = non_file_kind(file); !kind.empty() || !(kind = non_file_kind(file_)).empty())

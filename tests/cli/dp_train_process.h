@@ -1,6 +1,7 @@
 #pragma once
 // Runs the real dp-train as a user would, for the CLI tests.
 
+#include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -44,4 +45,10 @@ inline bool start_until_first_epoch(QProcess& process, const QStringList& args) 
         out += process.peek(1 << 20);
     }
     return true;
+}
+
+// The bytes of the file at `path`, empty if it cannot be read.
+inline QByteArray file_bytes(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }

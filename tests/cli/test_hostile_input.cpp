@@ -30,11 +30,6 @@ const QStringList kTinyLinear{"--model", "linear", "--dataset", "random", "--sam
 const QStringList kLongLenet{"--limit-train", "2048", "--limit-test", "256", "--batch-size", "256",
                              "--epochs", "200", "--no-history"};
 
-QByteArray file_bytes(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 // A one-line message on stderr: the program's only words on failure.
 void expect_one_line(const ProgramResult& result, const QString& part) {
     QVERIFY2(result.err.endsWith('\n') && result.err.count('\n') == 1, qPrintable(result.err));

@@ -19,10 +19,7 @@ namespace {
 const QStringList kLongLenet{"--limit-train", "2048", "--limit-test", "256", "--batch-size", "256",
                              "--epochs", "200", "--no-history"};
 
-QJsonObject record_of(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
-}
+QJsonObject record_of(const QString& path) { return QJsonDocument::fromJson(file_bytes(path)).object(); }
 
 }  // namespace
 

@@ -29,11 +29,6 @@ const QStringList kTinyLinear{"--model", "linear", "--dataset", "random", "--sam
 const QStringList kTinyLenet{"--limit-train", "512", "--limit-test", "256", "--epochs", "1",
                              "--batch-size", "256", "--no-history"};
 
-QByteArray file_bytes(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
 void write_file(const QString& path, const QByteArray& bytes) {
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));

@@ -146,6 +146,19 @@ private slots:
                  std::string());
     }
 
+    // Adversarial pass: --record /proc/self/fd/1 with stdout a pipe passed
+    // the check (readlink gives "pipe:[N]", not a path) and failed after the
+    // first epoch; what the path opens as is checked too.
+    void aPathThatOpensAsAPipeIsRefused() {
+        int ends[2];
+        QCOMPARE(::pipe(ends), 0);
+        const fs::path magic = "/proc/self/fd/" + std::to_string(ends[1]);
+        const std::string error = error_of([&] { dp::check_output_file(magic, "--record"); });
+        ::close(ends[0]);
+        ::close(ends[1]);
+        QVERIFY2(error.find("is a named pipe, not a file") != std::string::npos, error.c_str());
+    }
+
     // D10: a 245-255 byte name passed the up-front check and failed after
     // the first epoch, when its temporary (22 bytes more) was created.
     void aNameLeavesRoomForItsTemporary() {

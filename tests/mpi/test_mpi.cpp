@@ -9,7 +9,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QScopeGuard>
 #include <sys/types.h>
 
 #include <algorithm>
@@ -139,6 +138,25 @@ bool is_live_dp_train(qint64 pid) {
            state.mid(after_name + 2, 1) != "Z";
 }
 
+// Ends every rank in `pids` still alive when it goes (stopped ones too), so
+// that whatever a test does, no rank is left behind.
+struct KillRanksAtExit {
+    const std::vector<qint64>& pids;
+    ~KillRanksAtExit() {
+        for (const qint64 pid : pids) {
+            if (pid <= 0 || !is_live_dp_train(pid)) continue;
+            ::kill(pid_t(pid), SIGCONT);
+            ::kill(pid_t(pid), SIGKILL);
+        }
+    }
+};
+
+// The run record (JSON) at `path`, empty if unreadable.
+QJsonObject record_json(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
+}
+
 }  // namespace
 
 class TestMpi : public QObject {
@@ -266,13 +284,7 @@ private slots:
         std::vector<qint64> pids;
         for (int rank = 0; rank < ranks; ++rank) pids.push_back(rank_pid(job, dir.path(), rank));
         // Whatever happens below, no rank is left behind, stopped or running.
-        auto cleanup = qScopeGuard([&] {
-            for (const qint64 pid : pids) {
-                if (pid <= 0 || !is_live_dp_train(pid)) continue;
-                ::kill(pid_t(pid), SIGCONT);
-                ::kill(pid_t(pid), SIGKILL);
-            }
-        });
+        const KillRanksAtExit cleanup{pids};
         QVERIFY(std::all_of(pids.begin(), pids.end(), [](qint64 pid) { return pid > 0; }));
 
         QVERIFY(wait_for_first_epoch(job));
@@ -315,19 +327,14 @@ private slots:
                                  "--epochs 100 --limit-train 1280 --limit-test 100 --no-history "
                                  "--record " + record);
         std::vector<qint64> pids{rank_pid(job, dir.path(), 0), rank_pid(job, dir.path(), 1)};
-        auto cleanup = qScopeGuard([&] {
-            for (const qint64 pid : pids)
-                if (pid > 0 && is_live_dp_train(pid)) ::kill(pid_t(pid), SIGKILL);
-        });
+        const KillRanksAtExit cleanup{pids};
         QVERIFY(pids[0] > 0 && pids[1] > 0);
         QVERIFY(wait_for_first_epoch(job));
         const qint64 signalled = target < 0 ? job.processId() : pids[std::size_t(target)];
         QCOMPARE(::kill(pid_t(signalled), signal), 0);
         const auto result = finish(job, 60000);
         QVERIFY(result.exit_code != 0);
-        QFile file(record);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        const QJsonObject json = record_json(record);
         QVERIFY2(json["status"].toString() == "stopped", qPrintable(json["status"].toString() + result.err));
         QVERIFY(json["epochs"].toArray().size() >= 1);
         QVERIFY2(result.err.contains("dp-train: stopped by "), qPrintable(result.err));
@@ -344,21 +351,13 @@ private slots:
                                  "--epochs 100 --limit-train 1280 --limit-test 100 --no-history "
                                  "--collective-timeout 5 --record " + record);
         std::vector<qint64> pids{rank_pid(job, dir.path(), 0), rank_pid(job, dir.path(), 1)};
-        auto cleanup = qScopeGuard([&] {
-            for (const qint64 pid : pids) {
-                if (pid <= 0 || !is_live_dp_train(pid)) continue;
-                ::kill(pid_t(pid), SIGCONT);
-                ::kill(pid_t(pid), SIGKILL);
-            }
-        });
+        const KillRanksAtExit cleanup{pids};
         QVERIFY(pids[0] > 0 && pids[1] > 0);
         QVERIFY(wait_for_first_epoch(job));
         QCOMPARE(::kill(pid_t(pids[0]), SIGSTOP), 0);
         const auto result = finish(job, 60000);
         QVERIFY(result.exit_code > 0);
-        QFile file(record);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        const QJsonObject json = record_json(record);
         QVERIFY2(json["status"].toString() == "failed", qPrintable(json["status"].toString() + result.err));
         QVERIFY2(json["error"].toString().contains("rank 0 ("), qPrintable(json["error"].toString()));
         QVERIFY(json["epochs"].toArray().size() >= 1);
