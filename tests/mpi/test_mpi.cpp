@@ -151,6 +151,18 @@ struct KillRanksAtExit {
     }
 };
 
+// Starts `job`: 2 ranks of a long LeNet run recording to `record`, with
+// `extra` arguments; fills `pids` with the ranks' pids and returns once
+// rank 0 has printed its first epoch (false if it never does).
+bool start_two_recorded_ranks(QProcess& job, const QString& dir, const QString& record,
+                              const QString& extra, std::vector<qint64>& pids) {
+    start_ranks_writing_pids(job, 2, dir,
+                             "--epochs 100 --limit-train 1280 --limit-test 100 --no-history " +
+                                 extra + " --record " + record);
+    pids = {rank_pid(job, dir, 0), rank_pid(job, dir, 1)};
+    return pids[0] > 0 && pids[1] > 0 && wait_for_first_epoch(job);
+}
+
 // The run record (JSON) at `path`, empty if unreadable.
 QJsonObject record_json(const QString& path) {
     QFile file(path);
@@ -323,13 +335,9 @@ private slots:
         QTemporaryDir dir;
         const QString record = dir.filePath("run.json");
         QProcess job;
-        start_ranks_writing_pids(job, 2, dir.path(),
-                                 "--epochs 100 --limit-train 1280 --limit-test 100 --no-history "
-                                 "--record " + record);
-        std::vector<qint64> pids{rank_pid(job, dir.path(), 0), rank_pid(job, dir.path(), 1)};
+        std::vector<qint64> pids;
         const KillRanksAtExit cleanup{pids};
-        QVERIFY(pids[0] > 0 && pids[1] > 0);
-        QVERIFY(wait_for_first_epoch(job));
+        QVERIFY(start_two_recorded_ranks(job, dir.path(), record, "", pids));
         const qint64 signalled = target < 0 ? job.processId() : pids[std::size_t(target)];
         QCOMPARE(::kill(pid_t(signalled), signal), 0);
         const auto result = finish(job, 60000);
@@ -347,13 +355,9 @@ private slots:
         QTemporaryDir dir;
         const QString record = dir.filePath("run.json");
         QProcess job;
-        start_ranks_writing_pids(job, 2, dir.path(),
-                                 "--epochs 100 --limit-train 1280 --limit-test 100 --no-history "
-                                 "--collective-timeout 5 --record " + record);
-        std::vector<qint64> pids{rank_pid(job, dir.path(), 0), rank_pid(job, dir.path(), 1)};
+        std::vector<qint64> pids;
         const KillRanksAtExit cleanup{pids};
-        QVERIFY(pids[0] > 0 && pids[1] > 0);
-        QVERIFY(wait_for_first_epoch(job));
+        QVERIFY(start_two_recorded_ranks(job, dir.path(), record, "--collective-timeout 5", pids));
         QCOMPARE(::kill(pid_t(pids[0]), SIGSTOP), 0);
         const auto result = finish(job, 60000);
         QVERIFY(result.exit_code > 0);
