@@ -1,34 +1,52 @@
 #include "history_sink.h"
 
-#include <thread>
-
 #include "core/error.h"
 #include "run_history.h"
 
+namespace {
+
+// The end's tries wait this long each for the lock, so that a stop request
+// between them is seen soon.
+constexpr std::chrono::milliseconds kEndTryLockWait{250};
+
+}  // namespace
+
 HistorySink::HistorySink(RunHistory& history, std::function<void(const std::string&)> on_error,
-                         std::chrono::milliseconds final_write_patience)
-    : history_(history), on_error_(std::move(on_error)), final_write_patience_(final_write_patience)
+                         std::chrono::milliseconds final_write_patience,
+                         std::function<bool()> stop_waiting)
+    : history_(history), on_error_(std::move(on_error)), final_write_patience_(final_write_patience),
+      stop_waiting_(std::move(stop_waiting))
 {
 }
 
 void HistorySink::write(const dp::RunRecord& record)
 {
-    const bool last = record.status != dp::RunStatus::running;
+    if (record.status != dp::RunStatus::running)
+        return write_end(record);
+    try {
+        history_.save(record, std::chrono::milliseconds(0));
+    } catch (const RunHistoryLocked&) {
+        // Another program writes: this epoch lands with the next write.
+    } catch (const dp::Error& error) {
+        on_error_(error.what());
+    }
+}
+
+void HistorySink::write_end(const dp::RunRecord& record)
+{
     const auto deadline = std::chrono::steady_clock::now() + final_write_patience_;
     for (;;) {
         try {
-            history_.save(record);
+            history_.save(record, kEndTryLockWait);
+            return;
+        } catch (const RunHistoryLocked& error) {
+            if (std::chrono::steady_clock::now() < deadline && !(stop_waiting_ && stop_waiting_()))
+                continue;
+            on_error_(std::string(error.what()) + "; the history shows the run as it was before its end");
             return;
         } catch (const dp::Error& error) {
-            if (!last || std::chrono::steady_clock::now() >= deadline) {
-                on_error_(last ? std::string(error.what()) + "; the history shows the run as it "
-                                                              "was before its end"
-                               : std::string(error.what()));
-                return;
-            }
+            on_error_(std::string(error.what()) + "; the history shows the run as it was before its end");
+            return;
         }
-        // Each save already waited the database's busy timeout; a pause
-        // between tries lets the other writer finish.
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
 }

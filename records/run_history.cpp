@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "io/output_file.h"
 #include "number_text.h"
 #include "run_record_json.h"
 #include "train/config_fields.h"
@@ -36,6 +37,20 @@ namespace {
 constexpr int kApplicationId = 0x44505742;
 constexpr int kSchemaVersion = 2;
 constexpr auto kSqliteNotADatabase = "26";  // SQLITE_NOTADB
+constexpr int kSqliteBusy = 5, kSqliteLocked = 6;
+
+// Refuses a history file (or a journal beside it) that is not a regular file
+// before SQLite opens it: SQLite would write to a device, create
+// "<device>-journal" beside it, or block on a pipe.
+void refuseNonRegularFiles(const QString& path)
+{
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) {
+        const std::string file = path.toStdString() + suffix;
+        if (const std::string kind = dp::non_file_kind(file); !kind.empty())
+            throw dp::Error("run history " + file + " is " + kind + ", not a database file: "
+                            "remove it, or set DP_WORKBENCH_DATA_DIR to another folder");
+    }
+}
 
 // SQLite stores NaN as NULL, so NULL reads back as NaN.
 QVariant real(double value) { return value; }
@@ -251,8 +266,13 @@ public:
             fail(QStringLiteral("not a DP Workbench database (not an SQLite file)"));
         const QString reason = error.databaseText().isEmpty() ? error.driverText()
                                                               : error.databaseText();
-        fail(QStringLiteral("%1 (during %2)")
-                     .arg(reason.simplified(), sql.section(QLatin1Char(' '), 0, 2)));
+        const QString problem = QStringLiteral("%1 (during %2)")
+                                        .arg(reason.simplified(), sql.section(QLatin1Char(' '), 0, 2));
+        // The primary result code is the low byte of an extended one.
+        const int code = error.nativeErrorCode().toInt() & 0xff;
+        if (code == kSqliteBusy || code == kSqliteLocked)
+            throw RunHistoryLocked(QStringLiteral("run history %1: %2").arg(path_, problem).toStdString());
+        fail(problem);
     }
 
     QSqlQuery exec(const QString& sql, const QVariantList& values = {}) const
@@ -328,9 +348,46 @@ QSet<QString> columnsOf(const Database& database, const QString& table)
     return names;
 }
 
+// How long the connection's statements wait for another program's lock,
+// for this object's lifetime; then the usual RunHistory::kLockWait.
+class LockWait
+{
+public:
+    LockWait(const Database& database, std::chrono::milliseconds wait) : database_(database)
+    {
+        set(wait);
+    }
+    ~LockWait() { set(RunHistory::kLockWait); }
+
+private:
+    void set(std::chrono::milliseconds wait) const
+    {
+        QSqlQuery(database_.connection())
+                .exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(qint64(wait.count())));
+    }
+    const Database& database_;
+};
+
+// Whether the history already has this build's schema, found by reading
+// alone: another program writing holds the write lock, not readers off.
+bool schemaIsCurrent(const Database& database)
+{
+    if (database.integer(QStringLiteral("PRAGMA application_id")) != kApplicationId
+        || database.integer(QStringLiteral("PRAGMA user_version")) != kSchemaVersion)
+        return false;
+    const QSet<QString> runs = columnsOf(database, QStringLiteral("runs"));
+    const QSet<QString> epochs = columnsOf(database, QStringLiteral("epochs"));
+    return std::all_of(runColumns().begin(), runColumns().end(),
+                       [&](const RunColumn& column) { return runs.contains(column.name); })
+        && std::all_of(kLaterEpochColumns.begin(), kLaterEpochColumns.end(),
+                       [&](const auto& column) { return epochs.contains(QLatin1String(column.first)); });
+}
+
 void createOrCheckSchema(const Database& database)
 {
     // A file that is not SQLite at all fails here, on its first read.
+    if (schemaIsCurrent(database))
+        return;
     Transaction transaction(database);
     const int applicationId = database.integer(QStringLiteral("PRAGMA application_id"));
     const bool empty = database.integer(QStringLiteral("SELECT count(*) FROM sqlite_master")) == 0;
@@ -434,6 +491,7 @@ QString RunHistory::defaultPath()
 RunHistory::RunHistory(const QString& path) : path_(path), connectionName_(uniqueConnectionName())
 {
     try {
+        refuseNonRegularFiles(path);
         const QString folder = QFileInfo(path).absolutePath();
         if (!QDir().mkpath(folder))
             throw dp::Error(QStringLiteral("run history %1: cannot create the folder %2")
@@ -450,11 +508,25 @@ RunHistory::RunHistory(const QString& path) : path_(path), connectionName_(uniqu
         if (!connection.open())
             database.fail(QStringLiteral("open"), connection.lastError());
         database.exec(QStringLiteral("PRAGMA foreign_keys = ON"));
-        createOrCheckSchema(database);
+        try {
+            // Opening never waits for another program's lock: then the first
+            // use checks the file instead, waiting as that use does.
+            const LockWait noWait(database, std::chrono::milliseconds(0));
+            requireSchema();
+        } catch (const RunHistoryLocked&) {
+        }
     } catch (const dp::Error&) {
         QSqlDatabase::removeDatabase(connectionName_);
         throw;
     }
+}
+
+void RunHistory::requireSchema() const
+{
+    if (schemaReady_)
+        return;
+    createOrCheckSchema(Database(connectionName_, path_));
+    schemaReady_ = true;
 }
 
 RunHistory::~RunHistory()
@@ -464,9 +536,11 @@ RunHistory::~RunHistory()
     QSqlDatabase::removeDatabase(connectionName_);
 }
 
-void RunHistory::save(const dp::RunRecord& record)
+void RunHistory::save(const dp::RunRecord& record, std::chrono::milliseconds lock_wait)
 {
     const Database database(connectionName_, path_);
+    const LockWait lockWait(database, lock_wait);  // this write's; the usual one after it
+    requireSchema();
     QVariantList runValues;
     for (const RunColumn& column : runColumns())
         runValues << column.get(record);
@@ -506,11 +580,13 @@ void RunHistory::save(const dp::RunRecord& record)
 
 std::vector<dp::RunRecord> RunHistory::runs() const
 {
+    requireSchema();
     return selectRuns(Database(connectionName_, path_), QString(), {});
 }
 
 std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
 {
+    requireSchema();
     std::vector<dp::RunRecord> found =
             selectRuns(Database(connectionName_, path_), QStringLiteral("WHERE id = ?"),
                        {QString::fromStdString(id)});
@@ -521,6 +597,7 @@ std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
 
 void RunHistory::remove(const std::string& id)
 {
+    requireSchema();
     // The run's epochs go with it (ON DELETE CASCADE).
     Database(connectionName_, path_)
             .exec(QStringLiteral("DELETE FROM runs WHERE id = ?"), {QString::fromStdString(id)});

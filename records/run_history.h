@@ -2,11 +2,20 @@
 
 #include <QString>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "train/run_record.h"
+
+// A write that failed because another connection holds the database's lock
+// (SQLITE_BUSY, SQLITE_LOCKED): the only failure that trying again can clear.
+class RunHistoryLocked : public dp::Error
+{
+public:
+    using dp::Error::Error;
+};
 
 // Every run's record, kept in an SQLite database that dp-train and the
 // workbench share, so that reopening the workbench shows past runs beside
@@ -23,7 +32,10 @@ public:
     // application data folder for "DP Workbench".
     static QString defaultPath();
 
-    // Opens the database at `path`, creating it (and its folder) if needed.
+    // Opens the database at `path`, creating it (and its folder) if needed,
+    // without waiting for another program's lock (the first use then checks it).
+    // A path (or journal beside it) that is not a regular file (a device, a
+    // pipe, a folder, a link to one) is refused before SQLite opens it.
     explicit RunHistory(const QString& path = defaultPath());
     ~RunHistory();
     RunHistory(const RunHistory&) = delete;
@@ -31,9 +43,13 @@ public:
 
     QString path() const { return path_; }
 
+    // How long a write waits for another connection's lock by default.
+    static constexpr std::chrono::milliseconds kLockWait{5000};
+
     // Inserts the run, or replaces the one with the same id, epochs and all,
-    // in one transaction.
-    void save(const dp::RunRecord& record);
+    // in one transaction, waiting up to `lock_wait` for another connection's
+    // lock (then RunHistoryLocked).
+    void save(const dp::RunRecord& record, std::chrono::milliseconds lock_wait = kLockWait);
     // Oldest first (by start time).
     std::vector<dp::RunRecord> runs() const;
     std::optional<dp::RunRecord> run(const std::string& id) const;
@@ -41,6 +57,11 @@ public:
     void remove(const std::string& id);
 
 private:
+    // Creates the tables, upgrades an older file or refuses a foreign one,
+    // once; deferred from the constructor while another program held the lock.
+    void requireSchema() const;
+
     QString path_;
     QString connectionName_;
+    mutable bool schemaReady_ = false;
 };

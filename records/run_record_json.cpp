@@ -1,6 +1,5 @@
 #include "run_record_json.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -8,6 +7,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "io/bounded_file.h"
 #include "number_text.h"
 #include "train/config_fields.h"
 #include "train/step_timing_fields.h"
@@ -240,12 +240,16 @@ dp::RunRecord runRecordFromJson(const QByteArray& json)
 
 dp::RunRecord readRunRecord(const QString& path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        throw dp::Error("cannot read " + path.toStdString() + ": "
-                        + file.errorString().toStdString());
+    // Opened as every input is: never blocking (a pipe), never without bound
+    // (a link to /dev/zero), a regular file of a record's size.
+    std::string bytes;
     try {
-        return runRecordFromJson(file.readAll());
+        bytes = dp::read_bounded_file(path.toStdString(), dp::read_limit::run_record);
+    } catch (const dp::Error& error) {
+        throw dp::Error(std::string("cannot read ") + error.what());
+    }
+    try {
+        return runRecordFromJson(QByteArray::fromStdString(bytes));
     } catch (const dp::Error& error) {
         throw dp::Error(path.toStdString() + ": " + error.what());
     }

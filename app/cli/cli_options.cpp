@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "devices/device.h"
-#include "io/output_file.h"
+#include "train/run_outputs.h"
 #include "models/model_registry.h"
 #include "train/config_fields.h"
 
@@ -163,7 +163,7 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
         if (command.action != CliCommand::Action::compare)
             throw Error("--report writes a comparison: add --compare 1,N");
         // Checked before any run, as --record and --save are.
-        check_output_file(command.report_path, "--report");
+        check_run_outputs(command.config, {{command.report_path, "--report"}});
     }
     if (command.distributed) {
 #ifndef DP_HAVE_MPI

@@ -12,6 +12,11 @@ ConsoleObserver::ConsoleObserver(Options options)
 void ConsoleObserver::on_log(const std::string& line) {
     if (options_.quiet) return;
     progress_.clear();
+    // A warning is a diagnostic: on stderr, as dp-train's own, not among the results.
+    if (line.starts_with("warning: ")) {
+        std::fprintf(stderr, "dp-train: %s\n", line.c_str());
+        return;
+    }
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
 }

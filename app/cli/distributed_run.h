@@ -9,8 +9,9 @@ namespace dp {
 // was given the same settings and gives the rank one device and the
 // communicator among all ranks (train/distributed_init.h); the rank trains
 // its share of every global batch, and only rank 0 prints, saves checkpoints
-// and keeps the record. A rank that fails prints "dp-train: rank R: <message>" and aborts
-// the job, so every rank exits non-zero. Returns the exit code (0, or 2 for
+// and keeps the record. A rank that fails prints "dp-train: rank R: <message>",
+// writes the run's end as failed (rank 0 may be stopped or about to be
+// killed) and aborts the job, so every rank exits non-zero. Returns the exit code (0, or 2 for
 // settings that no rank can run).
 int train_distributed(const CliCommand& command, int& argc, char**& argv);
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "cli/interrupt.h"
 #include "core/error.h"
 #include "history_sink.h"
 #include "run_history.h"
@@ -23,7 +24,10 @@ HistoryRecording::HistoryRecording() {
         application_ = std::make_unique<QCoreApplication>(application_argc, application_argv);
     try {
         history_ = std::make_unique<RunHistory>();
-        sink_ = std::make_unique<HistorySink>(*history_, [this](const std::string& what) { warn(what); });
+        // A signal after the one that stopped the run ends the wait for a locked history.
+        sink_ = std::make_unique<HistorySink>(
+            *history_, [this](const std::string& what) { warn(what); }, std::chrono::seconds(60),
+            hurry_requested);
     } catch (const Error& error) {
         warn(error.what());
     }

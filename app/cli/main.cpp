@@ -1,7 +1,4 @@
 // dp-train: trains a model from the command line and prints d2l's summary.
-#include <signal.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -13,6 +10,7 @@
 #include "cli/interrupt.h"
 #include "cli/prediction_report.h"
 #include "cli/record_sinks.h"
+#include "cli/scratch_folder.h"
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "devices/device.h"
@@ -38,17 +36,16 @@ void print_error(const std::string& message) {
     std::fprintf(stderr, "dp-train: %s\n", dp::render_settings(message, dp::flag_or_label).c_str());
 }
 
-// A run stopped by Ctrl-C or SIGTERM: what was kept, and the shell's exit code for it.
+// A run stopped by a signal (cli/interrupt.h): what was kept, and the shell's exit code for it.
 int interrupted_exit_code(const dp::RunSummary& summary, int planned_epochs) {
     std::fprintf(stderr, "dp-train: stopped by %s after %zu of %d epochs; the run is recorded "
                          "as stopped\n",
-                 dp::interrupting_signal() == SIGINT ? "Ctrl-C" : "SIGTERM",
-                 summary.epochs.size(), planned_epochs);
+                 dp::interrupting_signal_name(), summary.epochs.size(), planned_epochs);
     return 128 + dp::interrupting_signal();
 }
 
 // Trains on `devices`, config.devices resolved once by the caller. Exit code
-// 1 if the run failed, 128 + the signal if Ctrl-C or SIGTERM stopped it;
+// 1 if the run failed, 128 + the signal if a signal stopped it;
 // `summary` receives what it measured.
 int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devices,
           const dp::CliCommand& command, dp::RunSummary* summary = nullptr,
@@ -86,13 +83,14 @@ int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devi
 
 int compare(const dp::CliCommand& command) {
     // The first run's parameters after each epoch, for the others' drift.
-    const std::filesystem::path snapshots =
-        std::filesystem::temp_directory_path() / ("dp-train-compare-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(snapshots);
-    const struct RemoveAtExit {
-        std::filesystem::path path;
-        ~RemoveAtExit() { std::error_code ignored; std::filesystem::remove_all(path, ignored); }
-    } remove_snapshots{snapshots};
+    std::optional<dp::ScratchFolder> scratch;
+    try {
+        scratch.emplace("dp-train-compare");
+    } catch (const dp::Error& error) {
+        print_error(error.what());
+        return 2;  // an environment no run can use, found before any run
+    }
+    const std::filesystem::path& snapshots = scratch->path();
     // Resolved once: run i is on the first configs[i].devices.size() of them.
     const auto devices = dp::select_devices(command.config.devices);
     std::vector<dp::TrainConfig> configs;
@@ -151,6 +149,7 @@ int train_and_predict(const dp::CliCommand& command) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    dp::catch_interrupting_signals();  // from the start, so no run's end goes unrecorded
     dp::CliCommand command;
     try {
         command = dp::parse_cli(std::vector<std::string>(argv + 1, argv + argc));

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "devices/device.h"
+#include "train/run_outputs.h"
 #include "main_window.h"
 #include "workbench_resources.h"
 
@@ -270,6 +271,13 @@ int runWorkbench(QApplication& app)
     const bool startsRuns = parser.isSet(startOption) || parser.isSet(compareOption);
     if (parser.isSet(screenshotOption)) {
         const QString path = parser.value(screenshotOption);
+        // The output-path rule dp-train's outputs follow: never the history or the kernel cache.
+        try {
+            dp::check_output_paths({{path.toStdString(), "--screenshot"}}, dp::program_files());
+        } catch (const dp::Error& error) {
+            std::fprintf(stderr, "dp-workbench: %s\n", error.what());
+            return 2;
+        }
         if (startsRuns)
             captureDuringRuns(window, path, intValue(parser, afterEpochsOption, 0));
         else

@@ -3,27 +3,38 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
+#include <sstream>
+#include <system_error>
 #include <vector>
 
 #include "backend/backend.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "io/atomic_file.h"
+#include "io/bounded_file.h"
+#include "io/file_lock.h"
+#include "io/workbench_files.h"
 
 namespace dp {
 namespace {
 
 constexpr const char* kHeader = "# DP Workbench kernel choices v1: key<TAB>choice";
 
-// The file's entries, or none when it is missing or any line is malformed
-// (a half-written or foreign file is rebuilt, not trusted in part).
+// The file's entries, or none when it is missing, not a regular file, over
+// its size cap or any line is malformed (a half-written or foreign file is
+// rebuilt, not trusted in part).
 std::map<std::string, int> read_cache(const std::filesystem::path& file) {
+    std::string text;
+    try {
+        text = read_bounded_file(file, read_limit::kernel_cache);
+    } catch (const Error&) {
+        return {};
+    }
     std::map<std::string, int> entries;
-    std::ifstream in(file);
+    std::istringstream in(text);
     std::string line;
-    if (!in || !std::getline(in, line) || line != kHeader) return {};
+    if (!std::getline(in, line) || line != kHeader) return {};
     while (std::getline(in, line)) {
         const auto tab = line.rfind('\t');
         if (tab == std::string::npos || tab == 0) return {};
@@ -38,21 +49,38 @@ std::map<std::string, int> read_cache(const std::filesystem::path& file) {
 }  // namespace
 
 int KernelChoices::choose(const std::string& key, int fixed_choice,
-                          const std::function<int()>& measure) {
+                          const std::function<int()>& measure,
+                          const std::function<bool(int)>& possible) {
     std::lock_guard lock(mutex_);
     if (tuning_ == KernelTuning::fixed && fixed_choice >= 0) return fixed_choice;
     load_locked();
-    if (!retuning_ || retuned_.contains(key)) {
-        if (const auto it = chosen_.find(key); it != chosen_.end()) return it->second;
-        if (const auto it = cached_.find(key); it != cached_.end()) return it->second;
-    }
+    if (const auto usable = usable_locked(key, possible)) return *usable;
+    // One process measures at a time: another may have measured this key
+    // while this one waited, and then its choice is this one's too.
+    const FileLock one_process_at_a_time(kernel_cache_lock_path(file_));
+    for (const auto& [written_key, written_choice] : read_cache(file_))
+        cached_[written_key] = written_choice;
+    if (const auto usable = usable_locked(key, possible)) return *usable;
     // Measured under the lock: a second device thread with the same shape
     // waits for this choice instead of measuring one of its own.
     const int choice = measure();
     ++measured_;
     chosen_[key] = choice;
     if (retuning_) retuned_.insert(key);
+    if (cached_.contains(key)) repaired_.insert(key);  // the entry was impossible
+    // Written while the lock is held, for the process waiting on it. A
+    // failure keeps the choice in memory; save() tries again and reports it.
+    save_locked();
     return choice;
+}
+
+std::optional<int> KernelChoices::usable_locked(const std::string& key,
+                                                const std::function<bool(int)>& possible) const {
+    if (retuning_ && !retuned_.contains(key)) return std::nullopt;
+    if (const auto it = chosen_.find(key); it != chosen_.end()) return it->second;
+    if (const auto it = cached_.find(key); it != cached_.end() && (!possible || possible(it->second)))
+        return it->second;
+    return std::nullopt;
 }
 
 void KernelChoices::configure(std::filesystem::path file, KernelTuning tuning) {
@@ -64,6 +92,7 @@ void KernelChoices::configure(std::filesystem::path file, KernelTuning tuning) {
     cached_.clear();
     chosen_.clear();
     retuned_.clear();
+    repaired_.clear();
 }
 
 void KernelChoices::retune(bool on) {
@@ -91,25 +120,35 @@ void KernelChoices::load_locked() {
 
 std::string KernelChoices::save() {
     std::lock_guard lock(mutex_);
+    return save_locked();
+}
+
+std::string KernelChoices::save_locked() {
     if (chosen_.empty()) return {};
     std::map<std::string, int> merged = read_cache(file_);
     for (const auto& [key, choice] : chosen_) {
-        if (retuned_.contains(key)) merged[key] = choice;
+        if (retuned_.contains(key) || repaired_.contains(key)) merged[key] = choice;
         else merged.emplace(key, choice);  // another process's earlier choice wins
     }
+    const std::string fix = ": set DP_WORKBENCH_DATA_DIR to a folder you can write";
+    std::error_code error;
+    std::filesystem::create_directories(file_.parent_path(), error);
+    if (error)
+        return "kernel cache " + file_.string() + ": cannot create its folder (" + error.message() +
+               ")" + fix;
     try {
-        std::filesystem::create_directories(file_.parent_path());
         std::string text = std::string(kHeader) + "\n";
         for (const auto& [key, choice] : merged) text += key + "\t" + std::to_string(choice) + "\n";
         AtomicFile out(file_);
         out.write(text);
         out.commit();
-    } catch (const std::exception& error) {
-        return error.what();  // the choices stay in memory; the next save tries again
+    } catch (const Error& failure) {
+        return "kernel cache " + std::string(failure.what()) + fix;  // the choices stay in memory
     }
     // From now on this process uses what the file says, as later runs will.
     cached_ = std::move(merged);
     chosen_.clear();
+    repaired_.clear();
     return {};
 }
 
@@ -129,15 +168,12 @@ KernelChoices& kernel_choices() {
     return *choices;
 }
 
+std::filesystem::path kernel_cache_lock_path(const std::filesystem::path& cache_file) {
+    return cache_file.string() + ".lock";
+}
+
 std::filesystem::path default_kernel_cache_path() {
-    const auto from_env = [](const char* name) -> std::filesystem::path {
-        const char* value = std::getenv(name);
-        return value && *value ? value : "";
-    };
-    if (auto dir = from_env("DP_WORKBENCH_DATA_DIR"); !dir.empty()) return dir / "kernel-choices.tsv";
-    std::filesystem::path data = from_env("XDG_DATA_HOME");
-    if (data.empty()) data = from_env("HOME") / ".local" / "share";
-    return data / "DP Workbench" / "DP Workbench" / "kernel-choices.tsv";
+    return workbench_data_folder() / "kernel-choices.tsv";
 }
 
 KernelTuning kernel_tuning_from_environment() {

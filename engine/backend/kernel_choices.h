@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -27,14 +28,21 @@ enum class KernelTuning {
 // cannot be read or parsed is ignored and rewritten, never fatal.
 //
 // One per process, shared by every device thread: the first thread to meet
-// a key measures while the others wait, so replicas never run different kernels.
+// a key measures while the others wait, so replicas never run different
+// kernels. Across processes the same holds through a lock file beside the
+// cache (kernel_cache_lock_path): one process measures at a time and writes
+// its choice at once, and another that needs the same key waits, then reads
+// it, so two runs started together on a cold cache run the same kernels.
 class KernelChoices {
 public:
     // The choice for `key`: `fixed_choice` when tuning is fixed, else the
-    // cached one, else measure()'s (stored and written out by save()). A
+    // cached one, else measure()'s (written to the file at once). A
     // negative `fixed_choice` says the op has no rule: it is measured (and
-    // cached) under fixed tuning too.
-    int choose(const std::string& key, int fixed_choice, const std::function<int()>& measure);
+    // cached) under fixed tuning too. A cached choice that `possible` refuses
+    // (an edited file, a kernel this build lacks) is measured again and its
+    // entry rewritten.
+    int choose(const std::string& key, int fixed_choice, const std::function<int()>& measure,
+               const std::function<bool(int)>& possible = {});
 
     // Where the cache lives and how choices are made (the process default:
     // default_kernel_cache_path() and kernel_tuning_from_environment()).
@@ -46,13 +54,18 @@ public:
     // How many choices this process measured (not read from the cache).
     int measured() const;
 
-    // Writes this process's choices, merged into the file's (entries another
-    // process wrote meanwhile win, so later runs agree with the earlier one).
-    // Returns an empty string, or why the file could not be written.
+    // Writes this process's choices not yet written (choose() writes each
+    // at once; this retries those whose write failed), merged into the
+    // file's (entries another process wrote meanwhile win, so later runs
+    // agree with the earlier one). Returns an empty string, or why the file
+    // could not be written, in one line with the fix.
     std::string save();
 
 private:
     void load_locked();
+    std::string save_locked();
+    // The choice the cache holds for `key` if it may be used.
+    std::optional<int> usable_locked(const std::string& key, const std::function<bool(int)>& possible) const;
 
     mutable std::mutex mutex_;
     std::filesystem::path file_;
@@ -61,6 +74,7 @@ private:
     std::map<std::string, int> cached_;   // read from the file
     std::map<std::string, int> chosen_;   // measured in this process, not yet saved
     std::set<std::string> retuned_;       // measured in this process since retune(true)
+    std::set<std::string> repaired_;      // measured again: the file's entry was impossible
     int measured_ = 0;
 };
 
@@ -69,6 +83,9 @@ private:
 // machine ("onednn 2.6.3 avx2 | <CPU>", "cudnn 90100 fma | <GPU>").
 std::string conv_choice_key(const std::string& machine, const std::string& pass,
                             const Conv2dShape& s);
+
+// The lock file that makes processes measure one at a time: `cache_file`.lock.
+std::filesystem::path kernel_cache_lock_path(const std::filesystem::path& cache_file);
 
 // The process's kernel choices.
 KernelChoices& kernel_choices();

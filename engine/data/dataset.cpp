@@ -84,6 +84,17 @@ std::vector<std::string> missing_mnist_files(const std::filesystem::path& dir) {
     return missing;
 }
 
+std::vector<std::filesystem::path> mnist_file_candidates(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> files;
+    for (const char* prefix : {"train", "t10k"})
+        for (const char* kind : {"-images-idx3-ubyte", "-labels-idx1-ubyte"}) {
+            const std::string stem = std::string(prefix) + kind;
+            files.push_back(dir / stem);
+            files.push_back(dir / (stem + ".gz"));
+        }
+    return files;
+}
+
 TrainTestSets load_mnist_format(const std::filesystem::path& dir, int limit_train, int limit_test) {
     if (limit_train < 0 || limit_test < 0)
         throw Error("sample limits must be 0 (all) or positive, got " + std::to_string(limit_train) +

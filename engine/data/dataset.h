@@ -34,6 +34,10 @@ std::filesystem::path default_fashion_mnist_dir();
 // front ends check a folder with it before a run, the loader reads the files.
 std::vector<std::string> missing_mnist_files(const std::filesystem::path& dir);
 
+// Every file load_mnist_format may read in `dir` (each of the four by its
+// plain and its .gz name), whether present or not.
+std::vector<std::filesystem::path> mnist_file_candidates(const std::filesystem::path& dir);
+
 // Loads {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] from `dir`, keeping
 // the first `limit_train` / `limit_test` samples in file order (0 = all).
 // Throws dp::Error naming the file and the problem, including image/label

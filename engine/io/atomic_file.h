@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <span>
@@ -8,13 +9,24 @@
 namespace dp {
 
 // A file written atomically: the bytes go to a temporary beside it
-// (`file`.tmp.XXXXXX, a new name per writer, so two runs saving to one path
-// never write into each other's) and commit() flushes them to disk and
+// (`file`.tmp.<pid>.XXXXXX, a new name per writer, so two runs saving to one
+// path never write into each other's) and commit() flushes them to disk and
 // renames the temporary over `file`, so a reader sees the old file or the new
 // one, never a part. Without commit() (an error, an exception) the temporary
-// is removed and `file` left as it was. A symlink is written through (its
-// target is replaced); a device node, folder or pipe is refused, never
-// replaced. Failures throw dp::Error naming `file`.
+// is removed and `file` left as it was. The new file keeps the old one's
+// permissions (0644 for a new file). A writer killed before its rename
+// leaves its temporary: the next write of `file` removes those whose writer
+// is gone and that are over a minute old (kStaleTemporaryAge). A symlink is
+// written through (its target is replaced); a device node, folder or pipe is
+// refused, never replaced. Failures throw dp::Error naming `file`.
+// How old a dead writer's temporary must be before a write removes it (a
+// writer on another machine sharing the folder may look dead here).
+inline constexpr std::chrono::seconds kStaleTemporaryAge{60};
+
+// Removes the temporaries of `file` that AtomicFile writers left behind,
+// killed between writing and renaming (see above).
+void remove_stale_temporaries(const std::filesystem::path& file);
+
 class AtomicFile {
 public:
     explicit AtomicFile(const std::filesystem::path& file);

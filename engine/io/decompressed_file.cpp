@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "io/bounded_file.h"
 
 namespace dp {
 namespace {
@@ -25,10 +26,7 @@ constexpr std::size_t kInputBufferBytes = std::size_t(128) << 10;
 // the bytes read from the file and not yet consumed, in plain files too.
 struct DecompressedFileReader::State {
     explicit State(const std::filesystem::path& path) : file(path) {
-        errno = 0;
-        stream = std::fopen(file.c_str(), "rb");
-        if (stream == nullptr)
-            fail(std::string("cannot open: ") + (errno != 0 ? std::strerror(errno) : "out of memory"));
+        stream = BoundedFile(file, read_limit::idx).release_to_stdio();
         buffer_at_least(sizeof kGzipMagic);
         gzip = inflater.avail_in >= sizeof kGzipMagic &&
                std::memcmp(inflater.next_in, kGzipMagic, sizeof kGzipMagic) == 0;

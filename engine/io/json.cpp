@@ -1,5 +1,6 @@
 #include "io/json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -210,15 +211,26 @@ std::vector<std::uint64_t> JsonReader::parse_unsigned_array() {
 
 void append_json_string(std::string& out, std::string_view text) {
     constexpr std::string_view kShortEscaped = "\b\f\n\r\t", kShortEscapes = "bfnrt";
+    constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
     constexpr char kHex[] = "0123456789abcdef";
     out += '"';
-    for (const char c : text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            // JSON text is UTF-8: a byte that starts no valid sequence (a
+            // Latin-1 file name) becomes U+FFFD rather than invalid JSON.
+            const std::size_t length = utf8_sequence_length(text.substr(i));
+            if (length == 0) out += kReplacementCharacter;
+            else out += text.substr(i, length);
+            i += std::max<std::size_t>(length, 1);
+            continue;
+        }
         if (c == '"' || c == '\\') {
             out += '\\';
             out += c;
-        } else if (const auto i = kShortEscaped.find(c); i != std::string_view::npos) {
+        } else if (const auto k = kShortEscaped.find(c); k != std::string_view::npos) {
             out += '\\';
-            out += kShortEscapes[i];
+            out += kShortEscapes[k];
         } else if (static_cast<unsigned char>(c) < 0x20) {
             out += "\\u00";
             out += kHex[c >> 4];
@@ -226,8 +238,18 @@ void append_json_string(std::string& out, std::string_view text) {
         } else {
             out += c;
         }
+        ++i;
     }
     out += '"';
+}
+
+bool is_valid_utf8(std::string_view text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t length = utf8_sequence_length(text.substr(i));
+        if (length == 0) return false;
+        i += length;
+    }
+    return true;
 }
 
 std::string json_string(std::string_view text) {

@@ -50,9 +50,14 @@ private:
 };
 
 // Appends `text` as a JSON string, escaped as serde_json (the safetensors
-// reference implementation's library) writes it.
+// reference implementation's library) writes it. JSON is UTF-8: each byte of
+// `text` that is not part of valid UTF-8 (a file name in Latin-1, legal on
+// Linux) is written as U+FFFD, so the output is always valid JSON; callers
+// that care say so (is_valid_utf8).
 void append_json_string(std::string& out, std::string_view text);
 std::string json_string(std::string_view text);
+// Whether `text` is valid UTF-8 (what append_json_string writes unchanged).
+bool is_valid_utf8(std::string_view text);
 
 // A number in its shortest form that reads back as the same double ("0.2"),
 // or null for NaN and infinities, which JSON cannot spell.

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "io/atomic_file.h"
+#include "io/bounded_file.h"
 #include "io/json.h"
 
 namespace dp {
@@ -38,7 +39,6 @@ constexpr std::string_view kMetadataKey = "__metadata__";
     throw Error(file.string() + ": " + problem);
 }
 
-std::string system_message(int error) { return std::error_code(error, std::generic_category()).message(); }
 
 template <typename Integer>
 std::string list_text(const std::vector<Integer>& values) {
@@ -316,20 +316,9 @@ const TensorEntry* SafetensorsFile::find(std::string_view name) const {
 }
 
 SafetensorsFile read_safetensors(const std::filesystem::path& file) {
-    std::error_code error;
-    const auto status = std::filesystem::status(file, error);
-    if (status.type() == std::filesystem::file_type::not_found) fail(file, "file not found");
-    if (error) fail(file, "cannot access: " + error.message());
-    if (!std::filesystem::is_regular_file(status)) fail(file, "not a regular file");
-    const std::uintmax_t file_size = std::filesystem::file_size(file, error);
-    if (error) fail(file, "cannot access: " + error.message());
-
-    std::ifstream in(file, std::ios::binary);
-    if (!in) fail(file, "cannot open: " + system_message(errno));
-    const auto read_exactly = [&](void* out, std::uint64_t size) {
-        if (!in.read(static_cast<char*>(out), std::streamsize(size)))
-            fail(file, "read error (was the file changed while it was read?)");
-    };
+    BoundedFile in(file, read_limit::checkpoint);
+    const std::uint64_t file_size = in.size();
+    const auto read_exactly = [&](void* out, std::uint64_t size) { in.read_exactly(out, size); };
 
     if (file_size < 8)
         fail(file,

@@ -5,7 +5,9 @@
 #include <fstream>
 #include <string>
 
+#include "core/error.h"
 #include "io/atomic_file.h"
+#include "io/bounded_file.h"
 
 namespace dp {
 
@@ -42,13 +44,15 @@ void write_parameter_snapshot(const std::filesystem::path& file, std::span<const
 
 std::optional<std::vector<float>> read_parameter_snapshot(const std::filesystem::path& file,
                                                           std::size_t count) {
-    std::ifstream in(file, std::ios::binary | std::ios::ate);
-    if (!in || std::size_t(in.tellg()) != count * sizeof(float)) return std::nullopt;
-    std::vector<float> parameters(count);
-    in.seekg(0);
-    if (!in.read(reinterpret_cast<char*>(parameters.data()), std::streamsize(count * sizeof(float))))
+    try {
+        BoundedFile in(file, count * sizeof(float));
+        if (in.size() != count * sizeof(float)) return std::nullopt;
+        std::vector<float> parameters(count);
+        in.read_exactly(parameters.data(), count * sizeof(float));
+        return parameters;
+    } catch (const Error&) {
         return std::nullopt;
-    return parameters;
+    }
 }
 
 }  // namespace dp

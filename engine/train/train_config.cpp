@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "devices/device.h"
-#include "io/output_file.h"
+#include "train/run_outputs.h"
 #include "models/model_registry.h"
 #include "parallel/communicator.h"
 #include "train/config_fields.h"
@@ -101,9 +101,7 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
                     "at once, so it does not combine with " + setting("accumulate") +
                     " above 1: choose one");
     // Found now, not after the first epoch trained.
-    check_output_file(config.save_path, setting("save_path"));
-    check_output_file(config.record_path, setting("record_path"));
-    check_output_file(config.trace_path, setting("trace_path"));
+    check_run_outputs(config);
 }
 
 void validate_ranks(const TrainConfig& config, int ranks) {

@@ -198,11 +198,22 @@ RunOutcome Trainer::run(TrainObserver& observer) {
             trace.emplace(std::vector<std::string>(summary.devices.begin(),
                                                    summary.devices.begin() + replicas.size()),
                           std::size_t(batches) * std::size_t(config_.epochs));
-        for (int epoch = 1; epoch <= config_.epochs && !stop_requested_; ++epoch) {
+        // Asked before each step. The processes of a multi-process run stop
+        // at the same step (a signal mpirun relays reaches them one by one):
+        // one that stopped alone would leave the others waiting in the next
+        // collective.
+        bool stopped = false;
+        const auto stop_now = [&] {
+            if (!part_) return stopped = stop_requested_;
+            double asked[] = {stop_requested_ ? 1.0 : 0.0};
+            replicas.sum_over_processes(asked);
+            return stopped = asked[0] > 0;
+        };
+        for (int epoch = 1; epoch <= config_.epochs && !stopped; ++epoch) {
             const auto start = std::chrono::steady_clock::now();
             const auto order = sampler.order(epoch - 1);
             Backend::LossResult epoch_loss;  // this process's shards
-            for (int batch = 0; batch < batches && !stop_requested_; ++batch) {
+            for (int batch = 0; batch < batches && !stop_now(); ++batch) {
                 const int first = batch * batch_size;
                 const int rows = std::min(batch_size, data.train.count - first);
                 Backend::LossResult loss;
@@ -231,7 +242,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
             }
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            if (stop_requested_) break;  // a partial epoch is not a measurement
+            if (stopped) break;  // a partial epoch is not a measurement
             require_finite_parameters(replicas, epoch, batches,
                                       learning_rate_at(config_, epoch, batches - 1, batches));
 
@@ -251,13 +262,13 @@ RunOutcome Trainer::run(TrainObserver& observer) {
             if (trace) trace->write(config_.trace_path);
             // The first epoch met every training shape: later runs reuse its choices.
             if (const std::string failed = kernels.save(); !failed.empty())
-                observer.on_log("kernel choices not saved (they are measured again next run): " +
-                                failed);
+                observer.on_log("warning: kernel choices not saved (they are measured again "
+                                "next run): " + failed);
         }
         // Without a finished epoch there is no accuracy or time to sum up.
         if (!summary.epochs.empty()) observer.on_log(summary.summary_line());
         observer.on_finished(summary);
-        return stop_requested_ ? RunOutcome::stopped : RunOutcome::finished;
+        return stopped || stop_requested_ ? RunOutcome::stopped : RunOutcome::finished;
     } catch (...) {
         observer.on_failed(current_exception_message());
         return RunOutcome::failed;

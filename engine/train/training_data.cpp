@@ -26,6 +26,11 @@ std::string training_data_source(const TrainConfig& config) {
     return data_folder(config).string();
 }
 
+std::vector<std::filesystem::path> training_data_files(const TrainConfig& config) {
+    if (config.dataset == "random") return {};
+    return mnist_file_candidates(data_folder(config));
+}
+
 TrainTestSets load_training_data(const TrainConfig& config) {
     if (config.dataset == "random") {
         // A separate test set of the same size: accuracy on it stays at chance, as it should.

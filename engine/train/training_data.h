@@ -14,6 +14,9 @@ const std::vector<std::string>& dataset_names();
 // Where the data of `config` comes from, for the log: a folder, or "random ...".
 std::string training_data_source(const TrainConfig& config);
 
+// The files a run of `config` may read its data from (none for the random set).
+std::vector<std::filesystem::path> training_data_files(const TrainConfig& config);
+
 // The training and test sets `config` asks for: Fashion-MNIST (from data_dir
 // or the default folder), any MNIST-format folder (data_dir), or seed 004's
 // random set. Throws dp::Error naming the problem.

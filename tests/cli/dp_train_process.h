@@ -1,6 +1,7 @@
 #pragma once
 // Runs the real dp-train as a user would, for the CLI tests.
 
+#include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -32,4 +33,22 @@ inline ProgramResult run_dp_train(const QStringList& args, const QString& data_d
     process.setProcessEnvironment(dp_train_environment(data_dir, history_dir));
     process.start(DP_TRAIN_PATH, args);
     return finish_dp_train(process);
+}
+
+// Starts dp-train and returns once its stdout shows the first epoch's line.
+inline bool start_until_first_epoch(QProcess& process, const QStringList& args) {
+    process.setProcessEnvironment(dp_train_environment());
+    process.start(DP_TRAIN_PATH, args);
+    QByteArray out;
+    while (!out.contains("epoch 1/")) {
+        if (!process.waitForReadyRead(60000)) return false;
+        out += process.peek(1 << 20);
+    }
+    return true;
+}
+
+// The bytes of the file at `path`, empty if it cannot be read.
+inline QByteArray file_bytes(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }

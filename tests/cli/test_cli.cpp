@@ -388,15 +388,18 @@ private slots:
         const struct {
             QStringList args;
             QString message;
+            int exit_code;
         } cases[] = {
-            {{"--load", dir.filePath("none.safetensors")}, "none.safetensors"},
-            {{"--load", garbage}, "garbage.safetensors"},
-            {{"--model", "lenet", "--load", saved}, "checkpoint of model 'mnistnet', not 'lenet'"},
+            {{"--load", dir.filePath("none.safetensors"), "--save", saved}, "none.safetensors", 1},
+            {{"--load", garbage, "--save", saved}, "garbage.safetensors", 1},
+            {{"--model", "lenet", "--load", saved, "--save", dir.filePath("other.safetensors")},
+             "checkpoint of model 'mnistnet', not 'lenet'", 1},
+            // The output-path rule: the checkpoint loaded is never the one saved.
+            {{"--load", saved, "--save", saved}, "is the checkpoint --load loads", 2},
         };
         for (const auto& bad : cases) {
-            const auto result =
-                run_dp_train(tiny + bad.args + QStringList{"--epochs", "1", "--save", saved});
-            QCOMPARE(result.exit_code, 1);
+            const auto result = run_dp_train(tiny + bad.args + QStringList{"--epochs", "1"});
+            QCOMPARE(result.exit_code, bad.exit_code);
             QCOMPARE(result.err.count('\n'), 1);
             QVERIFY2(result.err.contains(bad.message), qPrintable(result.err));
         }

@@ -30,23 +30,6 @@ const QStringList kTinyLinear{"--model", "linear", "--dataset", "random", "--sam
 const QStringList kLongLenet{"--limit-train", "2048", "--limit-test", "256", "--batch-size", "256",
                              "--epochs", "200", "--no-history"};
 
-QByteArray file_bytes(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-// Starts dp-train and returns once its stdout shows the first epoch's line.
-bool start_until_first_epoch(QProcess& process, const QStringList& args) {
-    process.setProcessEnvironment(dp_train_environment());
-    process.start(DP_TRAIN_PATH, args);
-    QByteArray out;
-    while (!out.contains("epoch 1/")) {
-        if (!process.waitForReadyRead(60000)) return false;
-        out += process.peek(1 << 20);
-    }
-    return true;
-}
-
 // A one-line message on stderr: the program's only words on failure.
 void expect_one_line(const ProgramResult& result, const QString& part) {
     QVERIFY2(result.err.endsWith('\n') && result.err.count('\n') == 1, qPrintable(result.err));

@@ -2,6 +2,8 @@
 // back by every later process, rebuilt when the file is bad, measured again
 // only when asked, never measured under fixed tuning, and measured once when
 // several device threads meet the same shape together.
+#include <sys/stat.h>
+
 #include <QtTest>
 
 #include <atomic>
@@ -13,6 +15,7 @@
 #include "backend/backend.h"
 #include "backend/kernel_choices.h"
 #include "core/error.h"
+#include "io/file_lock.h"
 
 namespace {
 
@@ -111,21 +114,77 @@ private slots:
         QCOMPARE(measure.calls.load(), 2);
     }
 
-    void anotherProcessesEarlierChoiceWins() {
+    // D38: two runs started together on a cold cache measured different
+    // kernels and both said "deterministic". A choice is written as soon as
+    // it is measured, under a lock between processes, and a process that
+    // meets the same key reads it instead of measuring its own.
+    void aSecondProcessUsesTheFirstsChoice() {
         CountingMeasure measure;
         dp::KernelChoices mine, theirs;
         mine.configure(file(), dp::KernelTuning::cached);
         theirs.configure(file(), dp::KernelTuning::cached);
-        mine.choose("conv a", 0, measure.fn());  // 2
+        QCOMPARE(mine.choose("conv a", 0, measure.fn()), 2);
         measure.choice = 1;
-        theirs.choose("conv a", 0, measure.fn());  // 1
-        theirs.choose("conv b", 0, measure.fn());
+        QCOMPARE(theirs.choose("conv a", 0, measure.fn()), 2);  // mine's, not measured
+        QCOMPARE(measure.calls.load(), 1);
+        QCOMPARE(theirs.choose("conv b", 0, measure.fn()), 1);
         QCOMPARE(QString::fromStdString(theirs.save()), QString());
         QCOMPARE(QString::fromStdString(mine.save()), QString());
         dp::KernelChoices later;
         later.configure(file(), dp::KernelTuning::cached);
-        QCOMPARE(later.choose("conv a", 0, measure.fn()), 1);
+        QCOMPARE(later.choose("conv a", 0, measure.fn()), 2);
         QCOMPARE(later.choose("conv b", 0, measure.fn()), 1);
+    }
+
+    // D38: while another process measures (it holds the lock), a process
+    // that needs a choice waits, then takes what the other wrote.
+    void aProcessWaitsForTheOneMeasuring() {
+        std::filesystem::create_directories(file().parent_path());
+        CountingMeasure measure;
+        dp::KernelChoices waiting;
+        waiting.configure(file(), dp::KernelTuning::cached);
+        std::atomic<int> chosen{-1};
+        std::thread other_process;
+        {
+            const dp::FileLock measuring(dp::kernel_cache_lock_path(file()));
+            QVERIFY(measuring.held());
+            other_process = std::thread([&] { chosen = waiting.choose("conv a", 0, measure.fn()); });
+            std::ofstream(file()) << "# DP Workbench kernel choices v1: key<TAB>choice\nconv a\t1\n";
+        }
+        other_process.join();
+        QCOMPARE(chosen.load(), 1);
+        QCOMPARE(measure.calls.load(), 0);
+    }
+
+    // D35: an entry with a choice the op cannot make (an edited file) was
+    // used as its fallback for ever; it is measured again and rewritten.
+    void anImpossibleEntryIsMeasuredAgainAndRewritten() {
+        std::filesystem::create_directories(file().parent_path());
+        std::ofstream(file()) << "# DP Workbench kernel choices v1: key<TAB>choice\nconv a\t7\nconv b\t1\n";
+        const auto possible = [](int choice) { return choice < 4; };
+        CountingMeasure measure;
+        dp::KernelChoices choices;
+        choices.configure(file(), dp::KernelTuning::cached);
+        QCOMPARE(choices.choose("conv a", 0, measure.fn(), possible), 2);
+        QCOMPARE(choices.choose("conv b", 0, measure.fn(), possible), 1);
+        QCOMPARE(measure.calls.load(), 1);
+        QCOMPARE(QString::fromStdString(choices.save()), QString());
+        QCOMPARE(read_text(file()), std::string("# DP Workbench kernel choices v1: key<TAB>choice\n"
+                                                "conv a\t2\nconv b\t1\n"));
+    }
+
+    // D18: a pipe at the cache's name hung the read; it is ignored (and
+    // left a pipe), the choices measured and kept in memory.
+    void aPipeAtTheCacheIsNotRead() {
+        std::filesystem::create_directories(file().parent_path());
+        QCOMPARE(::mkfifo(file().c_str(), 0644), 0);
+        CountingMeasure measure;
+        dp::KernelChoices choices;
+        choices.configure(file(), dp::KernelTuning::cached);
+        QCOMPARE(choices.choose("conv a", 0, measure.fn()), 2);
+        const std::string failed = choices.save();
+        QVERIFY2(failed.find("is a named pipe") != std::string::npos, failed.c_str());
+        QVERIFY(std::filesystem::is_fifo(file()));
     }
 
     void fixedTuningNeverMeasures() {

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "error_of.h"
 #include "io/checkpoint.h"
 #include "io/safetensors.h"
 #include "models/lenet.h"
@@ -71,16 +72,6 @@ std::string little_endian(std::initializer_list<T> values) {
 // A file in the format: header length, header, data.
 std::string safetensors_bytes(const std::string& header, const std::string& data) {
     return little_endian<std::uint64_t>({header.size()}) + header + data;
-}
-
-// The dp::Error message of `action`, or "" if it succeeds.
-std::string error_of(const std::function<void()>& action) {
-    try {
-        action();
-    } catch (const dp::Error& error) {
-        return error.what();
-    }
-    return {};
 }
 
 // A valid two-tensor file that the corruption tests start from.

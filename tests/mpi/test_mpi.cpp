@@ -6,7 +6,9 @@
 // rank ends the job after the collective timeout, named.
 #include <QtTest>
 
-#include <QScopeGuard>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <sys/types.h>
 
 #include <algorithm>
@@ -110,6 +112,20 @@ qint64 rank_pid(QProcess& job, const QString& dir, int rank) {
     return pid_file.readAll().trimmed().toLongLong();
 }
 
+// Waits up to a minute for rank 0's first epoch line; false (with what the
+// job printed) if the job ended or took longer.
+bool wait_for_first_epoch(QProcess& job) {
+    QString out;
+    QElapsedTimer timer;
+    timer.start();
+    while (!out.contains("epoch 1/") && job.state() != QProcess::NotRunning && timer.elapsed() < 60000) {
+        job.waitForReadyRead(100);
+        out += job.readAllStandardOutput();
+    }
+    if (!out.contains("epoch 1/")) qWarning("%s", qPrintable(out + job.readAllStandardError()));
+    return out.contains("epoch 1/");
+}
+
 // Whether `pid` is still a live dp-train process (not a zombie, and not a
 // pid the system has reused), so that cleaning up never signals another.
 bool is_live_dp_train(qint64 pid) {
@@ -120,6 +136,37 @@ bool is_live_dp_train(qint64 pid) {
     const auto after_name = state.lastIndexOf(')');
     return cmdline.readAll().contains("dp-train") && after_name >= 0 &&
            state.mid(after_name + 2, 1) != "Z";
+}
+
+// Ends every rank in `pids` still alive when it goes (stopped ones too), so
+// that whatever a test does, no rank is left behind.
+struct KillRanksAtExit {
+    const std::vector<qint64>& pids;
+    ~KillRanksAtExit() {
+        for (const qint64 pid : pids) {
+            if (pid <= 0 || !is_live_dp_train(pid)) continue;
+            ::kill(pid_t(pid), SIGCONT);
+            ::kill(pid_t(pid), SIGKILL);
+        }
+    }
+};
+
+// Starts `job`: 2 ranks of a long LeNet run recording to `record`, with
+// `extra` arguments; fills `pids` with the ranks' pids and returns once
+// rank 0 has printed its first epoch (false if it never does).
+bool start_two_recorded_ranks(QProcess& job, const QString& dir, const QString& record,
+                              const QString& extra, std::vector<qint64>& pids) {
+    start_ranks_writing_pids(job, 2, dir,
+                             "--epochs 100 --limit-train 1280 --limit-test 100 --no-history " +
+                                 extra + " --record " + record);
+    pids = {rank_pid(job, dir, 0), rank_pid(job, dir, 1)};
+    return pids[0] > 0 && pids[1] > 0 && wait_for_first_epoch(job);
+}
+
+// The run record (JSON) at `path`, empty if unreadable.
+QJsonObject record_json(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
 }
 
 }  // namespace
@@ -249,26 +296,13 @@ private slots:
         std::vector<qint64> pids;
         for (int rank = 0; rank < ranks; ++rank) pids.push_back(rank_pid(job, dir.path(), rank));
         // Whatever happens below, no rank is left behind, stopped or running.
-        auto cleanup = qScopeGuard([&] {
-            for (const qint64 pid : pids) {
-                if (pid <= 0 || !is_live_dp_train(pid)) continue;
-                ::kill(pid_t(pid), SIGCONT);
-                ::kill(pid_t(pid), SIGKILL);
-            }
-        });
+        const KillRanksAtExit cleanup{pids};
         QVERIFY(std::all_of(pids.begin(), pids.end(), [](qint64 pid) { return pid > 0; }));
 
-        QString out;
+        QVERIFY(wait_for_first_epoch(job));
+        QCOMPARE(::kill(pid_t(pids[std::size_t(stopped)]), SIGSTOP), 0);
         QElapsedTimer timer;
         timer.start();
-        while (!out.contains("epoch 1/") && job.state() != QProcess::NotRunning &&
-               timer.elapsed() < 60000) {
-            job.waitForReadyRead(100);
-            out += job.readAllStandardOutput();
-        }
-        QVERIFY2(out.contains("epoch 1/"), qPrintable(out + job.readAllStandardError()));
-        QCOMPARE(::kill(pid_t(pids[std::size_t(stopped)]), SIGSTOP), 0);
-        timer.restart();
         const auto result = finish(job, 60000);
         const double seconds = double(timer.elapsed()) / 1000;
         qInfo("the job ended %.1f s after rank %d was stopped, exit code %d", seconds, stopped,
@@ -282,6 +316,55 @@ private slots:
             "slow\n");
         QVERIFY2(result.err.contains(named), qPrintable(result.err));
         QCOMPARE(result.err.count("did not reach"), 1);  // one line for the job
+    }
+
+    // D6: Ctrl-C or SIGTERM to mpirun (which relays it to every rank), or
+    // to one rank, killed the ranks and left the record "running". The
+    // ranks now stop at the same step and rank 0 records the run as stopped.
+    void signalledJobRecordsItsEnd_data() {
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<int>("target");  // -1: mpirun; else the rank
+        QTest::newRow("SIGTERM to mpirun") << int(SIGTERM) << -1;
+        QTest::newRow("Ctrl-C to mpirun") << int(SIGINT) << -1;
+        QTest::newRow("SIGTERM to rank 0") << int(SIGTERM) << 0;
+        QTest::newRow("SIGTERM to rank 1") << int(SIGTERM) << 1;
+    }
+    void signalledJobRecordsItsEnd() {
+        QFETCH(int, signal);
+        QFETCH(int, target);
+        QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
+        QProcess job;
+        std::vector<qint64> pids;
+        const KillRanksAtExit cleanup{pids};
+        QVERIFY(start_two_recorded_ranks(job, dir.path(), record, "", pids));
+        const qint64 signalled = target < 0 ? job.processId() : pids[std::size_t(target)];
+        QCOMPARE(::kill(pid_t(signalled), signal), 0);
+        const auto result = finish(job, 60000);
+        QVERIFY(result.exit_code != 0);
+        const QJsonObject json = record_json(record);
+        QVERIFY2(json["status"].toString() == "stopped", qPrintable(json["status"].toString() + result.err));
+        QVERIFY(json["epochs"].toArray().size() >= 1);
+        QVERIFY2(result.err.contains("dp-train: stopped by "), qPrintable(result.err));
+    }
+
+    // D37: a SIGSTOPped rank 0 was named by rank 1, but the job's abort
+    // killed it before it could write, and the record stayed "running".
+    // The rank that fails writes the end itself.
+    void stoppedRankZeroLeavesTheRunFailed() {
+        QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
+        QProcess job;
+        std::vector<qint64> pids;
+        const KillRanksAtExit cleanup{pids};
+        QVERIFY(start_two_recorded_ranks(job, dir.path(), record, "--collective-timeout 5", pids));
+        QCOMPARE(::kill(pid_t(pids[0]), SIGSTOP), 0);
+        const auto result = finish(job, 60000);
+        QVERIFY(result.exit_code > 0);
+        const QJsonObject json = record_json(record);
+        QVERIFY2(json["status"].toString() == "failed", qPrintable(json["status"].toString() + result.err));
+        QVERIFY2(json["error"].toString().contains("rank 0 ("), qPrintable(json["error"].toString()));
+        QVERIFY(json["epochs"].toArray().size() >= 1);
     }
 
 private:

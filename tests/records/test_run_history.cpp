@@ -1,5 +1,7 @@
 // The run history database, run record import, exports and the cluster
 // command line: dp_run_history, without widgets.
+#include <sys/stat.h>
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cluster_command.h"
@@ -227,6 +230,32 @@ QString errorOf(const std::function<void()>& action)
         QVERIFY2(text.contains(expected), qPrintable(text));                                       \
     } while (false)
 
+// Another program's write lock on the history at `path`, held for this
+// object's lifetime (a second connection, so this thread can hold it).
+class HistoryLock
+{
+public:
+    explicit HistoryLock(const QString& path)
+    {
+        QSqlDatabase database = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), kName);
+        database.setDatabaseName(path);
+        database.open();
+        QSqlQuery(database).exec(QStringLiteral("BEGIN EXCLUSIVE"));
+    }
+    ~HistoryLock()
+    {
+        {
+            QSqlDatabase database = QSqlDatabase::database(kName);
+            QSqlQuery(database).exec(QStringLiteral("ROLLBACK"));
+            database.close();
+        }
+        QSqlDatabase::removeDatabase(kName);
+    }
+
+private:
+    static constexpr auto kName = "history_lock";
+};
+
 } // namespace
 
 class TestRunHistory : public QObject
@@ -327,6 +356,105 @@ private slots:
         locker.join();
         QCOMPARE(errors.size(), 1);  // nothing more to report
         compareRecords(*history.run("locked"), record);
+    }
+
+    // D31: while another program held the lock, each epoch's write blocked
+    // training for the busy timeout (5 s) and warned that the history did
+    // not keep the run. An epoch's write now tries once, quietly: the next
+    // write carries the whole record again.
+    void epochWritesNeverWaitForALock()
+    {
+        RunHistory history(path("runs.sqlite"));
+        dp::RunRecord record = madeRun("epochs", "lenet", 1, {1}, {0.5});
+        record.status = dp::RunStatus::running;
+        history.save(record);
+        QStringList errors;
+        HistorySink sink(history, [&](const std::string& what) { errors << QString::fromStdString(what); });
+        record.epochs.push_back({2, 0.4, 0.6, 0.61, 1.5});
+        {
+            const HistoryLock lock(path("runs.sqlite"));
+            sink.write(record);  // locked: no wait, nothing reported
+        }
+        QCOMPARE(errors, QStringList());
+        QCOMPARE(history.run("epochs")->epochs.size(), std::size_t(1));
+        sink.write(record);
+        QCOMPARE(history.run("epochs")->epochs.size(), std::size_t(2));
+    }
+
+    // D31: opening the history took the write lock: while another program
+    // held it, dp-train's start waited 5 s, then ran without a history.
+    // Opening now only reads, and under an exclusive lock leaves the check
+    // to the first write, which lands once the lock is gone.
+    void openingNeverWaitsForALock()
+    {
+        RunHistory(path("runs.sqlite")).save(madeRun("first", "lenet", 1, {1}, {0.5}));
+        std::optional<RunHistory> history;
+        {
+            const HistoryLock lock(path("runs.sqlite"));
+            history.emplace(path("runs.sqlite"));
+        }
+        history->save(madeRun("second", "lenet", 1, {1}, {0.5}));
+        QCOMPARE(history->runs().size(), std::size_t(2));
+    }
+
+    // D8: SIGTERM did not end the end's wait for a locked history: the wait
+    // now asks `stop_waiting` between tries and gives up when it says so.
+    void theEndsWaitForALockEndsWhenAsked()
+    {
+        RunHistory history(path("runs.sqlite"));
+        dp::RunRecord record = madeRun("ending", "lenet", 1, {1}, {0.5});
+        QStringList errors;
+        int asked = 0;
+        HistorySink sink(history, [&](const std::string& what) { errors << QString::fromStdString(what); },
+                         std::chrono::seconds(60), [&] { return ++asked == 2; });
+        const HistoryLock lock(path("runs.sqlite"));
+        sink.write(record);
+        QCOMPARE(asked, 2);
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors[0].contains(QStringLiteral("database is locked")), qPrintable(errors[0]));
+    }
+
+    // D8: a read-only or full history made every run's end retry for 60 s,
+    // though only a lock can clear: any other failure is reported at once.
+    void failuresThatCannotClearAreNotRetried()
+    {
+        RunHistory history(path("runs.sqlite"));
+        history.save(madeRun("before", "lenet", 1, {1}, {0.5}));
+        writeFile(path("runs.sqlite"), QByteArray(8192, 'x'));  // damaged under the open connection
+        QStringList errors;
+        int asked = 0;
+        HistorySink sink(history, [&](const std::string& what) { errors << QString::fromStdString(what); },
+                         std::chrono::seconds(60), [&] { return ++asked > 0; });
+        sink.write(madeRun("ended", "lenet", 1, {1}, {0.5}));
+        QCOMPARE(asked, 0);  // never waited for another try
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(!errors[0].contains(QStringLiteral("locked")), qPrintable(errors[0]));
+    }
+
+    // D33: a runs.sqlite linked to a device or pipe made SQLite write there
+    // and create "<device>-journal" beside it: refused before SQLite opens it.
+    void aHistoryThatIsNotAFileIsRefused()
+    {
+        const QString fifo = path("pipe");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0644), 0);
+        QVERIFY(QFile::link(fifo, path("runs.sqlite")));
+        const QString error = errorOf([&] { RunHistory history(path("runs.sqlite")); });
+        VERIFY_ONE_LINE_ERROR(error, QStringLiteral("is a named pipe, not a database file"));
+        QVERIFY(!QFile::exists(fifo + QStringLiteral("-journal")));
+        QVERIFY(QFile::link(QStringLiteral("/dev/null"), path("null.sqlite")));
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { RunHistory history(path("null.sqlite")); }),
+                              QStringLiteral("is a character device"));
+    }
+
+    // D18: File > Import of a link to /dev/zero read without bound; of a FIFO
+    // it hung. Both are refused at once, as every input is.
+    void importRefusesPipesAndDevices()
+    {
+        const QString fifo = path("record.json");
+        QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0644), 0);
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(fifo); }), QStringLiteral("is a named pipe"));
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(QStringLiteral("/dev/zero")); }),
+                              QStringLiteral("is a character device"));
     }
 
     void removeDeletesTheRunAndItsEpochs()

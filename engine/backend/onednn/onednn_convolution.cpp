@@ -146,13 +146,18 @@ Step OneDnnBackend::Impl::build_conv_step(const Conv2dShape& s, ConvOp op, ConvK
 // names for it, measured here on its first use (each candidate runs on the
 // caller's buffers and overwrites the outputs; the caller then runs the
 // chosen one). Only the chosen kernel's primitive is kept. A cached choice
-// this build cannot run (a number from an edited file, a kernel this oneDNN
-// lacks) falls back to the fixed rule's kernel.
+// this oneDNN cannot build falls back to the fixed rule's kernel.
 Step& OneDnnBackend::Impl::conv_step(const Conv2dShape& s, ConvOp op, Handles handles) {
     std::optional<Step>& chosen =
         conv_plans.get(s, [](const Conv2dShape&) { return ConvPlan{}; }).ops[int(op)];
     if (chosen) return *chosen;
     const ConvKernel fixed = fixed_conv_kernel(s);
+    // A choice names a kernel measured for this shape; a number from an
+    // edited cache file may not, and is then measured again and rewritten.
+    const auto is_candidate = [&](int choice) {
+        const bool known = std::ranges::find(kConvKernels, ConvKernel(choice)) != std::end(kConvKernels);
+        return known && (ConvKernel(choice) != ConvKernel::winograd || winograd_candidate(s));
+    };
     const int choice = kernel_choices().choose(conv_key(s, op), int(fixed), [&] {
         std::vector<Step> candidates;
         std::vector<ConvKernel> kernels;
@@ -174,9 +179,8 @@ Step& OneDnnBackend::Impl::conv_step(const Conv2dShape& s, ConvOp op, Handles ha
                 candidates[std::size_t(i)].run(stream, handles, scratch.get());
                 stream.wait();
             }))]);
-    });
-    const bool known = std::ranges::find(kConvKernels, ConvKernel(choice)) != std::end(kConvKernels);
-    if (known) chosen = try_build_conv_step(s, op, ConvKernel(choice));
+    }, is_candidate);
+    if (is_candidate(choice)) chosen = try_build_conv_step(s, op, ConvKernel(choice));
     if (!chosen) chosen = build_conv_step(s, op, fixed);
     reserve_scratch(chosen->scratch_bytes);
     return *chosen;
