@@ -34,8 +34,11 @@ public:
     // Inserts the run, or replaces the one with the same id, epochs and all,
     // in one transaction.
     void save(const dp::RunRecord& record);
-    // Oldest first (by start time).
-    std::vector<dp::RunRecord> runs() const;
+    // Oldest first (by start time). A row this build cannot read (a value
+    // out of its range, written by hand or another program) is left out and
+    // the others kept; with `skipped`, one line for each row left out,
+    // naming the file, the run and the value.
+    std::vector<dp::RunRecord> runs(std::vector<std::string>* skipped = nullptr) const;
     std::optional<dp::RunRecord> run(const std::string& id) const;
     // Removing a run that is not there does nothing.
     void remove(const std::string& id);
