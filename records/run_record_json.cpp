@@ -201,7 +201,8 @@ QByteArray readRecordFile(const QString& path)
         if (got == 0)
             break;
         if (into == &spare)
-            throw dp::Error("it grew while it was read: import it once the run that writes it has ended");
+            throw dp::Error("it held more bytes than its size said (a file of /proc, or one still "
+                            "being written): import a run record once the run that writes it has ended");
         filled += got;
     }
     bytes.truncate(filled);

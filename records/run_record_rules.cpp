@@ -42,7 +42,8 @@ void requireBetween(const std::string& path, double value, double low, double hi
         return;
     const std::string range = std::isinf(high) ? dp::format("%g or more", low)
                                                : dp::format("between %g and %g", low, high);
-    fail(dp::format("%s must be %s (got %g)", quotedName(path).c_str(), range.c_str(), value));
+    // Enough digits that a value just past the bound does not print as it.
+    fail(dp::format("%s must be %s (got %.10g)", quotedName(path).c_str(), range.c_str(), value));
 }
 
 // dp-train's own rules for its settings, the settings named as the record names them.
@@ -103,8 +104,9 @@ void checkEpochs(const dp::RunRecord& record)
         const dp::EpochMetrics& epoch = record.epochs[i];
         const std::string at = dp::format("epochs[%zu].", i);
         if (epoch.epoch <= previous || epoch.epoch > record.config.epochs)
-            fail(dp::format("\"%sepoch\" must follow epoch %d and be at most the run's %d epochs (got %d)",
-                            at.c_str(), std::max(previous, 0), record.config.epochs, epoch.epoch));
+            fail(dp::format("\"%sepoch\" must be above the epoch before it (%d) and at most the "
+                            "run's %d epochs (got %d)",
+                            at.c_str(), previous, record.config.epochs, epoch.epoch));
         previous = epoch.epoch;
         requireBetween(at + "train_loss", epoch.train_loss, 0, INFINITY);
         requireBetween(at + "train_acc", epoch.train_acc, 0, 1);
@@ -129,6 +131,10 @@ void checkRecordedRun(const dp::RunRecord& record)
     if (const qsizetype length = QString::fromStdString(record.name).size(); length > kMaxRunNameLength)
         fail(dp::format("\"name\" is %lld characters long; a run's name takes at most %d",
                         (long long)length, kMaxRunNameLength));
+    // Legends, the status line and messages show the name on one line.
+    if (std::any_of(record.name.begin(), record.name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        fail("\"name\" holds a line break or another control character: a run's name is one line");
     checkSettings(record.config);
     checkDevices(record);
     checkEpochs(record);

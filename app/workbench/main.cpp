@@ -282,8 +282,6 @@ int runWorkbench(QApplication& app)
                 tabs->setCurrentIndex(i);
         }
     }
-    window.show();
-
     const bool startsRuns = parser.isSet(startOption) || parser.isSet(compareOption);
     if (parser.isSet(screenshotOption)) {
         const QString path = parser.value(screenshotOption);
@@ -302,6 +300,7 @@ int runWorkbench(QApplication& app)
         std::fprintf(stderr, "dp-workbench: %s\n", qPrintable(window.statusText()));
         return 2;
     }
+    window.show();
     return app.exec();
 }
 

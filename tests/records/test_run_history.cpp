@@ -615,7 +615,13 @@ private slots:
                 << "\"name\" is 5242880 characters long";
         QTest::newRow("epoch past the run's")
                 << with([](dp::RunRecord& r) { r.epochs[1].epoch = 11; })
-                << "\"epochs[1].epoch\" must follow epoch 1 and be at most the run's 10 epochs (got 11)";
+                << "\"epochs[1].epoch\" must be above the epoch before it (1) and at most the run's 10 "
+                   "epochs (got 11)";
+        QTest::newRow("test_acc just past 1")
+                << with([](dp::RunRecord& r) { r.epochs[0].test_acc = 1.0000001; })
+                << "\"epochs[0].test_acc\" must be between 0 and 1 (got 1.0000001)";
+        QTest::newRow("name of two lines") << with([](dp::RunRecord& r) { r.name = "two\nlines"; })
+                                           << "a run's name is one line";
         // (450,000 epochs froze the window 17 s; a file that large is refused
         // by its size, importReadsOnlyBoundedRegularFiles.)
         QTest::newRow("10,001 epochs") << with([](dp::RunRecord& r) {

@@ -189,7 +189,7 @@ private slots:
         ranks.processes = 2;
         page.setRuns({{ranks, Qt::blue}});
         waitForMeasurements(page);
-        QVERIFY2(page.statusText().contains(QStringLiteral("on 2 devices")), qPrintable(page.statusText()));
+        QVERIFY2(page.statusText().contains(QStringLiteral("on 2 device")), qPrintable(page.statusText()));
 
         dp::RunRecord huge = lenetRun("huge", 1024, 4096, 1.0);
         huge.source = "mpirun";
@@ -199,7 +199,7 @@ private slots:
         page.setRuns({{huge, Qt::blue}});
         QVERIFY(page.isMeasuring());  // on the worker: this line runs while it measures
         waitForMeasurements(page);
-        QVERIFY2(page.statusText().contains(QStringLiteral("on 1024 devices")), qPrintable(page.statusText()));
+        QVERIFY2(page.statusText().contains(QStringLiteral("on 1024 device")), qPrintable(page.statusText()));
         QVERIFY2(assumptions(page).contains(QStringLiteral("measured on 64 threads")),
                  qPrintable(assumptions(page)));
     }
