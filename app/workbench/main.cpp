@@ -77,16 +77,18 @@ void captureDuringRuns(MainWindow& window, const QString& path, int afterEpochs)
                            [&window, path, exitCode] { saveAndQuit(window, path, exitCode); });
     };
     if (afterEpochs == 0) {
-        auto failed = std::make_shared<bool>(false);
+        // The first failure is the one to say (a comparison's next run may fail alike).
+        auto firstFailure = std::make_shared<QString>();
         QObject::connect(&window, &MainWindow::runEnded, &window,
-                         [&window, failed, saveSoon](const QString& failure) {
-                             if (!failure.isEmpty()) {
+                         [&window, firstFailure, saveSoon](const QString& failure) {
+                             if (firstFailure->isEmpty())
+                                 *firstFailure = failure;
+                             if (window.isRunning())
+                                 return;
+                             if (!firstFailure->isEmpty())
                                  std::fprintf(stderr, "dp-workbench: the run failed: %s\n",
-                                              qPrintable(failure));
-                                 *failed = true;
-                             }
-                             if (!window.isRunning())
-                                 saveSoon(*failed ? 1 : 0);
+                                              qPrintable(*firstFailure));
+                             saveSoon(firstFailure->isEmpty() ? 0 : 1);
                          });
         return;
     }

@@ -52,10 +52,10 @@ template <typename Body>
 void run_ranks(int ranks, Communicator& communicator, Body body) {
     std::mutex mutex;
     std::exception_ptr first;
-    const auto fail = [&] {
+    const auto fail = [&](std::exception_ptr error) {
         {
             const std::lock_guard lock(mutex);
-            if (!first) first = std::current_exception();
+            if (!first) first = std::move(error);
         }
         communicator.abort();
     };
@@ -67,11 +67,14 @@ void run_ranks(int ranks, Communicator& communicator, Body body) {
                 try {
                     body(rank);
                 } catch (...) {
-                    fail();
+                    fail(std::current_exception());
                 }
             });
-    } catch (...) {
-        fail();
+    } catch (const std::exception& error) {
+        fail(std::make_exception_ptr(Error(
+            "the all-reduce probe could not start thread " + std::to_string(threads.size() + 1) +
+            " of " + std::to_string(ranks) + " (" + error.what() +
+            "): this process is short of threads or memory")));
     }
     for (std::thread& thread : threads) thread.join();
     if (first) std::rethrow_exception(first);
