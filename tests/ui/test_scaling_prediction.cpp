@@ -61,6 +61,14 @@ void choose(ScalingPredictionPage& page, const char* box, const QString& text)
     combo->setCurrentIndex(index);
 }
 
+// Shows `page` at a size its chart reads at, predicting over `link`.
+void showOver(ScalingPredictionPage& page, const QString& link)
+{
+    page.resize(900, 600);
+    page.show();
+    choose(page, "predictionLink", link);
+}
+
 // This machine's cores and threads are measured on a worker thread: the
 // prediction comes once that ends (the limit is far above its few seconds).
 void waitForMeasurements(const ScalingPredictionPage& page)
@@ -92,9 +100,7 @@ private slots:
     void predictsFromTheOneDeviceRunAndMarksTheMeasuredOnes()
     {
         ScalingPredictionPage page;
-        page.resize(900, 600);
-        page.show();
-        choose(page, "predictionLink", QStringLiteral("PCIe"));
+        showOver(page, QStringLiteral("PCIe"));
         dp::RunRecord otherModel = lenetRun("other-model", 2, 256, 0.5);
         otherModel.config.model = "mnistnet";
         // Listed with the 2-device run first: the 1-device one is still the base.
@@ -126,9 +132,7 @@ private slots:
     void naiveFallsBehindTheRingOnSlowLinks()
     {
         ScalingPredictionPage page;
-        page.resize(900, 600);
-        page.show();
-        choose(page, "predictionLink", QStringLiteral("10 GbE"));
+        showOver(page, QStringLiteral("10 GbE"));
         page.setRuns({{lenetRun("one", 1, 256, 2.0), Qt::blue}});
         waitForMeasurements(page);
         const double ring = page.chart()->predictedLine()->at(6).y();
@@ -181,9 +185,7 @@ private slots:
     void anMpirunRecordCountsOneDevicePerRank()
     {
         ScalingPredictionPage page;
-        page.resize(900, 600);
-        page.show();
-        choose(page, "predictionLink", QStringLiteral("PCIe"));
+        showOver(page, QStringLiteral("PCIe"));
         dp::RunRecord ranks = lenetRun("mpirun", 2, 256, 1.0);
         ranks.source = "mpirun";
         ranks.processes = 2;

@@ -44,6 +44,13 @@ ProgramResult runWorkbench(const QStringList& args, const QTemporaryDir& config,
             QString::fromLocal8Bit(process.readAllStandardOutput())};
 }
 
+// `settings`, then --start and a screenshot once every run has ended.
+QStringList startedWith(QStringList settings, const QString& screenshot)
+{
+    return settings << QStringLiteral("--start") << QStringLiteral("--screenshot") << screenshot
+                    << QStringLiteral("--screenshot-after-epochs") << QStringLiteral("0");
+}
+
 } // namespace
 
 class TestWorkbenchProgram : public QObject
@@ -171,9 +178,9 @@ private slots:
         const QString shot = data.filePath(QStringLiteral("shot.png"));
         const QHash<QString, QString> history{{QStringLiteral("DP_WORKBENCH_DATA_DIR"), data.path()}};
         const ProgramResult unrunnable = runWorkbench(
-                {QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"), QStringLiteral("--batch-size"),
-                 QStringLiteral("1"), QStringLiteral("--start"), QStringLiteral("--screenshot"), shot,
-                 QStringLiteral("--screenshot-after-epochs"), QStringLiteral("0")},
+                startedWith({QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
+                             QStringLiteral("--batch-size"), QStringLiteral("1")},
+                            shot),
                 config, QStringLiteral("2"), false, history);
         QCOMPARE(unrunnable.exitCode, 2);
         QVERIFY2(unrunnable.err.startsWith(QStringLiteral("dp-workbench: ")) && unrunnable.err.count('\n') == 1,
@@ -192,9 +199,9 @@ private slots:
         emptyFolder.insert(QStringLiteral("DP_DATA_DIR"), emptyData.path());
         const QTemporaryDir freshConfig;
         const ProgramResult failed = runWorkbench(
-                {QStringLiteral("--devices"), QStringLiteral("cpu:0"), QStringLiteral("--epochs"),
-                 QStringLiteral("1"), QStringLiteral("--start"), QStringLiteral("--screenshot"), shot,
-                 QStringLiteral("--screenshot-after-epochs"), QStringLiteral("0")},
+                startedWith({QStringLiteral("--devices"), QStringLiteral("cpu:0"), QStringLiteral("--epochs"),
+                             QStringLiteral("1")},
+                            shot),
                 freshConfig, QStringLiteral("1"), false, emptyFolder);
         QCOMPARE(failed.exitCode, 1);
         // One line of ours (Qt's offscreen platform may warn besides).
