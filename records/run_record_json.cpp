@@ -165,6 +165,34 @@ dp::EpochMetrics readEpoch(const FieldReader& e)
     return metrics;
 }
 
+[[noreturn]] void failToRead()
+{
+    throw dp::Error(std::string("cannot read it: ") + std::strerror(errno));
+}
+
+// The `size` bytes that fstat gave the file open at `fd`. One that holds
+// more (a /proc file says 0) is refused rather than read on without end.
+QByteArray readSize(int fd, qsizetype size)
+{
+    QByteArray bytes(size + 1, Qt::Uninitialized);  // one more, to see a file longer than said
+    qsizetype filled = 0;
+    while (filled < bytes.size()) {
+        const ssize_t got = ::read(fd, bytes.data() + filled, std::size_t(bytes.size() - filled));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            failToRead();
+        if (got == 0)
+            break;
+        filled += got;
+    }
+    if (filled > size)
+        throw dp::Error("it holds more bytes than its size says (a file of /proc, or one still "
+                        "being written): import a run record once the run that writes it has ended");
+    bytes.truncate(filled);
+    return bytes;
+}
+
 // The file's bytes, read without blocking and within kMaxRunRecordBytes:
 // a FIFO (whose open would wait for a writer), a device (/dev/zero never
 // ends) or a folder is refused before it is read. Throws dp::Error with the
@@ -175,11 +203,11 @@ QByteArray readRecordFile(const QString& path)
 {
     const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
-        throw dp::Error(std::string("cannot read it: ") + std::strerror(errno));
+        failToRead();
     const auto closeFile = qScopeGuard([fd] { ::close(fd); });
     struct stat info {};
     if (::fstat(fd, &info) != 0)
-        throw dp::Error(std::string("cannot read it: ") + std::strerror(errno));
+        failToRead();
     if (!S_ISREG(info.st_mode))
         throw dp::Error("not a regular file (a folder, device or pipe): choose a run record "
                         "JSON file (dp-train --record)");
@@ -187,26 +215,7 @@ QByteArray readRecordFile(const QString& path)
         throw dp::Error("it is " + std::to_string(info.st_size) + " bytes, more than the "
                         + std::to_string(kMaxRunRecordBytes >> 20)
                         + " MiB a run record may take: not a run record of this workbench");
-    QByteArray bytes(qsizetype(info.st_size), Qt::Uninitialized);
-    qsizetype filled = 0;
-    char spare = 0;  // a file that grew since fstat reads past its size here
-    while (true) {
-        char* into = filled < bytes.size() ? bytes.data() + filled : &spare;
-        const std::size_t room = filled < bytes.size() ? std::size_t(bytes.size() - filled) : 1;
-        const ssize_t got = ::read(fd, into, room);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            throw dp::Error(std::string("cannot read it: ") + std::strerror(errno));
-        if (got == 0)
-            break;
-        if (into == &spare)
-            throw dp::Error("it held more bytes than its size said (a file of /proc, or one still "
-                            "being written): import a run record once the run that writes it has ended");
-        filled += got;
-    }
-    bytes.truncate(filled);
-    return bytes;
+    return readSize(fd, qsizetype(info.st_size));
 }
 
 // Why `bytes` cannot be JSON text, which is UTF-8: empty when they can.

@@ -136,6 +136,7 @@ QString ScalingPredictionPage::statusText() const
 void ScalingPredictionPage::setRuns(const std::vector<std::pair<dp::RunRecord, QColor>>& runs)
 {
     runs_ = runs;
+    probeError_.clear();  // other runs: a failed measurement is tried again
     updatePrediction();
 }
 
@@ -201,14 +202,11 @@ void ScalingPredictionPage::takeProbeResult()
     const std::shared_ptr<ProbeResult> result = std::exchange(probeResult_, nullptr);
     probe_->deleteLater();
     probe_ = nullptr;
-    if (!result->error.isEmpty())
-        probeError_ = result->error;
-    else {
-        if (result->sharing)
-            sharing_ = result->sharing;
-        if (result->key)
-            threadLinks_[*result->key] = result->link;
-    }
+    probeError_ = result->error;
+    if (result->error.isEmpty() && result->sharing)
+        sharing_ = result->sharing;
+    if (result->error.isEmpty() && result->key)
+        threadLinks_[*result->key] = result->link;
     updatePrediction();
 }
 

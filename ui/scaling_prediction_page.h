@@ -81,7 +81,7 @@ private:
     std::vector<std::pair<dp::RunRecord, QColor>> runs_;
     std::optional<dp::CoreSharing> sharing_;
     std::map<LinkKey, dp::LinkModel> threadLinks_;
-    QString probeError_;  // why the last measurement failed (not tried again)
+    QString probeError_;  // why the last measurement failed (tried again for other runs)
     QThread* probe_ = nullptr;  // the measurement in flight, if any
     std::shared_ptr<ProbeResult> probeResult_;  // written by probe_ alone until it ends
 };
