@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/exception_message.h"
 #include "io/output_file.h"
 #include "number_text.h"
 #include "run_record_json.h"
@@ -427,10 +428,32 @@ void createOrCheckSchema(const Database& database)
     transaction.commit();
 }
 
+// One row of the runs table as a record (epochs aside). Throws dp::Error
+// naming the run and the column whose value this build cannot take (one a
+// program or a hand wrote out of its range: epochs 99999999999, lr 1e300).
+dp::RunRecord runFromRow(const QSqlQuery& row)
+{
+    dp::RunRecord record;
+    for (int i = 0; i < int(runColumns().size()); ++i) {
+        const RunColumn& column = runColumns()[std::size_t(i)];
+        try {
+            column.set(record, row.value(i));
+        } catch (const std::exception& error) {
+            throw dp::Error(QStringLiteral("run %1 left out: its %2 cannot be read (%3)")
+                                    .arg(row.value(0).toString(), column.name,
+                                         QString::fromStdString(dp::exception_message(error)))
+                                    .toStdString());
+        }
+    }
+    return record;
+}
+
 // The runs matching `condition` (SQL on the runs table, "" for all) with
-// their epochs, oldest first.
+// their epochs, oldest first. A row that cannot be read is left out, the
+// others kept; each one left out adds a line to `skipped` (if given).
 std::vector<dp::RunRecord> selectRuns(const Database& database, const QString& condition,
-                                      const QVariantList& values)
+                                      const QVariantList& values,
+                                      std::vector<std::string>* skipped)
 {
     std::vector<dp::RunRecord> runs;
     QHash<QString, std::size_t> indexById;
@@ -439,11 +462,14 @@ std::vector<dp::RunRecord> selectRuns(const Database& database, const QString& c
                     .arg(runColumnList(columnName), condition),
             values);
     while (runRows.next()) {
-        dp::RunRecord record;
-        for (int i = 0; i < int(runColumns().size()); ++i)
-            runColumns()[std::size_t(i)].set(record, runRows.value(i));
-        indexById.insert(QString::fromStdString(record.id), runs.size());
-        runs.push_back(std::move(record));
+        try {
+            dp::RunRecord record = runFromRow(runRows);
+            indexById.insert(QString::fromStdString(record.id), runs.size());
+            runs.push_back(std::move(record));
+        } catch (const dp::Error& error) {
+            if (skipped)
+                skipped->push_back(error.what());
+        }
     }
     QSqlQuery epochRows = database.exec(
             QStringLiteral("SELECT %1 FROM epochs WHERE run_id IN (SELECT id FROM runs %2) "
@@ -458,7 +484,9 @@ std::vector<dp::RunRecord> selectRuns(const Database& database, const QString& c
         epoch.test_acc = real(epochRows.value(5));
         epoch.seconds = real(epochRows.value(6));
         epoch.parameter_drift = real(epochRows.value(7));
-        runs[indexById.value(epochRows.value(0).toString())].epochs.push_back(epoch);
+        // The epochs of a run left out above go with it.
+        if (const auto run = indexById.constFind(epochRows.value(0).toString()); run != indexById.cend())
+            runs[*run].epochs.push_back(epoch);
     }
     return runs;
 }
@@ -578,10 +606,16 @@ void RunHistory::save(const dp::RunRecord& record, std::chrono::milliseconds loc
     transaction.commit();
 }
 
-std::vector<dp::RunRecord> RunHistory::runs() const
+std::vector<dp::RunRecord> RunHistory::runs(std::vector<std::string>* skipped) const
 {
     requireSchema();
-    return selectRuns(Database(connectionName_, path_), QString(), {});
+    const Database database(connectionName_, path_);
+    std::vector<std::string> unreadable;
+    std::vector<dp::RunRecord> found = selectRuns(database, QString(), {}, &unreadable);
+    if (skipped)
+        for (const std::string& problem : unreadable)
+            skipped->push_back("run history " + path_.toStdString() + ": " + problem);
+    return found;
 }
 
 std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
@@ -589,7 +623,7 @@ std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
     requireSchema();
     std::vector<dp::RunRecord> found =
             selectRuns(Database(connectionName_, path_), QStringLiteral("WHERE id = ?"),
-                       {QString::fromStdString(id)});
+                       {QString::fromStdString(id)}, nullptr);
     if (found.empty())
         return std::nullopt;
     return std::move(found.front());

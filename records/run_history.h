@@ -50,8 +50,11 @@ public:
     // in one transaction, waiting up to `lock_wait` for another connection's
     // lock (then RunHistoryLocked).
     void save(const dp::RunRecord& record, std::chrono::milliseconds lock_wait = kLockWait);
-    // Oldest first (by start time).
-    std::vector<dp::RunRecord> runs() const;
+    // Oldest first (by start time). A row this build cannot read (a value
+    // out of its range, written by hand or another program) is left out and
+    // the others kept; with `skipped`, one line for each row left out,
+    // naming the file, the run and the value.
+    std::vector<dp::RunRecord> runs(std::vector<std::string>* skipped = nullptr) const;
     std::optional<dp::RunRecord> run(const std::string& id) const;
     // Removing a run that is not there does nothing.
     void remove(const std::string& id);

@@ -3,12 +3,20 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScopeGuard>
+#include <QStringDecoder>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "core/error.h"
-#include "io/bounded_file.h"
 #include "number_text.h"
+#include "run_record_rules.h"
 #include "train/config_fields.h"
 #include "train/step_timing_fields.h"
 
@@ -156,6 +164,80 @@ dp::EpochMetrics readEpoch(const FieldReader& e)
     return metrics;
 }
 
+[[noreturn]] void failToRead()
+{
+    throw dp::Error(std::string("cannot read it: ") + std::strerror(errno));
+}
+
+// The `size` bytes that fstat gave the file open at `fd`. One that holds
+// more (a /proc file says 0) is refused rather than read on without end.
+QByteArray readSize(int fd, qsizetype size)
+{
+    QByteArray bytes(size + 1, Qt::Uninitialized);  // one more, to see a file longer than said
+    qsizetype filled = 0;
+    while (filled < bytes.size()) {
+        const ssize_t got = ::read(fd, bytes.data() + filled, std::size_t(bytes.size() - filled));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            failToRead();
+        if (got == 0)
+            break;
+        filled += got;
+    }
+    if (filled > size)
+        throw dp::Error("it holds more bytes than its size says (a file of /proc, or one still "
+                        "being written): import a run record once the run that writes it has ended");
+    bytes.truncate(filled);
+    return bytes;
+}
+
+// The file's bytes, read without blocking and within kMaxRunRecordBytes:
+// a FIFO (whose open would wait for a writer), a device (/dev/zero never
+// ends) or a folder is refused before it is read. Throws dp::Error with the
+// reason, without the path (readRunRecord adds it).
+// TODO(lead): engine/io gets one bounded regular-file reader (issue 32,
+// D18); this minimal local check is to move onto it.
+QByteArray readRecordFile(const QString& path)
+{
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        failToRead();
+    const auto closeFile = qScopeGuard([fd] { ::close(fd); });
+    struct stat info {};
+    if (::fstat(fd, &info) != 0)
+        failToRead();
+    if (!S_ISREG(info.st_mode))
+        throw dp::Error("not a regular file (a folder, device or pipe): choose a run record "
+                        "JSON file (dp-train --record)");
+    if (info.st_size > kMaxRunRecordBytes)
+        throw dp::Error("it is " + std::to_string(info.st_size) + " bytes, more than the "
+                        + std::to_string(kMaxRunRecordBytes >> 20)
+                        + " MiB a run record may take: not a run record of this workbench");
+    return readSize(fd, qsizetype(info.st_size));
+}
+
+// Why `bytes` cannot be JSON text, which is UTF-8: empty when they can.
+// Windows tools save text as UTF-16 (a byte-order mark, or a zero byte in
+// every other place), which the JSON parser would call an "illegal value".
+QString encodingProblem(const QByteArray& bytes)
+{
+    const bool utf16Mark = bytes.startsWith("\xff\xfe") || bytes.startsWith("\xfe\xff");
+    if (utf16Mark || bytes.left(4).contains('\0'))
+        return QStringLiteral("the file is UTF-16 text, not UTF-8: save it as UTF-8 (as dp-train writes it)");
+    QStringDecoder utf8(QStringDecoder::Utf8);
+    const QString decoded = utf8(bytes);
+    if (utf8.hasError())
+        return QStringLiteral("the file is not UTF-8 text: save it as UTF-8 (as dp-train writes it)");
+    return {};
+}
+
+// A UTF-8 byte-order mark, which some editors add, is no part of the JSON.
+QByteArray withoutUtf8Mark(const QByteArray& bytes)
+{
+    return bytes.startsWith("\xef\xbb\xbf") ? bytes.mid(3) : bytes;
+}
+
 } // namespace
 
 std::vector<dp::DeviceStepTiming> stepTotalsFromJson(const QJsonArray& totals, const QString& path)
@@ -181,8 +263,11 @@ std::vector<dp::DeviceStepTiming> stepTotalsFromJson(const QJsonArray& totals, c
     return devices;
 }
 
-dp::RunRecord runRecordFromJson(const QByteArray& json)
+dp::RunRecord runRecordFromJson(const QByteArray& bytes)
 {
+    if (const QString problem = encodingProblem(bytes); !problem.isEmpty())
+        throw dp::Error("not a run record: " + problem.toStdString());
+    const QByteArray json = withoutUtf8Mark(bytes);
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
@@ -195,10 +280,13 @@ dp::RunRecord runRecordFromJson(const QByteArray& json)
     const FieldReader r(document.object(), QString());
     if (r.value("format").toString() != QLatin1String(kFormat))
         throw dp::Error(std::string("not a run record: \"format\" is not \"") + kFormat + '"');
-    if (const QJsonValue version = r.value("version"); version != kVersion)
+    if (const QJsonValue version = r.value("version"); !version.isDouble())
+        fail(r.name(QStringLiteral("version")) + QStringLiteral(" is not a number"));
+    else if (version != kVersion)
         throw dp::Error("unsupported run record version "
                         + version.toVariant().toString().toStdString()
-                        + " (this DP Workbench reads version " + std::to_string(kVersion) + ")");
+                        + " (this DP Workbench reads version " + std::to_string(kVersion)
+                        + "): import it with the DP Workbench that wrote it");
 
     dp::RunRecord record;
     record.id = r.string("id");
@@ -209,7 +297,7 @@ dp::RunRecord runRecordFromJson(const QByteArray& json)
         record.status = *parsed;
     else
         fail(r.name(QStringLiteral("status")) + QStringLiteral(" is not a run status: ")
-             + QString::fromStdString(status));
+             + QString::fromStdString(status).left(40));
     record.error = r.string("error");
     record.processes = r.integer<int>("processes");
     // Optional: records written before these keys existed lack them.
@@ -235,22 +323,21 @@ dp::RunRecord runRecordFromJson(const QByteArray& json)
     }
     if (r.has("step_totals"))
         record.step_totals = stepTotalsFromJson(r.array("step_totals"), r.fieldPath("step_totals"));
+    checkRecordedRun(record);
     return record;
 }
 
 dp::RunRecord readRunRecord(const QString& path)
 {
-    // Opened as every input is: never blocking (a pipe), never without bound
-    // (a link to /dev/zero), a regular file of a record's size.
-    std::string bytes;
+    dp::RunRecord record;
     try {
-        bytes = dp::read_bounded_file(path.toStdString(), dp::read_limit::run_record);
-    } catch (const dp::Error& error) {
-        throw dp::Error(std::string("cannot read ") + error.what());
-    }
-    try {
-        return runRecordFromJson(QByteArray::fromStdString(bytes));
+        record = runRecordFromJson(readRecordFile(path));
     } catch (const dp::Error& error) {
         throw dp::Error(path.toStdString() + ": " + error.what());
     }
+    // The file is a snapshot of a run that no process here carries on: a run
+    // it calls running was cut off where the file ends, for this history.
+    if (record.status == dp::RunStatus::running)
+        record.status = dp::RunStatus::interrupted;
+    return record;
 }

@@ -36,6 +36,7 @@
 #include "cluster_command_dialog.h"
 #include "comparison_summary_card.h"
 #include "core/error.h"
+#include "core/exception_message.h"
 #include "dataset_metadata.h"
 #include "engine_message.h"
 #include "chart_board.h"
@@ -125,12 +126,14 @@ MainWindow::MainWindow(QWidget* parent)
                                      QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
             == QMessageBox::Yes;
     };
+    QString historyProblem;  // shown above the runs table once it exists
     try {
         history_ = std::make_unique<RunHistory>();
     } catch (const dp::Error& error) {
         // The workbench still trains; runs are just not kept.
         history_.reset();
-        appendLog(tr("history unavailable: %1").arg(QString::fromUtf8(error.what())));
+        historyProblem = tr("History unavailable, runs are not kept: %1")
+                                 .arg(QString::fromUtf8(error.what()));
     }
     runs_ = std::make_unique<RunManager>(history_.get());
 
@@ -286,6 +289,10 @@ MainWindow::MainWindow(QWidget* parent)
     secondsAxisAction_->setChecked(secondsAxis);
     smoothLossAction_->setChecked(smoothLoss);
     logLossAction_->setChecked(logLoss);
+    if (!historyProblem.isEmpty()) {
+        runsPanel_->showHistoryProblem(historyProblem);
+        appendLog(historyProblem);
+    }
     loadHistory();
     updateControls();
     showStatus(tr("Ready"));
@@ -398,16 +405,34 @@ void MainWindow::loadHistory()
     if (!history_)
         return;
     const QStringList checked = QSettings().value(kCheckedRunsKey).toStringList();
+    std::vector<std::string> skipped;
     try {
-        for (const dp::RunRecord& record : history_->runs()) {
+        for (const dp::RunRecord& record : history_->runs(&skipped)) {
             runsModel_->upsert(record, true);
             // Back on the charts as they were when the window closed.
             if (checked.contains(QString::fromStdString(record.id)))
                 runsModel_->setChecked(runsModel_->rowOf(record.id), true);
         }
     } catch (const dp::Error& error) {
-        appendLog(tr("history: %1").arg(QString::fromUtf8(error.what())));
+        const QString problem = tr("The history could not be read: %1").arg(QString::fromUtf8(error.what()));
+        appendLog(problem);
+        runsPanel_->showHistoryProblem(problem);
+        return;
     }
+    if (skipped.empty())
+        return;
+    QStringList problems;
+    for (const std::string& line : skipped) {
+        problems << QString::fromStdString(line);
+        appendLog(tr("history: %1").arg(problems.back()));
+    }
+    // The first few in the window, where the runs are missing; all in the log.
+    constexpr int kProblemsShown = 3;
+    runsPanel_->showHistoryProblem(
+            tr("%n run(s) of the history left out: %1%2", nullptr, int(problems.size()))
+                    .arg(problems.mid(0, kProblemsShown).join(QStringLiteral("; ")),
+                         problems.size() > kProblemsShown ? tr("; the others in the Log tab")
+                                                          : QString()));
 }
 
 dp::TrainConfig MainWindow::runConfig() const
@@ -430,10 +455,17 @@ bool MainWindow::isRunning() const
     return runs_->isRunning() || !runs_->queue()->isEmpty();
 }
 
+QString MainWindow::statusText() const
+{
+    return statusLabel_->text();
+}
+
 void MainWindow::startRun()
 {
-    if (!configPanel_->isValid())
+    if (!configPanel_->isValid()) {
+        showSettingsProblem();  // Ctrl+R and --start say why nothing starts
         return;
+    }
     const bool queued = runs_->isRunning();
     runs_->enqueue(withRetuneRequest(configPanel_->config()));
     retuneAction_->setChecked(false);  // a request for one run
@@ -449,8 +481,14 @@ dp::TrainConfig MainWindow::withRetuneRequest(dp::TrainConfig config) const
 
 void MainWindow::startComparison()
 {
-    if (!configPanel_->isValid() || configPanel_->checkedDeviceCount() < 2)
+    if (!configPanel_->isValid()) {
+        showSettingsProblem();
         return;
+    }
+    if (configPanel_->checkedDeviceCount() < 2) {
+        showStatus(tr("Cannot compare: Compare 1 vs N needs 2 or more devices checked"), true);
+        return;
+    }
     const dp::TrainConfig base = configPanel_->config();
     const int devices = int(base.devices.size());
     try {
@@ -580,7 +618,7 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
     if (!runs_->isRunning())
         stopRequested_ = false;
     updateControls();
-    emit runEnded();
+    emit runEnded(record.status == dp::RunStatus::failed ? message : QString());
 }
 
 void MainWindow::showComparisonSummary(const std::string& group)
@@ -682,7 +720,7 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
     showStatus(tr("Deleted %n run(s) from the history", nullptr, int(ids.size())));
 }
 
-bool MainWindow::importRunRecord(const QString& path)
+bool MainWindow::importRunRecord(const QString& path, QString* problem)
 {
     try {
         const dp::RunRecord record = readRunRecord(path);
@@ -698,8 +736,13 @@ bool MainWindow::importRunRecord(const QString& path)
         showStatus(tr("Imported %1").arg(QString::fromStdString(record.label())));
         appendLog(tr("imported %1 from %2").arg(QString::fromStdString(record.id), path));
         return true;
-    } catch (const dp::Error& error) {
-        showStatus(tr("Import failed: %1").arg(QString::fromUtf8(error.what())), true);
+    } catch (...) {
+        // Anything at all (a full disk under the history, no memory left): a
+        // line in the window, never an exception out of the menu's slot.
+        const QString reason = QString::fromStdString(dp::current_exception_message());
+        showStatus(tr("Import failed: %1").arg(reason), true);
+        if (problem)
+            *problem = reason;
         return false;
     }
 }

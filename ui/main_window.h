@@ -48,6 +48,9 @@ public:
     void setComparisonScaling(bool scaleBatchAndLr);
     // Whether a run is training or waiting in the queue.
     bool isRunning() const;
+    // The status line under the charts: what the window is doing, or why
+    // it cannot start a run.
+    QString statusText() const;
 
     // Asks the user to confirm an action that loses something (deleting runs,
     // quitting during a run): true to go ahead. A modal question box unless
@@ -56,8 +59,9 @@ public:
     void setConfirmation(Confirmation confirm) { confirm_ = std::move(confirm); }
 
     // Adds a run record JSON (a cluster run's) to the history and the table;
-    // false, with the reason in the status line, if it cannot be read.
-    bool importRunRecord(const QString& path);
+    // false, with the reason in the status line (and in `problem`, if
+    // given), if it cannot be read or is not a run this workbench can show.
+    bool importRunRecord(const QString& path, QString* problem = nullptr);
     // Writes every chart as PNG and SVG, the checked runs as CSV and JSON and
     // their epochs as CSV into `folder`; false, with the reason in the status
     // line, if a file cannot be written.
@@ -77,8 +81,9 @@ public slots:
 signals:
     // Emitted once the charts show the epoch's points.
     void epochPlotted(int epoch);
-    // Emitted after the window shows how a run ended: finished, stopped or failed.
-    void runEnded();
+    // Emitted after the window shows how a run ended: finished, stopped or
+    // failed; `failure` is a failed run's one-line message, else empty.
+    void runEnded(const QString& failure);
 
 protected:
     // Quitting during a run asks first; the window's size and splitters are remembered.

@@ -5,11 +5,14 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QThread>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 #include "core/error.h"
+#include "core/exception_message.h"
 #include "dataset_metadata.h"
 #include "scaling_prediction_chart.h"
 #include "train/scaling_comparison.h"
@@ -37,11 +40,6 @@ std::int64_t samplesPerEpoch(const dp::TrainConfig& config)
     if (config.limit_train > 0)
         return all > 0 ? std::min<std::int64_t>(all, config.limit_train) : config.limit_train;
     return all;
-}
-
-int deviceCount(const dp::RunRecord& record)
-{
-    return int(record.config.devices.size()) * std::max(1, record.processes);
 }
 
 }  // namespace
@@ -138,6 +136,7 @@ QString ScalingPredictionPage::statusText() const
 void ScalingPredictionPage::setRuns(const std::vector<std::pair<dp::RunRecord, QColor>>& runs)
 {
     runs_ = runs;
+    probeError_.clear();  // other runs: a failed measurement is tried again
     updatePrediction();
 }
 
@@ -147,14 +146,68 @@ void ScalingPredictionPage::showEvent(QShowEvent* event)
     updatePrediction();  // measures this machine's link once the page is seen
 }
 
-dp::LinkModel ScalingPredictionPage::chosenLink(dp::AllReduceAlgorithm algorithm, int probeDevices)
+ScalingPredictionPage::~ScalingPredictionPage()
+{
+    if (!probe_)
+        return;
+    probe_->wait();  // its results go nowhere, but it must not outlive them
+    delete probe_;
+}
+
+dp::LinkModel ScalingPredictionPage::chosenLink(const LinkKey& threads) const
 {
     if (linkCombo_->currentIndex() != kThreadsLink)
         return dp::link_presets().at(std::size_t(linkCombo_->currentIndex() - 1));
-    const auto key = std::make_pair(int(algorithm), probeDevices);
-    if (!threadLinks_.contains(key))
-        threadLinks_[key] = dp::measure_thread_link(algorithm, probeDevices);  // well under a second
-    return threadLinks_[key];
+    return threadLinks_.at(threads);
+}
+
+std::optional<QString> ScalingPredictionPage::missingMeasurement(const std::optional<LinkKey>& threads)
+{
+    const bool linkMissing = threads && !threadLinks_.contains(*threads);
+    if (sharing_ && !linkMissing)
+        return std::nullopt;
+    if (!probeError_.isEmpty())
+        return tr("Could not measure this machine: %1").arg(probeError_);
+    startProbe(linkMissing ? threads : std::nullopt);
+    return linkMissing ? tr("Measuring how fast this machine's threads all-reduce (a few seconds at most)…")
+                       : tr("Measuring how this machine's cores share their work (under a second)…");
+}
+
+void ScalingPredictionPage::startProbe(const std::optional<LinkKey>& threads)
+{
+    if (probe_)
+        return;  // its end updates the prediction, which asks again
+    auto result = std::make_shared<ProbeResult>();
+    result->key = threads;
+    const bool needsSharing = !sharing_;
+    // The worker touches `result` alone; the GUI thread reads it once the thread has finished.
+    probe_ = QThread::create([result, needsSharing] {
+        try {
+            if (needsSharing)
+                result->sharing = dp::measure_core_sharing({}, {});
+            if (result->key)
+                result->link = dp::measure_thread_link(dp::AllReduceAlgorithm(result->key->first),
+                                                       result->key->second);
+        } catch (...) {
+            result->error = QString::fromStdString(dp::current_exception_message());
+        }
+    });
+    probeResult_ = result;
+    connect(probe_, &QThread::finished, this, &ScalingPredictionPage::takeProbeResult);
+    probe_->start();
+}
+
+void ScalingPredictionPage::takeProbeResult()
+{
+    const std::shared_ptr<ProbeResult> result = std::exchange(probeResult_, nullptr);
+    probe_->deleteLater();
+    probe_ = nullptr;
+    probeError_ = result->error;
+    if (result->error.isEmpty() && result->sharing)
+        sharing_ = result->sharing;
+    if (result->error.isEmpty() && result->key)
+        threadLinks_[*result->key] = result->link;
+    updatePrediction();
 }
 
 void ScalingPredictionPage::updatePrediction()
@@ -169,7 +222,7 @@ void ScalingPredictionPage::updatePrediction()
     for (const auto& run : runs_) {
         if (run.first.epochs.empty())
             continue;
-        if (!base || (deviceCount(run.first) == 1 && deviceCount(base->first) != 1))
+        if (!base || (run.first.device_count() == 1 && base->first.device_count() != 1))
             base = &run;
     }
     const auto clear = [&](const QString& why) {
@@ -199,12 +252,17 @@ void ScalingPredictionPage::updatePrediction()
     const auto scaling = dp::Scaling(scalingCombo_->currentData().toInt());
     int probeDevices = 2;
     for (const auto& run : runs_)
-        probeDevices = std::max(probeDevices, deviceCount(run.first));
+        probeDevices = std::max(probeDevices, run.first.device_count());
+    const LinkKey threads{int(algorithm), probeDevices};
+    if (const std::optional<QString> missing =
+                missingMeasurement(linkCombo_->currentIndex() == kThreadsLink ? std::optional(threads)
+                                                                              : std::nullopt)) {
+        clear(*missing);
+        return;
+    }
     try {
-        if (!sharing_)
-            sharing_ = dp::measure_core_sharing({}, {});
-        const dp::LinkModel link = chosenLink(algorithm, probeDevices);
-        const int baseDevices = deviceCount(record);
+        const dp::LinkModel link = chosenLink(threads);
+        const int baseDevices = record.device_count();
         // Records with step timings (every run since they were kept) give the
         // phases, and their 1- and 2-device runs the core sharing; older
         // records give their seconds per epoch only.
@@ -228,7 +286,7 @@ void ScalingPredictionPage::updatePrediction()
         const int perDevice = record.config.batch_size / std::max(1, baseDevices);
         std::vector<ScalingPredictionChart::MeasuredSpeedup> measured;
         for (const auto& [run, color] : runs_) {
-            const int devices = deviceCount(run);
+            const int devices = run.device_count();
             const int batch = scaling == dp::Scaling::strong ? record.config.batch_size : perDevice * devices;
             dp::TrainConfig asBase = run.config;
             asBase.batch_size = record.config.batch_size;
@@ -258,7 +316,7 @@ void ScalingPredictionPage::updatePrediction()
                           + (timed ? QString()
                                    : tr("<br>• This run's record has no step timings (it predates "
                                         "them), so all of a step counts as per-sample compute.")));
-    } catch (const dp::Error& error) {
-        clear(QString::fromUtf8(error.what()));
+    } catch (...) {
+        clear(QString::fromStdString(dp::current_exception_message()));
     }
 }

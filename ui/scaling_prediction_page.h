@@ -4,6 +4,7 @@
 #include <QWidget>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 
 class QComboBox;
 class QLabel;
+class QThread;
 class ScalingPredictionChart;
 
 // The Scaling tab: what if the checked run ran on 1..64 devices. The user
@@ -21,11 +23,17 @@ class ScalingPredictionChart;
 // all-reduce (naive or ring) and strong or weak scaling; the chart draws the
 // predicted speedup with the checked runs of the same workload as markers,
 // and the model's assumptions and the link's source are listed under it.
+// This machine's cores and threads are measured on a worker thread, never
+// on the GUI thread: the page says so meanwhile, and predicts when they end.
 class ScalingPredictionPage : public QWidget {
     Q_OBJECT
 
 public:
     explicit ScalingPredictionPage(QWidget* parent = nullptr);
+    // Waits for a measurement in flight (under a few seconds).
+    ~ScalingPredictionPage() override;
+    // Whether this machine's cores or threads are being measured.
+    bool isMeasuring() const { return probe_ != nullptr; }
 
     // The checked runs, each with its colour on the charts. The prediction
     // starts from the first finished 1-device run among them (else the first
@@ -40,9 +48,26 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    using LinkKey = std::pair<int, int>;  // (algorithm, devices) of a thread link
+    // What a measurement on the worker thread found, or why it failed.
+    struct ProbeResult {
+        std::optional<dp::CoreSharing> sharing;
+        std::optional<LinkKey> key;
+        dp::LinkModel link;
+        QString error;
+    };
+
     void updatePrediction();
-    // The link chosen, measuring this machine's threads if chosen and not yet measured.
-    dp::LinkModel chosenLink(dp::AllReduceAlgorithm algorithm, int probeDevices);
+    // What the prediction still lacks from this machine (the core sharing,
+    // the thread link of `threads` when that link is chosen): none if it
+    // lacks nothing; else starts measuring it on a worker thread, unless a
+    // measurement runs already, and says what is measured or why it failed.
+    std::optional<QString> missingMeasurement(const std::optional<LinkKey>& threads);
+    void startProbe(const std::optional<LinkKey>& threads);
+    // The worker's results, kept; then the prediction with them.
+    void takeProbeResult();
+    // The link chosen: a preset, or this machine's threads as measured.
+    dp::LinkModel chosenLink(const LinkKey& threads) const;
     // The core sharing fitted from the checked runs of `base`'s workload on 1
     // and 2.. devices (with step timings); none without such runs.
     std::optional<dp::CoreSharing> fittedSharing(const dp::RunRecord& base) const;
@@ -55,5 +80,8 @@ private:
     QLabel* details_;
     std::vector<std::pair<dp::RunRecord, QColor>> runs_;
     std::optional<dp::CoreSharing> sharing_;
-    std::map<std::pair<int, int>, dp::LinkModel> threadLinks_;  // by (algorithm, devices)
+    std::map<LinkKey, dp::LinkModel> threadLinks_;
+    QString probeError_;  // why the last measurement failed (tried again for other runs)
+    QThread* probe_ = nullptr;  // the measurement in flight, if any
+    std::shared_ptr<ProbeResult> probeResult_;  // written by probe_ alone until it ends
 };

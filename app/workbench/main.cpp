@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "core/error.h"
 #include "core/exception_message.h"
@@ -65,31 +66,47 @@ void saveAndQuit(MainWindow& window, const QString& path, int exitCode)
 }
 
 // Saves the window once the charts hold `afterEpochs` points of a run, or,
-// with afterEpochs 0, once every queued run has ended. A run that ends before
-// the epoch is captured as it ended (to show why) and the program exits 1.
+// with afterEpochs 0, once every queued run has ended. A run that fails, or
+// ends before the epoch, is captured as it ended (to show why), said in one
+// line, and the program exits 1.
 void captureDuringRuns(MainWindow& window, const QString& path, int afterEpochs)
 {
     // Time for the charts to lay out the new points before the picture.
     constexpr int kSettleMs = 400;
+    const auto saveSoon = [&window, path](int exitCode) {
+        QTimer::singleShot(kSettleMs, &window,
+                           [&window, path, exitCode] { saveAndQuit(window, path, exitCode); });
+    };
     if (afterEpochs == 0) {
-        QObject::connect(&window, &MainWindow::runEnded, &window, [&window, path] {
-            if (!window.isRunning())
-                QTimer::singleShot(kSettleMs, &window, [&window, path] { saveAndQuit(window, path, 0); });
-        });
+        // The first failure is the one to say (a comparison's next run may fail alike).
+        auto firstFailure = std::make_shared<QString>();
+        QObject::connect(&window, &MainWindow::runEnded, &window,
+                         [&window, firstFailure, saveSoon](const QString& failure) {
+                             if (firstFailure->isEmpty())
+                                 *firstFailure = failure;
+                             if (window.isRunning())
+                                 return;
+                             if (!firstFailure->isEmpty())
+                                 std::fprintf(stderr, "dp-workbench: the run failed: %s\n",
+                                              qPrintable(*firstFailure));
+                             saveSoon(firstFailure->isEmpty() ? 0 : 1);
+                         });
         return;
     }
     const QMetaObject::Connection endedEarly =
-        QObject::connect(&window, &MainWindow::runEnded, &window, [&window, path] {
-            std::fprintf(stderr, "dp-workbench: the run ended before the screenshot epoch\n");
-            saveAndQuit(window, path, 1);
+        QObject::connect(&window, &MainWindow::runEnded, &window, [saveSoon](const QString& failure) {
+            if (failure.isEmpty())
+                std::fprintf(stderr, "dp-workbench: the run ended before the screenshot epoch\n");
+            else
+                std::fprintf(stderr, "dp-workbench: the run failed: %s\n", qPrintable(failure));
+            saveSoon(1);
         });
     QObject::connect(&window, &MainWindow::epochPlotted, &window,
-                     [&window, path, endedEarly, afterEpochs](int epoch) {
+                     [endedEarly, afterEpochs, saveSoon](int epoch) {
                          if (epoch != afterEpochs)
                              return;
                          QObject::disconnect(endedEarly);
-                         QTimer::singleShot(kSettleMs, &window,
-                                            [&window, path] { saveAndQuit(window, path, 0); });
+                         saveSoon(0);
                      });
 }
 
@@ -254,9 +271,11 @@ int runWorkbench(QApplication& app)
     if (parser.isSet(presenterOption))
         window.setPresenterMode(true);
     for (const QString& record : parser.values(importOption)) {
-        if (!window.importRunRecord(record)) {
-            std::fprintf(stderr, "dp-workbench: cannot import %s\n", qPrintable(record));
-            return 1;
+        if (QString problem; !window.importRunRecord(record, &problem)) {
+            // The reason names the file already. A file that is not a run
+            // record is bad input, as a bad option is.
+            std::fprintf(stderr, "dp-workbench: cannot import: %s\n", qPrintable(problem));
+            return 2;
         }
     }
     if (parser.isSet(tabOption)) {
@@ -266,8 +285,6 @@ int runWorkbench(QApplication& app)
                 tabs->setCurrentIndex(i);
         }
     }
-    window.show();
-
     const bool startsRuns = parser.isSet(startOption) || parser.isSet(compareOption);
     if (parser.isSet(screenshotOption)) {
         const QString path = parser.value(screenshotOption);
@@ -287,6 +304,13 @@ int runWorkbench(QApplication& app)
         window.startComparison();
     else if (parser.isSet(startOption))
         window.startRun();
+    // Settings that cannot run start nothing, so no run would ever end: a
+    // script that asked for a run learns why at once.
+    if (startsRuns && !window.isRunning()) {
+        std::fprintf(stderr, "dp-workbench: %s\n", qPrintable(window.statusText()));
+        return 2;
+    }
+    window.show();
     return app.exec();
 }
 

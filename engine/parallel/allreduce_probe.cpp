@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <mutex>
 #include <thread>
 
 #include "core/error.h"
@@ -40,6 +42,44 @@ void compute_for(double seconds) {
         for (int i = 0; i < 1000; ++i) sink = sink * 0.999f + 0.001f;
 }
 
+// Runs body(rank) on `ranks` threads and joins every one of them, whatever
+// happens, so that no std::thread is ever destroyed joinable (which calls
+// std::terminate): a rank that throws aborts the communicator, so that the
+// others leave their collectives too, and its exception is rethrown here
+// once all are joined; a thread the system cannot start aborts those
+// already started the same way.
+template <typename Body>
+void run_ranks(int ranks, Communicator& communicator, Body body) {
+    std::mutex mutex;
+    std::exception_ptr first;
+    const auto fail = [&](std::exception_ptr error) {
+        {
+            const std::lock_guard lock(mutex);
+            if (!first) first = std::move(error);
+        }
+        communicator.abort();
+    };
+    std::vector<std::thread> threads;
+    threads.reserve(std::size_t(ranks));
+    try {
+        for (int rank = 0; rank < ranks; ++rank)
+            threads.emplace_back([&, rank] {
+                try {
+                    body(rank);
+                } catch (...) {
+                    fail(std::current_exception());
+                }
+            });
+    } catch (const std::exception& error) {
+        fail(std::make_exception_ptr(Error(
+            "the all-reduce probe could not start thread " + std::to_string(threads.size() + 1) +
+            " of " + std::to_string(ranks) + " (" + error.what() +
+            "): this process is short of threads or memory")));
+    }
+    for (std::thread& thread : threads) thread.join();
+    if (first) std::rethrow_exception(first);
+}
+
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     const std::size_t middle = values.size() / 2;
@@ -70,6 +110,9 @@ LatencyBandwidthFit fit_latency_bandwidth(std::span<const ProbeSample> samples) 
 
 AllReduceProbe probe_all_reduce(const std::string& strategy, int ranks, double budget_seconds) {
     if (ranks < 1) throw Error("an all-reduce probe needs at least 1 rank");
+    if (ranks > kMaxProbeRanks)
+        throw Error("an all-reduce probe runs at most " + std::to_string(kMaxProbeRanks) +
+                    " threads, not " + std::to_string(ranks));
     const std::vector<int> cores = usable_cores();
     AllReduceProbe probe{strategy, ranks, int(cores.size()), {}, {}};
     const auto communicator = make_thread_communicator(strategy, ranks);
@@ -88,21 +131,18 @@ AllReduceProbe probe_all_reduce(const std::string& strategy, int ranks, double b
         for (std::size_t s = 0; s < std::size(kSizesBytes); ++s) {
             const std::size_t floats = std::size_t(kSizesBytes[s]) / sizeof(float);
             double measured = 0;
-            std::vector<std::thread> threads;
-            for (int rank = 0; rank < ranks; ++rank)
-                threads.emplace_back([&, rank] {
-                    pin_to(cores[std::size_t(rank) % cores.size()]);
-                    float* data = buffers[std::size_t(rank)].data();
-                    communicator->all_reduce_sum(rank, data, floats);  // lines the ranks up
-                    const auto start = Clock::now();
-                    for (int i = 0; i < kAllReducesPerTiming; ++i)
-                        communicator->all_reduce_sum(rank, data, floats);
-                    // Every all-reduce ends at a barrier: rank 0's time is everyone's.
-                    if (rank == 0)
-                        measured = std::chrono::duration<double>(Clock::now() - start).count() /
-                                   kAllReducesPerTiming;
-                });
-            for (std::thread& thread : threads) thread.join();
+            run_ranks(ranks, *communicator, [&](int rank) {
+                pin_to(cores[std::size_t(rank) % cores.size()]);
+                float* data = buffers[std::size_t(rank)].data();
+                communicator->all_reduce_sum(rank, data, floats);  // lines the ranks up
+                const auto start = Clock::now();
+                for (int i = 0; i < kAllReducesPerTiming; ++i)
+                    communicator->all_reduce_sum(rank, data, floats);
+                // Every all-reduce ends at a barrier: rank 0's time is everyone's.
+                if (rank == 0)
+                    measured = std::chrono::duration<double>(Clock::now() - start).count() /
+                               kAllReducesPerTiming;
+            });
             seconds[s].push_back(measured);
         }
     }
@@ -115,25 +155,22 @@ AllReduceProbe probe_all_reduce(const std::string& strategy, int ranks, double b
     const auto wake_deadline = start + std::chrono::duration<double>(budget_seconds);
     const std::size_t wake_floats = std::size_t(kWakeBytes) / sizeof(float);
     std::vector<std::vector<double>> rank_seconds{std::size_t(ranks)};
-    std::vector<std::thread> threads;
-    for (int rank = 0; rank < ranks; ++rank)
-        threads.emplace_back([&, rank] {
-            pin_to(cores[std::size_t(rank) % cores.size()]);
-            float* data = buffers[std::size_t(rank)].data();
-            for (int repetition = 0; repetition < kMaxWakeRepetitions; ++repetition) {
-                // Every rank decides to go on or stop alike: rank 0 reads the
-                // clock and broadcasts its answer.
-                float go_on = rank == 0 && (repetition < 3 || Clock::now() < wake_deadline);
-                communicator->broadcast(rank, &go_on, 1, 0);
-                if (go_on == 0) break;
-                compute_for(kComputeBeforeWake);
-                const auto entered = Clock::now();
-                communicator->all_reduce_sum(rank, data, wake_floats);
-                rank_seconds[std::size_t(rank)].push_back(
-                    std::chrono::duration<double>(Clock::now() - entered).count());
-            }
-        });
-    for (std::thread& thread : threads) thread.join();
+    run_ranks(ranks, *communicator, [&](int rank) {
+        pin_to(cores[std::size_t(rank) % cores.size()]);
+        float* data = buffers[std::size_t(rank)].data();
+        for (int repetition = 0; repetition < kMaxWakeRepetitions; ++repetition) {
+            // Every rank decides to go on or stop alike: rank 0 reads the
+            // clock and broadcasts its answer.
+            float go_on = rank == 0 && (repetition < 3 || Clock::now() < wake_deadline);
+            communicator->broadcast(rank, &go_on, 1, 0);
+            if (go_on == 0) break;
+            compute_for(kComputeBeforeWake);
+            const auto entered = Clock::now();
+            communicator->all_reduce_sum(rank, data, wake_floats);
+            rank_seconds[std::size_t(rank)].push_back(
+                std::chrono::duration<double>(Clock::now() - entered).count());
+        }
+    });
     // The rank that came last waited only for the all-reduce itself.
     std::vector<double> woken(rank_seconds[0].size());
     for (std::size_t i = 0; i < woken.size(); ++i) {

@@ -32,7 +32,13 @@ LatencyBandwidthFit fit_latency_bandwidth(std::span<const ProbeSample> samples);
 // more than the back-to-back fit says; the probe computes 10 ms before each
 // of a few 512 KiB all-reduces and keeps the median excess over the fit.
 // Stops adding repetitions once `budget_seconds` have passed (it takes at
-// least two of each). 1 rank: no samples, a zero fit.
+// least two of each). 1 rank: no samples, a zero fit. Throws dp::Error for
+// more than kMaxProbeRanks ranks, and whatever a rank's thread threw (once
+// every thread is joined: it never ends the process).
+// The most ranks a probe starts (threads, each with 2 MiB of buffers): a
+// record of 1,024 ranks is probed on this many, not on 1,024 threads.
+inline constexpr int kMaxProbeRanks = 64;
+
 struct AllReduceProbe {
     std::string strategy;
     int ranks = 0;

@@ -1,9 +1,11 @@
 #include "train/distributed_init.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
 #include "core/error.h"
+#include "core/setting_ref.h"
 #include "parallel/collective_timeout.h"
 #include "parallel/mpi_communicator.h"
 #ifdef DP_HAVE_CUDA
@@ -41,7 +43,56 @@ std::vector<std::string> rank_names(const std::vector<std::string>& hosts,
     return names;
 }
 
+// "label=value" lines as data_fingerprint writes them.
+std::vector<std::pair<std::string, std::string>> fingerprint_fields(const std::string& text) {
+    std::vector<std::pair<std::string, std::string>> fields;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        const std::string line = text.substr(start, end - start);
+        const std::size_t equals = line.find('=');
+        fields.emplace_back(line.substr(0, equals),
+                            equals == std::string::npos ? "" : line.substr(equals + 1));
+        start = end + 1;
+    }
+    return fields;
+}
+
+// "training samples 10000 (20000 on rank 0), ...": every field in which
+// `theirs` (rank `rank`'s) differs from rank 0's.
+std::string fingerprint_difference(const std::string& rank0, const std::string& theirs, int rank) {
+    const auto ours = fingerprint_fields(rank0), other = fingerprint_fields(theirs);
+    if (ours.size() != other.size())
+        return "its data description (rank " + std::to_string(rank) +
+               " runs another dp-train version)";
+    std::string difference;
+    for (std::size_t i = 0; i < ours.size(); ++i)
+        if (ours[i] != other[i])
+            difference += (difference.empty() ? "" : ", ") + other[i].first + " " +
+                          other[i].second + " (" + ours[i].second + " on rank 0)";
+    return difference;
+}
+
 }  // namespace
+
+void check_same_data(const MpiSession& mpi, const std::string& fingerprint) {
+    const std::vector<std::string> all = mpi.all_gather(fingerprint);
+    std::vector<int> differing;
+    for (int rank = 1; rank < int(all.size()); ++rank)
+        if (all[std::size_t(rank)] != all[0]) differing.push_back(rank);
+    if (differing.empty()) return;
+    std::string ranks;
+    for (std::size_t i = 0; i < differing.size() && i < 8; ++i)
+        ranks += (i ? ", " : "") + std::to_string(differing[i]);
+    if (differing.size() > 8) ranks += " and " + std::to_string(differing.size() - 8) + " more";
+    const int first = differing.front();
+    // Every rank has every fingerprint, so every rank throws this same line.
+    throw Error("the ranks loaded different data (rank" + std::string(differing.size() > 1 ? "s " : " ") +
+                ranks + " unlike rank 0): rank " + std::to_string(first) + " has " +
+                fingerprint_difference(all[0], all[std::size_t(first)], first) +
+                "; give every rank the same data set, the same files at the same " +
+                setting("data_dir"));
+}
 
 void check_same_settings(const MpiSession& mpi, const TrainConfig& config) {
     const std::string mine = shared_settings(config);
@@ -76,7 +127,11 @@ DistributedRank distributed_init(const MpiSession& mpi, const TrainConfig& confi
     std::unique_ptr<Communicator> communicator =
         rank_communicator(mpi, device, config.allreduce,
                           {config.collective_timeout_s, rank_names(hosts, rank_devices)});
-    return {device, ProcessPart{std::move(communicator), mpi.rank(), std::move(rank_devices)}};
+    // `mpi` outlives the Trainer that calls this (the caller's session).
+    return {device, ProcessPart{std::move(communicator), mpi.rank(), std::move(rank_devices),
+                                [&mpi](const std::string& fingerprint) {
+                                    check_same_data(mpi, fingerprint);
+                                }}};
 }
 
 }  // namespace dp

@@ -21,6 +21,14 @@ namespace dp {
 // silently corrupt the run. Collective: every rank calls it.
 void check_same_settings(const MpiSession& mpi, const TrainConfig& config);
 
+// Throws dp::Error, the same line on every rank, unless every rank's
+// data_fingerprint (train/training_data.h) is rank 0's: ranks given another
+// folder or other files of the same size would train on mixed data, and of
+// another size would run mismatched collectives. Names the ranks that differ
+// and, for the first, what differs. Collective: every rank calls it, before
+// the first collective of training (distributed_init's ProcessPart does).
+void check_same_data(const MpiSession& mpi, const std::string& fingerprint);
+
 // The device of the rank with this local rank (its index on its machine)
 // among `available`, this machine's devices: that GPU when the machine has
 // GPUs, else one CPU core's device, round-robin over the cores this process

@@ -50,6 +50,11 @@ struct RunRecord {
     std::vector<DeviceStepTiming> step_totals;
     std::int64_t steps = 0;
 
+    // The devices the run trained on. config.devices lists every one of
+    // them, an mpirun record one per rank (rank 0 gathers them), so this is
+    // never multiplied by processes.
+    int device_count() const { return int(config.devices.size()); }
+
     // Whether the record kept its step timings (records from before they
     // were kept have none).
     bool has_step_timings() const { return steps > 0 && !step_totals.empty() && !epochs.empty(); }

@@ -1,5 +1,7 @@
 #include "train/scaling_probes.h"
 
+#include <algorithm>
+
 #include "core/format.h"
 #include "devices/core_sharing_probe.h"
 #include "devices/device.h"
@@ -8,9 +10,14 @@
 namespace dp {
 
 LinkModel measure_thread_link(AllReduceAlgorithm algorithm, int devices) {
-    const AllReduceProbe probe = probe_all_reduce(algorithm_name(algorithm), devices);
-    return thread_link_from_fit(algorithm, devices, probe.cores, probe.fit.alpha, probe.fit.beta,
-                                probe.wake_seconds);
+    const int probed = std::min(devices, kMaxProbeRanks);
+    const AllReduceProbe probe = probe_all_reduce(algorithm_name(algorithm), probed);
+    LinkModel link = thread_link_from_fit(algorithm, probed, probe.cores, probe.fit.alpha,
+                                          probe.fit.beta, probe.wake_seconds);
+    if (probed < devices)
+        link.source += format(" (measured on %d threads, the most the probe starts, for a run "
+                              "of %d devices)", probed, devices);
+    return link;
 }
 
 CoreSharing measure_core_sharing(const std::vector<TrainConfig>& configs,

@@ -11,7 +11,9 @@ namespace dp {
 
 // This machine's threads as a link for `algorithm` on `devices` CPU devices:
 // an all-reduce probe (parallel/allreduce_probe.h) on that many ranks,
-// fitted and divided by the strategy's terms. `devices` >= 2.
+// fitted and divided by the strategy's terms. `devices` >= 2; more than
+// parallel/allreduce_probe.h's kMaxProbeRanks are probed on that many
+// threads, as the link's source says.
 LinkModel measure_thread_link(AllReduceAlgorithm algorithm, int devices);
 
 // How CPU devices share this machine's cores: busy_slowdown fitted from

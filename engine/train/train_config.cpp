@@ -78,20 +78,26 @@ std::vector<DeviceInfo> validate_and_select_devices(const TrainConfig& config) {
 }
 
 void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices) {
-    require_known("model", config.model, model_names());
-    require_known("dataset", config.dataset, dataset_names());
+    validate_settings(config);
     require_known("all-reduce strategy", config.allreduce, thread_communicator_strategies());
-    require_known("precision", config.precision, precision_names());
-    validate_ranges(config);
-    if (config.epochs == 0 && config.load_path.empty())
-        throw Error("epochs must be positive, or 0 with " + setting("load_path") +
-                    " to evaluate a checkpoint");
     validate_ranks(config, int(devices.size()));
     for (const DeviceInfo& device : devices)
         if (const std::string refusal =
                 precision_refusal(device, precision_named(config.precision));
             !refusal.empty())
             throw Error(refusal);
+    // Found now, not after the first epoch trained.
+    check_run_outputs(config);
+}
+
+void validate_settings(const TrainConfig& config) {
+    require_known("model", config.model, model_names());
+    require_known("dataset", config.dataset, dataset_names());
+    require_known("precision", config.precision, precision_names());
+    validate_ranges(config);
+    if (config.epochs == 0 && config.load_path.empty())
+        throw Error("epochs must be positive, or 0 with " + setting("load_path") +
+                    " to evaluate a checkpoint");
     if (config.dataset == "mnist-format" && config.data_dir.empty())
         throw Error("the mnist-format data set needs " + setting("data_dir") +
                     " (the folder with the four IDX files)");
@@ -100,8 +106,6 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
         throw Error(setting("sync_bn") + " takes BatchNorm statistics over the whole global batch "
                     "at once, so it does not combine with " + setting("accumulate") +
                     " above 1: choose one");
-    // Found now, not after the first epoch trained.
-    check_run_outputs(config);
 }
 
 void validate_ranks(const TrainConfig& config, int ranks) {

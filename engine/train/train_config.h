@@ -72,6 +72,13 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
 // validate(config), returning the devices it resolved.
 std::vector<DeviceInfo> validate_and_select_devices(const TrainConfig& config);
 
+// The part of validate() that holds on any machine: known model, data set
+// and precision, every number within its range (config_fields.h), and the
+// settings that exclude each other. It reads neither the devices nor the
+// file system, so it also checks the settings of a run recorded elsewhere
+// (an imported run record, records/run_record_rules.h).
+void validate_settings(const TrainConfig& config);
+
 // Throws dp::Error unless the global batch gives each of `ranks` ranks (one
 // per device, in one process or across several) a sample.
 void validate_ranks(const TrainConfig& config, int ranks);

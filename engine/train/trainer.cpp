@@ -149,6 +149,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         const TrainTestSets data = load_training_data(config_);
         observer.on_log(format("%d training and %d test images", data.train.count,
                                data.test.count));
+        if (part_ && part_->check_same_data) part_->check_same_data(data_fingerprint(config_, data));
         // A batch larger than the training set is one batch of all of it (as
         // a PyTorch DataLoader gives): the replicas allocate for that, not for
         // the batch size asked (--batch-size 10000000 on 256 images).

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,10 @@ struct ProcessPart {
     std::unique_ptr<Communicator> communicator;
     int first_rank = 0;
     std::vector<std::string> rank_devices;  // every rank's device, in rank order: the summary's
+    // Called with this process's data_fingerprint (train/training_data.h)
+    // once the data is loaded, before the first collective of training:
+    // throws dp::Error unless every process loaded the same data. Empty: no check.
+    std::function<void(const std::string& data_fingerprint)> check_same_data;
 };
 
 // Runs one training session: loads the data, builds the model on its

@@ -1,11 +1,31 @@
 #include "train/training_data.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
 #include "data/random_dataset.h"
 
 namespace dp {
 namespace {
 
 constexpr int random_classes = 2;  // seed 004's output_size
+// The samples of each set the fingerprint's checksum covers: more than the
+// first batch of most runs, a fraction of a millisecond to hash.
+constexpr int fingerprint_samples = 256;
+
+// FNV-1a, 64 bits, over `bytes` bytes at `data`, continuing from `hash`.
+std::uint64_t fnv1a(std::uint64_t hash, const void* data, std::size_t bytes) {
+    const auto* byte = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ byte[i]) * 0x100000001b3ull;
+    return hash;
+}
+
+std::uint64_t first_samples_checksum(std::uint64_t hash, const Dataset& set) {
+    const auto samples = std::size_t(std::min(set.count, fingerprint_samples));
+    hash = fnv1a(hash, set.images.data(), std::min(set.images.size(), samples * set.sample_size()) * sizeof(float));
+    return fnv1a(hash, set.labels.data(), std::min(set.labels.size(), samples) * sizeof(std::int32_t));
+}
 
 std::filesystem::path data_folder(const TrainConfig& config) {
     return config.data_dir.empty() ? default_fashion_mnist_dir()
@@ -39,6 +59,20 @@ TrainTestSets load_training_data(const TrainConfig& config) {
                                     config.seed + 1)};
     }
     return load_mnist_format(data_folder(config), config.limit_train, config.limit_test);
+}
+
+std::string data_fingerprint(const TrainConfig& config, const TrainTestSets& data) {
+    const std::uint64_t checksum =
+        first_samples_checksum(first_samples_checksum(0xcbf29ce484222325ull, data.train), data.test);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(checksum));
+    return "data=" + training_data_source(config) + "\n" +
+           "training samples=" + std::to_string(data.train.count) + "\n" +
+           "test samples=" + std::to_string(data.test.count) + "\n" +
+           "sample shape=" + std::to_string(data.train.channels) + "x" +
+           std::to_string(data.train.height) + "x" + std::to_string(data.train.width) + "\n" +
+           "checksum of the first " + std::to_string(fingerprint_samples) +
+           " samples=" + hex + "\n";
 }
 
 }  // namespace dp

@@ -27,14 +27,17 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <thread>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "backend/reference/reference_backend.h"
 #include "error_of.h"
 #include "io/checkpoint.h"
+#include "io/model_checkpoint.h"
 #include "io/safetensors.h"
 #include "models/lenet.h"
 
@@ -642,6 +645,74 @@ private slots:
         std::vector<float> values = untouched;
         expect_error([&] { dp::load_checkpoint(file, "lenet", infos, values); }, file, error);
         QCOMPARE(values, untouched);  // a failed load changes nothing
+    }
+
+    // BatchNorm's running statistics were never checked: NaN in running_var
+    // loaded, evaluated to chance in silence, trained and was saved again.
+    // Now a checkpoint holding NaN or infinite statistics, or a negative
+    // variance, is refused on load naming the tensor (the store keeps its
+    // values), and a store holding them is not saved.
+    void brokenBatchNormStatisticsAreNeitherLoadedNorSaved_data() {
+        QTest::addColumn<QString>("tensor");
+        QTest::addColumn<float>("value");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("NaN variance") << "bn.running_var" << std::numeric_limits<float>::quiet_NaN()
+                                      << "bn.running_var holds 1 NaN or infinite value";
+        QTest::newRow("negative variance") << "bn.running_var" << -1.f
+                                           << "bn.running_var holds 1 negative value";
+        QTest::newRow("infinite mean") << "bn.running_mean" << std::numeric_limits<float>::infinity()
+                                       << "bn.running_mean holds 1 NaN or infinite value";
+    }
+    void brokenBatchNormStatisticsAreNeitherLoadedNorSaved() {
+        QFETCH(QString, tensor);
+        QFETCH(float, value);
+        QFETCH(QString, error);
+        dp::ReferenceBackend backend;
+        const auto make_store = [&backend] {
+            auto store = std::make_unique<dp::ParameterStore>();
+            store->declare("fc.weight", {2, 2}, dp::ParameterInit::normal_0_01);
+            store->declare_buffer("bn.running_mean", {2}, dp::ParameterInit::zeros);
+            store->declare_buffer("bn.running_var", {2}, dp::ParameterInit::ones);
+            store->declare_buffer("bn.num_batches_tracked", {}, dp::ParameterInit::zeros);
+            store->allocate(backend, 1);
+            return store;
+        };
+        const auto store = make_store();
+        const fs::path good = path("bn-good.safetensors");
+        dp::save_model(good, "m", *store, backend);  // healthy statistics save
+
+        // The same checkpoint with one statistic broken, as a diverged run or a hand leaves it.
+        dp::SafetensorsFile file = dp::read_safetensors(good);
+        std::vector<TensorEntry> tensors;
+        for (const TensorEntry& entry : file.tensors) {
+            if (entry.name != tensor.toStdString()) {
+                tensors.push_back(entry);
+                continue;
+            }
+            std::vector<float> values(entry.element_count());
+            dp::copy_elements(entry, values);
+            values[1] = value;
+            tensors.push_back(dp::f32_tensor(entry.name, entry.shape, values));
+        }
+        const fs::path broken = path("bn-broken.safetensors");
+        dp::write_safetensors_atomically(broken, tensors, file.metadata);
+        const auto loaded = make_store();
+        std::vector<float> before(loaded->buffers_size());
+        backend.download(loaded->buffers(), before.data(), before.size());
+        expect_error([&] { dp::load_model(broken, "m", *loaded, backend); }, broken, error);
+        expect_error([&] { dp::load_model(broken, "m", *loaded, backend); }, broken,
+                     "load an earlier checkpoint or train from the seed");
+        std::vector<float> after(before.size());
+        backend.download(loaded->buffers(), after.data(), after.size());
+        QVERIFY(same_bits(after, before));  // nothing was uploaded
+
+        // The same state in a replica is not saved: the file keeps its last, healthy state.
+        const std::size_t index = tensor.endsWith("mean") ? 0 : 1;
+        const dp::ParameterInfo& info = store->buffer_infos()[index];
+        backend.upload(&value, store->buffers() + info.offset + 1, 1);
+        expect_error([&] { dp::save_model(good, "m", *store, backend); }, good,
+                     "not saved: the BatchNorm statistics went wrong (" + error);
+        dp::load_model(good, "m", *make_store(), backend);
     }
 
     void bufferDtypeMismatch() {

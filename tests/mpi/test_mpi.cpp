@@ -256,6 +256,51 @@ private slots:
         QVERIFY(!result.out.contains("epoch"));
     }
 
+    // Ranks given other data: the same sizes (training on mixed data in
+    // silence) or other sizes (mismatched collectives corrupted the heap).
+    // Every rank stops before training with one line naming rank 1 and what
+    // differs. Rank 1's "training set" is the test set's files.
+    void differentDataStopEveryRank_data() {
+        QTest::addColumn<QString>("limits");
+        QTest::addColumn<QString>("difference");
+        QTest::newRow("same sizes") << "--limit-train 256 --limit-test 100"
+                                    << "checksum of the first 256 samples ";
+        QTest::newRow("other sizes") << "--limit-train 12000 --limit-test 100"
+                                     << "training samples 10000 (12000 on rank 0)";
+    }
+    void differentDataStopEveryRank() {
+        QFETCH(QString, limits);
+        QFETCH(QString, difference);
+        QTemporaryDir dir;
+        const QString data = QString::fromStdString(dp::default_fashion_mnist_dir().string());
+        QVERIFY(QFile::link(data, dir.filePath("rank0")));
+        QVERIFY(QDir(dir.path()).mkdir("rank1"));
+        const auto present = [&](const QString& name) {
+            return QFile::exists(data + "/" + name + ".gz") ? name + ".gz" : name;
+        };
+        for (const auto& [as, from] : {std::pair{"train-images-idx3-ubyte", "t10k-images-idx3-ubyte"},
+                                       std::pair{"train-labels-idx1-ubyte", "t10k-labels-idx1-ubyte"},
+                                       std::pair{"t10k-images-idx3-ubyte", "t10k-images-idx3-ubyte"},
+                                       std::pair{"t10k-labels-idx1-ubyte", "t10k-labels-idx1-ubyte"}}) {
+            const QString source = present(from);
+            const QString suffix = source.endsWith(".gz") ? ".gz" : "";
+            QVERIFY(QFile::link(data + "/" + source, dir.filePath("rank1/" + QString(as) + suffix)));
+        }
+        const auto result = mpirun(
+            2,
+            per_rank("exec \"$0\" --distributed --data-dir \"$1/rank$OMPI_COMM_WORLD_RANK\" "
+                     "--epochs 50 " + limits,
+                     dir.path()),
+            60000);
+        QVERIFY(result.exit_code > 0);
+        QVERIFY2(result.err.contains("the ranks loaded different data (rank 1 unlike rank 0): rank 1 has "),
+                 qPrintable(result.err));
+        QVERIFY2(result.err.contains(difference), qPrintable(result.err));
+        QVERIFY2(result.err.contains("the same files at the same --data-dir"), qPrintable(result.err));
+        QVERIFY2(!result.out.contains("epoch 1/"), qPrintable(result.out));
+        QVERIFY2(!result.err.contains("munmap") && !result.err.contains("signal"), qPrintable(result.err));
+    }
+
     // kill -9 of rank 1 while it trains: mpirun ends rank 0 too.
     void killedRankEndsTheJob() {
         QTemporaryDir dir;

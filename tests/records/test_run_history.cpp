@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -29,6 +31,7 @@
 #include "run_export.h"
 #include "run_history.h"
 #include "run_record_json.h"
+#include "run_record_rules.h"
 #include "train/config_fields.h"
 #include "train/step_timing_fields.h"
 
@@ -697,6 +700,150 @@ private slots:
     {
         const QString missing = path("missing.json");
         VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(missing); }), missing);
+    }
+
+    // Records whose fields are each of the right type but out of what a run
+    // can write entered the history (issue 32, D16); they are refused by
+    // dp-train's own rules for its settings, and the record's own ranges.
+    void importRefusesRecordsOutOfRange_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("problem");
+        const dp::RunRecord good = madeRun("r", "lenet", 2, {1, 1}, {0.5, 0.6});
+        const auto with = [&](const std::function<void(dp::RunRecord&)>& change) {
+            dp::RunRecord record = good;
+            change(record);
+            return QByteArray::fromStdString(dp::to_json(record));
+        };
+        QTest::newRow("batch 0") << with([](dp::RunRecord& r) { r.config.batch_size = 0; })
+                                 << "batch size must be positive (got 0)";
+        QTest::newRow("batch -5") << with([](dp::RunRecord& r) { r.config.batch_size = -5; })
+                                  << "batch size must be positive (got -5)";
+        QTest::newRow("lr -1") << with([](dp::RunRecord& r) { r.config.lr = -1; })
+                               << "learning rate must be a positive number (got -1)";
+        QTest::newRow("epochs -1") << with([](dp::RunRecord& r) { r.config.epochs = -1; })
+                                   << "epochs must be 0 or more (got -1)";
+        QTest::newRow("processes 0") << with([](dp::RunRecord& r) { r.processes = 0; })
+                                     << "\"processes\" must be between 1 and the 2 devices listed (got 0)";
+        QTest::newRow("processes 2^31-1")
+                << with([](dp::RunRecord& r) { r.processes = 2147483647; })
+                << "\"processes\" must be between 1 and the 2 devices listed (got 2147483647)";
+        QTest::newRow("test_acc 5") << with([](dp::RunRecord& r) { r.epochs[1].test_acc = 5; })
+                                    << "\"epochs[1].test_acc\" must be between 0 and 1 (got 5)";
+        QTest::newRow("seconds -5") << with([](dp::RunRecord& r) { r.epochs[0].seconds = -5; })
+                                    << "\"epochs[0].seconds\" must be 0 or more (got -5)";
+        QTest::newRow("unknown model") << with([](dp::RunRecord& r) { r.config.model = "bogus"; })
+                                       << "unknown model 'bogus'";
+        QTest::newRow("unknown data set") << with([](dp::RunRecord& r) { r.config.dataset = "cifar"; })
+                                          << "unknown dataset 'cifar'";
+        QTest::newRow("no devices") << with([](dp::RunRecord& r) { r.config.devices.clear(); })
+                                    << "\"config.devices\" is empty";
+        QTest::newRow("long name")
+                << with([](dp::RunRecord& r) { r.name = std::string(5 << 20, 'x'); })
+                << "\"name\" is 5242880 characters long";
+        QTest::newRow("epoch past the run's")
+                << with([](dp::RunRecord& r) { r.epochs[1].epoch = 11; })
+                << "\"epochs[1].epoch\" must be above the epoch before it (1) and at most the run's 10 "
+                   "epochs (got 11)";
+        QTest::newRow("test_acc just past 1")
+                << with([](dp::RunRecord& r) { r.epochs[0].test_acc = 1.0000001; })
+                << "\"epochs[0].test_acc\" must be between 0 and 1 (got 1.0000001)";
+        QTest::newRow("name of two lines") << with([](dp::RunRecord& r) { r.name = "two\nlines"; })
+                                           << "a run's name is one line";
+        // (450,000 epochs froze the window 17 s; a file that large is refused
+        // by its size, importReadsOnlyBoundedRegularFiles.)
+        QTest::newRow("10,001 epochs") << with([](dp::RunRecord& r) {
+            r.config.epochs = 450000;
+            r.epochs.clear();
+            for (int epoch = 1; epoch <= kMaxRecordEpochs + 1; ++epoch)
+                r.epochs.push_back({epoch, 1.0, 0.5, 0.5, 1.0});
+        }) << "\"epochs\" lists 10001 epochs; the workbench takes records of at most 10000";
+        QTest::newRow("lr a string") << QByteArray(with([](dp::RunRecord&) {}))
+                                                .replace("\"lr\": 0.2", "\"lr\": \"0.2\"")
+                                     << "\"config.lr\" is not a number";
+        QTest::newRow("version a string") << QByteArray(with([](dp::RunRecord&) {}))
+                                                     .replace("\"version\": 1", "\"version\": \"1\"")
+                                          << "\"version\" is not a number";
+        QTest::newRow("UTF-16") << QByteArray("\xff\xfe") + QByteArray(reinterpret_cast<const char*>(
+                                                                  QString::fromUtf8(with([](dp::RunRecord&) {})).utf16()),
+                                                          with([](dp::RunRecord&) {}).size() * 2)
+                                << "UTF-16 text, not UTF-8";
+        QTest::newRow("Latin-1") << QByteArray(with([](dp::RunRecord& r) { r.name = "caf"; }))
+                                            .replace("\"caf\"", "\"caf\xe9\"")
+                                 << "not UTF-8 text";
+    }
+
+    void importRefusesRecordsOutOfRange()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, problem);
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { runRecordFromJson(json); }), problem);
+        // The one line quotes no huge value back.
+        QVERIFY(errorOf([&] { runRecordFromJson(json); }).size() < 1000);
+    }
+
+    // A record whose run the file left running comes in as interrupted: no
+    // process here carries it on (it showed "running" forever).
+    void importedRunningRecordIsInterrupted()
+    {
+        dp::RunRecord record = madeRun("left-running", "lenet", 1, {1}, {0.5});
+        record.status = dp::RunStatus::running;
+        const QString file = path("running.json");
+        dp::write_run_record(file.toStdString(), record);
+        QCOMPARE(readRunRecord(file).status, dp::RunStatus::interrupted);
+        // A byte-order mark some editors add is no reason to refuse a record.
+        writeFile(file, "\xef\xbb\xbf" + QByteArray::fromStdString(dp::to_json(record)));
+        QCOMPARE(readRunRecord(file).id, record.id);
+    }
+
+    // File > Import of a link to /dev/zero read until memory ran out, and
+    // --import of a FIFO waited forever for a writer: only regular files of
+    // at most kMaxRunRecordBytes are read.
+    void importReadsOnlyBoundedRegularFiles()
+    {
+        const QString fifo = path("fifo.json");
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(fifo); }), "not a regular file");
+        const QString zero = path("zero.json");
+        QVERIFY(QFile::link(QStringLiteral("/dev/zero"), zero));
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(zero); }), "not a regular file");
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(m_dir->path()); }), "not a regular file");
+        const QString huge = path("huge.json");
+        {
+            QFile file(huge);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            QVERIFY(file.resize(kMaxRunRecordBytes + 1));  // sparse: nothing written
+        }
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(huge); }), "MiB a run record may take");
+    }
+
+    // One row out of range (epochs 99999999999, lr 1e300) emptied the whole
+    // Runs table: it is left out, named, and the other runs read as ever.
+    void unreadableRowIsLeftOutAndNamed_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("column");
+        QTest::newRow("epochs") << "UPDATE runs SET epochs = 99999999999 WHERE id = 'bad'"
+                                << "its epochs cannot be read";
+        QTest::newRow("lr") << "UPDATE runs SET lr = 1e300 WHERE id = 'bad'" << "its lr cannot be read";
+    }
+    void unreadableRowIsLeftOutAndNamed()
+    {
+        QFETCH(QString, change);
+        QFETCH(QString, column);
+        const QString file = path("runs.sqlite");
+        RunHistory(file).save(madeRun("good", "lenet", 1, {1, 2}, {0.5, 0.6}));
+        saveThenChange(file, madeRun("bad", "lenet", 2, {1}, {0.5}), {change});
+        RunHistory history(file);
+        std::vector<std::string> skipped;
+        const std::vector<dp::RunRecord> runs = history.runs(&skipped);
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs.front().id, std::string("good"));
+        QCOMPARE(runs.front().epochs.size(), std::size_t(2));  // the bad run's epochs stay out too
+        QCOMPARE(skipped.size(), std::size_t(1));
+        VERIFY_ONE_LINE_ERROR(QString::fromStdString(skipped.front()), file);
+        VERIFY_ONE_LINE_ERROR(QString::fromStdString(skipped.front()), "run bad left out: " + column);
+        QVERIFY(!history.run("bad"));
     }
 
     void comparisonFollowsTheBaseline()

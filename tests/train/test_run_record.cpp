@@ -66,6 +66,19 @@ private slots:
     }
 
     // The workbench's queue starts runs within the same second.
+    // An mpirun record lists every rank's device: its device count is that
+    // list's length, never multiplied by the processes (the Scaling tab took
+    // a 2-rank run for 4 devices, issue 32 D3).
+    void anMpirunRecordCountsTheDevicesItLists() {
+        dp::TrainConfig config;
+        config.devices = {"cpu:0", "cpu:1"};
+        dp::RunRecord record = dp::start_run_record(config, "mpirun");
+        record.processes = 2;
+        QCOMPARE(record.device_count(), 2);
+        record.processes = 1;
+        QCOMPARE(record.device_count(), 2);
+    }
+
     void runsStartedTogetherGetDifferentIds() {
         const dp::TrainConfig config;
         QVERIFY(dp::start_run_record(config, "dp-workbench").id !=

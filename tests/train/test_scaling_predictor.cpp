@@ -260,6 +260,19 @@ private slots:
         QVERIFY(dp::probe_all_reduce("naive", 1).samples.empty());
     }
 
+    // A record of 1,024 ranks asked for 1,024 threads (24 GB, or
+    // std::terminate when threads ran out): the probe refuses more than its
+    // cap in one line, and the link measures that many, saying so.
+    void probeSizeIsCapped() {
+        try {
+            dp::probe_all_reduce("ring", dp::kMaxProbeRanks + 1, 0.05);
+            QFAIL("no error");
+        } catch (const dp::Error& error) {
+            QVERIFY2(std::string(error.what()).find("at most 64 threads") != std::string::npos,
+                     error.what());
+        }
+    }
+
     void tableShowsMeasuredPointsWithTheirError() {
         dp::LinkChoice link{{}, {preset("10 GbE")}};
         const dp::WorkloadProfile profile = lenet_like();

@@ -25,6 +25,8 @@
 #include <QSvgRenderer>
 #include <QTabWidget>
 #include <QTableView>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
@@ -234,6 +236,7 @@ private slots:
     void compareOneVsTwoQueuesBothAndFillsTheTable();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
+    void unreadableHistoryIsShownAboveTheTable();
     void pastComparisonShowsWhereTheTimeGoes();
     void speedupToTargetComparesTimesToTheTarget();
     void runsReadApartAndCanBeRenamed();
@@ -791,6 +794,49 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     QCOMPARE(parts.runs->rowCount(), 0);
     QCOMPARE(parts.accuracyChart->runCount(), 0);
     QVERIFY(RunHistory().runs().empty());
+}
+
+// One history row out of range emptied the whole runs table, and that (or a
+// runs.sqlite that is no database) showed only in the Log tab: the other
+// runs are listed, and the problem is said above the table.
+void TestMainWindow::unreadableHistoryIsShownAboveTheTable()
+{
+    dp::RunRecord good = dp::start_run_record(dp::TrainConfig{}, "dp-train");
+    good.status = dp::RunStatus::finished;
+    good.config.devices = {"cpu:0"};
+    good.epochs = {{1, 0.9, 0.7, 0.75, 3.0}};
+    dp::RunRecord bad = good;
+    bad.id = "bad-run";
+    RunHistory().save(good);
+    RunHistory().save(bad);
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("change"));
+        db.setDatabaseName(RunHistory::defaultPath());
+        QVERIFY(db.open());
+        QVERIFY(QSqlQuery(db).exec(QStringLiteral("UPDATE runs SET epochs = 99999999999 WHERE id = 'bad-run'")));
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("change"));
+    {
+        MainWindow window;
+        const WindowParts parts(window);
+        QCOMPARE(parts.runs->rowCount(), 1);
+        QCOMPARE(parts.runs->record(0).id, good.id);
+        const auto* problem = window.findChild<QLabel*>(QStringLiteral("historyProblem"));
+        QVERIFY(problem && !problem->isHidden());
+        QVERIFY2(problem->text().contains(QStringLiteral("run bad-run left out: its epochs cannot be read")),
+                 qPrintable(problem->text()));
+    }
+
+    QFile notADatabase(RunHistory::defaultPath());
+    QVERIFY(notADatabase.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    notADatabase.write(QByteArray(4096, 'x'));
+    notADatabase.close();
+    MainWindow window;
+    const auto* problem = window.findChild<QLabel*>(QStringLiteral("historyProblem"));
+    QVERIFY(problem && !problem->isHidden());
+    QVERIFY2(problem->text().contains(QStringLiteral("History unavailable"))
+                     && problem->text().contains(QStringLiteral("not a DP Workbench database")),
+             qPrintable(problem->text()));
 }
 
 void TestMainWindow::importedRunRecordJoinsTheTable()

@@ -61,6 +61,21 @@ void choose(ScalingPredictionPage& page, const char* box, const QString& text)
     combo->setCurrentIndex(index);
 }
 
+// Shows `page` at a size its chart reads at, predicting over `link`.
+void showOver(ScalingPredictionPage& page, const QString& link)
+{
+    page.resize(900, 600);
+    page.show();
+    choose(page, "predictionLink", link);
+}
+
+// This machine's cores and threads are measured on a worker thread: the
+// prediction comes once that ends (the limit is far above its few seconds).
+void waitForMeasurements(const ScalingPredictionPage& page)
+{
+    QTRY_VERIFY_WITH_TIMEOUT(!page.isMeasuring(), 120000);
+}
+
 QString assumptions(const ScalingPredictionPage& page)
 {
     return page.findChild<QLabel*>(QStringLiteral("predictionAssumptions"))->text();
@@ -85,15 +100,14 @@ private slots:
     void predictsFromTheOneDeviceRunAndMarksTheMeasuredOnes()
     {
         ScalingPredictionPage page;
-        page.resize(900, 600);
-        page.show();
-        choose(page, "predictionLink", QStringLiteral("PCIe"));
+        showOver(page, QStringLiteral("PCIe"));
         dp::RunRecord otherModel = lenetRun("other-model", 2, 256, 0.5);
         otherModel.config.model = "mnistnet";
         // Listed with the 2-device run first: the 1-device one is still the base.
         page.setRuns({{lenetRun("two", 2, 256, 1.2), Qt::red},
                       {lenetRun("one", 1, 256, 2.0), Qt::blue},
                       {otherModel, Qt::green}});
+        waitForMeasurements(page);
         QVERIFY2(page.statusText().contains(QStringLiteral("2.00 s/epoch on 1 device")),
                  qPrintable(page.statusText()));
 
@@ -118,10 +132,9 @@ private slots:
     void naiveFallsBehindTheRingOnSlowLinks()
     {
         ScalingPredictionPage page;
-        page.resize(900, 600);
-        page.show();
-        choose(page, "predictionLink", QStringLiteral("10 GbE"));
+        showOver(page, QStringLiteral("10 GbE"));
         page.setRuns({{lenetRun("one", 1, 256, 2.0), Qt::blue}});
+        waitForMeasurements(page);
         const double ring = page.chart()->predictedLine()->at(6).y();
         choose(page, "predictionAlgorithm", QStringLiteral("naive"));
         const double naive = page.chart()->predictedLine()->at(6).y();
@@ -139,6 +152,7 @@ private slots:
         page.show();
         page.setRuns({{timedLenetRun("one", 1, 1e-4), Qt::blue},
                       {timedLenetRun("two", 2, 1.5e-4), Qt::red}});
+        waitForMeasurements(page);
         QCOMPARE(page.chart()->predictedLine()->count(), 7);
         const QString text = assumptions(page);
         QVERIFY2(text.contains(QStringLiteral("takes 1.50x its time alone (fitted from the 2-device run")),
@@ -157,9 +171,39 @@ private slots:
         QCOMPARE(page.chart()->predictedLine()->count(), 0);  // hidden: no probe yet
         page.resize(900, 600);
         page.show();
+        // The GUI thread only starts the probe: the page says so at once.
+        QVERIFY2(page.statusText().contains(QStringLiteral("Measuring")), qPrintable(page.statusText()));
+        waitForMeasurements(page);
         QCOMPARE(page.chart()->predictedLine()->count(), 7);
         QVERIFY2(assumptions(page).contains(QStringLiteral("measured:")), qPrintable(assumptions(page)));
         QVERIFY(assumptions(page).contains(QStringLiteral("Cores")));
+    }
+
+    // An mpirun record lists one device per rank: 2 ranks are 2 devices
+    // (they were counted as devices x processes, 4), and a record of 1,024
+    // ranks is probed on at most 64 threads, off the GUI thread.
+    void anMpirunRecordCountsOneDevicePerRank()
+    {
+        ScalingPredictionPage page;
+        showOver(page, QStringLiteral("PCIe"));
+        dp::RunRecord ranks = lenetRun("mpirun", 2, 256, 1.0);
+        ranks.source = "mpirun";
+        ranks.processes = 2;
+        page.setRuns({{ranks, Qt::blue}});
+        waitForMeasurements(page);
+        QVERIFY2(page.statusText().contains(QStringLiteral("on 2 device")), qPrintable(page.statusText()));
+
+        dp::RunRecord huge = lenetRun("huge", 1024, 4096, 1.0);
+        huge.source = "mpirun";
+        huge.processes = 1024;
+        choose(page, "predictionLink", QStringLiteral("This machine"));
+        choose(page, "predictionAlgorithm", QStringLiteral("naive"));
+        page.setRuns({{huge, Qt::blue}});
+        QVERIFY(page.isMeasuring());  // on the worker: this line runs while it measures
+        waitForMeasurements(page);
+        QVERIFY2(page.statusText().contains(QStringLiteral("on 1024 device")), qPrintable(page.statusText()));
+        QVERIFY2(assumptions(page).contains(QStringLiteral("measured on 64 threads")),
+                 qPrintable(assumptions(page)));
     }
 };
 

@@ -3,8 +3,13 @@
 // error, as dp-train does; nothing bad is remembered for the next launch.
 #include <QtTest>
 
+#include <QHash>
 #include <QProcess>
 #include <QTemporaryDir>
+
+#include <sys/stat.h>
+
+#include "train/run_record.h"
 
 namespace {
 
@@ -15,7 +20,8 @@ struct ProgramResult {
 };
 
 ProgramResult runWorkbench(const QStringList& args, const QTemporaryDir& config,
-                           const QString& cpuDevices = {}, bool withoutDisplay = false)
+                           const QString& cpuDevices = {}, bool withoutDisplay = false,
+                           const QHash<QString, QString>& moreEnvironment = {})
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -28,12 +34,21 @@ ProgramResult runWorkbench(const QStringList& args, const QTemporaryDir& config,
     env.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime.path());
     if (!cpuDevices.isEmpty())
         env.insert(QStringLiteral("DP_CPU_DEVICES"), cpuDevices);
+    for (auto variable = moreEnvironment.cbegin(); variable != moreEnvironment.cend(); ++variable)
+        env.insert(variable.key(), variable.value());
     process.setProcessEnvironment(env);
     process.start(QStringLiteral(DP_WORKBENCH_PATH), args);
     process.waitForFinished(60000);
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
             QString::fromLocal8Bit(process.readAllStandardError()),
             QString::fromLocal8Bit(process.readAllStandardOutput())};
+}
+
+// `settings`, then --start and a screenshot once every run has ended.
+QStringList startedWith(QStringList settings, const QString& screenshot)
+{
+    return settings << QStringLiteral("--start") << QStringLiteral("--screenshot") << screenshot
+                    << QStringLiteral("--screenshot-after-epochs") << QStringLiteral("0");
 }
 
 } // namespace
@@ -88,6 +103,113 @@ private slots:
         QVERIFY2(result.err.contains(message), qPrintable(result.err));
         // Nothing was remembered: --lr abc was saved as the next launch's lr.
         QVERIFY(QDir(config.path()).isEmpty());
+    }
+
+    // A failed --import said only "cannot import FILE"; it says why, in one
+    // line, exit 2. A FIFO waited forever for a writer, a link to /dev/zero
+    // read until memory ran out: neither is read at all.
+    void importFailuresSayWhy_data()
+    {
+        QTest::addColumn<QByteArray>("contents");  // empty: made by `special`
+        QTest::addColumn<QString>("special");
+        QTest::addColumn<QString>("reason");
+        dp::RunRecord record;
+        record.id = "r";
+        record.started_at = "2026-01-01T00:00:00Z";
+        record.source = "dp-train";
+        record.status = dp::RunStatus::finished;
+        record.config.epochs = 1;
+        record.config.devices = {"cpu:0"};
+        record.epochs = {{1, 1.0, 0.5, 0.5, 1.0}};
+        const QByteArray good = QByteArray::fromStdString(dp::to_json(record));
+        QString utf16 = QString::fromUtf8(good);
+        QTest::newRow("UTF-16")
+                << QByteArray("\xff\xfe")
+                           + QByteArray(reinterpret_cast<const char*>(utf16.utf16()), utf16.size() * 2)
+                << QString() << "UTF-16 text, not UTF-8";
+        QTest::newRow("version 2") << QByteArray(good).replace("\"version\": 1", "\"version\": 2")
+                                   << QString() << "unsupported run record version 2";
+        QTest::newRow("lr a string") << QByteArray(good).replace("\"lr\": 0.2", "\"lr\": \"0.2\"")
+                                     << QString() << "\"config.lr\" is not a number";
+        QTest::newRow("missing field") << QByteArray(good).replace("\"seed\": 0,", "")
+                                       << QString() << "\"config.seed\" is missing";
+        QTest::newRow("unknown model") << QByteArray(good).replace("\"lenet\"", "\"bogus\"")
+                                       << QString() << "unknown model 'bogus'";
+        QTest::newRow("FIFO") << QByteArray() << "fifo" << "not a regular file";
+        QTest::newRow("link to /dev/zero") << QByteArray() << "/dev/zero" << "not a regular file";
+        QTest::newRow("the record itself imports") << good << QString() << QString();
+    }
+    void importFailuresSayWhy()
+    {
+        QFETCH(QByteArray, contents);
+        QFETCH(QString, special);
+        QFETCH(QString, reason);
+        const QTemporaryDir config, data;
+        const QString file = data.filePath(QStringLiteral("record.json"));
+        if (special == QLatin1String("fifo")) {
+            QCOMPARE(::mkfifo(QFile::encodeName(file).constData(), 0600), 0);
+        } else if (!special.isEmpty()) {
+            QVERIFY(QFile::link(special, file));
+        } else {
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(contents);
+        }
+        const ProgramResult result = runWorkbench(
+                {QStringLiteral("--import"), file, QStringLiteral("--screenshot"),
+                 data.filePath(QStringLiteral("shot.png"))},
+                config, {}, false, {{QStringLiteral("DP_WORKBENCH_DATA_DIR"), data.path()}});
+        if (reason.isEmpty()) {
+            QCOMPARE(result.exitCode, 0);
+            return;
+        }
+        QCOMPARE(result.exitCode, 2);
+        QVERIFY2(result.err.startsWith(QStringLiteral("dp-workbench: cannot import: ") + file + ": ")
+                         && result.err.count('\n') == 1,
+                 qPrintable(result.err));
+        QVERIFY2(result.err.contains(reason), qPrintable(result.err));
+    }
+
+    // --start --screenshot with settings that cannot run never exited (no
+    // run started, none ever ended); a run that failed exited 0.
+    void startThatCannotRunOrFailsExitsNonZero()
+    {
+        const QTemporaryDir config, data;
+        const QString shot = data.filePath(QStringLiteral("shot.png"));
+        const QHash<QString, QString> history{{QStringLiteral("DP_WORKBENCH_DATA_DIR"), data.path()}};
+        const ProgramResult unrunnable = runWorkbench(
+                startedWith({QStringLiteral("--devices"), QStringLiteral("cpu:0,cpu:1"),
+                             QStringLiteral("--batch-size"), QStringLiteral("1")},
+                            shot),
+                config, QStringLiteral("2"), false, history);
+        QCOMPARE(unrunnable.exitCode, 2);
+        QVERIFY2(unrunnable.err.startsWith(QStringLiteral("dp-workbench: ")) && unrunnable.err.count('\n') == 1,
+                 qPrintable(unrunnable.err));
+        QVERIFY2(unrunnable.err.contains(QStringLiteral("batch size")), qPrintable(unrunnable.err));
+
+        // The four files are there by name (the settings check looks no
+        // further), but empty: the run fails as it loads them.
+        const QTemporaryDir emptyData;
+        for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                                 "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+            QFile file(emptyData.filePath(QLatin1String(name)));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+        }
+        QHash<QString, QString> emptyFolder = history;
+        emptyFolder.insert(QStringLiteral("DP_DATA_DIR"), emptyData.path());
+        const QTemporaryDir freshConfig;
+        const ProgramResult failed = runWorkbench(
+                startedWith({QStringLiteral("--devices"), QStringLiteral("cpu:0"), QStringLiteral("--epochs"),
+                             QStringLiteral("1")},
+                            shot),
+                freshConfig, QStringLiteral("1"), false, emptyFolder);
+        QCOMPARE(failed.exitCode, 1);
+        // One line of ours (Qt's offscreen platform may warn besides).
+        const QStringList ours = failed.err.split('\n').filter(QRegularExpression(QStringLiteral("^dp-workbench: ")));
+        QCOMPARE(ours.size(), 1);
+        QVERIFY2(ours.front().startsWith(QStringLiteral("dp-workbench: the run failed: ")), qPrintable(failed.err));
+        QVERIFY2(ours.front().contains(emptyData.path()), qPrintable(failed.err));
+        QVERIFY(QFile::exists(shot));  // the window as the run ended, to show why
     }
 };
 

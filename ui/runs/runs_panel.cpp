@@ -18,7 +18,8 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
       model_(model),
       table_(new QTableView(this)),
       targetSpin_(new QDoubleSpinBox(this)),
-      deleteButton_(new QPushButton(tr("Delete from history"), this))
+      deleteButton_(new QPushButton(tr("Delete from history"), this)),
+      historyProblem_(new QLabel(this))
 {
     table_->setObjectName(QStringLiteral("runsTable"));
     table_->setModel(model);
@@ -58,9 +59,16 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
     controls->addWidget(targetSpin_);
     controls->addWidget(deleteButton_);
 
+    historyProblem_->setObjectName(QStringLiteral("historyProblem"));
+    historyProblem_->setStyleSheet(QStringLiteral("color: #c62828;"));
+    historyProblem_->setWordWrap(true);
+    historyProblem_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    historyProblem_->hide();
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
+    layout->addWidget(historyProblem_);
     layout->addWidget(table_, 1);
 
     connect(targetSpin_, &QDoubleSpinBox::valueChanged, model, &RunsTableModel::setTargetAccuracy);
@@ -75,6 +83,17 @@ void RunsPanel::setBusyRun(const std::string& id)
 {
     busyRun_ = id;
     updateDeleteButton();
+}
+
+void RunsPanel::showHistoryProblem(const QString& text)
+{
+    historyProblem_->setText(text);
+    historyProblem_->setVisible(!text.isEmpty());
+}
+
+QString RunsPanel::historyProblem() const
+{
+    return historyProblem_->text();
 }
 
 std::vector<std::string> RunsPanel::selectedIds() const

@@ -6,6 +6,7 @@
 #include <vector>
 
 class QDoubleSpinBox;
+class QLabel;
 class QPushButton;
 class QTableView;
 class RunsTableModel;
@@ -20,6 +21,11 @@ public:
 
     // The run that may not be deleted (the one training); empty: none.
     void setBusyRun(const std::string& id);
+    // What is wrong with the history (it cannot be opened, rows of it were
+    // left out), in red above the table, where the runs would be; empty
+    // hides it.
+    void showHistoryProblem(const QString& text);
+    QString historyProblem() const;
 
 signals:
     void deleteRequested(const std::vector<std::string>& ids);
@@ -32,5 +38,6 @@ private:
     QTableView* table_;
     QDoubleSpinBox* targetSpin_;
     QPushButton* deleteButton_;
+    QLabel* historyProblem_;
     std::string busyRun_;
 };
