@@ -256,10 +256,10 @@ private slots:
     // D1: (count + batch - 1) / batch overflowed: zero steps, "train loss
     // 0.0000", exit 0. The batch count is rounded up without overflow.
     void hugeBatchTrainsOneBatchAnEpoch() {
-        const auto result = run_dp_train(kTinyLinear + QStringList{"--batch-size", "2147482000",
-                                                                   "--epochs", "2"});
+        const auto result = run_dp_train(kTinyLinear + QStringList{"--samples", "2048", "--batch-size",
+                                                                   "2147482000", "--epochs", "2"});
         QCOMPARE(result.exit_code, 0);
-        QVERIFY2(result.out.contains("each epoch is one batch of all 64"), qPrintable(result.out));
+        QVERIFY2(result.out.contains("each epoch is one batch of all 2048"), qPrintable(result.out));
         QVERIFY2(result.out.contains("epoch 2/2") && !result.out.contains("train loss 0.0000"),
                  qPrintable(result.out));
     }
