@@ -23,23 +23,30 @@
 
 namespace {
 
-// A spin box for a sample limit, where 0 means the whole set.
-QSpinBox* createSampleLimitSpin(const QString& objectName, QWidget* parent)
+// Zero batch is reachable on purpose: its note explains why it is refused.
+const std::map<std::string, RunConfigPanel::NumberRange> kNumberRanges{
+    {"batch_size", {0, 65536}},       {"lr", {-10.0, 10.0}},
+    {"epochs", {1, 1000}},            {"seed", {0, 2'000'000'000}},
+    {"input_size", {1, 1'000'000}},   {"samples", {1, 10'000'000}},
+    {"limit_train", {0, 10'000'000}}, {"limit_test", {0, 10'000'000}},
+};
+
+QSpinBox* createSpin(const QString& objectName, const char* field, QWidget* parent)
 {
     auto* spin = new QSpinBox(parent);
     spin->setObjectName(objectName);
-    spin->setRange(0, 10'000'000);
-    spin->setSingleStep(1000);
-    spin->setSpecialValueText(RunConfigPanel::tr("all"));
-    spin->setToolTip(RunConfigPanel::tr("Use only the first N images of the set; 0 uses all."));
+    const RunConfigPanel::NumberRange range = kNumberRanges.at(field);
+    spin->setRange(int(range.minimum), int(range.maximum));
     return spin;
 }
 
-QSpinBox* createSpin(const QString& objectName, int minimum, int maximum, QWidget* parent)
+// A spin box for a sample limit, where 0 means the whole set.
+QSpinBox* createSampleLimitSpin(const QString& objectName, const char* field, QWidget* parent)
 {
-    auto* spin = new QSpinBox(parent);
-    spin->setObjectName(objectName);
-    spin->setRange(minimum, maximum);
+    auto* spin = createSpin(objectName, field, parent);
+    spin->setSingleStep(1000);
+    spin->setSpecialValueText(RunConfigPanel::tr("all"));
+    spin->setToolTip(RunConfigPanel::tr("Use only the first N images of the set; 0 uses all."));
     return spin;
 }
 
@@ -65,19 +72,18 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     : QWidget(parent),
       modelCombo_(new QComboBox(this)),
       modelDescription_(new QLabel(this)),
-      // Zero is reachable on purpose: its note explains why it is refused.
-      batchSizeSpin_(createSpin(QStringLiteral("batchSizeSpin"), 0, 65536, this)),
+      batchSizeSpin_(createSpin(QStringLiteral("batchSizeSpin"), "batch_size", this)),
       learningRateSpin_(new DecimalSpinBox(this)),
-      epochsSpin_(createSpin(QStringLiteral("epochsSpin"), 1, 1000, this)),
-      seedSpin_(createSpin(QStringLiteral("seedSpin"), 0, 2'000'000'000, this)),
+      epochsSpin_(createSpin(QStringLiteral("epochsSpin"), "epochs", this)),
+      seedSpin_(createSpin(QStringLiteral("seedSpin"), "seed", this)),
       precisionCombo_(new QComboBox(this)),
       datasetCombo_(new QComboBox(this)),
       dataForm_(new QFormLayout),
       dataFolder_(new DataFolderField(this)),
-      inputSizeSpin_(createSpin(QStringLiteral("inputSizeSpin"), 1, 1'000'000, this)),
-      samplesSpin_(createSpin(QStringLiteral("samplesSpin"), 1, 10'000'000, this)),
-      trainSamplesSpin_(createSampleLimitSpin(QStringLiteral("trainSamplesSpin"), this)),
-      testSamplesSpin_(createSampleLimitSpin(QStringLiteral("testSamplesSpin"), this)),
+      inputSizeSpin_(createSpin(QStringLiteral("inputSizeSpin"), "input_size", this)),
+      samplesSpin_(createSpin(QStringLiteral("samplesSpin"), "samples", this)),
+      trainSamplesSpin_(createSampleLimitSpin(QStringLiteral("trainSamplesSpin"), "limit_train", this)),
+      testSamplesSpin_(createSampleLimitSpin(QStringLiteral("testSamplesSpin"), "limit_test", this)),
       devices_(new DeviceChooser(std::move(devices), this)),
       allreduceCombo_(new QComboBox(this)),
       syncBnCheck_(new QCheckBox(settingLabel("sync_bn"), this)),
@@ -100,7 +106,7 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     batchSizeSpin_->setToolTip(tr("The global batch: each step splits it across the devices."));
     learningRateSpin_->setObjectName(QStringLiteral("learningRateSpin"));
     // Negative numbers can be typed, to be explained rather than ignored.
-    learningRateSpin_->setRange(-10.0, 10.0);
+    learningRateSpin_->setRange(kNumberRanges.at("lr").minimum, kNumberRanges.at("lr").maximum);
     learningRateSpin_->setDecimals(6);
     learningRateSpin_->setSingleStep(0.01);
     seedSpin_->setToolTip(tr("Initial weights and shuffling order: the same seed repeats a run."));
@@ -332,6 +338,14 @@ QString RunConfigPanel::validationError() const
     return problems == 1 ? first
                          : tr("%1 And %n more, shown by the settings.", nullptr, int(problems - 1))
                                .arg(first);
+}
+
+std::optional<RunConfigPanel::NumberRange> RunConfigPanel::numberRange(const std::string& field)
+{
+    const auto found = kNumberRanges.find(field);
+    if (found == kNumberRanges.end())
+        return std::nullopt;
+    return found->second;
 }
 
 void RunConfigPanel::changeEvent(QEvent* event)

@@ -3,6 +3,7 @@
 #include <QWidget>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,14 @@ public:
     bool scalesWithDeviceCount() const;
     void setScalesWithDeviceCount(bool scale);
     int checkedDeviceCount() const;
+
+    // The range a numeric field's spin box takes, by config_fields name
+    // ("batch_size": 0 to 65536); nothing for a field the panel has no spin
+    // box for. A value outside it would be shown, and kept, clamped.
+    struct NumberRange {
+        double minimum, maximum;
+    };
+    static std::optional<NumberRange> numberRange(const std::string& field);
 
     // Whether config() can run; if not, the fields show why.
     bool isValid() const;

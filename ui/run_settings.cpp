@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "devices/device.h"
+#include "engine_message.h"
 #include "train/config_fields.h"
 
 namespace {
@@ -43,8 +44,13 @@ dp::TrainConfig loadRunConfig(const QSettings& settings)
                 : value.toString();
         try {
             dp::set_field_text(field, config, stored.toStdString());
-        } catch (const dp::Error&) {
-            // A value this version cannot read keeps the default.
+            dp::validate_setting(field, config);
+        } catch (const dp::Error& error) {
+            // A value this version cannot read or refuses (an unknown model,
+            // 1e-320) keeps the default: the workbench still starts.
+            qWarning("dp-workbench: the remembered %s '%s' is dropped: %s", field.label,
+                     qPrintable(stored), qPrintable(engineMessage(error.what())));
+            dp::set_field_text(field, config, dp::field_text(field, dp::TrainConfig{}));
         }
     }
     config.devices = usableDeviceIds(std::move(config.devices), dp::available_devices());

@@ -9,8 +9,10 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "dataset_metadata.h"
@@ -287,7 +289,9 @@ void ScalingPredictionPage::updatePrediction()
         std::vector<ScalingPredictionChart::MeasuredSpeedup> measured;
         for (const auto& [run, color] : runs_) {
             const int devices = run.device_count();
-            const int batch = scaling == dp::Scaling::strong ? record.config.batch_size : perDevice * devices;
+            const std::optional<int> batch = scaling == dp::Scaling::strong
+                    ? record.config.batch_size
+                    : dp::checked_multiply(perDevice, devices);
             dp::TrainConfig asBase = run.config;
             asBase.batch_size = record.config.batch_size;
             asBase.lr = record.config.lr;

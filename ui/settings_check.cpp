@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "data/dataset.h"
 #include "dataset_metadata.h"
@@ -187,7 +188,7 @@ long long optimizerSteps(const dp::TrainConfig& config)
     if (images <= 0 || config.batch_size <= 0)
         return 0;
     const int batch = std::min(config.batch_size, images);
-    return (long long)config.epochs * ((images + batch - 1) / batch);
+    return (long long)config.epochs * dp::ceil_div(images, batch);
 }
 
 std::optional<SettingsNote> tooFewStepsHint(const dp::TrainConfig& config)

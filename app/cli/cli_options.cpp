@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -59,6 +60,11 @@ const std::vector<CliOption>& cli_options() {
                  c.compare_counts.push_back(parse_number<int>(f, v.substr(start, comma - start)));
                  start = comma + 1;
              }
+             // The first run is every later one's baseline: speedups are over it.
+             if (std::adjacent_find(c.compare_counts.begin(), c.compare_counts.end(),
+                                    std::greater_equal<>()) != c.compare_counts.end())
+                 throw Error(f + " lists device counts from the baseline up, each once "
+                                 "(e.g. 1,2,4; got " + v + ")");
          }},
         {"--scale-lr", nullptr, "with --compare: scale batch and lr with the device count",
          [](CliCommand& c, auto&, auto&) { c.scale_lr = true; }},
@@ -136,13 +142,20 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
         const CliOption* option = field ? nullptr : cli_option(flag);
         if (!field && !option) throw Error("unknown option '" + flag + "' (see dp-train --help)");
         const bool takes_value = field ? field_kind(*field) != FieldKind::boolean : bool(option->value_name);
+        // "--sync-bn=false" would read as --sync-bn: a switch is its own value.
+        if (!takes_value && has_inline_value)
+            throw Error(flag + " is a switch and takes no value (got '" + args[i] + "'): write " +
+                        flag + " alone, or leave it out");
         if (takes_value && !has_inline_value) {
             if (i + 1 == args.size()) throw Error(flag + " needs a value (see dp-train --help)");
             value = args[++i];
         }
         if (!field) {
             option->apply(command, flag, value);
-            if (command.action == CliCommand::Action::list_devices) return command;
+            if (command.action == CliCommand::Action::list_devices) {
+                available_devices();  // a bad DP_CPU_DEVICES is a usage error here too
+                return command;
+            }
         } else if (!takes_value) {
             set_field_text(*field, command.config, flag.starts_with("--no-") ? "false" : "true");
         } else {
@@ -159,6 +172,8 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
         throw Error("--predict needs a run to predict from: set --epochs to 1 or more");
     if (!command.config.record_path.empty() && command.action == CliCommand::Action::compare)
         throw Error("--record keeps one run; --compare makes several");
+    if (command.action == CliCommand::Action::compare && command.config.epochs < 1)
+        throw Error("--compare measures training speed: set --epochs to 1 or more");
     if (!command.report_path.empty()) {
         if (command.action != CliCommand::Action::compare)
             throw Error("--report writes a comparison: add --compare 1,N");

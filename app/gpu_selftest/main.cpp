@@ -10,6 +10,7 @@
 // trains lenet and resnet18 on Fashion-MNIST at batch 256 on cuda:0, then on
 // all GPUs with the global batch and learning rate scaled by their count,
 // and prints d2l's summary line for each run.
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -51,21 +52,31 @@ bool time_training(const std::string& model, float lr, const std::vector<std::st
 
 int main(int argc, char** argv) {
     namespace checks = dp::gpu_checks;
+    constexpr const char* kUsage = "usage: dp-gpu-selftest [--epochs N] [--no-timing]\n";
     int epochs = 2;
     bool timing = true;
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
+        if (flag == "--help" || flag == "-h") {
+            std::printf("%sChecks the CUDA backend on this machine's GPUs, then times training "
+                        "(--epochs N per timing run, default 2; --no-timing: checks only).\n"
+                        "Exit codes: 0 passed, 1 a check failed, 2 bad command line, 77 no GPU.\n",
+                        kUsage);
+            return 0;
+        }
         if (flag == "--epochs" && i + 1 < argc) {
-            epochs = std::atoi(argv[++i]);
+            const std::string text = argv[++i];
+            const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), epochs);
+            if (error != std::errc() || end != text.data() + text.size()) epochs = 0;
         } else if (flag == "--no-timing") {
             timing = false;
         } else {
-            std::fprintf(stderr, "usage: dp-gpu-selftest [--epochs N] [--no-timing]\n");
+            std::fprintf(stderr, "%s", kUsage);
             return 2;
         }
     }
     if (epochs < 1) {
-        std::fprintf(stderr, "dp-gpu-selftest: --epochs needs a positive count\n");
+        std::fprintf(stderr, "dp-gpu-selftest: --epochs needs a positive whole number\n");
         return 2;
     }
 

@@ -7,8 +7,10 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include <cmath>
 #include <cstdio>
+#include <optional>
+#include <string_view>
+#include <utility>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -16,8 +18,11 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "devices/device.h"
+#include "core/format.h"
 #include "train/run_outputs.h"
 #include "main_window.h"
+#include "run_config_panel.h"
+#include "train/config_fields.h"
 #include "workbench_resources.h"
 
 namespace {
@@ -35,17 +40,26 @@ int intValue(const QCommandLineParser& parser, const QCommandLineOption& option,
     return value;
 }
 
-float positiveRealValue(const QCommandLineParser& parser, const QCommandLineOption& option)
+// Sets the setting `field` from the option's text, checked as dp-train checks
+// its flag of the same name, and refused where the settings panel could only
+// show it clamped (--batch-size 2147483647 became 65536). Throws dp::Error
+// naming the option.
+void applyPreset(dp::TrainConfig& config, const char* field, const QString& text)
 {
-    bool ok = false;
-    const float value = parser.value(option).toFloat(&ok);
-    if (!ok || !std::isfinite(value) || value <= 0) {
-        // Refused here, before the window would remember it for the next launch.
-        std::fprintf(stderr, "dp-workbench: --%s needs a positive number, got '%s'\n",
-                     qPrintable(option.names().constFirst()), qPrintable(parser.value(option)));
-        std::exit(2);
+    const dp::ConfigField& setting = dp::config_field(field);
+    try {
+        dp::set_field_text(setting, config, text.toStdString());
+    } catch (const dp::Error& error) {
+        throw dp::Error(std::string(setting.flag) + ": " + error.what());
     }
-    return value;
+    dp::validate_setting(setting, config);
+    const auto range = RunConfigPanel::numberRange(field);
+    const std::optional<double> value = dp::field_number(setting, config);
+    if (range && value && !(*value >= range->minimum && *value <= range->maximum))
+        throw dp::Error(std::string(setting.flag) + " must be " + dp::format("%g to %g", range->minimum, range->maximum) +
+                        " in the workbench (got " + text.toStdString() + "); dp-train takes more");
+    if (setting.name == std::string_view("devices"))
+        dp::select_devices(config.devices);  // an unknown device is refused, not remembered
 }
 
 QCommandLineOption hidden(QCommandLineOption option)
@@ -236,28 +250,25 @@ int runWorkbench(QApplication& app)
 
     // The options preset the remembered settings; a bad value exits (2) in
     // the first, trial application, before a window exists to remember it.
+    const std::pair<const QCommandLineOption&, const char*> presets[] = {
+        {modelOption, "model"},           {batchSizeOption, "batch_size"},
+        {lrOption, "lr"},                 {epochsOption, "epochs"},
+        {limitTrainOption, "limit_train"}, {limitTestOption, "limit_test"},
+        {devicesOption, "devices"},
+    };
     const auto applyPresets = [&](dp::TrainConfig& config) {
-        if (parser.isSet(modelOption))
-            config.model = parser.value(modelOption).toStdString();
-        if (parser.isSet(batchSizeOption))
-            config.batch_size = intValue(parser, batchSizeOption, 1);
-        if (parser.isSet(lrOption))
-            config.lr = positiveRealValue(parser, lrOption);
-        if (parser.isSet(epochsOption))
-            config.epochs = intValue(parser, epochsOption, 1);
-        if (parser.isSet(limitTrainOption))
-            config.limit_train = intValue(parser, limitTrainOption, 0);
-        if (parser.isSet(limitTestOption))
-            config.limit_test = intValue(parser, limitTestOption, 0);
-        if (parser.isSet(devicesOption)) {
-            config.devices.clear();
-            for (const QString& id :
-                 parser.value(devicesOption).split(QLatin1Char(','), Qt::SkipEmptyParts))
-                config.devices.push_back(id.trimmed().toStdString());
-        }
+        for (const auto& [option, field] : presets)
+            if (parser.isSet(option))
+                applyPreset(config, field, parser.value(option));
     };
     dp::TrainConfig trial;
-    applyPresets(trial);
+    try {
+        applyPresets(trial);
+    } catch (const dp::Error& error) {
+        std::fprintf(stderr, "dp-workbench: %s\n",
+                     dp::render_settings(error.what(), dp::flag_or_label).c_str());
+        return 2;
+    }
 
     MainWindow window;
     // A laptop's 1280x720 gets a window that fits it, not one to drag into view.

@@ -180,9 +180,13 @@ KernelTuning kernel_tuning_from_environment() {
     const char* value = std::getenv("DP_KERNEL_TUNING");
     const std::string text = value ? value : "";
     if (text.empty() || text == "cached") return KernelTuning::cached;
-    if (text == "retune") return KernelTuning::retune;
     if (text == "fixed") return KernelTuning::fixed;
-    throw Error("DP_KERNEL_TUNING must be cached, retune or fixed (got '" + text + "')");
+    // Re-measuring is a run's setting (--retune), which the run record reports
+    // as not deterministic; each run sets it, so an environment value would be lost.
+    if (text == "retune")
+        throw Error("DP_KERNEL_TUNING=retune is not a mode: re-measure the kernels with "
+                    "dp-train --retune (workbench: Run > Re-measure kernels on the next run)");
+    throw Error("DP_KERNEL_TUNING must be cached or fixed (got '" + text + "')");
 }
 
 int fastest_candidate(int candidates, int repeats, const std::function<void(int)>& run) {

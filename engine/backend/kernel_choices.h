@@ -95,7 +95,8 @@ KernelChoices& kernel_choices();
 // $XDG_DATA_HOME or ~/.local/share, then "DP Workbench/DP Workbench").
 std::filesystem::path default_kernel_cache_path();
 
-// DP_KERNEL_TUNING=cached|retune|fixed (cached when unset); throws dp::Error for other values.
+// DP_KERNEL_TUNING=cached|fixed (cached when unset); throws dp::Error for
+// other values ("retune" included: --retune is a run's setting).
 KernelTuning kernel_tuning_from_environment();
 
 // Times `run` `repeats` times per candidate, the candidates taking turns so

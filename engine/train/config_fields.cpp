@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <algorithm>
@@ -110,6 +112,12 @@ const std::vector<ConfigField> kFields = {
 };
 
 template <typename Number>
+std::string number_text(Number value) {
+    char text[32];
+    return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
+}
+
+template <typename Number>
 Number parse_number(std::string_view text) {
     Number value{};
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -118,13 +126,13 @@ Number parse_number(std::string_view text) {
                     (error == std::errc::result_out_of_range ? " (out of range)"
                      : std::is_integral_v<Number>            ? " (a whole number)"
                                                              : ""));
+    // A subnormal (1e-320) has lost its precision, and code that reads the
+    // value back as text (strtod, std::stod) reports it as out of range.
+    if constexpr (std::is_floating_point_v<Number>)
+        if (std::fpclassify(value) == FP_SUBNORMAL)
+            throw Error("'" + std::string(text) + "' is too close to 0 (out of range): use 0 or "
+                        "a number of at least " + number_text(std::numeric_limits<Number>::min()));
     return value;
-}
-
-template <typename Number>
-std::string number_text(Number value) {
-    char text[32];
-    return std::string(text, std::to_chars(text, text + sizeof text, value).ptr);
 }
 
 std::vector<std::string> split_list(std::string_view text) {
@@ -194,6 +202,17 @@ void set_field_text(const ConfigField& field, TrainConfig& config, std::string_v
                    [&]<typename Number>(Number TrainConfig::*m) {
                        config.*m = parse_number<Number>(text);
                    }},
+        field.member);
+}
+
+std::optional<double> field_number(const ConfigField& field, const TrainConfig& config) {
+    return std::visit(
+        Overloaded{[&](bool TrainConfig::*) -> std::optional<double> { return std::nullopt; },
+                   [&](std::string TrainConfig::*) -> std::optional<double> { return std::nullopt; },
+                   [&](std::vector<std::string> TrainConfig::*) -> std::optional<double> {
+                       return std::nullopt;
+                   },
+                   [&](auto m) -> std::optional<double> { return double(config.*m); }},
         field.member);
 }
 

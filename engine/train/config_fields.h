@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -64,6 +65,9 @@ std::string field_text(const ConfigField& field, const TrainConfig& config);
 // form, booleans also 1/0). Throws dp::Error with a message that does not
 // name the field ("'12x' is not a valid number (a whole number)"): the caller names it.
 void set_field_text(const ConfigField& field, TrainConfig& config, std::string_view text);
+
+// A number field's value; nothing for booleans, text and lists.
+std::optional<double> field_number(const ConfigField& field, const TrainConfig& config);
 
 // Whether the field holds its default value in `config`.
 bool has_default_value(const ConfigField& field, const TrainConfig& config);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "core/format.h"
 
@@ -22,7 +24,8 @@ PredictedPoint predict_at(const WorkloadProfile& profile, AllReduceAlgorithm alg
 const MeasuredPoint* measured_at(const WorkloadProfile& profile, Scaling scaling, int devices,
                                  const std::vector<MeasuredPoint>& measured) {
     const int per_device = profile.global_batch / std::max(1, profile.measured_devices);
-    const int batch = scaling == Scaling::strong ? profile.global_batch : per_device * devices;
+    const std::optional<int> batch =
+        scaling == Scaling::strong ? profile.global_batch : checked_multiply(per_device, devices);
     for (const MeasuredPoint& point : measured)
         if (point.devices == devices && point.global_batch == batch) return &point;
     return nullptr;

@@ -2,9 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <optional>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/setting_ref.h"
 #include "devices/device.h"
 
 namespace dp {
@@ -34,7 +38,13 @@ std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
         if (!snapshot_dir.empty() && !scale_batch_and_lr)
             (configs.empty() ? config.snapshot_dir : config.drift_from) = snapshot_dir;
         if (scale_batch_and_lr) {
-            config.batch_size = base.batch_size * count;
+            const std::optional<int> scaled = checked_multiply(base.batch_size, count);
+            if (!scaled)
+                throw Error(format("%s %d scaled to %d devices is more than %d: lower %s",
+                                   setting("batch_size").c_str(), base.batch_size, count,
+                                   std::numeric_limits<int>::max(),
+                                   setting("batch_size").c_str()));
+            config.batch_size = *scaled;
             config.lr = base.lr * float(count);
         }
         configs.push_back(std::move(config));
@@ -47,7 +57,8 @@ namespace {
 // Whether `one` device's batch and lr, scaled to `devices`, give `run`'s:
 // the product is computed as comparison_configs computes it, so it matches exactly.
 bool scaled_to(const TrainConfig& one, const TrainConfig& run, int devices) {
-    return one.batch_size * devices == run.batch_size && one.lr * float(devices) == run.lr;
+    return checked_multiply(one.batch_size, devices) == run.batch_size &&
+           one.lr * float(devices) == run.lr;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "models/model_registry.h"
@@ -11,7 +12,6 @@ namespace dp {
 namespace {
 
 // ceil(a / b) for positive integers.
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // A device's phases over a run, per sample and per step: the device whose
 // phases (without the all-reduce) took longest, since the step waits for it.
@@ -165,11 +165,11 @@ AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& l
     const double n = devices;
     if (link.shared_cores > 0) {
         const auto cores = std::int64_t(link.shared_cores);
-        const double turns = double(ceil_div(devices, cores));  // ranks on the busiest core
+        const double turns = double(ceil_div(std::int64_t(devices), cores));  // ranks on the busiest core
         if (algorithm == AllReduceAlgorithm::ring)
             return {(2 * n - 1) * turns, 2 * (n - 1) / n * turns};
         // Rank 0 adds N-1 buffers alone; then N-1 ranks copy the sum, C at a time.
-        return {3 * turns, (n - 1) + double(ceil_div(devices - 1, cores))};
+        return {3 * turns, (n - 1) + double(ceil_div(std::int64_t(devices - 1), cores))};
     }
     if (algorithm == AllReduceAlgorithm::ring) return {2 * (n - 1), 2 * (n - 1) / n};
     return {2 * (n - 1), 2 * (n - 1)};

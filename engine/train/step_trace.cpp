@@ -8,10 +8,14 @@
 
 namespace dp {
 
-StepTrace::StepTrace(std::vector<std::string> device_ids, std::size_t planned_steps)
-    : device_ids_(std::move(device_ids)) {
+StepTrace::StepTrace(std::vector<std::string> device_ids, std::size_t steps_per_epoch)
+    : device_ids_(std::move(device_ids)), steps_per_epoch_(steps_per_epoch) {}
+
+void StepTrace::start_epoch() {
     // Per step: the steps track's slice and five phases per device.
-    events_.reserve(planned_steps * (1 + 5 * device_ids_.size()));
+    const std::size_t needed = events_.size() + steps_per_epoch_ * (1 + 5 * device_ids_.size());
+    // Doubling, so that reserving epoch by epoch copies each event a bounded number of times.
+    if (needed > events_.capacity()) events_.reserve(std::max(needed, 2 * events_.capacity()));
 }
 
 void StepTrace::add_step(const StepReport& report, std::chrono::steady_clock::time_point end) {

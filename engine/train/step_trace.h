@@ -18,9 +18,13 @@ namespace dp {
 // Written by dp-train --trace and the workbench.
 class StepTrace {
 public:
-    // Room for `planned_steps` steps is taken now, so adding a step allocates
-    // nothing (the engine's step loop does not allocate).
-    StepTrace(std::vector<std::string> device_ids, std::size_t planned_steps);
+    // Epochs of `steps_per_epoch` steps each.
+    StepTrace(std::vector<std::string> device_ids, std::size_t steps_per_epoch);
+
+    // Takes room for one more epoch's steps, so that adding a step allocates
+    // nothing (the engine's step loop does not allocate). Epoch by epoch, not
+    // for the whole run up front: --epochs 100000000 would ask for terabytes.
+    void start_epoch();
 
     // A step that ended at `end` (its report's durations are in seconds).
     void add_step(const StepReport& report, std::chrono::steady_clock::time_point end);
@@ -41,6 +45,7 @@ private:
     };
 
     std::vector<std::string> device_ids_;
+    std::size_t steps_per_epoch_;
     std::vector<Event> events_;
     std::chrono::steady_clock::time_point origin_;
     bool started_ = false;

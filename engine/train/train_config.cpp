@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
 #include <sstream>
 #include <string>
 
 #include "backend/backend_factory.h"
+#include "backend/kernel_choices.h"
 #include "backend/precision.h"
 #include "core/error.h"
 #include "core/format.h"
@@ -34,40 +39,68 @@ std::vector<std::string> model_names() {
     return names;
 }
 
-// "learning rate must be positive (got -0.1)": a numeric field below its table minimum.
-void validate_ranges(const TrainConfig& config) {
-    for (const ConfigField& field : config_fields()) {
-        const FieldKind kind = field_kind(field);
-        if (kind != FieldKind::integer && kind != FieldKind::real32 && kind != FieldKind::real64)
-            continue;
-        const double value = std::stod(field_text(field, config));
-        const bool real = kind != FieldKind::integer;
-        const bool below = field.min_exclusive ? !(value > field.min) : !(value >= field.min);
-        if (!below && !(real && !std::isfinite(value))) continue;
-        const std::string bound = field.min_exclusive && field.min == 0
-                                      ? (real ? "a positive number" : "positive")
-                                  : field.min == 0 ? "0 or more"
-                                                   : format("at least %g", field.min);
-        throw Error(std::string(field.label) + " must be " + bound +
-                    " (got " + field_text(field, config) + ")");
-    }
+// "{lr} must be positive (got -0.1)": a numeric field below its table minimum.
+void validate_range(const ConfigField& field, const TrainConfig& config) {
+    const std::optional<double> value = field_number(field, config);
+    if (!value) return;
+    const bool real = field_kind(field) != FieldKind::integer && field_kind(field) != FieldKind::uint64;
+    const bool below = field.min_exclusive ? !(*value > field.min) : !(*value >= field.min);
+    if (!below && std::isfinite(*value)) return;
+    const std::string bound = field.min_exclusive && field.min == 0
+                                  ? (real ? "a positive number" : "positive")
+                              : field.min == 0 ? "0 or more"
+                                               : format("at least %g", field.min);
+    throw Error(setting(field.name) + " must be " + bound + " (got " +
+                field_text(field, config) + ")");
+}
+
+// An evaluation-only run (epochs 0) trains no step: a checkpoint, step trace
+// or epoch record asked of it would be the loaded file again, or empty.
+void refuse_training_outputs(const TrainConfig& config) {
+    for (const char* output : {"save_path", "trace_path", "record_path"})
+        if (!field_text(config_field(output), config).empty())
+            throw Error(setting("epochs") + " 0 only evaluates " + setting("load_path") +
+                        ": nothing trains, so " + setting(output) +
+                        " would keep nothing; leave it out, or train 1 epoch or more");
+}
+
+// Run records keep whole numbers as JSON integers, which readers (Qt's) hold
+// exact only up to 2^63 - 1: a larger seed could not be read back as run.
+void validate_recordable(const ConfigField& field, const TrainConfig& config) {
+    constexpr auto largest = std::uint64_t(std::numeric_limits<std::int64_t>::max());
+    if (field_kind(field) != FieldKind::uint64) return;
+    if (config.*std::get<std::uint64_t TrainConfig::*>(field.member) <= largest) return;
+    throw Error(setting(field.name) + " must be at most " + std::to_string(largest) +
+                " (2^63 - 1, the largest whole number a run record keeps; got " +
+                field_text(field, config) + ")");
+}
+
+// The names a text setting must be one of, as "model", {"lenet", ...}; nothing for free text.
+std::optional<std::pair<std::string, std::vector<std::string>>> known_names(
+    const ConfigField& field) {
+    const std::string name = field.name;
+    if (name == "model") return std::pair{std::string("model"), model_names()};
+    if (name == "dataset") return std::pair{std::string("dataset"), dataset_names()};
+    if (name == "allreduce")
+        return std::pair{std::string("all-reduce strategy"), thread_communicator_strategies()};
+    if (name == "precision") return std::pair{std::string("precision"), precision_names()};
+    return std::nullopt;
 }
 
 // The random data set's vectors go only into a model without image layers.
 void validate_model_for_data(const TrainConfig& config) {
-    if (config.dataset != "random") return;
-    try {
-        // Declaring the layers checks every shape without allocating weights.
-        build_model(config.model, {1, 1, config.input_size}, 2)->declare();
-    } catch (const Error& e) {
-        throw Error(model_info(config.model).title + " cannot take the random data set (" +
-                    std::to_string(config.input_size) + " features per sample): " + e.what() +
-                    ". Choose " + model_info("linear").title + " for " + setting("model") +
-                    ", or an image data set");
-    }
+    if (config.dataset == "random")
+        require_model_takes_data(config, {1, 1, config.input_size}, 2);
 }
 
 }  // namespace
+
+void validate_setting(const ConfigField& field, const TrainConfig& config) {
+    if (const auto names = known_names(field))
+        require_known(names->first, field_text(field, config), names->second);
+    validate_range(field, config);
+    validate_recordable(field, config);
+}
 
 void validate(const TrainConfig& config) { validate(config, select_devices(config.devices)); }
 
@@ -79,8 +112,13 @@ std::vector<DeviceInfo> validate_and_select_devices(const TrainConfig& config) {
 
 void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices) {
     validate_settings(config);
-    require_known("all-reduce strategy", config.allreduce, thread_communicator_strategies());
+    kernel_tuning_from_environment();  // a bad DP_KERNEL_TUNING fails before the run starts
+    if (config.epochs == 0) refuse_training_outputs(config);
     validate_ranks(config, int(devices.size()));
+    // The training set's size where the settings fix it; the data's own size is checked once read.
+    if (const int planned = config.dataset == "random" ? config.samples : config.limit_train;
+        planned > 0)
+        validate_training_samples(config, planned, int(devices.size()));
     for (const DeviceInfo& device : devices)
         if (const std::string refusal =
                 precision_refusal(device, precision_named(config.precision));
@@ -91,12 +129,9 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
 }
 
 void validate_settings(const TrainConfig& config) {
-    require_known("model", config.model, model_names());
-    require_known("dataset", config.dataset, dataset_names());
-    require_known("precision", config.precision, precision_names());
-    validate_ranges(config);
+    for (const ConfigField& field : config_fields()) validate_setting(field, config);
     if (config.epochs == 0 && config.load_path.empty())
-        throw Error("epochs must be positive, or 0 with " + setting("load_path") +
+        throw Error(setting("epochs") + " must be positive, or 0 with " + setting("load_path") +
                     " to evaluate a checkpoint");
     if (config.dataset == "mnist-format" && config.data_dir.empty())
         throw Error("the mnist-format data set needs " + setting("data_dir") +
@@ -108,11 +143,39 @@ void validate_settings(const TrainConfig& config) {
                     " above 1: choose one");
 }
 
+void require_model_takes_data(const TrainConfig& config, const SampleShape& input, int classes) {
+    try {
+        // Declaring the layers checks every shape without allocating weights.
+        build_model(config.model, input, classes)->declare();
+    } catch (const Error& e) {
+        const bool vectors = config.dataset == "random";
+        const std::string data =
+            vectors ? "the random data set (" + std::to_string(input.width) + " features per sample)"
+                    : format("the %dx%d images of %s", input.height, input.width,
+                             training_data_source(config).c_str());
+        throw Error(model_info(config.model).title + " cannot take " + data + ": " + e.what() +
+                    ". Choose " + model_info("linear").title + " for " + setting("model") +
+                    (vectors ? ", or an image data set"
+                             : " (it takes any size), or images at least as large as "
+                               "Fashion-MNIST's 28x28"));
+    }
+}
+
 void validate_ranks(const TrainConfig& config, int ranks) {
     if (config.batch_size < ranks)
         throw Error("batch size " + std::to_string(config.batch_size) + " is smaller than the " +
                     std::to_string(ranks) +
                     " devices: every device needs a sample; raise the batch size or use fewer devices");
+}
+
+void validate_training_samples(const TrainConfig& config, int samples, int ranks) {
+    if (samples >= ranks) return;
+    const std::string fix = config.dataset == "random" ? "raise " + setting("samples")
+                            : config.limit_train > 0  ? "raise " + setting("limit_train")
+                                                      : std::string("use a larger data set");
+    throw Error(format("%d training sample%s cannot give each of the %d devices one: %s or use "
+                       "fewer devices",
+                       samples, samples == 1 ? "" : "s", ranks, fix.c_str()));
 }
 
 std::string shared_settings(const TrainConfig& config) {

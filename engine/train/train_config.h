@@ -5,9 +5,12 @@
 #include <vector>
 
 #include "devices/device.h"
+#include "nn/layer.h"
 #include "parallel/collective_timeout.h"
 
 namespace dp {
+
+struct ConfigField;
 
 // Everything that defines a training run. Defaults are the seeds' LeNet run
 // (d2l 12.5: batch 256, lr 0.2, 10 epochs).
@@ -79,9 +82,24 @@ std::vector<DeviceInfo> validate_and_select_devices(const TrainConfig& config);
 // (an imported run record, records/run_record_rules.h).
 void validate_settings(const TrainConfig& config);
 
+// Throws dp::Error if this one setting is impossible whatever the others are:
+// a number below its minimum, an unknown model, data set, all-reduce or
+// precision. validate() checks every field so; a front end that takes one
+// setting at a time (the workbench's options) checks each as it comes.
+void validate_setting(const ConfigField& field, const TrainConfig& config);
+
+// Throws dp::Error unless config.model takes samples of `input` shape (the
+// random set's vectors, or images of a size read from the data), naming the
+// data and the model to choose instead.
+void require_model_takes_data(const TrainConfig& config, const SampleShape& input, int classes);
+
 // Throws dp::Error unless the global batch gives each of `ranks` ranks (one
 // per device, in one process or across several) a sample.
 void validate_ranks(const TrainConfig& config, int ranks);
+
+// Throws dp::Error unless a training set of `samples` gives each of `ranks`
+// ranks a sample, naming the setting that sized the set.
+void validate_training_samples(const TrainConfig& config, int samples, int ranks);
 
 // The settings every process of a multi-process run must share (model,
 // data, batch, learning rate, seed, epochs, limits, shuffling, gradient

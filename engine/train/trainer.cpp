@@ -8,6 +8,7 @@
 #include <span>
 
 #include "backend/kernel_choices.h"
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "core/setting_ref.h"
@@ -150,13 +151,15 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         observer.on_log(format("%d training and %d test images", data.train.count,
                                data.test.count));
         if (part_ && part_->check_same_data) part_->check_same_data(data_fingerprint(config_, data));
+        const SampleShape input{data.train.channels, data.train.height, data.train.width};
+        require_model_takes_data(config_, input, data.train.classes);
         // A batch larger than the training set is one batch of all of it (as
         // a PyTorch DataLoader gives): the replicas allocate for that, not for
         // the batch size asked (--batch-size 10000000 on 256 images).
         TrainConfig replica_config = config_;
         if (config_.batch_size > data.train.count) {
             replica_config.batch_size = data.train.count;
-            validate_ranks(replica_config, communicator->size());
+            validate_training_samples(config_, data.train.count, communicator->size());
             observer.on_log(format("batch size %d is more than the %d training samples: each "
                                    "epoch is one batch of all %d",
                                    config_.batch_size, data.train.count, data.train.count));
@@ -164,7 +167,6 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         require_run_fits(replica_config, data, communicator->size(), int(devices.size()),
                          devices.front().kind == DeviceKind::cpu);
 
-        const SampleShape input{data.train.channels, data.train.height, data.train.width};
         ReplicaGroup replicas(devices, std::move(communicator), part_ ? part_->first_rank : 0,
                               replica_config, input, data.train.classes);
         const int batch_size = config_.batch_size;
@@ -190,7 +192,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         // global batch, so the run sees the samples and global batches of a
         // one-process run whatever the number of processes.
         EpochSampler sampler(data.train.count, config_.seed, config_.shuffle);
-        const int batches = (data.train.count + batch_size - 1) / batch_size;
+        const int batches = ceil_div(data.train.count, batch_size);
         // Reused every step, so the step loop allocates nothing.
         StepReport step_report{.devices = std::vector<DeviceStepTiming>(replicas.size())};
         // This process's devices; rank 0's process writes it.
@@ -198,7 +200,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         if (!config_.trace_path.empty() && replicas.holds_rank0())
             trace.emplace(std::vector<std::string>(summary.devices.begin(),
                                                    summary.devices.begin() + replicas.size()),
-                          std::size_t(batches) * std::size_t(config_.epochs));
+                          std::size_t(batches));
         // Asked before each step. The processes of a multi-process run stop
         // at the same step (a signal mpirun relays reaches them one by one):
         // one that stopped alone would leave the others waiting in the next
@@ -213,6 +215,7 @@ RunOutcome Trainer::run(TrainObserver& observer) {
         for (int epoch = 1; epoch <= config_.epochs && !stopped; ++epoch) {
             const auto start = std::chrono::steady_clock::now();
             const auto order = sampler.order(epoch - 1);
+            if (trace) trace->start_epoch();
             Backend::LossResult epoch_loss;  // this process's shards
             for (int batch = 0; batch < batches && !stop_now(); ++batch) {
                 const int first = batch * batch_size;

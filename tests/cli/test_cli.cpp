@@ -64,9 +64,9 @@ private slots:
         QTest::newRow("missing value") << QStringList{"--lr"} << "--lr needs a value";
         QTest::newRow("not a number") << QStringList{"--epochs", "ten"} << "not a valid number";
         QTest::newRow("trailing junk") << QStringList{"--batch-size", "12x"} << "not a valid number";
-        QTest::newRow("zero batch") << QStringList{"--batch-size", "0"} << "batch size must be positive";
-        QTest::newRow("negative lr") << QStringList{"--lr", "-0.1"} << "learning rate must be";
-        QTest::newRow("nan lr") << QStringList{"--lr", "nan"} << "learning rate must be";
+        QTest::newRow("zero batch") << QStringList{"--batch-size", "0"} << "--batch-size must be positive";
+        QTest::newRow("negative lr") << QStringList{"--lr", "-0.1"} << "--lr must be";
+        QTest::newRow("nan lr") << QStringList{"--lr", "nan"} << "--lr must be";
         QTest::newRow("zero epochs") << QStringList{"--epochs", "0"} << "epochs must be positive";
         QTest::newRow("unknown model") << QStringList{"--model", "vgg"} << "unknown model 'vgg'";
         QTest::newRow("unknown dataset") << QStringList{"--dataset", "cifar"} << "unknown dataset 'cifar'";

@@ -13,6 +13,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <vector>
@@ -200,7 +201,7 @@ private slots:
         const auto result = run_dp_train(kTinyLinear + QStringList{"--compare", "1,2", "--scale-lr",
                                                                    "--lr", "3e38", "--epochs", "1"});
         QCOMPARE(result.exit_code, 2);
-        expect_one_line(result, "learning rate must be a positive number (got inf)");
+        expect_one_line(result, "--lr must be a positive number (got inf)");
         QVERIFY2(!result.out.contains("== run"), qPrintable(result.out));
     }
 
@@ -231,6 +232,165 @@ private slots:
         QVERIFY2(result.out.trimmed().split('\n').last().contains("(evaluation only)"),
                  qPrintable(result.out));
         QVERIFY2(!result.out.contains("sec/epoch"), qPrintable(result.out));
+    }
+
+    // Round 2 (issue 32): numbers and options.
+
+    // D1: (count + batch - 1) / batch overflowed: zero steps, "train loss
+    // 0.0000", exit 0. The batch count is rounded up without overflow.
+    void hugeBatchTrainsOneBatchAnEpoch() {
+        const auto result = run_dp_train(kTinyLinear + QStringList{"--samples", "2048", "--batch-size",
+                                                                   "2147482000", "--epochs", "2"});
+        QCOMPARE(result.exit_code, 0);
+        QVERIFY2(result.out.contains("each epoch is one batch of all 2048"), qPrintable(result.out));
+        QVERIFY2(result.out.contains("epoch 2/2") && !result.out.contains("train loss 0.0000"),
+                 qPrintable(result.out));
+    }
+
+    // D21: the scaled batch wrapped to -294967296.
+    void scaledBatchThatOverflowsIsRefused() {
+        const auto result = run_dp_train(kTinyLinear + QStringList{
+                                             "--compare", "1,2", "--scale-lr", "--devices",
+                                             "cpu:0,cpu:1", "--batch-size", "2000000000"});
+        QCOMPARE(result.exit_code, 2);
+        expect_one_line(result, "--batch-size 2000000000 scaled to 2 devices is more than "
+                                "2147483647: lower --batch-size");
+        QVERIFY2(!result.out.contains("== run"), qPrintable(result.out));
+    }
+
+    // D9: --sync-bn=false turned synchronized BatchNorm on.
+    void switchesTakeNoValue_data() {
+        QTest::addColumn<QString>("option");
+        for (const char* option : {"--sync-bn=false", "--no-shuffle=false", "--verbose=0",
+                                   "--no-history=false", "--retune=no", "--predict=", "--scale-lr=1"})
+            QTest::newRow(option) << QString(option);
+    }
+    void switchesTakeNoValue() {
+        QFETCH(QString, option);
+        const auto result = run_dp_train(kTinyLinear + QStringList{"--epochs", "1", option});
+        QCOMPARE(result.exit_code, 2);
+        const QString flag = option.left(option.indexOf('='));
+        expect_one_line(result, flag + " is a switch and takes no value (got '" + option + "')");
+        QVERIFY2(!result.out.contains("loading"), qPrintable(result.out));
+    }
+
+    // D10, D30, D23, D29, D24, D11, D14: settings that cannot run are refused
+    // before anything trains, naming the flag and the fix.
+    void impossibleSettingsAreRefusedUpFront_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        const QStringList two{"--devices", "cpu:0,cpu:1", "--no-history"};
+        QTest::newRow("compare on 1 training sample")
+            << two + QStringList{"--compare", "1,2", "--limit-train", "1"}
+            << "1 training sample cannot give each of the 2 devices one: raise --limit-train or "
+               "use fewer devices";
+        QTest::newRow("1 sample, batch 512") << two + QStringList{"--limit-train", "1", "--batch-size", "512"}
+                                             << "1 training sample cannot give each of the 2 devices one";
+        QTest::newRow("1 random sample") << two + QStringList{"--model", "linear", "--dataset", "random",
+                                                              "--samples", "1"}
+                                         << "raise --samples or use fewer devices";
+        QTest::newRow("compare evaluation only")
+            << two + QStringList{"--compare", "1,2", "--load", "a.safetensors", "--epochs", "0"}
+            << "--compare measures training speed: set --epochs to 1 or more";
+        QTest::newRow("compare 1,1") << two + QStringList{"--compare", "1,1"}
+                                     << "--compare lists device counts from the baseline up, each "
+                                        "once (e.g. 1,2,4; got 1,1)";
+        QTest::newRow("compare 2,1") << two + QStringList{"--compare", "2,1"} << "got 2,1)";
+        for (const QString output : {"--save", "--trace", "--record"})
+            QTest::addRow("evaluation only %s", qPrintable(output))
+                << QStringList{"--load", "a.safetensors", "--epochs", "0", output, "out.file"}
+                << "--epochs 0 only evaluates --load: nothing trains, so " + output +
+                       " would keep nothing";
+        QTest::newRow("limit flag") << QStringList{"--limit-train", "-1"}
+                                    << "--limit-train must be 0 or more (got -1)";
+        QTest::newRow("samples flag") << QStringList{"--samples", "0"}
+                                      << "--samples must be at least 1 (got 0)";
+        for (const char* flag : {"--warmup-epochs", "--bucket-mb", "--collective-timeout"})
+            QTest::addRow("%s 1e-320", flag) << QStringList{flag, "1e-320"}
+                                             << QString(flag) + ": '1e-320' is too close to 0";
+        QTest::newRow("seed 2^63") << QStringList{"--seed", "9223372036854775808"}
+                                   << "--seed must be at most 9223372036854775807";
+    }
+    void impossibleSettingsAreRefusedUpFront() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const auto result = run_dp_train(args + QStringList{"--no-history"});
+        QCOMPARE(result.exit_code, 2);
+        expect_one_line(result, message);
+        QVERIFY2(!result.err.contains("internal error"), qPrintable(result.err));
+        QVERIFY2(!result.out.contains("loading"), qPrintable(result.out));  // nothing ran
+    }
+
+    // D14: the largest seed a record keeps runs, and its record reads back exactly.
+    void largestRecordableSeedRuns() {
+        QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
+        const auto result = run_dp_train(kTinyLinear + QStringList{"--epochs", "1", "--seed",
+                                                                   "9223372036854775807",
+                                                                   "--record", record});
+        QCOMPARE(result.exit_code, 0);
+        const auto config = QJsonDocument::fromJson(file_bytes(record)).object()["config"].toObject();
+        QCOMPARE(config["seed"].toInteger(), std::numeric_limits<qint64>::max());
+    }
+
+    // D19: DP_KERNEL_TUNING=retune was accepted and ignored; junk exited 1
+    // and left a failed run in the history.
+    void badKernelTuningIsAUsageError_data() {
+        QTest::addColumn<QString>("tuning");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("retune") << "retune" << "DP_KERNEL_TUNING=retune is not a mode: re-measure "
+                                               "the kernels with dp-train --retune";
+        QTest::newRow("junk") << "junk" << "DP_KERNEL_TUNING must be cached or fixed (got 'junk')";
+    }
+    void badKernelTuningIsAUsageError() {
+        QFETCH(QString, tuning);
+        QFETCH(QString, message);
+        QTemporaryDir history;
+        QProcess process;
+        auto env = dp_train_environment({}, history.path());
+        env.insert("DP_KERNEL_TUNING", tuning);
+        process.setProcessEnvironment(env);
+        QStringList args = kTinyLinear;
+        args.removeAll("--no-history");
+        process.start(DP_TRAIN_PATH, args + QStringList{"--epochs", "1"});
+        const auto result = finish_dp_train(process);
+        QCOMPARE(result.exit_code, 2);
+        expect_one_line(result, message);
+        QVERIFY(!QFile::exists(history.filePath("runs.sqlite")));  // no failed run kept
+    }
+
+    // D34: a bad DP_CPU_DEVICES exited 1 for --list-devices, 2 for a run.
+    void listDevicesWithABadEnvironmentIsAUsageError() {
+        QProcess process;
+        auto env = dp_train_environment();
+        env.insert("DP_CPU_DEVICES", "abc");
+        process.setProcessEnvironment(env);
+        process.start(DP_TRAIN_PATH, {"--list-devices"});
+        const auto result = finish_dp_train(process);
+        QCOMPARE(result.exit_code, 2);
+        expect_one_line(result, "DP_CPU_DEVICES must be a device count");
+    }
+
+    // D34: dp-gpu-selftest --help was a usage error (exit 2).
+    void gpuSelftestHelpExitsZero() {
+#ifndef DP_GPU_SELFTEST_PATH
+        QSKIP("dp-gpu-selftest is built with the CUDA backend only");
+#else
+        QProcess process;
+        process.start(DP_GPU_SELFTEST_PATH, {"--help"});
+        const auto result = finish_dp_train(process);
+        QCOMPARE(result.exit_code, 0);
+        QVERIFY2(result.out.startsWith("usage: dp-gpu-selftest"), qPrintable(result.out));
+        QVERIFY(result.err.isEmpty());
+#endif
+    }
+
+    // D36: 2^31 samples of 2^31 features wrapped the estimate to 18446744056.5 GB.
+    void memoryEstimateDoesNotWrap() {
+        const auto result = run_dp_train({"--model", "linear", "--dataset", "random", "--samples",
+                                          "2147483647", "--input-size", "2147483647", "--no-history"});
+        QCOMPARE(result.exit_code, 1);
+        expect_one_line(result, "this run needs about 36893488130.2 GB of memory");
     }
 };
 

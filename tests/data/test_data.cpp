@@ -24,6 +24,7 @@
 #include "data/epoch_sampler.h"
 #include "data/idx_file.h"
 #include "largest_allocation.h"
+#include "train/trainer.h"
 
 namespace {
 
@@ -146,6 +147,29 @@ class DataTest : public QObject {
     Q_OBJECT
 
 private slots:
+    // D26 (issue 32): images too small for LeNet said only "conv1: input 1x1 is
+    // smaller than the kernel"; now the images' size, their folder and the fix.
+    void imagesTooSmallForTheModelNameTheirSizeAndTheFix() {
+        const QString dir = temp_dir_.filePath("tiny-images");
+        QVERIFY(QDir().mkpath(dir));
+        write_mnist_set(dir, 8, 4, 1, 1, Encoding::Plain);
+        dp::TrainConfig config;
+        config.dataset = "mnist-format";
+        config.data_dir = dir.toStdString();
+        config.devices = {"cpu:0"};
+        config.epochs = 1;
+        struct Failure : dp::TrainObserver {
+            std::string message;
+            void on_failed(const std::string& text) override { message = text; }
+        } observer;
+        QCOMPARE(dp::Trainer(config).run(observer), dp::RunOutcome::failed);
+        const QString message = QString::fromStdString(observer.message);
+        QVERIFY2(message.startsWith("LeNet cannot take the 1x1 images of " + dir + ": conv1: ") &&
+                     message.contains("Choose Linear for {model} (it takes any size), or images at "
+                                      "least as large as Fashion-MNIST's 28x28"),
+                 qPrintable(message));
+    }
+
     void initTestCase() { QVERIFY(temp_dir_.isValid()); }
 
     // --- IDX files -------------------------------------------------------------

@@ -249,6 +249,10 @@ private slots:
         QCOMPARE(dp::kernel_tuning_from_environment(), dp::KernelTuning::fixed);
         qputenv("DP_KERNEL_TUNING", "fast");
         QVERIFY_THROWS_EXCEPTION(dp::Error, dp::kernel_tuning_from_environment());
+        // D19 (issue 32): retune was accepted, then undone by the run's own
+        // --retune setting, and the record said deterministic.
+        qputenv("DP_KERNEL_TUNING", "retune");
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::kernel_tuning_from_environment());
         qunsetenv("DP_KERNEL_TUNING");
         QCOMPARE(dp::kernel_tuning_from_environment(), dp::KernelTuning::cached);
     }

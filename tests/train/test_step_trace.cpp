@@ -106,6 +106,29 @@ private slots:
                      qPrintable(QStringLiteral("%1 vs %2").arg(slowest).arg(step.duration)));
         }
     }
+
+    // D20 (issue 32): --epochs 100000000 --trace failed "out of memory": the
+    // trace reserved every epoch's events up front. Now epoch by epoch.
+    void traceOfAVeryLongRunTakesRoomEpochByEpoch() {
+        QTemporaryDir dir;
+        dp::TrainConfig config;
+        config.model = "linear";
+        config.dataset = "random";
+        config.samples = 96;
+        config.batch_size = 32;
+        config.epochs = 2'000'000'000;  // terabytes of events, reserved at once
+        config.devices = {"cpu:0"};
+        config.trace_path = dir.filePath("trace.json").toStdString();
+        struct StopAfterFirstEpoch : Quiet {
+            dp::Trainer* trainer = nullptr;
+            void on_epoch(const dp::EpochMetrics&) override { trainer->request_stop(); }
+        } observer;
+        dp::Trainer trainer(config);
+        observer.trainer = &trainer;
+        QCOMPARE(trainer.run(observer), dp::RunOutcome::stopped);
+        QVERIFY2(observer.failure.empty(), observer.failure.c_str());
+        QVERIFY(QFile::exists(QString::fromStdString(config.trace_path)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestStepTrace)

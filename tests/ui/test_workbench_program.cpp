@@ -81,9 +81,24 @@ private slots:
         QTest::newRow("unknown option") << QStringList{QStringLiteral("--bogus")} << QString()
                                         << "Unknown option 'bogus'";
         QTest::newRow("lr not a number") << QStringList{QStringLiteral("--lr"), QStringLiteral("abc")}
-                                         << QString() << "--lr needs a positive number, got 'abc'";
+                                         << QString() << "--lr: 'abc' is not a valid number";
         QTest::newRow("negative lr") << QStringList{QStringLiteral("--lr=-1")} << QString()
-                                     << "--lr needs a positive number, got '-1'";
+                                     << "--lr must be a positive number (got -1)";
+        // D12: accepted and remembered (no model, no devices at every later
+        // launch), or shown clamped to the panel's 65536.
+        QTest::newRow("unknown model") << QStringList{QStringLiteral("--model"), QStringLiteral("bogus")}
+                                       << QString() << "unknown model 'bogus' (known: ";
+        QTest::newRow("unknown device") << QStringList{QStringLiteral("--devices"), QStringLiteral("cpu:99")}
+                                        << QString() << "cpu:99";
+        QTest::newRow("batch above the panel's")
+            << QStringList{QStringLiteral("--batch-size"), QStringLiteral("2147483647")} << QString()
+            << "--batch-size must be 0 to 65536 in the workbench (got 2147483647)";
+        QTest::newRow("batch past int") << QStringList{QStringLiteral("--batch-size"), QStringLiteral("2147483648")}
+                                        << QString() << "--batch-size: '2147483648' is not a valid number (out of range)";
+        QTest::newRow("zero epochs") << QStringList{QStringLiteral("--epochs"), QStringLiteral("0")}
+                                     << QString() << "--epochs must be 1 to 1000 in the workbench (got 0)";
+        QTest::newRow("negative limit") << QStringList{QStringLiteral("--limit-train"), QStringLiteral("-1")}
+                                        << QString() << "--limit-train must be 0 or more (got -1)";
         // Aborted with an uncaught dp::Error (exit 134) before.
         QTest::newRow("DP_CPU_DEVICES abc") << QStringList() << "abc"
                                             << "DP_CPU_DEVICES must be a device count";
@@ -210,6 +225,27 @@ private slots:
         QVERIFY2(ours.front().startsWith(QStringLiteral("dp-workbench: the run failed: ")), qPrintable(failed.err));
         QVERIFY2(ours.front().contains(emptyData.path()), qPrintable(failed.err));
         QVERIFY(QFile::exists(shot));  // the window as the run ended, to show why
+    }
+
+    // D11: a remembered 1e-320 stopped the workbench from starting at all
+    // (std::stod's out_of_range); settings that no longer validate are
+    // dropped with a warning and the window opens.
+    void rememberedSettingsThatNoLongerHoldAreDropped()
+    {
+        QTemporaryDir config;
+        const QString folder = config.filePath(QStringLiteral("DP Workbench"));
+        QVERIFY(QDir().mkpath(folder));
+        QFile settings(folder + QStringLiteral("/DP Workbench.conf"));
+        QVERIFY(settings.open(QIODevice::WriteOnly));
+        settings.write("[run]\nwarmup_epochs=1e-320\nmodel=bogus\n");
+        settings.close();
+        const ProgramResult result =
+            runWorkbench({QStringLiteral("--screenshot"), config.filePath(QStringLiteral("w.png"))}, config);
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.err.contains(QStringLiteral("the remembered warm-up epochs '1e-320' is dropped")),
+                 qPrintable(result.err));
+        QVERIFY2(result.err.contains(QStringLiteral("the remembered model 'bogus' is dropped: unknown model")),
+                 qPrintable(result.err));
     }
 };
 
