@@ -14,6 +14,8 @@
 #include <cstring>
 #include <utility>
 
+#include <QFile>
+
 #include "core/error.h"
 #include "number_text.h"
 #include "run_record_rules.h"

@@ -455,9 +455,9 @@ private slots:
     {
         const QString fifo = path("record.json");
         QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0644), 0);
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(fifo); }), QStringLiteral("is a named pipe"));
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(fifo); }), QStringLiteral("not a regular file"));
         VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(QStringLiteral("/dev/zero")); }),
-                              QStringLiteral("is a character device"));
+                              QStringLiteral("not a regular file"));
     }
 
     void removeDeletesTheRunAndItsEpochs()
@@ -716,13 +716,13 @@ private slots:
             return QByteArray::fromStdString(dp::to_json(record));
         };
         QTest::newRow("batch 0") << with([](dp::RunRecord& r) { r.config.batch_size = 0; })
-                                 << "batch size must be positive (got 0)";
+                                 << "\"config.batch_size\" must be positive (got 0)";
         QTest::newRow("batch -5") << with([](dp::RunRecord& r) { r.config.batch_size = -5; })
-                                  << "batch size must be positive (got -5)";
+                                  << "\"config.batch_size\" must be positive (got -5)";
         QTest::newRow("lr -1") << with([](dp::RunRecord& r) { r.config.lr = -1; })
-                               << "learning rate must be a positive number (got -1)";
+                               << "\"config.lr\" must be a positive number (got -1)";
         QTest::newRow("epochs -1") << with([](dp::RunRecord& r) { r.config.epochs = -1; })
-                                   << "epochs must be 0 or more (got -1)";
+                                   << "\"config.epochs\" must be 0 or more (got -1)";
         QTest::newRow("processes 0") << with([](dp::RunRecord& r) { r.processes = 0; })
                                      << "\"processes\" must be between 1 and the 2 devices listed (got 0)";
         QTest::newRow("processes 2^31-1")
