@@ -490,7 +490,8 @@ void MainWindow::startComparison()
         return;
     }
     const dp::TrainConfig base = configPanel_->config();
-    const int devices = int(base.devices.size());
+    // Devices as the engine counts them: "cuda:0x2" is one entry, two replicas.
+    const int devices = configPanel_->checkedDeviceCount();
     try {
         // Where the 1-device run leaves its parameters after each epoch for
         // the N-device run's drift; kept while the window is open.

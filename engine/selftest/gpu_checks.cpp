@@ -14,6 +14,8 @@
 #include <cuda_runtime.h>
 
 #include "backend/backend_factory.h"
+#include "backend/cuda/conv_algorithm_accuracy.h"
+#include "backend/cuda_backend_options.h"
 #include "backend/reference/reference_backend.h"
 #include "core/error.h"
 #include "data/dataset.h"
@@ -247,6 +249,22 @@ std::vector<OpCase> op_cases() {
                          b.linear_backward_weights(linear, in[0], in[3], out[2], out[3]);
                      }});
 
+    // Bias gradients that cancel: pairs of rows +-(1e3..1e4) whose sum is
+    // O(1). Summed in float, the partial sums' rounding (1e-3 at 1e4) stays
+    // in the result; the reference sums in double, and so must the GPU. x is
+    // zero, so the weight gradient is exactly 0 (cuBLAS's float sum of these
+    // products is 1e-5 off the reference: not what this case is about).
+    const LinearShape cancelling{.batch = 256, .in_features = 8, .out_features = 4};
+    Floats dy_cancelling = random_floats(256 * 4, 1e3f, 1e4f, rng);
+    for (int n = 1; n < 256; n += 2)
+        for (int o = 0; o < 4; ++o)
+            dy_cancelling[n * 4 + o] = -dy_cancelling[(n - 1) * 4 + o] + random_floats(1, -0.01f, 0.01f, rng)[0];
+    cases.push_back({"linear bias gradient of a cancelling sum", 1e-5, {Floats(256 * 8, 0.f), dy_cancelling},
+                     {4 * 8, 4},
+                     [cancelling](Backend& b, const auto& in, const auto& out) {
+                         b.linear_backward_weights(cancelling, in[0], in[1], out[0], out[1]);
+                     }});
+
     const int rows = 300, classes = 10;  // more rows than a block has threads
     Floats labels(rows);
     for (int n = 0; n < rows; ++n) labels[n] = float((n * 7) % classes);
@@ -407,6 +425,46 @@ std::string replica_collectives_match_threads() {
                thread_sum, 0);
 }
 
+std::string conv_algorithms_round_like_fp32() {
+    // LeNet's two convolutions (models/lenet.cpp) and a ResNet-18 3x3 block convolution.
+    const Conv2dShape shapes[] = {
+        {.batch = 256, .in_channels = 1, .in_h = 28, .in_w = 28, .out_channels = 20, .kernel = 3},
+        {.batch = 256, .in_channels = 20, .in_h = 13, .in_w = 13, .out_channels = 50, .kernel = 5},
+        {.batch = 32, .in_channels = 64, .in_h = 14, .in_w = 14, .out_channels = 64, .kernel = 3, .pad = 1},
+    };
+    // A float32 sum of K products is off by about sqrt(K) * 6e-8 relative:
+    // 1e-5 leaves a margin of 10x for K in the thousands, and catches an
+    // algorithm that rounds 100x coarser, or one running in TF32 (5e-4).
+    constexpr double limit = 1e-5;
+    const std::size_t workspace = cuda_backend_options_from_environment().workspace_bytes;
+    std::string table, failures;
+    for (const Conv2dShape& shape : shapes) {
+        const auto rows = cuda::conv_algorithm_errors(0, shape, workspace);
+        table += "\n  " + std::to_string(shape.batch) + "x" + std::to_string(shape.in_channels) + "x" +
+                 std::to_string(shape.in_h) + "x" + std::to_string(shape.in_w) + " k" +
+                 std::to_string(shape.kernel) + " -> " + std::to_string(shape.out_channels) + ":";
+        std::string pass;
+        for (const auto& row : rows) {
+            if (row.pass != pass) table += "\n    " + (pass = row.pass) + ":";
+            char cell[64];
+            if (row.ran)
+                std::snprintf(cell, sizeof cell, " %d%s%s %.1e", row.algorithm, row.transform ? "T" : "",
+                              row.deterministic ? "" : "*", row.relative_error);
+            else
+                std::snprintf(cell, sizeof cell, " %d%s -", row.algorithm, row.transform ? "T" : "");
+            table += cell;
+            if (row.ran && !row.transform && row.relative_error > limit)
+                failures += (failures.empty() ? "" : ", ") + row.pass + " algorithm " +
+                            std::to_string(row.algorithm) + " " + format_difference(row.relative_error);
+        }
+    }
+    if (!failures.empty())
+        throw Error("fp32 convolution algorithms off float64 by more than " + format_difference(limit) +
+                    ": " + failures + table);
+    return "every non-transform fp32 algorithm within " + format_difference(limit) +
+           " of float64 (T: FFT or Winograd, left out of fp32; *: not deterministic)" + table;
+}
+
 std::string training_on_n_gpus_matches_one() {
     const TrainTestSets data = selftest::training_subset();
     constexpr int steps = 20;
@@ -447,6 +505,7 @@ std::string no_allocation_in_step_loop() {
 const std::vector<NamedCheck>& all_checks() {
     static const std::vector<NamedCheck> checks{
         {"ops", &ops_match_reference},
+        {"conv_algorithms", &conv_algorithms_round_like_fp32},
         {"collectives", &nccl_collectives_match_host},
         {"replica_collectives", &replica_collectives_match_threads},
         {"training", &training_on_n_gpus_matches_one},

@@ -20,6 +20,11 @@ std::vector<std::string> gpu_ids();
 // inputs, each with its tolerance (see gpu_checks.cpp).
 std::string ops_match_reference();
 
+// Every cuDNN convolution algorithm of each pass, in fp32 with FMA math, on
+// LeNet's and a ResNet-18 shape against float64: the direct ones (those fp32
+// may choose) within 1e-5; the table lists FFT and Winograd's too.
+std::string conv_algorithms_round_like_fp32();
+
 // NCCL all-reduce (both strategies) and broadcast over every GPU against a
 // sum and a copy computed on the host.
 std::string nccl_collectives_match_host();

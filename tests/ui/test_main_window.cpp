@@ -234,6 +234,7 @@ private slots:
     void configRoundTripsEverySetting();
     void lastSettingsAreRestoredOnLaunch();
     void compareOneVsTwoQueuesBothAndFillsTheTable();
+    void compareOnReplicasOfOneDeviceRunsBothReplicas();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
     void unreadableHistoryIsShownAboveTheTable();
@@ -731,6 +732,32 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QFile epochsCsv(exportDir.filePath(QStringLiteral("epochs.csv")));
     QVERIFY(epochsCsv.open(QIODevice::ReadOnly));
     QCOMPARE(epochsCsv.readAll().trimmed().split('\n').size(), 1 + 2 + 2);
+}
+
+void TestMainWindow::compareOnReplicasOfOneDeviceRunsBothReplicas()
+{
+    // "cpu:0x2" is one entry of the device list and two devices to the
+    // engine: the comparison's N run must get both replicas (it once got
+    // one, a 1 vs 1 comparison under a "Compare 1 vs 2" button).
+    REQUIRE_FASHION_MNIST();
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    dp::TrainConfig config = shortRun(1);
+    config.devices = {dp::available_devices()[0].id + "x2"};
+    window.setRunConfig(config);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2"));
+    QVERIFY(parts.compareButton->isEnabled());
+    QTest::mouseClick(parts.compareButton, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 2 * kRunTimeoutMs);
+    const RunsTableModel& runs = *parts.runs;
+    QCOMPARE(runs.rowCount(), 2);
+    QCOMPARE(runs.record(0).config.devices.size(), std::size_t(1));
+    QCOMPARE(runs.record(1).config.devices.size(), std::size_t(2));
+    QCOMPARE(runs.record(1).status, dp::RunStatus::finished);
+    QCOMPARE(runs.record(1).step_totals.size(), std::size_t(2));
 }
 
 void TestMainWindow::historySurvivesARestartAndCanBeDeleted()

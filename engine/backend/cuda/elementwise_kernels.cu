@@ -39,16 +39,20 @@ __global__ void add_channel_bias_kernel(std::size_t n, int channels, std::size_t
                                         const float* bias, float* y) {
     grid_stride(n, [&](std::size_t i) { y[i] += bias[(i / plane) % channels]; });
 }
-// One block per channel.
+// One block per channel, summed in double as the CPU backends sum it
+// (reference_ops.h, conv2d_bias_backward): a bias gradient is a sum of many
+// terms that mostly cancel, and a float sum of them is off by far more than
+// the rounding of the result, enough to take GPU and CPU training 3e-3 apart
+// over 20 LeNet steps (issue 25).
 __global__ void channel_sums_kernel(int batch, int channels, std::size_t plane, const float* dy,
                                     float* sums) {
     const int c = blockIdx.x;
     const std::size_t count = std::size_t(batch) * plane;
-    float sum = 0;
+    double sum = 0;
     for (std::size_t k = threadIdx.x; k < count; k += blockDim.x)
         sum += dy[(k / plane * channels + c) * plane + k % plane];
     sum = block_sum(sum);
-    if (threadIdx.x == 0) sums[c] = sum;
+    if (threadIdx.x == 0) sums[c] = float(sum);
 }
 
 // host::DropoutDraw on the device: SplitMix64's output function hashes

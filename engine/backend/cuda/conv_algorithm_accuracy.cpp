@@ -1,0 +1,177 @@
+#include "backend/cuda/conv_algorithm_accuracy.h"
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include "backend/algorithm_choice.h"
+#include "backend/reference/reference_ops.h"
+#include "platform/cuda/cuda_check.h"
+
+// The legacy convolution API, as in cudnn_convolution.cpp.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace dp::cuda {
+namespace {
+
+using Doubles = std::vector<double>;
+
+double relative_error(const std::vector<float>& out, const Doubles& exact) {
+    double difference = 0, norm = 0;
+    for (std::size_t i = 0; i < exact.size(); ++i) {
+        difference += (out[i] - exact[i]) * (out[i] - exact[i]);
+        norm += exact[i] * exact[i];
+    }
+    return std::sqrt(difference) / std::max(std::sqrt(norm), 1e-300);
+}
+
+// A device buffer of n floats, freed with it.
+struct DeviceFloats {
+    int device;
+    float* data = nullptr;
+    std::size_t n;
+    DeviceFloats(int device_, std::size_t n_) : device(device_), n(n_) {
+        DP_CUDA_CHECK(device, cudaMalloc(&data, n * sizeof(float)));
+    }
+    ~DeviceFloats() { cudaFree(data); }
+    DeviceFloats(const DeviceFloats&) = delete;
+    DeviceFloats& operator=(const DeviceFloats&) = delete;
+    void upload(const std::vector<float>& values) {
+        DP_CUDA_CHECK(device, cudaMemcpy(data, values.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    std::vector<float> download() const {
+        std::vector<float> values(n);
+        DP_CUDA_CHECK(device, cudaMemcpy(values.data(), data, n * sizeof(float), cudaMemcpyDeviceToHost));
+        return values;
+    }
+};
+
+struct Descriptors {
+    cudnnHandle_t handle = nullptr;
+    cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+    cudnnFilterDescriptor_t w = nullptr;
+    cudnnConvolutionDescriptor_t conv = nullptr;
+    Descriptors(int device, const Conv2dShape& s) {
+        DP_CUDA_CHECK(device, cudnnCreate(&handle));
+        DP_CUDA_CHECK(device, cudnnCreateTensorDescriptor(&x));
+        DP_CUDA_CHECK(device, cudnnCreateTensorDescriptor(&y));
+        DP_CUDA_CHECK(device, cudnnCreateFilterDescriptor(&w));
+        DP_CUDA_CHECK(device, cudnnCreateConvolutionDescriptor(&conv));
+        DP_CUDA_CHECK(device, cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                                         s.batch, s.in_channels, s.in_h, s.in_w));
+        DP_CUDA_CHECK(device, cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                                         s.batch, s.out_channels, s.out_h(), s.out_w()));
+        DP_CUDA_CHECK(device, cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                                         s.out_channels, s.in_channels, s.kernel, s.kernel));
+        DP_CUDA_CHECK(device, cudnnSetConvolution2dDescriptor(conv, s.pad, s.pad, s.stride, s.stride, 1, 1,
+                                                              CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+        DP_CUDA_CHECK(device, cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH));
+    }
+    ~Descriptors() {
+        cudnnDestroyConvolutionDescriptor(conv);
+        cudnnDestroyFilterDescriptor(w);
+        cudnnDestroyTensorDescriptor(y);
+        cudnnDestroyTensorDescriptor(x);
+        cudnnDestroy(handle);
+    }
+};
+
+std::vector<float> random_floats(std::size_t n, std::mt19937& rng) {
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> values(n);
+    for (float& v : values) v = uniform(rng);
+    return values;
+}
+
+}  // namespace
+
+std::vector<ConvAlgorithmError> conv_algorithm_errors(int device, const Conv2dShape& s,
+                                                      std::size_t workspace_bytes, unsigned seed) {
+    DP_CUDA_CHECK(device, cudaSetDevice(device));
+    std::mt19937 rng(seed);
+    const auto xh = random_floats(reference::conv2d_input_size(s), rng);
+    const auto wh = random_floats(reference::conv2d_weight_size(s), rng);
+    const auto dyh = random_floats(reference::conv2d_output_size(s), rng);
+    // The exact passes, in float64 from the same float32 inputs.
+    const Doubles x64(xh.begin(), xh.end()), w64(wh.begin(), wh.end()), dy64(dyh.begin(), dyh.end());
+    Doubles y64(dyh.size()), dx64(xh.size()), dw64(wh.size()), zero_bias(s.out_channels), db64(s.out_channels);
+    reference::conv2d_forward(s, x64.data(), w64.data(), zero_bias.data(), y64.data());
+    reference::conv2d_backward_data(s, dy64.data(), w64.data(), dx64.data());
+    reference::conv2d_backward_weights(s, x64.data(), dy64.data(), dw64.data(), db64.data());
+
+    Descriptors d(device, s);
+    DeviceFloats x(device, xh.size()), w(device, wh.size()), dy(device, dyh.size());
+    DeviceFloats y(device, dyh.size()), dx(device, xh.size()), dw(device, wh.size());
+    x.upload(xh);
+    w.upload(wh);
+    dy.upload(dyh);
+    void* workspace = nullptr;
+    DP_CUDA_CHECK(device, cudaMalloc(&workspace, workspace_bytes));
+    const std::unique_ptr<void, decltype(&cudaFree)> workspace_owner(workspace, &cudaFree);
+    const float one = 1, zero = 0;
+    std::vector<ConvAlgorithmError> table;
+
+    // Each algorithm Find listed for a pass, run once and compared; Find's
+    // status, workspace, math and determinism are used, its timings not.
+    const auto record = [&](const char* pass, const auto& results, int returned, auto&& run,
+                            const DeviceFloats& out, const Doubles& exact) {
+        for (int i = 0; i < returned; ++i) {
+            const int algorithm = int(results[i].algo);
+            ConvAlgorithmError row{.pass = pass,
+                                   .algorithm = algorithm,
+                                   .transform = is_transform_algorithm(pass, algorithm),
+                                   .deterministic = results[i].determinism == CUDNN_DETERMINISTIC};
+            row.ran = results[i].status == CUDNN_STATUS_SUCCESS &&
+                      results[i].memory <= workspace_bytes && run(algorithm) == CUDNN_STATUS_SUCCESS;
+            if (row.ran) {
+                DP_CUDA_CHECK(device, cudaDeviceSynchronize());
+                row.relative_error = relative_error(out.download(), exact);
+            }
+            table.push_back(row);
+        }
+    };
+    int returned = 0;
+    {
+        std::vector<cudnnConvolutionFwdAlgoPerf_t> results(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+        DP_CUDA_CHECK(device, cudnnFindConvolutionForwardAlgorithmEx(
+                                  d.handle, d.x, x.data, d.w, w.data, d.conv, d.y, y.data,
+                                  int(results.size()), &returned, results.data(), workspace,
+                                  workspace_bytes));
+        record("forward", results, returned, [&](int algorithm) {
+            return cudnnConvolutionForward(d.handle, &one, d.x, x.data, d.w, w.data, d.conv,
+                                           cudnnConvolutionFwdAlgo_t(algorithm), workspace,
+                                           workspace_bytes, &zero, d.y, y.data);
+        }, y, y64);
+    }
+    {
+        std::vector<cudnnConvolutionBwdDataAlgoPerf_t> results(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
+        DP_CUDA_CHECK(device, cudnnFindConvolutionBackwardDataAlgorithmEx(
+                                  d.handle, d.w, w.data, d.y, dy.data, d.conv, d.x, dx.data,
+                                  int(results.size()), &returned, results.data(), workspace,
+                                  workspace_bytes));
+        record("backward_data", results, returned, [&](int algorithm) {
+            return cudnnConvolutionBackwardData(d.handle, &one, d.w, w.data, d.y, dy.data, d.conv,
+                                                cudnnConvolutionBwdDataAlgo_t(algorithm), workspace,
+                                                workspace_bytes, &zero, d.x, dx.data);
+        }, dx, dx64);
+    }
+    {
+        std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> results(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
+        DP_CUDA_CHECK(device, cudnnFindConvolutionBackwardFilterAlgorithmEx(
+                                  d.handle, d.x, x.data, d.y, dy.data, d.conv, d.w, dw.data,
+                                  int(results.size()), &returned, results.data(), workspace,
+                                  workspace_bytes));
+        record("backward_weights", results, returned, [&](int algorithm) {
+            return cudnnConvolutionBackwardFilter(d.handle, &one, d.x, x.data, d.y, dy.data, d.conv,
+                                                  cudnnConvolutionBwdFilterAlgo_t(algorithm), workspace,
+                                                  workspace_bytes, &zero, d.w, dw.data);
+        }, dw, dw64);
+    }
+    return table;
+}
+
+}  // namespace dp::cuda
