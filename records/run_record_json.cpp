@@ -3,20 +3,14 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QScopeGuard>
 #include <QStringDecoder>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <utility>
 
 #include <QFile>
 
 #include "core/error.h"
+#include "io/bounded_file.h"
 #include "number_text.h"
 #include "run_record_rules.h"
 #include "train/config_fields.h"
@@ -166,59 +160,6 @@ dp::EpochMetrics readEpoch(const FieldReader& e)
     return metrics;
 }
 
-[[noreturn]] void failToRead()
-{
-    throw dp::Error(std::string("cannot read it: ") + std::strerror(errno));
-}
-
-// The `size` bytes that fstat gave the file open at `fd`. One that holds
-// more (a /proc file says 0) is refused rather than read on without end.
-QByteArray readSize(int fd, qsizetype size)
-{
-    QByteArray bytes(size + 1, Qt::Uninitialized);  // one more, to see a file longer than said
-    qsizetype filled = 0;
-    while (filled < bytes.size()) {
-        const ssize_t got = ::read(fd, bytes.data() + filled, std::size_t(bytes.size() - filled));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            failToRead();
-        if (got == 0)
-            break;
-        filled += got;
-    }
-    if (filled > size)
-        throw dp::Error("it holds more bytes than its size says (a file of /proc, or one still "
-                        "being written): import a run record once the run that writes it has ended");
-    bytes.truncate(filled);
-    return bytes;
-}
-
-// The file's bytes, read without blocking and within kMaxRunRecordBytes:
-// a FIFO (whose open would wait for a writer), a device (/dev/zero never
-// ends) or a folder is refused before it is read. Throws dp::Error with the
-// reason, without the path (readRunRecord adds it).
-// TODO(lead): engine/io gets one bounded regular-file reader (issue 32,
-// D18); this minimal local check is to move onto it.
-QByteArray readRecordFile(const QString& path)
-{
-    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        failToRead();
-    const auto closeFile = qScopeGuard([fd] { ::close(fd); });
-    struct stat info {};
-    if (::fstat(fd, &info) != 0)
-        failToRead();
-    if (!S_ISREG(info.st_mode))
-        throw dp::Error("not a regular file (a folder, device or pipe): choose a run record "
-                        "JSON file (dp-train --record)");
-    if (info.st_size > kMaxRunRecordBytes)
-        throw dp::Error("it is " + std::to_string(info.st_size) + " bytes, more than the "
-                        + std::to_string(kMaxRunRecordBytes >> 20)
-                        + " MiB a run record may take: not a run record of this workbench");
-    return readSize(fd, qsizetype(info.st_size));
-}
-
 // Why `bytes` cannot be JSON text, which is UTF-8: empty when they can.
 // Windows tools save text as UTF-16 (a byte-order mark, or a zero byte in
 // every other place), which the JSON parser would call an "illegal value".
@@ -331,9 +272,14 @@ dp::RunRecord runRecordFromJson(const QByteArray& bytes)
 
 dp::RunRecord readRunRecord(const QString& path)
 {
+    // Read as every input is (io/bounded_file.h): a FIFO, a device or a
+    // folder is refused before it is read, and so is a file over the cap;
+    // its errors name the path.
+    const std::string bytes = dp::read_bounded_file(QFile::encodeName(path).toStdString(),
+                                                    kMaxRunRecordBytes);
     dp::RunRecord record;
     try {
-        record = runRecordFromJson(readRecordFile(path));
+        record = runRecordFromJson(QByteArray::fromStdString(bytes));
     } catch (const dp::Error& error) {
         throw dp::Error(path.toStdString() + ": " + error.what());
     }

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/setting_ref.h"
 #include "data/idx_file.h"
+#include "io/path_problem.h"
 
 namespace dp {
 namespace {
@@ -18,11 +19,16 @@ constexpr int kClasses = 10;
 // `stem`.gz if present, else the uncompressed `stem`; if neither exists, the
 // .gz name, so that the missing-file error names the file as distributed.
 std::filesystem::path locate(const std::filesystem::path& dir, const std::string& stem) {
-    std::error_code ignored;
+    // An entry that is there counts, a link to nothing included, so that its
+    // error names it and not the other spelling.
+    const auto present = [](const std::filesystem::path& file) {
+        std::error_code ignored;
+        return std::filesystem::exists(std::filesystem::symlink_status(file, ignored));
+    };
     const auto gzipped = dir / (stem + ".gz");
-    if (std::filesystem::exists(gzipped, ignored)) return gzipped;
+    if (present(gzipped)) return gzipped;
     const auto plain = dir / stem;
-    if (std::filesystem::exists(plain, ignored)) return plain;
+    if (present(plain)) return plain;
     return gzipped;
 }
 
@@ -99,12 +105,13 @@ TrainTestSets load_mnist_format(const std::filesystem::path& dir, int limit_trai
     if (limit_train < 0 || limit_test < 0)
         throw Error("sample limits must be 0 (all) or positive, got " + std::to_string(limit_train) +
                     " (train) and " + std::to_string(limit_test) + " (test)");
-    std::error_code status_error;
-    const auto status = std::filesystem::status(dir, status_error);
-    if (status.type() == std::filesystem::file_type::not_found)
-        throw Error(dir.string() + ": data directory not found (install dataset-fashion-mnist, or give " +
-                    setting("data_dir") + ")");
-    if (!std::filesystem::is_directory(status)) throw Error(dir.string() + ": not a directory");
+    if (const auto problem = path_problem(dir)) {
+        if (problem->missing)
+            throw Error(dir.string() + ": data directory not found (install dataset-fashion-mnist, or give " +
+                        setting("data_dir") + ")");
+        throw Error(dir.string() + ": " + problem->text);
+    }
+    if (!std::filesystem::is_directory(dir)) throw Error(dir.string() + ": not a directory");
 
     TrainTestSets sets{load_split(dir, "train", limit_train), load_split(dir, "t10k", limit_test)};
     if (sets.test.height != sets.train.height || sets.test.width != sets.train.width)

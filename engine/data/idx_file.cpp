@@ -9,6 +9,7 @@
 #include "core/format.h"
 #include "core/setting_ref.h"
 #include "io/decompressed_file.h"
+#include "io/path_problem.h"
 
 namespace dp {
 namespace {
@@ -44,12 +45,11 @@ std::uint32_t big_endian_u32(const std::uint8_t* bytes) {
 // The data files of a set: a missing one most likely means the package or
 // the folder option is missing.
 void check_regular_file(const std::filesystem::path& file) {
-    std::error_code status_error;
-    const auto status = std::filesystem::status(file, status_error);
-    if (status.type() == std::filesystem::file_type::not_found)
-        fail(file, "file not found (install dataset-fashion-mnist, or give " + setting("data_dir") + ")");
-    if (status_error) fail(file, "cannot access: " + status_error.message());
-    if (!std::filesystem::is_regular_file(status)) fail(file, "not a regular file");
+    if (const auto problem = path_problem(file))
+        fail(file, problem->missing ? "file not found (install dataset-fashion-mnist, or give " +
+                                          setting("data_dir") + ")"
+                                    : problem->text);
+    if (!std::filesystem::is_regular_file(file)) fail(file, "not a regular file");
 }
 
 // Refuses a header whose `items` of `bytes_per_item` each would take more

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "io/path_problem.h"
 
 namespace dp {
 namespace {
@@ -34,7 +35,7 @@ BoundedFile::BoundedFile(const std::filesystem::path& file, std::uint64_t max_by
     fd_ = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd_ < 0) {
         const int code = errno;
-        if (code == ENOENT) fail("file not found");
+        if (const auto problem = path_problem(file)) fail(problem->text);
         fail("cannot open: " + errno_text(code));
     }
     struct stat status {};

@@ -83,9 +83,10 @@ const std::vector<ConfigField> kFields = {
      &TrainConfig::sync_bn, kSharedRemembered},
     {"collective_timeout_s", "collective timeout", "--collective-timeout", "SECONDS",
      "fail the run, naming the device or rank that did not come, when the\n"
-     "others wait longer for it in one all-reduce or broadcast",
+     "others wait longer for it in one all-reduce or broadcast (at least\n"
+     "0.01: no collective completes in less, so a shorter one always fails)",
      HelpSection::parallelism, &TrainConfig::collective_timeout_s,
-     S::shared | S::remembered | S::command, 0, true},
+     S::shared | S::remembered | S::command, 0.01},
     {"save_path", "checkpoint to save", "--save", "PATH",
      "write a checkpoint (safetensors, PyTorch state_dict names) after every\nepoch, atomically",
      HelpSection::records, &TrainConfig::save_path},

@@ -308,6 +308,10 @@ private slots:
         for (const char* flag : {"--warmup-epochs", "--bucket-mb", "--collective-timeout"})
             QTest::addRow("%s 1e-320", flag) << QStringList{flag, "1e-320"}
                                              << QString(flag) + ": '1e-320' is too close to 0";
+        // A normal number too short for any collective: it once started the
+        // run, which then failed at its first broadcast.
+        QTest::newRow("collective timeout 1e-45") << QStringList{"--collective-timeout", "1e-45"}
+                                                  << "--collective-timeout must be at least 0.01 (got 1e-45)";
         QTest::newRow("seed 2^63") << QStringList{"--seed", "9223372036854775808"}
                                    << "--seed must be at most 9223372036854775807";
     }

@@ -170,6 +170,57 @@ private slots:
                  qPrintable(message));
     }
 
+    // D25 (issue 32): a folder name over 255 bytes said "not a directory", and
+    // a dangling or looping link "file not found (install dataset-fashion-mnist
+    // ...)": advice that fixes nothing. Each now says what is wrong with the path.
+    void unreachablePathsSayWhyNotInstallTheDataSet() {
+        const auto load_error = [](const std::string& dir) {
+            try {
+                dp::load_mnist_format(dir, 0, 0);
+            } catch (const dp::Error& error) {
+                return QString::fromStdString(error.what());
+            }
+            return QString();
+        };
+        const std::string base = temp_dir_.filePath("paths").toStdString();
+        std::filesystem::create_directories(base);
+
+        const QString long_name = load_error(base + "/" + std::string(300, 'a') + "/data");
+        QVERIFY2(long_name.contains("a name in the path is 300 bytes, over the 255 a file system allows: shorten it"),
+                 qPrintable(long_name));
+
+        std::filesystem::create_symlink(base + "/nowhere", base + "/dangling");
+        const QString dangling = load_error(base + "/dangling");
+        QVERIFY2(dangling.contains("is a symbolic link to '" + QString::fromStdString(base) +
+                                   "/nowhere', which does not exist: fix or remove the link") &&
+                     !dangling.contains("install"),
+                 qPrintable(dangling));
+
+        std::filesystem::create_symlink(base + "/loop-b", base + "/loop-a");
+        std::filesystem::create_symlink(base + "/loop-a", base + "/loop-b");
+        const QString loop = load_error(base + "/loop-a");
+        QVERIFY2(loop.contains("its symbolic links loop") && !loop.contains("install"), qPrintable(loop));
+
+        // A data file that is a dangling link, inside a real folder.
+        const std::string folder = base + "/set";
+        std::filesystem::create_directories(folder);
+        write_mnist_set(QString::fromStdString(folder), 8, 4, 28, 28, Encoding::Plain);
+        std::filesystem::remove(folder + "/train-images-idx3-ubyte");
+        std::filesystem::create_symlink(folder + "/gone", folder + "/train-images-idx3-ubyte");
+        const QString file = load_error(folder);
+        QVERIFY2(file.contains("train-images-idx3-ubyte: is a symbolic link to '") &&
+                     file.contains("gone', which does not exist") && !file.contains("install"),
+                 qPrintable(file));
+
+        // A part of the path that is a file, and a plain missing folder (the
+        // install hint stays where it is the fix).
+        const QString through_file = load_error(folder + "/t10k-labels-idx1-ubyte/more");
+        QVERIFY2(through_file.contains("t10k-labels-idx1-ubyte' is a file, not a folder: fix the path"),
+                 qPrintable(through_file));
+        const QString missing = load_error(base + "/absent");
+        QVERIFY2(missing.contains("data directory not found (install dataset-fashion-mnist"), qPrintable(missing));
+    }
+
     void initTestCase() { QVERIFY(temp_dir_.isValid()); }
 
     // --- IDX files -------------------------------------------------------------

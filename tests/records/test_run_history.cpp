@@ -814,7 +814,7 @@ private slots:
             QVERIFY(file.open(QIODevice::WriteOnly));
             QVERIFY(file.resize(kMaxRunRecordBytes + 1));  // sparse: nothing written
         }
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(huge); }), "MiB a run record may take");
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(huge); }), "MiB a file of its kind may hold");
     }
 
     // One row out of range (epochs 99999999999, lr 1e300) emptied the whole
