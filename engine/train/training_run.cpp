@@ -1,0 +1,267 @@
+#include "train/training_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <span>
+
+#include "backend/kernel_choices.h"
+#include "core/checked_math.h"
+#include "core/error.h"
+#include "core/exception_message.h"
+#include "core/setting_ref.h"
+#include "core/format.h"
+#include "data/dataset.h"
+#include "data/epoch_sampler.h"
+#include "devices/device.h"
+#include "models/model_registry.h"
+#include "parallel/batch_split.h"
+#include "parallel/communicator.h"
+#include "train/memory_estimate.h"
+#include "train/parameter_drift.h"
+#include "train/replica_group.h"
+#include "train/step_trace.h"
+#include "train/training_data.h"
+
+namespace dp {
+namespace {
+
+// The first `count` test images with the model's classes for them and their labels.
+PredictionSamples preview_predictions(int epoch, ReplicaGroup& replicas, const Dataset& test,
+                                      int count) {
+    PredictionSamples samples;
+    samples.epoch = epoch;
+    samples.channels = test.channels;
+    samples.height = test.height;
+    samples.width = test.width;
+    samples.predicted = replicas.predict(test, count);
+    const auto shown = samples.predicted.size();
+    samples.images.assign(test.images.begin(),
+                          test.images.begin() + std::ptrdiff_t(shown * test.sample_size()));
+    samples.labels.assign(test.labels.begin(), test.labels.begin() + std::ptrdiff_t(shown));
+    return samples;
+}
+
+// The learning rate of `batch` (from 0) of `epoch` (from 1): with warm-up,
+// lr x (steps so far + 1) / warm-up steps until that reaches lr (Goyal et al.).
+float learning_rate_at(const TrainConfig& config, int epoch, int batch, int batches) {
+    if (config.warmup_epochs <= 0) return config.lr;
+    const double step = double(epoch - 1) * batches + batch + 1;
+    return float(config.lr * std::min(1.0, step / (config.warmup_epochs * batches)));
+}
+
+// A comparison's N-vs-1 drift after `epoch`: the 1-device run leaves its
+// parameters in snapshot_dir, the others measure theirs against them (NaN
+// when this run does neither, or the snapshot is not there).
+double parameter_drift_after(const TrainConfig& config, ReplicaGroup& replicas, int epoch) {
+    double drift = std::numeric_limits<double>::quiet_NaN();
+    if (!replicas.holds_rank0() || (config.snapshot_dir.empty() && config.drift_from.empty()))
+        return drift;
+    const std::vector<float> parameters = replicas.parameters(0);
+    if (!config.snapshot_dir.empty())
+        write_parameter_snapshot(epoch_snapshot_path(config.snapshot_dir, epoch), parameters);
+    if (!config.drift_from.empty())
+        if (const auto reference = read_parameter_snapshot(
+                epoch_snapshot_path(config.drift_from, epoch), parameters.size()))
+            drift = relative_norm_difference(parameters, *reference);
+    return drift;
+}
+
+// Sums a step's phases into the run's totals (sized on the first step, then
+// no allocation).
+void add_step_timings(RunSummary& summary, std::span<const DeviceStepTiming> timings) {
+    summary.step_totals.resize(timings.size());
+    for (std::size_t d = 0; d < timings.size(); ++d) summary.step_totals[d] += timings[d];
+    ++summary.steps;
+}
+
+// How often, in steps, the parameters are checked for NaN and infinite
+// values (and at every epoch's end, before evaluation and the checkpoint): a
+// copy and a scan of the weights, small beside 50 steps, and soon enough that
+// a diverged run stops within seconds.
+constexpr int kParameterCheckSteps = 50;
+
+// Throws when an update left NaN or infinite weights: the run has diverged,
+// and going on would only spread them into the checkpoint.
+void require_finite_parameters(ReplicaGroup& replicas, int epoch, int batch, float lr) {
+    if (const NonFiniteValues bad = replicas.non_finite_parameters())
+        throw Error(format("training diverged at epoch %d, batch %d: the weights hold %s; "
+                           "lower the learning rate (now %g)",
+                           epoch, batch, bad.describe().c_str(), double(lr)));
+}
+
+// Refuses, before anything is allocated for training, a run whose estimated
+// memory exceeds what this machine has free. `replica_config` is the run's,
+// its batch the largest the replicas will see.
+void require_run_fits(const TrainConfig& replica_config, const TrainTestSets& data, int world,
+                      int local_replicas, bool on_host) {
+    if (!on_host) return;  // GPU replicas live in device memory
+    const SampleShape input{data.train.channels, data.train.height, data.train.width};
+    const MemoryEstimate estimate{
+        .data_bytes = data_set_bytes(std::size_t(data.train.count) + std::size_t(data.test.count),
+                                     data.train.sample_size()),
+        .replica_bytes = replica_bytes(replica_config, input, data.train.classes,
+                                       batch_shard(replica_config.batch_size, world, 0).rows),
+        .replicas = local_replicas};
+    require_memory(estimate, available_host_memory());
+}
+
+// The random data set is generated in memory: refused before it is, if it
+// cannot fit (IDX files are bounded by their reader).
+void require_generated_data_fits(const TrainConfig& config) {
+    if (config.dataset != "random") return;
+    const MemoryEstimate estimate{
+        .data_bytes = 2 * data_set_bytes(std::size_t(config.samples), std::size_t(config.input_size))};
+    require_memory(estimate, available_host_memory());
+}
+
+// The devices of a run: as the caller resolved them, else selected now;
+// either way validated with the settings.
+std::vector<DeviceInfo> run_devices(const TrainConfig& config,
+                                    const std::optional<std::vector<DeviceInfo>>& devices) {
+    if (!devices) return validate_and_select_devices(config);
+    validate(config, *devices);
+    return *devices;
+}
+
+}  // namespace
+
+TrainingRun::TrainingRun(const TrainConfig& config,
+                         const std::optional<std::vector<DeviceInfo>>& resolved_devices,
+                         std::optional<ProcessPart>& part, const std::atomic<bool>& stop_requested,
+                         TrainObserver& observer)
+    : config_(config),
+      part_(part ? &*part : nullptr),
+      stop_requested_(stop_requested),
+      observer_(observer),
+      kernels_(kernel_choices()) {
+    const std::vector<DeviceInfo> devices = run_devices(config_, resolved_devices);
+    kernels_.retune(config_.retune);
+    auto communicator = part_ ? std::move(part_->communicator)
+                              : make_local_communicator(devices, config_.allreduce,
+                                                        config_.collective_timeout_s);
+    if (!communicator) throw Error("a multi-process Trainer runs once");
+    const std::string allreduce = communicator->name();
+    validate_ranks(config_, communicator->size());
+
+    observer_.on_log("loading " + training_data_source(config_));
+    require_generated_data_fits(config_);
+    data_ = load_training_data(config_);
+    observer_.on_log(format("%d training and %d test images", data_.train.count, data_.test.count));
+    if (part_ && part_->check_same_data) part_->check_same_data(data_fingerprint(config_, data_));
+    const SampleShape input{data_.train.channels, data_.train.height, data_.train.width};
+    require_model_takes_data(config_, input, data_.train.classes);
+    // A batch larger than the training set is one batch of all of it (as
+    // a PyTorch DataLoader gives): the replicas allocate for that, not for
+    // the batch size asked (--batch-size 10000000 on 256 images).
+    TrainConfig replica_config = config_;
+    if (config_.batch_size > data_.train.count) {
+        replica_config.batch_size = data_.train.count;
+        validate_training_samples(config_, data_.train.count, communicator->size());
+        observer_.on_log(format("batch size %d is more than the %d training samples: each "
+                                "epoch is one batch of all %d",
+                                config_.batch_size, data_.train.count, data_.train.count));
+    }
+    require_run_fits(replica_config, data_, communicator->size(), int(devices.size()),
+                     devices.front().kind == DeviceKind::cpu);
+
+    replicas_.emplace(devices, std::move(communicator), part_ ? part_->first_rank : 0,
+                      replica_config, input, data_.train.classes);
+    if (part_) summary_.devices = part_->rank_devices;
+    else for (const auto& device : devices) summary_.devices.push_back(device.id);
+    observer_.on_log(format("%s: %zu parameters, global batch %d, lr %g, all-reduce %s, %s, on %s",
+                            config_.model.c_str(), replicas_->parameter_count(), config_.batch_size,
+                            config_.lr, allreduce.c_str(), config_.precision.c_str(),
+                            summary_.device_list().c_str()));
+
+    if (!config_.load_path.empty()) {
+        replicas_->load(config_.load_path, config_.model);
+        observer_.on_log("loaded " + config_.load_path);
+        if (config_.epochs == 0)
+            observer_.on_log(format("test acc: %.4f (evaluation only)", replicas_->evaluate(data_.test)));
+    }
+
+    // Every rank draws the same permutation and trains its share of each
+    // global batch, so the run sees the samples and global batches of a
+    // one-process run whatever the number of processes.
+    sampler_.emplace(data_.train.count, config_.seed, config_.shuffle);
+    batches_ = ceil_div(data_.train.count, config_.batch_size);
+    step_report_.devices.resize(std::size_t(replicas_->size()));
+    if (!config_.trace_path.empty() && replicas_->holds_rank0())
+        trace_.emplace(std::vector<std::string>(summary_.devices.begin(),
+                                                summary_.devices.begin() + replicas_->size()),
+                       std::size_t(batches_));
+}
+
+bool TrainingRun::stop_now() {
+    if (!part_) return stopped_ = stop_requested_;
+    double asked[] = {stop_requested_ ? 1.0 : 0.0};
+    replicas_->sum_over_processes(asked);
+    return stopped_ = asked[0] > 0;
+}
+
+bool TrainingRun::train_epoch(int epoch) {
+    const auto order = sampler_->order(epoch - 1);
+    if (trace_) trace_->start_epoch();
+    epoch_loss_ = {};
+    for (int batch = 0; batch < batches_ && !stop_now(); ++batch) train_step(epoch, batch, order);
+    return !stopped_;
+}
+
+void TrainingRun::train_step(int epoch, int batch, std::span<const int> order) {
+    const int first = batch * config_.batch_size;
+    const int rows = std::min(config_.batch_size, data_.train.count - first);
+    Backend::LossResult loss;
+    const float lr = learning_rate_at(config_, epoch, batch, batches_);
+    const auto timings = replicas_->train_step(data_.train, order.subspan(first, rows), lr, loss);
+    if (!std::isfinite(loss.loss_sum))
+        throw Error(format("loss became %s at epoch %d, batch %d: lower the learning rate (now %g)",
+                           std::isnan(loss.loss_sum) ? "NaN" : "infinite", epoch, batch + 1,
+                           double(lr)));
+    epoch_loss_.loss_sum += loss.loss_sum;
+    epoch_loss_.correct += loss.correct;
+    step_report_.epoch = epoch;
+    step_report_.batch = batch + 1;
+    std::copy(timings.begin(), timings.end(), step_report_.devices.begin());
+    add_step_timings(summary_, timings);
+    if (trace_) trace_->add_step(step_report_, std::chrono::steady_clock::now());
+    observer_.on_step(step_report_);
+    int local_rows = 0;
+    for (const auto& timing : timings) local_rows += timing.shard;
+    observer_.on_batch({epoch, batch + 1, batches_, local_rows ? loss.loss_sum / local_rows : 0.0});
+    if ((batch + 1) % kParameterCheckSteps == 0)
+        require_finite_parameters(*replicas_, epoch, batch + 1, lr);
+}
+
+void TrainingRun::finish_epoch(int epoch, double seconds) {
+    require_finite_parameters(*replicas_, epoch, batches_,
+                              learning_rate_at(config_, epoch, batches_ - 1, batches_));
+    // Once per epoch, not per step: the sums over every process's shards.
+    double sums[] = {epoch_loss_.loss_sum, double(epoch_loss_.correct)};
+    replicas_->sum_over_processes(sums);
+    const double samples = data_.train.count;
+    const EpochMetrics metrics{epoch, sums[0] / samples, sums[1] / samples,
+                               replicas_->evaluate(data_.test), seconds,
+                               parameter_drift_after(config_, *replicas_, epoch)};
+    summary_.epochs.push_back(metrics);
+    observer_.on_epoch(metrics);
+    if (config_.preview_samples > 0 && replicas_->holds_rank0())
+        observer_.on_predictions(preview_predictions(epoch, *replicas_, data_.test, config_.preview_samples));
+    if (!config_.save_path.empty()) replicas_->save(config_.save_path, config_.model);
+    if (trace_) trace_->write(config_.trace_path);
+    // The first epoch met every training shape: later runs reuse its choices.
+    if (const std::string failed = kernels_.save(); !failed.empty())
+        observer_.on_log("warning: kernel choices not saved (they are measured again next run): " +
+                         failed);
+}
+
+RunOutcome TrainingRun::finish() {
+    // Without a finished epoch there is no accuracy or time to sum up.
+    if (!summary_.epochs.empty()) observer_.on_log(summary_.summary_line());
+    observer_.on_finished(summary_);
+    return stopped_ || stop_requested_ ? RunOutcome::stopped : RunOutcome::finished;
+}
+
+}  // namespace dp

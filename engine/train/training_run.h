@@ -1,0 +1,69 @@
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/kernel_choices.h"
+#include "data/dataset.h"
+#include "data/epoch_sampler.h"
+#include "devices/device.h"
+#include "train/replica_group.h"
+#include "train/step_trace.h"
+#include "train/train_config.h"
+#include "train/train_observer.h"
+#include "train/trainer.h"
+
+namespace dp {
+
+// One run of Trainer::run, from its settings to its summary. The
+// constructor prepares everything (devices, communicator, data, replicas, a
+// checkpoint to start from); then Trainer::run steps it epoch by epoch:
+//
+//   for each epoch: train_epoch (its steps), finish_epoch (metrics,
+//   evaluation, checkpoint, trace); then finish (the summary).
+//
+// Errors throw dp::Error; Trainer::run reports them.
+class TrainingRun {
+public:
+    // `devices`: as the caller resolved them, or empty to select
+    // config.devices; `part`: this process's part of a multi-process run,
+    // whose communicator the run takes.
+    TrainingRun(const TrainConfig& config, const std::optional<std::vector<DeviceInfo>>& devices,
+                std::optional<ProcessPart>& part, const std::atomic<bool>& stop_requested,
+                TrainObserver& observer);
+
+    // Trains every batch of `epoch` (from 1); false when a stop came first,
+    // leaving the epoch partial (not a measurement: finish_epoch is skipped).
+    bool train_epoch(int epoch);
+    // What an epoch's end records and writes, `seconds` its training time.
+    void finish_epoch(int epoch, double seconds);
+    // Reports the summary; the run's outcome.
+    RunOutcome finish();
+
+private:
+    void train_step(int epoch, int batch, std::span<const int> order);
+    // Asked before each step. The processes of a multi-process run stop at
+    // the same step (a signal mpirun relays reaches them one by one): one
+    // that stopped alone would leave the others waiting in the next collective.
+    bool stop_now();
+
+    const TrainConfig& config_;
+    ProcessPart* part_;  // null: a one-process run
+    const std::atomic<bool>& stop_requested_;
+    TrainObserver& observer_;
+    KernelChoices& kernels_;
+    TrainTestSets data_;
+    std::optional<ReplicaGroup> replicas_;
+    RunSummary summary_;
+    std::optional<EpochSampler> sampler_;
+    int batches_ = 0;
+    // Reused every step, so the step loop allocates nothing.
+    StepReport step_report_;
+    Backend::LossResult epoch_loss_;  // this process's shards
+    std::optional<StepTrace> trace_;  // this process's devices; rank 0's process writes it
+    bool stopped_ = false;
+};
+
+}  // namespace dp
