@@ -14,12 +14,13 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "backend/precision.h"
 #include "data_folder_field.h"
 #include "device_chooser.h"
 #include "engine_message.h"
 #include "field_note.h"
 #include "models/model_registry.h"
+#include "train/config_fields.h"
+#include "train/train_config.h"
 
 namespace {
 
@@ -112,7 +113,7 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     seedSpin_->setToolTip(tr("Initial weights and shuffling order: the same seed repeats a run."));
 
     precisionCombo_->setObjectName(QStringLiteral("precisionCombo"));
-    for (const std::string& name : dp::precision_names())
+    for (const std::string& name : dp::field_choices(dp::config_field("precision")))
         precisionCombo_->addItem(QString::fromStdString(name), QString::fromStdString(name));
     precisionCombo_->setToolTip(
         tr("What convolutions and linear layers multiply in: fp32; bf16 (bfloat16 products, "
@@ -123,9 +124,9 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     datasetCombo_->addItem(tr("Fashion-MNIST"), QStringLiteral("fashion-mnist"));
     datasetCombo_->addItem(tr("MNIST-format folder"), QStringLiteral("mnist-format"));
     datasetCombo_->addItem(tr("Synthetic (random)"), QStringLiteral("random"));
-    datasetCombo_->setToolTip(tr("Synthetic: seed 004's random vectors with 2 classes, for the "
+    datasetCombo_->setToolTip(tr("Synthetic: PyTorch's DataParallel tutorial's random vectors with 2 classes, for the "
                                  "Linear model and batch-split demonstrations."));
-    inputSizeSpin_->setToolTip(tr("Features per synthetic sample (seed 004's input_size)."));
+    inputSizeSpin_->setToolTip(tr("Features per synthetic sample (PyTorch's DataParallel tutorial's input_size)."));
     samplesSpin_->setToolTip(tr("Synthetic samples in the training set, and in the test set."));
 
     allreduceCombo_->setObjectName(QStringLiteral("allreduceCombo"));
@@ -139,7 +140,7 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
         tr("Compute BatchNorm statistics over the global batch, not each device's shard."));
     scaleCheck_->setObjectName(QStringLiteral("scaleCheck"));
     scaleCheck_->setToolTip(tr("Compare 1 vs N: the N-device run gets N times the batch size "
-                               "and learning rate (the linear scaling rule, seed 000's 256/0.1 "
+                               "and learning rate (the linear scaling rule, d2l 12.6's 256/0.1 "
                                "vs 512/0.2); off: both runs use the same settings."));
 
     auto* modelBox = new QGroupBox(settingLabel("model"), this);

@@ -6,7 +6,7 @@
 
 namespace dp {
 
-// The CNN of PyTorch's MNIST example (seed 002): conv 1->10 5x5, max-pool,
+// The CNN of PyTorch's MNIST example (as a PyTorch DataParallel guide trains it): conv 1->10 5x5, max-pool,
 // ReLU, conv 10->20 5x5, dropout2d, max-pool, ReLU, linear 320->50, ReLU,
 // dropout, linear 50->10, log-softmax; trained with the NLL loss. Module
 // names as in the seed: conv1, conv2, fc1, fc2. `dropout` is both dropout

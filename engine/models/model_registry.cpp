@@ -25,7 +25,7 @@ const std::vector<ModelEntry>& entries() {
          [](const SampleShape& input, int classes) { return make_resnet18(input, classes, 8); }},
         {"mnistnet", "MNIST CNN", "PyTorch's MNIST example CNN: conv, max-pool, dropout, log-softmax",
          [](const SampleShape& input, int classes) { return make_mnistnet(input, classes); }},
-        {"linear", "Linear", "seed 004's toy: one linear layer (softmax regression on images)",
+        {"linear", "Linear", "PyTorch's DataParallel tutorial's toy: one linear layer (softmax regression on images)",
          make_linear_model},
     };
     return models;

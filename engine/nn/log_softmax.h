@@ -5,7 +5,7 @@
 namespace dp {
 
 // nn.LogSoftmax(dim=1) over the features of each sample; a model ending in it
-// is trained with the NLL loss (seed 002's network).
+// is trained with the NLL loss (the MNIST CNN's).
 class LogSoftmax final : public Layer {
 public:
     SampleShape output_shape(const SampleShape& input) const override { return input; }

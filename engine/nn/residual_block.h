@@ -9,7 +9,7 @@
 
 namespace dp {
 
-// d2l's Residual (seed 000): y = relu(bn2(conv2(relu(bn1(conv1(x))))) + s),
+// d2l's Residual (d2l 12.6): y = relu(bn2(conv2(relu(bn1(conv1(x))))) + s),
 // where s is x, or conv3(x), a strided 1x1 projection, when the block changes
 // shape. Parameters are named as PyTorch's state_dict names them:
 // <name>.conv1.weight, <name>.bn1.running_mean, ...

@@ -36,7 +36,7 @@ const std::vector<ConfigField> kFields = {
      HelpSection::training, &TrainConfig::seed, kEssential},
     {"dataset", "data set", "--dataset", "NAME",
      "fashion-mnist, mnist-format (any folder of MNIST-layout IDX files, with\n"
-     "--data-dir) or random (seed 004's: --input-size N features, --samples N,\n2 classes)",
+     "--data-dir) or random (PyTorch's DataParallel tutorial's: --input-size N features, --samples N,\n2 classes)",
      HelpSection::data, &TrainConfig::dataset, kSharedRemembered},
     {"data_dir", "data folder", "--data-dir", "DIR",
      "folder with the four MNIST-format IDX files\n"

@@ -9,12 +9,12 @@
 
 namespace dp {
 
-// The seeds' 1-vs-N experiment: the same configuration on 1 device and on N.
+// d2l 12.5-12.6's 1-vs-N experiment: the same configuration on 1 device and on N.
 // Without scaling, the first run writes its parameters after every epoch
 // into `snapshot_dir` (when not empty) and the others measure their drift
 // from them (train/parameter_drift.h).
 // With scale_batch_and_lr, the global batch and the learning rate grow with
-// N (the linear scaling rule, seed 000: 256 / 0.1 on one GPU, 512 / 0.2 on two).
+// N (the linear scaling rule, d2l 12.6: 256 / 0.1 on one GPU, 512 / 0.2 on two).
 // The runs use the first N of `base.devices` (all devices if empty).
 std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
                                             const std::vector<int>& device_counts,

@@ -95,6 +95,11 @@ void validate_model_for_data(const TrainConfig& config) {
 
 }  // namespace
 
+std::vector<std::string> field_choices(const ConfigField& field) {
+    const auto names = known_names(field);
+    return names ? names->second : std::vector<std::string>{};
+}
+
 void validate_setting(const ConfigField& field, const TrainConfig& config) {
     if (const auto names = known_names(field))
         require_known(names->first, field_text(field, config), names->second);

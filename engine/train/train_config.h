@@ -12,7 +12,7 @@ namespace dp {
 
 struct ConfigField;
 
-// Everything that defines a training run. Defaults are the seeds' LeNet run
+// Everything that defines a training run. Defaults are d2l 12.5's LeNet run
 // (d2l 12.5: batch 256, lr 0.2, 10 epochs).
 struct TrainConfig {
     std::string model = "lenet";
@@ -25,7 +25,7 @@ struct TrainConfig {
     std::uint64_t seed = 0;
     std::string dataset = "fashion-mnist";  // or "mnist-format" (with data_dir), "random"
     std::string data_dir;  // empty: default_fashion_mnist_dir()
-    int input_size = 5;    // "random": features per sample (seed 004)
+    int input_size = 5;    // "random": features per sample (PyTorch's DataParallel tutorial)
     int samples = 100;     // "random": samples in the training (and the test) set
     int limit_train = 0;   // 0: all; else the first N training images in file order
     int limit_test = 0;    // 0: all; else the first N test images in file order
@@ -87,6 +87,11 @@ void validate_settings(const TrainConfig& config);
 // precision. validate() checks every field so; a front end that takes one
 // setting at a time (the workbench's options) checks each as it comes.
 void validate_setting(const ConfigField& field, const TrainConfig& config);
+
+// The values a text setting takes, from their registries (models, data
+// sets, all-reduce strategies, precisions); empty for free text. What
+// validate_setting holds a value to, and what a front end offers.
+std::vector<std::string> field_choices(const ConfigField& field);
 
 // Throws dp::Error unless config.model takes samples of `input` shape (the
 // random set's vectors, or images of a size read from the data), naming the

@@ -9,7 +9,7 @@
 namespace dp {
 namespace {
 
-constexpr int random_classes = 2;  // seed 004's output_size
+constexpr int random_classes = 2;  // PyTorch's DataParallel tutorial's output_size
 // The samples of each set the fingerprint's checksum covers: more than the
 // first batch of most runs, a fraction of a millisecond to hash.
 constexpr int fingerprint_samples = 256;

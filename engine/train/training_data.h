@@ -18,7 +18,7 @@ std::string training_data_source(const TrainConfig& config);
 std::vector<std::filesystem::path> training_data_files(const TrainConfig& config);
 
 // The training and test sets `config` asks for: Fashion-MNIST (from data_dir
-// or the default folder), any MNIST-format folder (data_dir), or seed 004's
+// or the default folder), any MNIST-format folder (data_dir), or PyTorch's DataParallel tutorial's
 // random set. Throws dp::Error naming the problem.
 TrainTestSets load_training_data(const TrainConfig& config);
 

@@ -24,7 +24,7 @@
 
 namespace {
 
-// A tiny run on seed 004's random data: quick, and enough to save and load.
+// A tiny run on the DataParallel tutorial's random data: quick, and enough to save and load.
 const QStringList kTinyLinear{"--model", "linear", "--dataset", "random", "--samples", "64",
                               "--batch-size", "16", "--no-history"};
 // A LeNet run long enough (tens of seconds) to be interrupted after its first epoch.

@@ -29,7 +29,7 @@ private slots:
             QSKIP("Fashion-MNIST not found: run scripts/setup (installs dataset-fashion-mnist)");
     }
 
-    // 2,000 training images, 1,000 test images. The seeds' batch 256 gives only
+    // 2,000 training images, 1,000 test images. d2l's batch 256 gives only
     // 8 steps an epoch; batch 32 with lr 0.3 gives 63, and LeNet with its
     // normal(0, 0.01) start leaves the 2.30 loss plateau after about 7 epochs.
     void reachesSeventyPercentOnSubset() {

@@ -639,7 +639,7 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QCOMPARE(two.status, dp::RunStatus::finished);
     QCOMPARE(one.config.devices.size(), std::size_t(1));
     QCOMPARE(two.config.devices.size(), std::size_t(2));
-    // Scaled per the toggle: seed 000's 256/0.1 on one device, 512/0.2 on two.
+    // Scaled per the toggle: d2l 12.6's 256/0.1 on one device, 512/0.2 on two.
     QCOMPARE(two.config.batch_size, 2 * one.config.batch_size);
     QCOMPARE(two.config.lr, 2 * one.config.lr);
     QCOMPARE(int(cellNumber(runs, 1, RunsTableModel::GlobalBatchColumn)), two.config.batch_size);

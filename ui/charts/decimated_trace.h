@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "training_worker.h"
+#include "loss_sample.h"
 #include "x_axis_mode.h"
 
 // A run's per-batch losses in bounded memory: consecutive batches are averaged

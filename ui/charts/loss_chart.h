@@ -7,7 +7,7 @@
 #include "decimated_trace.h"
 #include "run_chart_view.h"
 #include "train/run_record.h"
-#include "training_worker.h"
+#include "loss_sample.h"
 
 // Training loss per batch of the runs trained in this window, a line each,
 // optionally smoothed, on a linear or log scale. Losses arrive in groups; the

@@ -7,15 +7,9 @@
 
 #include <memory>
 
+#include "loss_sample.h"
 #include "train/train_observer.h"
 #include "train/trainer.h"
-
-// One training batch's mean loss, placed on both x axes the charts offer.
-struct LossSample {
-    double epoch = 0;    // fractional: 1.5 is halfway through epoch 2 (epochs count from 1)
-    double seconds = 0;  // training seconds since the run began (d2l's Timer, as EpochMetrics)
-    double loss = 0;
-};
 
 // Runs dp::Trainer on the thread this object lives on and re-emits the
 // trainer's observer callbacks as Qt signals. Receivers on the GUI thread get
