@@ -16,7 +16,6 @@
 #include "platform/cuda/driver_allocations.h"
 #include "platform/cuda/pinned_staging.h"
 #include "backend/plan_cache.h"
-#include "backend/reference/reference_ops.h"  // the ops' element counts
 #include "core/error.h"
 
 namespace dp {
@@ -42,14 +41,6 @@ struct PinnedDeleter {
 using Stream = std::unique_ptr<CUstream_st, StreamDeleter>;
 using CudnnHandle = std::unique_ptr<cudnnContext, CudnnDeleter>;
 using CublasHandle = std::unique_ptr<cublasContext, CublasDeleter>;
-
-using reference::linear_input_size;
-using reference::linear_output_size;
-using reference::linear_weight_size;
-
-std::size_t conv_weight_size(const Conv2dShape& s) {
-    return std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel;
-}
 
 class CudaBackend final : public Backend {
 public:
@@ -141,7 +132,7 @@ public:
     void conv2d_backward_weights(const Conv2dShape& s, const float* x, const float* dy, float* dw,
                                  float* db) override {
         if (s.batch == 0) {
-            fill(dw, conv_weight_size(s), 0.f);
+            fill(dw, s.weight_size(), 0.f);
             fill(db, std::size_t(s.out_channels), 0.f);
             return;
         }
@@ -211,8 +202,7 @@ public:
                            float* y, float* mask) override {
         check_dropout(config);
         const std::size_t area = std::size_t(s.h) * s.w;
-        cuda::dropout_forward(launch(), std::size_t(s.batch) * s.channels * area, area, config, x,
-                              y, mask);
+        cuda::dropout_forward(launch(), s.size(), area, config, x, y, mask);
     }
     void dropout_backward(std::size_t n, const float* mask, const float* dy, float* dx) override {
         cuda::multiply(launch(), n, dy, mask, dx);
@@ -237,8 +227,8 @@ public:
                                const float* gamma, const float* mean, const float* var, float* dx,
                                float* dgamma, float* dbeta) override {
         cuda::batch_norm2d_backward_reduce(launch(), s, x, dy, mean, var, dgamma, dbeta);
-        cuda::batch_norm2d_backward_elementwise(launch(), s, std::int64_t(s.batch) * s.h * s.w,
-                                                x, dy, gamma, mean, var, dgamma, dbeta, dx);
+        cuda::batch_norm2d_backward_elementwise(launch(), s, s.count_per_channel(), x, dy, gamma,
+                                                mean, var, dgamma, dbeta, dx);
     }
     void batch_norm2d_sums(const BatchNorm2dShape& s, const float* x, const float* shift,
                            float* sum, float* sum_sq) override {
@@ -273,8 +263,7 @@ public:
         if (s.batch == 0) return;
         LinearCopies& copies = linear_copies(s);
         gemm(CUBLAS_OP_T, CUBLAS_OP_N, s.out_features, s.batch, s.in_features,
-             {w, copies.w, linear_weight_size(s)}, s.in_features,
-             {x, copies.x, linear_input_size(s)},
+             {w, copies.w, s.weight_size()}, s.in_features, {x, copies.x, s.input_size()},
              s.in_features, y, s.out_features);
         cuda::add_channel_bias(launch(), s.batch, s.out_features, 1, b, y);
     }
@@ -285,8 +274,7 @@ public:
         if (s.batch == 0) return;
         LinearCopies& copies = linear_copies(s);
         gemm(CUBLAS_OP_N, CUBLAS_OP_N, s.in_features, s.batch, s.out_features,
-             {w, copies.w, linear_weight_size(s)}, s.in_features,
-             {dy, copies.dy, linear_output_size(s)},
+             {w, copies.w, s.weight_size()}, s.in_features, {dy, copies.dy, s.output_size()},
              s.out_features, dx, s.in_features);
     }
 
@@ -294,14 +282,13 @@ public:
     void linear_backward_weights(const LinearShape& s, const float* x, const float* dy, float* dw,
                                  float* db) override {
         if (s.batch == 0) {
-            fill(dw, std::size_t(s.out_features) * s.in_features, 0.f);
+            fill(dw, s.weight_size(), 0.f);
             fill(db, std::size_t(s.out_features), 0.f);
             return;
         }
         LinearCopies& copies = linear_copies(s);
         gemm(CUBLAS_OP_N, CUBLAS_OP_T, s.in_features, s.out_features, s.batch,
-             {x, copies.x, linear_input_size(s)}, s.in_features,
-             {dy, copies.dy, linear_output_size(s)},
+             {x, copies.x, s.input_size()}, s.in_features, {dy, copies.dy, s.output_size()},
              s.out_features, dw, s.in_features);
         cuda::channel_sums(launch(), s.batch, s.out_features, 1, dy, db);
     }
@@ -392,9 +379,9 @@ private:
             const auto copy = [this](std::size_t n) {
                 return static_cast<std::uint16_t*>(arena_.allocate(n * sizeof(std::uint16_t)));
             };
-            copies.x = copy(linear_input_size(shape));
-            copies.w = copy(linear_weight_size(shape));
-            copies.dy = copy(linear_output_size(shape));
+            copies.x = copy(shape.input_size());
+            copies.w = copy(shape.weight_size());
+            copies.dy = copy(shape.output_size());
             return copies;
         });
     }
