@@ -19,6 +19,14 @@ struct Conv2dShape {
 
     int out_h() const { return (in_h + 2 * pad - kernel) / stride + 1; }
     int out_w() const { return (in_w + 2 * pad - kernel) / stride + 1; }
+    // Element counts of x, w and y.
+    std::size_t input_size() const { return std::size_t(batch) * in_channels * in_h * in_w; }
+    std::size_t weight_size() const {
+        return std::size_t(out_channels) * in_channels * kernel * kernel;
+    }
+    std::size_t output_size() const {
+        return std::size_t(batch) * out_channels * out_h() * out_w();
+    }
     auto operator<=>(const Conv2dShape&) const = default;
 };
 
@@ -34,6 +42,9 @@ struct Pool2dShape {
 
     int out_h() const { return (in_h + 2 * pad - kernel) / stride + 1; }
     int out_w() const { return (in_w + 2 * pad - kernel) / stride + 1; }
+    // Element counts of x and y.
+    std::size_t input_size() const { return std::size_t(batch) * channels * in_h * in_w; }
+    std::size_t output_size() const { return std::size_t(batch) * channels * out_h() * out_w(); }
     auto operator<=>(const Pool2dShape&) const = default;
 };
 
@@ -42,6 +53,7 @@ struct Pool2dShape {
 struct NchwShape {
     int batch = 0;
     int channels = 0, h = 0, w = 0;
+    std::size_t size() const { return std::size_t(batch) * channels * h * w; }
     auto operator<=>(const NchwShape&) const = default;
 };
 
@@ -52,6 +64,10 @@ struct BatchNorm2dShape {
     int channels = 0, h = 0, w = 0;
     float eps = 1e-5f;       // added to the variance
     float momentum = 0.1f;   // running = (1 - momentum) * running + momentum * batch value
+    // Element count of x (and y).
+    std::size_t size() const { return std::size_t(batch) * channels * h * w; }
+    // The elements of each channel, over which batch normalization takes statistics.
+    std::int64_t count_per_channel() const { return std::int64_t(batch) * h * w; }
     auto operator<=>(const BatchNorm2dShape&) const = default;
 };
 
@@ -72,6 +88,10 @@ struct DropoutConfig {
 struct LinearShape {
     int batch = 0;
     int in_features = 0, out_features = 0;
+    // Element counts of x, w and y.
+    std::size_t input_size() const { return std::size_t(batch) * in_features; }
+    std::size_t weight_size() const { return std::size_t(out_features) * in_features; }
+    std::size_t output_size() const { return std::size_t(batch) * out_features; }
     auto operator<=>(const LinearShape&) const = default;
 };
 

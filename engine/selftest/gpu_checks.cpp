@@ -94,15 +94,6 @@ void store_loss(Backend& backend, const Backend::LossResult& loss, float* out) {
     backend.fill(out + 1, 1, float(loss.correct));
 }
 
-std::size_t size_of(const Conv2dShape& s, bool input) {
-    return input ? std::size_t(s.batch) * s.in_channels * s.in_h * s.in_w
-                 : std::size_t(s.batch) * s.out_channels * s.out_h() * s.out_w();
-}
-std::size_t pool_size(const Pool2dShape& s, bool input) {
-    return input ? std::size_t(s.batch) * s.channels * s.in_h * s.in_w
-                 : std::size_t(s.batch) * s.channels * s.out_h() * s.out_w();
-}
-
 // Tolerances: the kernels follow the reference's arithmetic in the same
 // order where they can (pooling, dropout, elementwise, SGD: exact); cuDNN
 // and cuBLAS sum products in their own order (1e-4 for sums of ~500 float
@@ -117,18 +108,18 @@ std::vector<OpCase> op_cases() {
     for (const Conv2dShape s : {Conv2dShape{4, 3, 11, 11, 5, 3, 2, 1},
                                 Conv2dShape{2, 6, 8, 8, 4, 5, 1, 2},
                                 Conv2dShape{0, 2, 5, 5, 3, 3, 1, 1}}) {
-        const std::size_t weights = std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel;
+        const std::size_t weights = s.weight_size();
         const std::string shape = "conv2d batch " + std::to_string(s.batch) + " kernel " +
                                   std::to_string(s.kernel);
-        cases.push_back({shape + " forward", 1e-4, {values(size_of(s, true)), values(weights),
+        cases.push_back({shape + " forward", 1e-4, {values(s.input_size()), values(weights),
                                                     values(s.out_channels)},
-                         {size_of(s, false)},
+                         {s.output_size()},
                          [s](Backend& b, const auto& in, const auto& out) {
                              b.conv2d_forward(s, in[0], in[1], in[2], out[0]);
                          }});
         cases.push_back({shape + " backward", 1e-4,
-                         {values(size_of(s, true)), values(weights), values(size_of(s, false))},
-                         {size_of(s, true), weights, std::size_t(s.out_channels)},
+                         {values(s.input_size()), values(weights), values(s.output_size())},
+                         {s.input_size(), weights, std::size_t(s.out_channels)},
                          [s](Backend& b, const auto& in, const auto& out) {
                              b.conv2d_backward_data(s, in[2], in[1], out[0]);
                              b.conv2d_backward_weights(s, in[0], in[2], out[1], out[2]);
@@ -143,24 +134,24 @@ std::vector<OpCase> op_cases() {
 
     for (const Pool2dShape s : {Pool2dShape{2, 3, 9, 9, 3, 2, 1}, Pool2dShape{3, 2, 8, 7, 2, 2, 0}}) {
         const std::string shape = "pool2d kernel " + std::to_string(s.kernel);
-        cases.push_back({"avg_" + shape, 1e-6, {values(pool_size(s, true)), values(pool_size(s, false))},
-                         {pool_size(s, false), pool_size(s, true)},
+        cases.push_back({"avg_" + shape, 1e-6, {values(s.input_size()), values(s.output_size())},
+                         {s.output_size(), s.input_size()},
                          [s](Backend& b, const auto& in, const auto& out) {
                              b.avg_pool2d_forward(s, in[0], out[0]);
                              b.avg_pool2d_backward(s, in[1], out[1]);
                          }});
         cases.push_back({"relu_avg_" + shape, 1e-6,
-                         {values(pool_size(s, true)), values(pool_size(s, false))},
-                         {pool_size(s, false), pool_size(s, true)},
+                         {values(s.input_size()), values(s.output_size())},
+                         {s.output_size(), s.input_size()},
                          [s](Backend& b, const auto& in, const auto& out) {
                              b.relu_avg_pool2d_forward(s, in[0], out[0]);
                              b.relu_avg_pool2d_backward(s, in[0], in[1], out[1]);
                          }});
         // Values in steps of 0.25 make ties, which the first maximum wins.
-        Floats tied = values(pool_size(s, true));
+        Floats tied = values(s.input_size());
         for (float& value : tied) value = std::round(value * 4) / 4;
-        cases.push_back({"max_" + shape + " with ties", 0, {tied, values(pool_size(s, false))},
-                         {pool_size(s, false), pool_size(s, true)},
+        cases.push_back({"max_" + shape + " with ties", 0, {tied, values(s.output_size())},
+                         {s.output_size(), s.input_size()},
                          [s](Backend& b, const auto& in, const auto& out) {
                              const std::size_t bytes = b.max_pool2d_workspace_size(s);
                              DeviceBuffer workspace = b.allocate((bytes + 3) / 4);

@@ -139,18 +139,18 @@ public:
     using Vector = std::vector<T>;
 
     Vector conv2d_forward(const Conv2dShape& s, const Vector& x, const Vector& w, const Vector& b) {
-        Vector y = unwritten<T>(ref::conv2d_output_size(s));
+        Vector y = unwritten<T>(s.output_size());
         ref::conv2d_forward(s, x.data(), w.data(), b.data(), y.data());
         return y;
     }
     Vector conv2d_backward_data(const Conv2dShape& s, const Vector& dy, const Vector& w) {
-        Vector dx = unwritten<T>(ref::conv2d_input_size(s));
+        Vector dx = unwritten<T>(s.input_size());
         ref::conv2d_backward_data(s, dy.data(), w.data(), dx.data());
         return dx;
     }
     std::pair<Vector, Vector> conv2d_backward_weights(const Conv2dShape& s, const Vector& x,
                                                       const Vector& dy) {
-        Vector dw = unwritten<T>(ref::conv2d_weight_size(s));
+        Vector dw = unwritten<T>(s.weight_size());
         Vector db = unwritten<T>(s.out_channels);
         ref::conv2d_backward_weights(s, x.data(), dy.data(), dw.data(), db.data());
         return {std::move(dw), std::move(db)};
@@ -168,22 +168,22 @@ public:
     }
 
     Vector avg_pool2d_forward(const Pool2dShape& s, const Vector& x) {
-        Vector y = unwritten<T>(ref::pool2d_output_size(s));
+        Vector y = unwritten<T>(s.output_size());
         ref::avg_pool2d_forward(s, x.data(), y.data());
         return y;
     }
     Vector avg_pool2d_backward(const Pool2dShape& s, const Vector& dy) {
-        Vector dx = unwritten<T>(ref::pool2d_input_size(s));
+        Vector dx = unwritten<T>(s.input_size());
         ref::avg_pool2d_backward(s, dy.data(), dx.data());
         return dx;
     }
     Vector relu_avg_pool2d_forward(const Pool2dShape& s, const Vector& x) {
-        Vector y = unwritten<T>(ref::pool2d_output_size(s));
+        Vector y = unwritten<T>(s.output_size());
         ref::relu_avg_pool2d_forward(s, x.data(), y.data());
         return y;
     }
     Vector relu_avg_pool2d_backward(const Pool2dShape& s, const Vector& x, const Vector& dy) {
-        Vector dx = unwritten<T>(ref::pool2d_input_size(s));
+        Vector dx = unwritten<T>(s.input_size());
         ref::relu_avg_pool2d_backward(s, x.data(), dy.data(), dx.data());
         return dx;
     }
@@ -191,13 +191,13 @@ public:
     // The workspace is the reference's argmax indices, on the host.
     using Workspace = std::vector<std::byte>;
     std::pair<Vector, Workspace> max_pool2d_forward(const Pool2dShape& s, const Vector& x) {
-        Vector y = unwritten<T>(ref::pool2d_output_size(s));
+        Vector y = unwritten<T>(s.output_size());
         Workspace workspace(ref::max_pool2d_workspace_size(s));
         ref::max_pool2d_forward(s, x.data(), y.data(), workspace.data());
         return {std::move(y), std::move(workspace)};
     }
     Vector max_pool2d_backward(const Pool2dShape& s, const Vector& dy, const Workspace& workspace) {
-        Vector dx = unwritten<T>(ref::pool2d_input_size(s));
+        Vector dx = unwritten<T>(s.input_size());
         ref::max_pool2d_backward(s, dy.data(), workspace.data(), dx.data());
         return dx;
     }
@@ -208,7 +208,7 @@ public:
         return y;
     }
     Vector global_avg_pool2d_backward(const NchwShape& s, const Vector& dy) {
-        Vector dx = unwritten<T>(ref::nchw_size(s));
+        Vector dx = unwritten<T>(s.size());
         ref::global_avg_pool2d_backward(s, dy.data(), dx.data());
         return dx;
     }
@@ -317,18 +317,18 @@ public:
     }
 
     Vector linear_forward(const LinearShape& s, const Vector& x, const Vector& w, const Vector& b) {
-        Vector y = unwritten<T>(ref::linear_output_size(s));
+        Vector y = unwritten<T>(s.output_size());
         ref::linear_forward(s, x.data(), w.data(), b.data(), y.data());
         return y;
     }
     Vector linear_backward_data(const LinearShape& s, const Vector& dy, const Vector& w) {
-        Vector dx = unwritten<T>(ref::linear_input_size(s));
+        Vector dx = unwritten<T>(s.input_size());
         ref::linear_backward_data(s, dy.data(), w.data(), dx.data());
         return dx;
     }
     std::pair<Vector, Vector> linear_backward_weights(const LinearShape& s, const Vector& x,
                                                       const Vector& dy) {
-        Vector dw = unwritten<T>(ref::linear_weight_size(s));
+        Vector dw = unwritten<T>(s.weight_size());
         Vector db = unwritten<T>(s.out_features);
         ref::linear_backward_weights(s, x.data(), dy.data(), dw.data(), db.data());
         return {std::move(dw), std::move(db)};
@@ -374,21 +374,21 @@ public:
 
     Vector conv2d_forward(const Conv2dShape& s, const Vector& x, const Vector& w, const Vector& b) {
         const DeviceVector device_x = upload(x), device_w = upload(w), device_b = upload(b);
-        const DeviceVector device_y = output(ref::conv2d_output_size(s));
+        const DeviceVector device_y = output(s.output_size());
         backend_.conv2d_forward(s, device_x.data(), device_w.data(), device_b.data(),
                                 device_y.data());
         return download(device_y);
     }
     Vector conv2d_backward_data(const Conv2dShape& s, const Vector& dy, const Vector& w) {
         const DeviceVector device_dy = upload(dy), device_w = upload(w);
-        const DeviceVector device_dx = output(ref::conv2d_input_size(s));
+        const DeviceVector device_dx = output(s.input_size());
         backend_.conv2d_backward_data(s, device_dy.data(), device_w.data(), device_dx.data());
         return download(device_dx);
     }
     std::pair<Vector, Vector> conv2d_backward_weights(const Conv2dShape& s, const Vector& x,
                                                       const Vector& dy) {
         const DeviceVector device_x = upload(x), device_dy = upload(dy);
-        const DeviceVector device_dw = output(ref::conv2d_weight_size(s));
+        const DeviceVector device_dw = output(s.weight_size());
         const DeviceVector device_db = output(s.out_channels);
         backend_.conv2d_backward_weights(s, device_x.data(), device_dy.data(), device_dw.data(),
                                          device_db.data());
@@ -408,23 +408,23 @@ public:
     }
 
     Vector avg_pool2d_forward(const Pool2dShape& s, const Vector& x) {
-        const DeviceVector device_x = upload(x), device_y = output(ref::pool2d_output_size(s));
+        const DeviceVector device_x = upload(x), device_y = output(s.output_size());
         backend_.avg_pool2d_forward(s, device_x.data(), device_y.data());
         return download(device_y);
     }
     Vector avg_pool2d_backward(const Pool2dShape& s, const Vector& dy) {
-        const DeviceVector device_dy = upload(dy), device_dx = output(ref::pool2d_input_size(s));
+        const DeviceVector device_dy = upload(dy), device_dx = output(s.input_size());
         backend_.avg_pool2d_backward(s, device_dy.data(), device_dx.data());
         return download(device_dx);
     }
     Vector relu_avg_pool2d_forward(const Pool2dShape& s, const Vector& x) {
-        const DeviceVector device_x = upload(x), device_y = output(ref::pool2d_output_size(s));
+        const DeviceVector device_x = upload(x), device_y = output(s.output_size());
         backend_.relu_avg_pool2d_forward(s, device_x.data(), device_y.data());
         return download(device_y);
     }
     Vector relu_avg_pool2d_backward(const Pool2dShape& s, const Vector& x, const Vector& dy) {
         const DeviceVector device_x = upload(x), device_dy = upload(dy);
-        const DeviceVector device_dx = output(ref::pool2d_input_size(s));
+        const DeviceVector device_dx = output(s.input_size());
         backend_.relu_avg_pool2d_backward(s, device_x.data(), device_dy.data(), device_dx.data());
         return download(device_dx);
     }
@@ -444,7 +444,7 @@ public:
         return download(device_y);
     }
     Vector global_avg_pool2d_backward(const NchwShape& s, const Vector& dy) {
-        const DeviceVector device_dy = upload(dy), device_dx = output(ref::nchw_size(s));
+        const DeviceVector device_dy = upload(dy), device_dx = output(s.size());
         backend_.global_avg_pool2d_backward(s, device_dy.data(), device_dx.data());
         return download(device_dx);
     }
@@ -588,21 +588,21 @@ public:
 
     Vector linear_forward(const LinearShape& s, const Vector& x, const Vector& w, const Vector& b) {
         const DeviceVector device_x = upload(x), device_w = upload(w), device_b = upload(b);
-        const DeviceVector device_y = output(ref::linear_output_size(s));
+        const DeviceVector device_y = output(s.output_size());
         backend_.linear_forward(s, device_x.data(), device_w.data(), device_b.data(),
                                 device_y.data());
         return download(device_y);
     }
     Vector linear_backward_data(const LinearShape& s, const Vector& dy, const Vector& w) {
         const DeviceVector device_dy = upload(dy), device_w = upload(w);
-        const DeviceVector device_dx = output(ref::linear_input_size(s));
+        const DeviceVector device_dx = output(s.input_size());
         backend_.linear_backward_data(s, device_dy.data(), device_w.data(), device_dx.data());
         return download(device_dx);
     }
     std::pair<Vector, Vector> linear_backward_weights(const LinearShape& s, const Vector& x,
                                                       const Vector& dy) {
         const DeviceVector device_x = upload(x), device_dy = upload(dy);
-        const DeviceVector device_dw = output(ref::linear_weight_size(s));
+        const DeviceVector device_dw = output(s.weight_size());
         const DeviceVector device_db = output(s.out_features);
         backend_.linear_backward_weights(s, device_x.data(), device_dy.data(), device_dw.data(),
                                          device_db.data());
@@ -708,14 +708,14 @@ inline std::pair<BackendOps::Vector, BackendOps::Workspace> BackendOps::max_pool
     const Pool2dShape& s, const Vector& x) {
     const std::size_t bytes = backend_.max_pool2d_workspace_size(s);
     Workspace workspace{output((bytes + sizeof(float) - 1) / sizeof(float))};
-    const DeviceVector device_x = upload(x), device_y = output(ref::pool2d_output_size(s));
+    const DeviceVector device_x = upload(x), device_y = output(s.output_size());
     backend_.max_pool2d_forward(s, device_x.data(), device_y.data(), workspace.buffer.data());
     return {download(device_y), std::move(workspace)};
 }
 
 inline BackendOps::Vector BackendOps::max_pool2d_backward(const Pool2dShape& s, const Vector& dy,
                                                           const Workspace& workspace) {
-    const DeviceVector device_dy = upload(dy), device_dx = output(ref::pool2d_input_size(s));
+    const DeviceVector device_dy = upload(dy), device_dx = output(s.input_size());
     backend_.max_pool2d_backward(s, device_dy.data(), workspace.buffer.data(), device_dx.data());
     return download(device_dx);
 }

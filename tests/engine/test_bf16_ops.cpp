@@ -99,14 +99,10 @@ struct Sizes {
     std::size_t x, w, y, channels;
 };
 Sizes sizes_of(const dp::Conv2dShape& s) {
-    return {std::size_t(s.batch) * s.in_channels * s.in_h * s.in_w,
-            std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel,
-            std::size_t(s.batch) * s.out_channels * s.out_h() * s.out_w(),
-            std::size_t(s.out_channels)};
+    return {s.input_size(), s.weight_size(), s.output_size(), std::size_t(s.out_channels)};
 }
 Sizes sizes_of(const dp::LinearShape& s) {
-    return {std::size_t(s.batch) * s.in_features, std::size_t(s.out_features) * s.in_features,
-            std::size_t(s.batch) * s.out_features, std::size_t(s.out_features)};
+    return {s.input_size(), s.weight_size(), s.output_size(), std::size_t(s.out_features)};
 }
 void forward(dp::Backend& on, const dp::Conv2dShape& s, const float* x, const float* w,
              const float* b, float* y) {

@@ -23,7 +23,7 @@ struct BatchNorm2dOp {
     // x with a random offset per channel, for the mean to remove.
     template <typename T>
     Tensors<T> make_inputs(std::mt19937& rng) const {
-        std::vector<T> x = uniform<T>(ref::batch_norm2d_size(shape), -1, 1, rng);
+        std::vector<T> x = uniform<T>(shape.size(), -1, 1, rng);
         const std::vector<T> offsets = uniform<T>(shape.channels, -2, 2, rng);
         const std::size_t area = std::size_t(shape.h) * shape.w;
         for (std::size_t i = 0; i < x.size(); ++i) x[i] += offsets[i / area % shape.channels];
@@ -65,7 +65,7 @@ struct BatchNorm2dGivenStatsOp {
     std::string label() const { return batch_norm2d_label("batch_norm2d given stats", shape); }
     template <typename T>
     Tensors<T> make_inputs(std::mt19937& rng) const {
-        return {{"x", uniform<T>(ref::batch_norm2d_size(shape), -1, 1, rng)},
+        return {{"x", uniform<T>(shape.size(), -1, 1, rng)},
                 {"gamma", uniform<T>(shape.channels, T(0.5), T(1.5), rng)},
                 {"beta", uniform<T>(shape.channels, -1, 1, rng)},
                 {"mean", uniform<T>(shape.channels, T(-0.5), T(0.5), rng)},
@@ -82,7 +82,7 @@ struct BatchNorm2dGivenStatsOp {
             ops.batch_norm2d_backward_reduce(shape, in.at("x"), dy, in.at("mean"), in.at("var"));
         const std::vector<T> zeros(shape.channels, T(0));
         return {{"x", ops.batch_norm2d_backward_elementwise(
-                          shape, ref::batch_norm2d_count(shape), in.at("x"), dy, in.at("gamma"),
+                          shape, shape.count_per_channel(), in.at("x"), dy, in.at("gamma"),
                           in.at("mean"), in.at("var"), zeros, zeros)},
                 {"gamma", std::move(dgamma)},
                 {"beta", std::move(dbeta)}};
@@ -99,8 +99,8 @@ struct SyncBatchNorm2dOp {
     BatchNorm2dShape shape;  // of one replica's shard
     int replicas;
 
-    std::size_t shard_size() const { return ref::batch_norm2d_size(shape); }
-    std::int64_t count() const { return replicas * ref::batch_norm2d_count(shape); }
+    std::size_t shard_size() const { return shape.size(); }
+    std::int64_t count() const { return replicas * shape.count_per_channel(); }
     BatchNorm2dShape whole_batch_shape() const {
         BatchNorm2dShape whole = shape;
         whole.batch *= replicas;
@@ -301,7 +301,7 @@ private slots:
         std::mt19937 rng(kSeed);
         const Tensors<float> in = sync.make_inputs<float>(rng);
         const std::vector<float> dy =
-            uniform<float>(ref::batch_norm2d_size(whole.shape), -1, 1, rng);
+            uniform<float>(whole.shape.size(), -1, 1, rng);
         Failures failures;
         for (BackendOps* ops : backends()) {
             const std::string on = ops->name() + ": ";

@@ -30,8 +30,8 @@ struct Conv2dOp {
     }
     template <typename T>
     Tensors<T> make_inputs(std::mt19937& rng) const {
-        return {{"x", uniform<T>(ref::conv2d_input_size(shape), -1, 1, rng)},
-                {"w", uniform<T>(ref::conv2d_weight_size(shape), -1, 1, rng)},
+        return {{"x", uniform<T>(shape.input_size(), -1, 1, rng)},
+                {"w", uniform<T>(shape.weight_size(), -1, 1, rng)},
                 {"b", uniform<T>(shape.out_channels, -1, 1, rng)}};
     }
     template <typename Ops, typename T = typename Ops::Scalar>
@@ -151,10 +151,10 @@ private slots:
             std::vector<float> y, dx, dw, db;
         };
         const auto run_all = [&](BackendOps& ops, const Conv2dShape& s, std::mt19937& rng) {
-            const auto x = uniform<float>(ref::conv2d_input_size(s), -1, 1, rng);
-            const auto w = uniform<float>(ref::conv2d_weight_size(s), -1, 1, rng);
+            const auto x = uniform<float>(s.input_size(), -1, 1, rng);
+            const auto w = uniform<float>(s.weight_size(), -1, 1, rng);
             const auto b = uniform<float>(s.out_channels, -1, 1, rng);
-            const auto dy = uniform<float>(ref::conv2d_output_size(s), -1, 1, rng);
+            const auto dy = uniform<float>(s.output_size(), -1, 1, rng);
             auto [dw, db] = ops.conv2d_backward_weights(s, x, dy);
             return Outputs{ops.conv2d_forward(s, x, w, b), ops.conv2d_backward_data(s, dy, w),
                            std::move(dw), std::move(db)};

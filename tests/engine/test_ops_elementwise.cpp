@@ -88,7 +88,7 @@ struct DropoutOp {
     }
     template <typename T>
     Tensors<T> make_inputs(std::mt19937& rng) const {
-        return {{"x", uniform<T>(ref::nchw_size(shape), -1, 1, rng)}};
+        return {{"x", uniform<T>(shape.size(), -1, 1, rng)}};
     }
     // {y, mask}
     template <typename Ops, typename T = typename Ops::Scalar>
@@ -174,7 +174,7 @@ private slots:
     void dropout_masks_drop_fraction_p() {
         std::mt19937 rng(kSeed);
         const NchwShape s{.batch = 20, .channels = 100, .h = 5, .w = 10};  // 2000 planes
-        const std::vector<float> x = uniform<float>(ref::nchw_size(s), -1, 1, rng);
+        const std::vector<float> x = uniform<float>(s.size(), -1, 1, rng);
         Failures failures;
         for (BackendOps* ops : backends())
             for (const bool per_plane : {false, true})
@@ -221,9 +221,9 @@ private slots:
         std::mt19937 rng(kSeed);
         const NchwShape whole{.batch = 6, .channels = 4, .h = 3, .w = 3};
         const NchwShape shard{.batch = 2, .channels = 4, .h = 3, .w = 3};
-        const std::size_t shard_size = ref::nchw_size(shard);
+        const std::size_t shard_size = shard.size();
         const std::uint64_t shard_planes = shard.batch * shard.channels;
-        const std::vector<float> x = uniform<float>(ref::nchw_size(whole), 1, 2, rng);
+        const std::vector<float> x = uniform<float>(whole.size(), 1, 2, rng);
         const DropoutConfig config{.p = 0.5f, .seed = 1234, .step = 10};
         Failures failures;
         for (BackendOps* ops : backends())

@@ -20,8 +20,8 @@ struct LinearOp {
     }
     template <typename T>
     Tensors<T> make_inputs(std::mt19937& rng) const {
-        return {{"x", uniform<T>(ref::linear_input_size(shape), -1, 1, rng)},
-                {"w", uniform<T>(ref::linear_weight_size(shape), -1, 1, rng)},
+        return {{"x", uniform<T>(shape.input_size(), -1, 1, rng)},
+                {"w", uniform<T>(shape.weight_size(), -1, 1, rng)},
                 {"b", uniform<T>(shape.out_features, -1, 1, rng)}};
     }
     template <typename Ops, typename T = typename Ops::Scalar>

@@ -17,7 +17,7 @@ struct AvgPool2dOp {
     std::string label() const { return pool2d_label("avg_pool2d", shape); }
     template <typename T>
     Tensors<T> make_inputs(std::mt19937& rng) const {
-        return {{"x", uniform<T>(ref::pool2d_input_size(shape), -1, 1, rng)}};
+        return {{"x", uniform<T>(shape.input_size(), -1, 1, rng)}};
     }
     template <typename Ops, typename T = typename Ops::Scalar>
     std::vector<T> forward(Ops& ops, const Tensors<T>& in) const {
@@ -40,7 +40,7 @@ struct ReluAvgPool2dOp {
     std::string label() const { return pool2d_label("relu_avg_pool2d", shape); }
     template <typename T>
     Tensors<T> make_inputs(std::mt19937& rng) const {
-        return {{"x", away_from_zero<T>(ref::pool2d_input_size(shape), rng)}};
+        return {{"x", away_from_zero<T>(shape.input_size(), rng)}};
     }
     template <typename Ops, typename T = typename Ops::Scalar>
     std::vector<T> forward(Ops& ops, const Tensors<T>& in) const {
@@ -63,7 +63,7 @@ struct MaxPool2dOp {
     // step changes the element that wins a window.
     template <typename T>
     Tensors<T> make_inputs(std::mt19937& rng) const {
-        std::vector<T> x(ref::pool2d_input_size(shape));
+        std::vector<T> x(shape.input_size());
         for (std::size_t i = 0; i < x.size(); ++i)
             x[i] = T(0.05) * (T(i) - T(x.size() / 2));
         std::shuffle(x.begin(), x.end(), rng);
@@ -88,7 +88,7 @@ struct GlobalAvgPool2dOp {
     std::string label() const { return nchw_label("global_avg_pool2d", shape); }
     template <typename T>
     Tensors<T> make_inputs(std::mt19937& rng) const {
-        return {{"x", uniform<T>(ref::nchw_size(shape), -1, 1, rng)}};
+        return {{"x", uniform<T>(shape.size(), -1, 1, rng)}};
     }
     template <typename Ops, typename T = typename Ops::Scalar>
     std::vector<T> forward(Ops& ops, const Tensors<T>& in) const {
@@ -190,9 +190,9 @@ private slots:
              1e-6}};
         for (BackendOps* ops : backends()) {
             for (const auto& [s, tolerance] : cases) {
-                std::vector<float> x = uniform<float>(ref::pool2d_input_size(s), -1, 1, rng);
+                std::vector<float> x = uniform<float>(s.input_size(), -1, 1, rng);
                 for (std::size_t i = 0; i < x.size(); i += 5) x[i] = i % 2 ? 0.0f : -0.0f;
-                const std::vector<float> dy = uniform<float>(ref::pool2d_output_size(s), -1, 1, rng);
+                const std::vector<float> dy = uniform<float>(s.output_size(), -1, 1, rng);
                 const std::vector<float> relu_x = ops->relu_forward(x);
                 const std::string what = ops->name() + ": " + pool2d_label("relu_avg_pool2d", s);
                 check_values(failures, what + " y", ops->relu_avg_pool2d_forward(s, x),

@@ -93,9 +93,9 @@ std::vector<ConvAlgorithmError> conv_algorithm_errors(int device, const Conv2dSh
                                                       std::size_t workspace_bytes, unsigned seed) {
     DP_CUDA_CHECK(device, cudaSetDevice(device));
     std::mt19937 rng(seed);
-    const auto xh = random_floats(reference::conv2d_input_size(s), rng);
-    const auto wh = random_floats(reference::conv2d_weight_size(s), rng);
-    const auto dyh = random_floats(reference::conv2d_output_size(s), rng);
+    const auto xh = random_floats(s.input_size(), rng);
+    const auto wh = random_floats(s.weight_size(), rng);
+    const auto dyh = random_floats(s.output_size(), rng);
     // The exact passes, in float64 from the same float32 inputs.
     const Doubles x64(xh.begin(), xh.end()), w64(wh.begin(), wh.end()), dy64(dyh.begin(), dyh.end());
     Doubles y64(dyh.size()), dx64(xh.size()), dw64(wh.size()), zero_bias(s.out_channels), db64(s.out_channels);

@@ -1,7 +1,8 @@
 #pragma once
 
 // The CUDA backend, for code that does not include CUDA headers (the backend
-// factory, tests). The device list is platform/cuda/cuda_devices.h.
+// factory, tests). The device list is platform/cuda/cuda_devices.h; the
+// class itself is cuda_backend_impl.h's, private to this folder.
 
 #include <memory>
 

@@ -8,7 +8,6 @@
 
 #include "backend/algorithm_choice.h"
 #include "backend/cuda/cuda_kernels.h"
-#include "backend/reference/reference_ops.h"  // the ops' element counts
 #include "platform/cuda/cuda_check.h"
 #include "backend/kernel_choices.h"
 #include "core/error.h"
@@ -40,11 +39,6 @@ struct CudnnConvolution::Plan {
 };
 
 namespace {
-
-// The element counts of x, w and y.
-std::size_t x_count(const Conv2dShape& s) { return reference::conv2d_input_size(s); }
-std::size_t w_count(const Conv2dShape& s) { return reference::conv2d_weight_size(s); }
-std::size_t y_count(const Conv2dShape& s) { return reference::conv2d_output_size(s); }
 
 std::string describe(const Conv2dShape& s) {
     return "conv2d " + std::to_string(s.batch) + "x" + std::to_string(s.in_channels) + "x" +
@@ -149,9 +143,9 @@ CudnnConvolution::Plan& CudnnConvolution::plan(const Conv2dShape& s) {
             const auto copy = [&](std::size_t n) {
                 return static_cast<std::uint16_t*>(allocate_(n * sizeof(std::uint16_t)));
             };
-            plan->x16 = copy(x_count(shape));
-            plan->w16 = copy(w_count(shape));
-            plan->y16 = copy(y_count(shape));
+            plan->x16 = copy(shape.input_size());
+            plan->w16 = copy(shape.weight_size());
+            plan->y16 = copy(shape.output_size());
         }
         DP_CUDA_CHECK(device_, cudnnCreateTensorDescriptor(&plan->x));
         DP_CUDA_CHECK(device_, cudnnCreateTensorDescriptor(&plan->y));
@@ -182,8 +176,8 @@ CudnnConvolution::Plan& CudnnConvolution::plan(const Conv2dShape& s) {
 void CudnnConvolution::forward(const Conv2dShape& s, const float* x_float,
                                const float* w_float, float* y_float) {
     Plan& p = plan(s);
-    const void* x = input(x_float, x_count(s), p.x16);
-    const void* w = input(w_float, w_count(s), p.w16);
+    const void* x = input(x_float, s.input_size(), p.x16);
+    const void* w = input(w_float, s.weight_size(), p.w16);
     void* y = output(y_float, p.y16);
     if (!p.forward) p.forward = cached_algorithm("forward", s, [&] {
         int max_count = 0, returned = 0;
@@ -200,14 +194,14 @@ void CudnnConvolution::forward(const Conv2dShape& s, const float* x_float,
                                handle_, &one, p.x, x, p.w, w, p.conv,
                                cudnnConvolutionFwdAlgo_t(*p.forward), workspace_,
                                options_.workspace_bytes, &zero, p.y, y));
-    finish(y_float, y_count(s), p.y16);
+    finish(y_float, s.output_size(), p.y16);
 }
 
 void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy_float,
                                      const float* w_float, float* dx_float) {
     Plan& p = plan(s);
-    const void* dy = input(dy_float, y_count(s), p.y16);
-    const void* w = input(w_float, w_count(s), p.w16);
+    const void* dy = input(dy_float, s.output_size(), p.y16);
+    const void* w = input(w_float, s.weight_size(), p.w16);
     void* dx = output(dx_float, p.x16);
     if (!p.backward_data) p.backward_data = cached_algorithm("backward_data", s, [&] {
         int max_count = 0, returned = 0;
@@ -226,14 +220,14 @@ void CudnnConvolution::backward_data(const Conv2dShape& s, const float* dy_float
                                handle_, &one, p.w, w, p.y, dy, p.conv,
                                cudnnConvolutionBwdDataAlgo_t(*p.backward_data),
                                workspace_, options_.workspace_bytes, &zero, p.x, dx));
-    finish(dx_float, x_count(s), p.x16);
+    finish(dx_float, s.input_size(), p.x16);
 }
 
 void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x_float,
                                        const float* dy_float, float* dw_float) {
     Plan& p = plan(s);
-    const void* x = input(x_float, x_count(s), p.x16);
-    const void* dy = input(dy_float, y_count(s), p.y16);
+    const void* x = input(x_float, s.input_size(), p.x16);
+    const void* dy = input(dy_float, s.output_size(), p.y16);
     void* dw = output(dw_float, p.w16);
     if (!p.backward_filter) p.backward_filter = cached_algorithm("backward_weights", s, [&] {
         int max_count = 0, returned = 0;
@@ -252,7 +246,7 @@ void CudnnConvolution::backward_filter(const Conv2dShape& s, const float* x_floa
                                handle_, &one, p.x, x, p.y, dy, p.conv,
                                cudnnConvolutionBwdFilterAlgo_t(*p.backward_filter),
                                workspace_, options_.workspace_bytes, &zero, p.w, dw));
-    finish(dw_float, w_count(s), p.w16);
+    finish(dw_float, s.weight_size(), p.w16);
 }
 
 }  // namespace dp::cuda

@@ -128,21 +128,14 @@ __global__ void global_avg_pool2d_backward_kernel(std::size_t n, std::size_t are
     grid_stride(n, [&](std::size_t i) { dx[i] = dy[i / area] / float(area); });
 }
 
-std::size_t input_size(const Pool2dShape& s) {
-    return std::size_t(s.batch) * s.channels * s.in_h * s.in_w;
-}
-std::size_t output_size(const Pool2dShape& s) {
-    return std::size_t(s.batch) * s.channels * s.out_h() * s.out_w();
-}
-
 // Winners are int32 input indices; the reference's padding limit keeps every
 // window non-empty.
 void check_shape(const Pool2dShape& s) {
     if (s.pad < 0 || 2 * s.pad > s.kernel)
         throw Error("pool2d padding " + std::to_string(s.pad) + " is not within half the kernel " +
                     std::to_string(s.kernel));
-    if (input_size(s) > std::size_t(INT32_MAX))
-        throw Error("max pooling input of " + std::to_string(input_size(s)) +
+    if (s.input_size() > std::size_t(INT32_MAX))
+        throw Error("max pooling input of " + std::to_string(s.input_size()) +
                     " elements is too large for the CUDA backend's 32-bit indices");
 }
 
@@ -151,7 +144,7 @@ template <bool kRelu>
 void launch_avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x,
                                float* y) {
     check_shape(s);
-    const std::size_t n = output_size(s);
+    const std::size_t n = s.output_size();
     if (!n) return;
     avg_pool2d_forward_kernel<kRelu>
         <<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), x, y);
@@ -162,7 +155,7 @@ void launch_avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const
 void launch_avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float* relu_x,
                                 const float* dy, float* dx) {
     check_shape(s);
-    const std::size_t n = input_size(s);
+    const std::size_t n = s.input_size();
     if (!n) return;
     avg_pool2d_backward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), dy,
                                                                              relu_x, dx);
@@ -172,7 +165,7 @@ void launch_avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, cons
 }  // namespace
 
 std::size_t max_pool2d_workspace_bytes(const Pool2dShape& s) {
-    return output_size(s) * sizeof(std::int32_t);
+    return s.output_size() * sizeof(std::int32_t);
 }
 
 void avg_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y) {
@@ -195,7 +188,7 @@ void relu_avg_pool2d_backward(const Launch& launch, const Pool2dShape& s, const 
 void max_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float* x, float* y,
                         std::int32_t* winners) {
     check_shape(s);
-    const std::size_t n = output_size(s);
+    const std::size_t n = s.output_size();
     if (!n) return;
     max_pool2d_forward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), x, y,
                                                                             winners);
@@ -205,7 +198,7 @@ void max_pool2d_forward(const Launch& launch, const Pool2dShape& s, const float*
 void max_pool2d_backward(const Launch& launch, const Pool2dShape& s, const float* dy,
                          const std::int32_t* winners, float* dx) {
     check_shape(s);
-    const std::size_t n = input_size(s);
+    const std::size_t n = s.input_size();
     if (!n) return;
     max_pool2d_backward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, geometry(s), dy,
                                                                              winners, dx);
@@ -224,7 +217,7 @@ void global_avg_pool2d_forward(const Launch& launch, const NchwShape& s, const f
 void global_avg_pool2d_backward(const Launch& launch, const NchwShape& s, const float* dy,
                                 float* dx) {
     const std::size_t area = std::size_t(s.h) * s.w;
-    const std::size_t n = std::size_t(s.batch) * s.channels * area;
+    const std::size_t n = s.size();
     if (!n) return;
     global_avg_pool2d_backward_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, area, dy,
                                                                                     dx);

@@ -265,7 +265,7 @@ void dropout2d_forward(const NchwShape& s, const DropoutConfig& config, const fl
 }
 
 void batch_norm2d_statistics(const BatchNorm2dShape& s, const float* x, float* mean, float* var) {
-    const std::int64_t count = batch_norm2d_count(s);
+    const std::int64_t count = s.count_per_channel();
     const std::size_t channels = std::size_t(s.channels);
     const std::span<double> sums = per_channel<double>(channels);
     for_each_plane(s, [&](int c, std::size_t plane, std::size_t area) {

@@ -79,10 +79,6 @@ void dropout2d_forward(const NchwShape& s, const DropoutConfig& config, const fl
 // Per channel c, over its count = N * H * W elements: vectorized float sums
 // of at most 64 terms, added in double in a fixed order (host_kernels.cpp).
 
-inline std::int64_t batch_norm2d_count(const BatchNorm2dShape& s) {
-    return std::int64_t(s.batch) * s.h * s.w;
-}
-
 // Each channel's mean and biased variance in two passes, the second shifted
 // by the first's mean (as PyTorch), so a variance tiny next to the mean
 // keeps its digits.

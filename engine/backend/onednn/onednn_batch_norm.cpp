@@ -15,8 +15,7 @@ void OneDnnBackend::batch_norm2d_forward_training(const BatchNorm2dShape& s, con
                                                   float* running_mean, float* running_var) {
     host::batch_norm2d_statistics(s, x, mean, var);
     batch_norm2d_forward_given_stats(s, x, gamma, beta, mean, var, y);
-    host::update_running_stats(s, host::batch_norm2d_count(s), mean, var, running_mean,
-                               running_var);
+    host::update_running_stats(s, s.count_per_channel(), mean, var, running_mean, running_var);
 }
 
 void OneDnnBackend::batch_norm2d_forward_given_stats(const BatchNorm2dShape& s, const float* x,
@@ -33,8 +32,8 @@ void OneDnnBackend::batch_norm2d_backward(const BatchNorm2dShape& s, const float
                                           const float* var, float* dx, float* dgamma,
                                           float* dbeta) {
     host::batch_norm2d_backward_reduce(s, x, dy, mean, var, dgamma, dbeta);
-    host::batch_norm2d_backward_elementwise(s, host::batch_norm2d_count(s), x, dy, gamma, mean,
-                                            var, dgamma, dbeta, dx);
+    host::batch_norm2d_backward_elementwise(s, s.count_per_channel(), x, dy, gamma, mean, var,
+                                            dgamma, dbeta, dx);
 }
 
 // The synchronized batch normalization ops have no oneDNN primitive (its

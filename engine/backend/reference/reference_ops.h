@@ -22,42 +22,6 @@
 
 namespace dp::reference {
 
-// Element counts of the tensors of each op.
-inline std::size_t conv2d_input_size(const Conv2dShape& s) {
-    return std::size_t(s.batch) * s.in_channels * s.in_h * s.in_w;
-}
-inline std::size_t conv2d_weight_size(const Conv2dShape& s) {
-    return std::size_t(s.out_channels) * s.in_channels * s.kernel * s.kernel;
-}
-inline std::size_t conv2d_output_size(const Conv2dShape& s) {
-    return std::size_t(s.batch) * s.out_channels * s.out_h() * s.out_w();
-}
-inline std::size_t pool2d_input_size(const Pool2dShape& s) {
-    return std::size_t(s.batch) * s.channels * s.in_h * s.in_w;
-}
-inline std::size_t pool2d_output_size(const Pool2dShape& s) {
-    return std::size_t(s.batch) * s.channels * s.out_h() * s.out_w();
-}
-inline std::size_t nchw_size(const NchwShape& s) {
-    return std::size_t(s.batch) * s.channels * s.h * s.w;
-}
-inline std::size_t batch_norm2d_size(const BatchNorm2dShape& s) {
-    return std::size_t(s.batch) * s.channels * s.h * s.w;
-}
-// The elements of each channel, over which batch normalization takes statistics.
-inline std::int64_t batch_norm2d_count(const BatchNorm2dShape& s) {
-    return std::int64_t(s.batch) * s.h * s.w;
-}
-inline std::size_t linear_input_size(const LinearShape& s) {
-    return std::size_t(s.batch) * s.in_features;
-}
-inline std::size_t linear_weight_size(const LinearShape& s) {
-    return std::size_t(s.out_features) * s.in_features;
-}
-inline std::size_t linear_output_size(const LinearShape& s) {
-    return std::size_t(s.batch) * s.out_features;
-}
-
 // Offset of element [i0][i1][i2][i3] of a row-major tensor of dims [*][d1][d2][d3].
 inline std::size_t offset4(int i0, int i1, int i2, int i3, int d1, int d2, int d3) {
     return ((std::size_t(i0) * d1 + i1) * d2 + i2) * d3 + i3;
@@ -108,7 +72,7 @@ void conv2d_forward(const Conv2dShape& s, const T* x, const T* w, const T* b, T*
 // dx = dL/dx: every x element receives dy of each output it entered, times its weight.
 template <typename T>
 void conv2d_backward_data(const Conv2dShape& s, const T* dy, const T* w, T* dx) {
-    std::fill_n(dx, conv2d_input_size(s), T(0));
+    std::fill_n(dx, s.input_size(), T(0));
     for_each_conv2d_tap(s, [&](std::size_t xi, std::size_t wi, std::size_t yi) {
         dx[xi] += w[wi] * dy[yi];
     });
@@ -131,7 +95,7 @@ void conv2d_bias_backward(const Conv2dShape& s, const T* dy, int o, T* db) {
 // dw = dL/dw and db = dL/db.
 template <typename T>
 void conv2d_backward_weights(const Conv2dShape& s, const T* x, const T* dy, T* dw, T* db) {
-    std::fill_n(dw, conv2d_weight_size(s), T(0));
+    std::fill_n(dw, s.weight_size(), T(0));
     for_each_conv2d_tap(s, [&](std::size_t xi, std::size_t wi, std::size_t yi) {
         dw[wi] += x[xi] * dy[yi];
     });
@@ -190,7 +154,7 @@ void for_each_pool2d_tap(const Pool2dShape& s, Tap&& tap) {
 template <typename T>
 void avg_pool2d_forward(const Pool2dShape& s, const T* x, T* y) {
     check_pool2d_shape(s);
-    const std::size_t out = pool2d_output_size(s);
+    const std::size_t out = s.output_size();
     std::fill_n(y, out, T(0));
     for_each_pool2d_tap(s, [&](std::size_t xi, std::size_t yi) { y[yi] += x[xi]; });
     const T window_area = T(s.kernel * s.kernel);
@@ -201,7 +165,7 @@ void avg_pool2d_forward(const Pool2dShape& s, const T* x, T* y) {
 template <typename T>
 void avg_pool2d_backward(const Pool2dShape& s, const T* dy, T* dx) {
     check_pool2d_shape(s);
-    std::fill_n(dx, pool2d_input_size(s), T(0));
+    std::fill_n(dx, s.input_size(), T(0));
     const T window_area = T(s.kernel * s.kernel);
     for_each_pool2d_tap(s, [&](std::size_t xi, std::size_t yi) { dx[xi] += dy[yi] / window_area; });
 }
@@ -210,7 +174,7 @@ void avg_pool2d_backward(const Pool2dShape& s, const T* dy, T* dx) {
 template <typename T>
 void relu_avg_pool2d_forward(const Pool2dShape& s, const T* x, T* y) {
     check_pool2d_shape(s);
-    const std::size_t out = pool2d_output_size(s);
+    const std::size_t out = s.output_size();
     std::fill_n(y, out, T(0));
     for_each_pool2d_tap(s, [&](std::size_t xi, std::size_t yi) {
         y[yi] += x[xi] > T(0) ? x[xi] : T(0);
@@ -223,7 +187,7 @@ void relu_avg_pool2d_forward(const Pool2dShape& s, const T* x, T* y) {
 template <typename T>
 void relu_avg_pool2d_backward(const Pool2dShape& s, const T* x, const T* dy, T* dx) {
     avg_pool2d_backward(s, dy, dx);
-    const std::size_t in = pool2d_input_size(s);
+    const std::size_t in = s.input_size();
     for (std::size_t i = 0; i < in; ++i)
         if (!(x[i] > T(0))) dx[i] = T(0);
 }
@@ -232,7 +196,7 @@ void relu_avg_pool2d_backward(const Pool2dShape& s, const T* x, const T* dy, T* 
 // the input element that won, as a std::int64_t. Read and written with
 // memcpy, so that any buffer of the size will do (a float one included).
 inline std::size_t max_pool2d_workspace_size(const Pool2dShape& s) {
-    return pool2d_output_size(s) * sizeof(std::int64_t);
+    return s.output_size() * sizeof(std::int64_t);
 }
 inline std::int64_t load_index(const void* workspace, std::size_t i) {
     std::int64_t index;
@@ -248,7 +212,7 @@ inline void store_index(void* workspace, std::size_t i, std::int64_t index) {
 template <typename T>
 void max_pool2d_forward(const Pool2dShape& s, const T* x, T* y, void* workspace) {
     check_pool2d_shape(s);
-    const std::size_t out = pool2d_output_size(s);
+    const std::size_t out = s.output_size();
     for (std::size_t i = 0; i < out; ++i) store_index(workspace, i, -1);
     for_each_pool2d_tap(s, [&](std::size_t xi, std::size_t yi) {
         if (load_index(workspace, yi) < 0 || x[xi] > y[yi]) {
@@ -262,8 +226,8 @@ void max_pool2d_forward(const Pool2dShape& s, const T* x, T* y, void* workspace)
 template <typename T>
 void max_pool2d_backward(const Pool2dShape& s, const T* dy, const void* workspace, T* dx) {
     check_pool2d_shape(s);
-    std::fill_n(dx, pool2d_input_size(s), T(0));
-    const std::size_t out = pool2d_output_size(s);
+    std::fill_n(dx, s.input_size(), T(0));
+    const std::size_t out = s.output_size();
     for (std::size_t i = 0; i < out; ++i) dx[load_index(workspace, i)] += dy[i];
 }
 
@@ -425,7 +389,7 @@ template <typename T>
 void batch_norm2d_forward_training(const BatchNorm2dShape& s, const T* x, const T* gamma,
                                    const T* beta, T* y, T* mean, T* var, T* running_mean,
                                    T* running_var) {
-    const std::int64_t count = batch_norm2d_count(s);
+    const std::int64_t count = s.count_per_channel();
     check_batch_norm2d_count(count);
     for (int c = 0; c < s.channels; ++c) {
         double sum = 0;
@@ -455,7 +419,7 @@ void batch_norm2d_forward_training(const BatchNorm2dShape& s, const T* x, const 
 template <typename T>
 void batch_norm2d_backward(const BatchNorm2dShape& s, const T* x, const T* dy, const T* gamma,
                            const T* mean, const T* var, T* dx, T* dgamma, T* dbeta) {
-    const double count = double(batch_norm2d_count(s));
+    const double count = double(s.count_per_channel());
     for (int c = 0; c < s.channels; ++c) {
         const double inv_std = inverse_std(s, var[c]);
         double dy_sum = 0, dy_xhat_sum = 0;
@@ -571,7 +535,7 @@ void linear_forward(const LinearShape& s, const T* x, const T* w, const T* b, T*
 // dx = dy w
 template <typename T>
 void linear_backward_data(const LinearShape& s, const T* dy, const T* w, T* dx) {
-    std::fill_n(dx, linear_input_size(s), T(0));
+    std::fill_n(dx, s.input_size(), T(0));
     for_each_linear_tap(s, [&](std::size_t xi, std::size_t wi, std::size_t yi) {
         dx[xi] += dy[yi] * w[wi];
     });
@@ -588,7 +552,7 @@ void linear_bias_backward(const LinearShape& s, const T* dy, int o, T* db) {
 // dw = dy^T x, db = dy summed over the batch.
 template <typename T>
 void linear_backward_weights(const LinearShape& s, const T* x, const T* dy, T* dw, T* db) {
-    std::fill_n(dw, linear_weight_size(s), T(0));
+    std::fill_n(dw, s.weight_size(), T(0));
     for_each_linear_tap(s, [&](std::size_t xi, std::size_t wi, std::size_t yi) {
         dw[wi] += dy[yi] * x[xi];
     });
