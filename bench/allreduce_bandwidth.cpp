@@ -34,7 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 
 namespace {
 

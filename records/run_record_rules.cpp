@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "core/format.h"
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 #include "train/config_fields.h"
 
 namespace {

@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "devices/device.h"
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 
 namespace dp {
 namespace {

@@ -22,7 +22,7 @@
 #include "devices/device.h"
 #include "devices/device_thread.h"
 #include "parallel/collective_schedule.h"
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 #include "parallel/nccl_communicator.h"
 #include "parallel/replica_copy_communicator.h"
 #include "platform/cuda/cuda_devices.h"

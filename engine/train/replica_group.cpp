@@ -6,7 +6,7 @@
 #include "io/model_checkpoint.h"
 #include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 
 namespace dp {
 

@@ -17,7 +17,7 @@
 #include "devices/device.h"
 #include "train/run_outputs.h"
 #include "models/model_registry.h"
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 #include "train/config_fields.h"
 #include "train/training_data.h"
 

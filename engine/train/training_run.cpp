@@ -18,7 +18,7 @@
 #include "devices/device.h"
 #include "models/model_registry.h"
 #include "parallel/batch_split.h"
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 #include "train/memory_estimate.h"
 #include "train/parameter_drift.h"
 #include "train/replica_group.h"

@@ -23,7 +23,7 @@
 #include "nn/layer.h"
 #include "nn/parameter_store.h"
 #include "nn/residual_block.h"
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 
 #include <QTest>
 

@@ -34,7 +34,7 @@
 #include "parallel/bucket_plan.h"
 #include "parallel/collective_schedule.h"
 #include "parallel/collective_timeout.h"
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 #include "parallel/gradient_reducer.h"
 #include "parallel/overlapping_communicator.h"
 #include "parallel/thread_rendezvous.h"

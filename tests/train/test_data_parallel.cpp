@@ -12,7 +12,7 @@
 
 #include "data/dataset.h"
 #include "data/epoch_sampler.h"
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 #include "parallel/overlapping_communicator.h"
 #include "train/parameter_drift.h"
 #include "train/replica_group.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-// The communicators this engine makes (the interface is collective/communicator.h).
+// Makes the communicators this engine has (the interface is collective/communicator.h).
 
 #include <memory>
 #include <string>

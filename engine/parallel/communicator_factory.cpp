@@ -1,4 +1,4 @@
-#include "parallel/communicator.h"
+#include "parallel/communicator_factory.h"
 
 #include <utility>
 
