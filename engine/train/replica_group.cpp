@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "io/model_checkpoint.h"
+#include "checkpoint/model_checkpoint.h"
 #include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
 #include "parallel/communicator_factory.h"

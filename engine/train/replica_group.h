@@ -61,7 +61,7 @@ public:
     // precision: exact for counts below 2^24).
     void sum_over_processes(std::span<double> values);
 
-    // Checkpoints, PyTorch-compatible (see io/model_checkpoint.h), written by
+    // Checkpoints, PyTorch-compatible (see checkpoint/model_checkpoint.h), written by
     // rank 0 only. A load goes into rank 0 and is broadcast to every rank.
     void save(const std::filesystem::path& file, const std::string& model_name);
     void load(const std::filesystem::path& file, const std::string& model_name);

@@ -1,5 +1,5 @@
 // Fuzzes the safetensors reader (io/safetensors.h) and the checkpoint loader
-// on top of it (io/checkpoint.h), which matches the tensors against a model's
+// on top of it (checkpoint/checkpoint.h), which matches the tensors against a model's
 // layout: here a small one with a weight, a bias and BatchNorm-style buffers
 // (F32 running mean, I64 counter), which the seed checkpoint matches. Bad
 // input must end in dp::Error: anything else is a bug.
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "io/checkpoint.h"
+#include "checkpoint/checkpoint.h"
 #include "io/safetensors.h"
 #include "scratch_file.h"
 

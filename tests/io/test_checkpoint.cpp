@@ -36,8 +36,8 @@
 #include "core/error.h"
 #include "backend/reference/reference_backend.h"
 #include "error_of.h"
-#include "io/checkpoint.h"
-#include "io/model_checkpoint.h"
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/model_checkpoint.h"
 #include "io/safetensors.h"
 #include "models/lenet.h"
 

@@ -9,7 +9,7 @@
 namespace dp {
 
 // A replica's parameters and buffers to and from a PyTorch-compatible
-// safetensors checkpoint (see io/checkpoint.h): downloads from / uploads to
+// safetensors checkpoint (see checkpoint/checkpoint.h): downloads from / uploads to
 // the device, and stores num_batches_tracked as PyTorch's int64 scalar.
 // BatchNorm statistics that are NaN or infinite, or a negative running_var,
 // are refused both ways with a one-line dp::Error naming the file and the

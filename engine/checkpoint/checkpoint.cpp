@@ -1,4 +1,4 @@
-#include "io/checkpoint.h"
+#include "checkpoint/checkpoint.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,11 +1,11 @@
-#include "io/model_checkpoint.h"
+#include "checkpoint/model_checkpoint.h"
 
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
-#include "io/checkpoint.h"
+#include "checkpoint/checkpoint.h"
 
 namespace dp {
 namespace {
