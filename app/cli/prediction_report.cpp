@@ -39,6 +39,47 @@ std::string speedup_grid(const WorkloadProfile& profile, const std::vector<LinkC
     return text;
 }
 
+// This machine's thread all-reduce, probed at each measured device count
+// (at least 2; the nearest is used for others), with the wake-up the
+// measured runs paid; says what it took from the runs in `text`.
+LinkChoice this_machines_threads(const std::vector<MeasuredPoint>& measured,
+                                 const std::vector<RunSummary>& runs, AllReduceAlgorithm algorithm,
+                                 const WorkloadProfile& profile, std::string& text) {
+    std::set<int> counts;
+    for (const MeasuredPoint& point : measured)
+        if (point.devices >= 2) counts.insert(point.devices);
+    if (counts.empty()) counts.insert(2);
+    LinkChoice threads;
+    for (int count : counts) {
+        threads.counts.push_back(count);
+        threads.links.push_back(measure_thread_link(algorithm, count));
+    }
+    // The wake-up the runs on several devices paid replaces the probe's:
+    // it is the load they ran under. The link of each measured count
+    // takes the other runs' mean, so that no run's own all-reduce is
+    // fitted to it (with one such run, its own).
+    std::vector<std::pair<int, double>> run_wakes;
+    for (const RunSummary& run : runs)
+        if (const int n = int(run.step_totals.size()); n >= 2)
+            run_wakes.emplace_back(n, run_wake_seconds(threads.at(n), algorithm, profile, run));
+    for (std::size_t i = 0; i < threads.links.size() && !run_wakes.empty(); ++i) {
+        double sum = 0;
+        int others = 0;
+        for (const auto& [n, wake] : run_wakes)
+            if (n != threads.counts[i] || run_wakes.size() == 1) {
+                sum += wake;
+                ++others;
+            }
+        if (others == 0) continue;
+        threads.links[i].wake = sum / others;
+        text += format("thread all-reduce wake-up on %d devices: %.2f ms, the mean of %s "
+                       "multi-device run(s)' all-reduce waits beyond the probe's fit\n",
+                       threads.counts[i], threads.links[i].wake * 1e3,
+                       run_wakes.size() == 1 ? "the" : "the other");
+    }
+    return threads;
+}
+
 }  // namespace
 
 std::string prediction_report(const std::vector<TrainConfig>& configs,
@@ -73,42 +114,7 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
                    profile.global_batch, profile.global_batch / profile.measured_devices);
 
     std::vector<LinkChoice> links;
-    if (cpu) {
-        // Probed at each measured device count (at least 2), nearest used.
-        std::set<int> counts;
-        for (const MeasuredPoint& point : measured)
-            if (point.devices >= 2) counts.insert(point.devices);
-        if (counts.empty()) counts.insert(2);
-        LinkChoice threads;
-        for (int count : counts) {
-            threads.counts.push_back(count);
-            threads.links.push_back(measure_thread_link(algorithm, count));
-        }
-        // The wake-up the runs on several devices paid replaces the probe's:
-        // it is the load they ran under. The link of each measured count
-        // takes the other runs' mean, so that no run's own all-reduce is
-        // fitted to it (with one such run, its own).
-        std::vector<std::pair<int, double>> run_wakes;
-        for (const RunSummary& run : runs)
-            if (const int n = int(run.step_totals.size()); n >= 2)
-                run_wakes.emplace_back(n, run_wake_seconds(threads.at(n), algorithm, profile, run));
-        for (std::size_t i = 0; i < threads.links.size() && !run_wakes.empty(); ++i) {
-            double sum = 0;
-            int others = 0;
-            for (const auto& [n, wake] : run_wakes)
-                if (n != threads.counts[i] || run_wakes.size() == 1) {
-                    sum += wake;
-                    ++others;
-                }
-            if (others == 0) continue;
-            threads.links[i].wake = sum / others;
-            text += format("thread all-reduce wake-up on %d devices: %.2f ms, the mean of %s "
-                           "multi-device run(s)' all-reduce waits beyond the probe's fit\n",
-                           threads.counts[i], threads.links[i].wake * 1e3,
-                           run_wakes.size() == 1 ? "the" : "the other");
-        }
-        links.push_back(threads);
-    }
+    if (cpu) links.push_back(this_machines_threads(measured, runs, algorithm, profile, text));
     for (const LinkModel& preset : link_presets()) links.push_back({{}, {preset}});
     // The measured runs ran over this machine's threads only.
     const std::vector<MeasuredPoint> none;

@@ -27,14 +27,13 @@
 
 namespace {
 
-int intValue(const QCommandLineParser& parser, const QCommandLineOption& option, int minimum)
+int intValue(const QCommandLineParser& parser, const QString& option, int minimum)
 {
     bool ok = false;
     const int value = parser.value(option).toInt(&ok);
     if (!ok || value < minimum) {
         std::fprintf(stderr, "dp-workbench: --%s needs a whole number >= %d, got '%s'\n",
-                     qPrintable(option.names().constFirst()), minimum,
-                     qPrintable(parser.value(option)));
+                     qPrintable(option), minimum, qPrintable(parser.value(option)));
         std::exit(2);
     }
     return value;
@@ -170,6 +169,148 @@ int main(int argc, char* argv[])
 
 namespace {
 
+// The run settings the command line presets, by schema name: each option is
+// the setting's dp-train flag and value name (train/config_fields.h).
+constexpr const char* kPresetSettings[] = {"model",       "batch_size", "lr",     "epochs",
+                                           "limit_train", "limit_test", "devices"};
+
+QString optionName(const dp::ConfigField& field)
+{
+    return QString::fromLatin1(field.flag).mid(2);  // "--batch-size" -> "batch-size"
+}
+
+// The presets, then the hidden options tests/ui/screenshots.sh and the soak
+// bench use to start runs at launch and save the window.
+void declareOptions(QCommandLineParser& parser)
+{
+    parser.setApplicationDescription(QStringLiteral(
+        "Train networks data-parallel and watch accuracy, loss and speedup live. Options preset "
+        "the settings panel; without them it shows the last settings used."));
+    parser.addHelpOption();
+    for (const char* name : kPresetSettings) {
+        const dp::ConfigField& field = dp::config_field(name);
+        parser.addOption({optionName(field),
+                          QStringLiteral("Preset the %1 (as dp-train's %2).")
+                              .arg(QString::fromUtf8(field.label), QString::fromLatin1(field.flag)),
+                          QString::fromLatin1(field.value_name)});
+    }
+    parser.addOptions({
+        hidden({QStringLiteral("start"), QStringLiteral("Start a run at launch.")}),
+        hidden({QStringLiteral("compare"), QStringLiteral("Start Compare 1 vs N at launch.")}),
+        hidden({QStringLiteral("scale-lr"), QStringLiteral("Compare with batch and lr scaled by N.")}),
+        hidden({QStringLiteral("presenter"), QStringLiteral("Open in presenter mode.")}),
+        hidden({QStringLiteral("import"), QStringLiteral("Import a run record JSON at launch (repeatable)."),
+                QStringLiteral("FILE")}),
+        hidden({QStringLiteral("show-tab"), QStringLiteral("Show the view tab with this title."),
+                QStringLiteral("TITLE")}),
+        hidden({QStringLiteral("screenshot"), QStringLiteral("Save the window to PATH, then quit."),
+                QStringLiteral("PATH")}),
+        hidden({QStringLiteral("screenshot-after-epochs"),
+                QStringLiteral("With --start: save once N epochs are plotted; 0: once all runs end."),
+                QStringLiteral("N"), QStringLiteral("0")}),
+    });
+}
+
+// Applies the command line's presets to `config`; throws dp::Error naming the option.
+void applyPresets(const QCommandLineParser& parser, dp::TrainConfig& config)
+{
+    for (const char* name : kPresetSettings) {
+        const QString option = optionName(dp::config_field(name));
+        if (parser.isSet(option))
+            applyPreset(config, name, parser.value(option));
+    }
+}
+
+// Parses the command line and refuses, before a window exists, what cannot
+// start: the exit code to leave with (2: usage), or none to go on.
+std::optional<int> parseCommandLine(QCommandLineParser& parser)
+{
+    // parse(), not process(): a bad option is a usage error, exit code 2 as dp-train's.
+    if (!parser.parse(QCoreApplication::arguments())) {
+        QString problem = parser.errorText();
+        if (problem.endsWith(QLatin1Char('.')))
+            problem.chop(1);
+        std::fprintf(stderr, "dp-workbench: %s (see dp-workbench --help)\n", qPrintable(problem));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help")))
+        parser.showHelp(0);
+    try {
+        // The device list comes from the environment too (DP_CPU_DEVICES): a
+        // bad value is a usage error, said before a window opens.
+        dp::available_devices();
+        // The options preset the remembered settings; a bad value exits here,
+        // in a trial application, before a window exists to remember it.
+        dp::TrainConfig trial;
+        applyPresets(parser, trial);
+    } catch (const dp::Error& error) {
+        std::fprintf(stderr, "dp-workbench: %s\n", dp::render_settings(error.what(), dp::flag_or_label).c_str());
+        return 2;
+    }
+    return std::nullopt;
+}
+
+// Sets the window up as the options ask: presets, comparison scaling,
+// presenter mode, imported records, the tab shown. A record that cannot be
+// imported is bad input, as a bad option is: exit code 2.
+std::optional<int> prepareWindow(MainWindow& window, const QCommandLineParser& parser)
+{
+    dp::TrainConfig config = window.runConfig();
+    applyPresets(parser, config);
+    window.setRunConfig(config);
+    if (parser.isSet(QStringLiteral("scale-lr")))
+        window.setComparisonScaling(true);
+    if (parser.isSet(QStringLiteral("presenter")))
+        window.setPresenterMode(true);
+    for (const QString& record : parser.values(QStringLiteral("import"))) {
+        if (QString problem; !window.importRunRecord(record, &problem)) {
+            // The reason names the file already.
+            std::fprintf(stderr, "dp-workbench: cannot import: %s\n", qPrintable(problem));
+            return 2;
+        }
+    }
+    if (parser.isSet(QStringLiteral("show-tab"))) {
+        auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->tabText(i).compare(parser.value(QStringLiteral("show-tab")), Qt::CaseInsensitive) == 0)
+                tabs->setCurrentIndex(i);
+        }
+    }
+    return std::nullopt;
+}
+
+// Starts what the options ask at launch: the screenshot's timer, then a run
+// or a comparison. The exit code to leave with, or none to show the window.
+std::optional<int> startAtLaunch(MainWindow& window, const QCommandLineParser& parser)
+{
+    const bool startsRuns = parser.isSet(QStringLiteral("start")) || parser.isSet(QStringLiteral("compare"));
+    if (parser.isSet(QStringLiteral("screenshot"))) {
+        const QString path = parser.value(QStringLiteral("screenshot"));
+        // The output-path rule dp-train's outputs follow: never the history or the kernel cache.
+        try {
+            dp::check_output_paths({{path.toStdString(), "--screenshot"}}, dp::program_files());
+        } catch (const dp::Error& error) {
+            std::fprintf(stderr, "dp-workbench: %s\n", error.what());
+            return 2;
+        }
+        if (startsRuns)
+            captureDuringRuns(window, path, intValue(parser, QStringLiteral("screenshot-after-epochs"), 0));
+        else
+            QTimer::singleShot(500, &window, [&window, path] { saveAndQuit(window, path, 0); });
+    }
+    if (parser.isSet(QStringLiteral("compare")))
+        window.startComparison();
+    else if (parser.isSet(QStringLiteral("start")))
+        window.startRun();
+    // Settings that cannot run start nothing, so no run would ever end: a
+    // script that asked for a run learns why at once.
+    if (startsRuns && !window.isRunning()) {
+        std::fprintf(stderr, "dp-workbench: %s\n", qPrintable(window.statusText()));
+        return 2;
+    }
+    return std::nullopt;
+}
+
 int runWorkbench(QApplication& app)
 {
     // QSettings and the run history's folder are named after these.
@@ -180,147 +321,17 @@ int runWorkbench(QApplication& app)
     QApplication::setWindowIcon(workbenchIcon());
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Train networks data-parallel and watch accuracy, loss and speedup live. Options preset "
-        "the settings panel; without them it shows the last settings used."));
-    const QCommandLineOption helpOption = parser.addHelpOption();
-    const QCommandLineOption modelOption(QStringLiteral("model"), QStringLiteral("Preset the model."),
-                                         QStringLiteral("NAME"));
-    const QCommandLineOption batchSizeOption(QStringLiteral("batch-size"),
-                                             QStringLiteral("Preset the global batch size."),
-                                             QStringLiteral("N"));
-    const QCommandLineOption lrOption(QStringLiteral("lr"), QStringLiteral("Preset the learning rate."),
-                                      QStringLiteral("X"));
-    const QCommandLineOption epochsOption(QStringLiteral("epochs"),
-                                          QStringLiteral("Preset the number of epochs."),
-                                          QStringLiteral("N"));
-    const QCommandLineOption limitTrainOption(
-        QStringLiteral("limit-train"), QStringLiteral("Preset training on the first N images (0: all)."),
-        QStringLiteral("N"));
-    const QCommandLineOption limitTestOption(
-        QStringLiteral("limit-test"), QStringLiteral("Preset testing on the first N images (0: all)."),
-        QStringLiteral("N"));
-    const QCommandLineOption devicesOption(
-        QStringLiteral("devices"), QStringLiteral("Preset the devices, e.g. cpu:0,cpu:1."),
-        QStringLiteral("IDS"));
-    const QCommandLineOption startOption =
-        hidden({QStringLiteral("start"), QStringLiteral("Start a run at launch.")});
-    const QCommandLineOption compareOption =
-        hidden({QStringLiteral("compare"), QStringLiteral("Start Compare 1 vs N at launch.")});
-    const QCommandLineOption scaleOption = hidden(
-        {QStringLiteral("scale-lr"), QStringLiteral("Compare with batch and lr scaled by N.")});
-    const QCommandLineOption presenterOption =
-        hidden({QStringLiteral("presenter"), QStringLiteral("Open in presenter mode.")});
-    const QCommandLineOption importOption =
-        hidden({QStringLiteral("import"),
-                QStringLiteral("Import a run record JSON at launch (repeatable)."),
-                QStringLiteral("FILE")});
-    const QCommandLineOption tabOption =
-        hidden({QStringLiteral("show-tab"), QStringLiteral("Show the view tab with this title."),
-                QStringLiteral("TITLE")});
-    const QCommandLineOption screenshotOption = hidden(
-        {QStringLiteral("screenshot"), QStringLiteral("Save the window to PATH, then quit."),
-         QStringLiteral("PATH")});
-    const QCommandLineOption afterEpochsOption = hidden(
-        {QStringLiteral("screenshot-after-epochs"),
-         QStringLiteral("With --start: save once N epochs are plotted; 0: once all runs end."),
-         QStringLiteral("N"), QStringLiteral("0")});
-    parser.addOptions({modelOption, batchSizeOption, lrOption, epochsOption, limitTrainOption,
-                       limitTestOption, devicesOption, startOption, compareOption, scaleOption,
-                       presenterOption, importOption, tabOption, screenshotOption,
-                       afterEpochsOption});
-    // parse(), not process(): a bad option is a usage error, exit code 2 as dp-train's.
-    if (!parser.parse(QCoreApplication::arguments())) {
-        QString problem = parser.errorText();
-        if (problem.endsWith(QLatin1Char('.')))
-            problem.chop(1);
-        std::fprintf(stderr, "dp-workbench: %s (see dp-workbench --help)\n", qPrintable(problem));
-        return 2;
-    }
-    if (parser.isSet(helpOption))
-        parser.showHelp(0);
-    // The device list comes from the environment too (DP_CPU_DEVICES): a bad
-    // value is a usage error, said before a window opens.
-    try {
-        dp::available_devices();
-    } catch (const dp::Error& error) {
-        std::fprintf(stderr, "dp-workbench: %s\n", error.what());
-        return 2;
-    }
-
-    // The options preset the remembered settings; a bad value exits (2) in
-    // the first, trial application, before a window exists to remember it.
-    const std::pair<const QCommandLineOption&, const char*> presets[] = {
-        {modelOption, "model"},           {batchSizeOption, "batch_size"},
-        {lrOption, "lr"},                 {epochsOption, "epochs"},
-        {limitTrainOption, "limit_train"}, {limitTestOption, "limit_test"},
-        {devicesOption, "devices"},
-    };
-    const auto applyPresets = [&](dp::TrainConfig& config) {
-        for (const auto& [option, field] : presets)
-            if (parser.isSet(option))
-                applyPreset(config, field, parser.value(option));
-    };
-    dp::TrainConfig trial;
-    try {
-        applyPresets(trial);
-    } catch (const dp::Error& error) {
-        std::fprintf(stderr, "dp-workbench: %s\n",
-                     dp::render_settings(error.what(), dp::flag_or_label).c_str());
-        return 2;
-    }
-
+    declareOptions(parser);
+    if (const auto exitCode = parseCommandLine(parser))
+        return *exitCode;
     MainWindow window;
     // A laptop's 1280x720 gets a window that fits it, not one to drag into view.
     if (const QScreen* screen = QGuiApplication::primaryScreen())
         window.resize(window.size().boundedTo(screen->availableSize()));
-    dp::TrainConfig config = window.runConfig();
-    applyPresets(config);
-    window.setRunConfig(config);
-    if (parser.isSet(scaleOption))
-        window.setComparisonScaling(true);
-    if (parser.isSet(presenterOption))
-        window.setPresenterMode(true);
-    for (const QString& record : parser.values(importOption)) {
-        if (QString problem; !window.importRunRecord(record, &problem)) {
-            // The reason names the file already. A file that is not a run
-            // record is bad input, as a bad option is.
-            std::fprintf(stderr, "dp-workbench: cannot import: %s\n", qPrintable(problem));
-            return 2;
-        }
-    }
-    if (parser.isSet(tabOption)) {
-        auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
-        for (int i = 0; i < tabs->count(); ++i) {
-            if (tabs->tabText(i).compare(parser.value(tabOption), Qt::CaseInsensitive) == 0)
-                tabs->setCurrentIndex(i);
-        }
-    }
-    const bool startsRuns = parser.isSet(startOption) || parser.isSet(compareOption);
-    if (parser.isSet(screenshotOption)) {
-        const QString path = parser.value(screenshotOption);
-        // The output-path rule dp-train's outputs follow: never the history or the kernel cache.
-        try {
-            dp::check_output_paths({{path.toStdString(), "--screenshot"}}, dp::program_files());
-        } catch (const dp::Error& error) {
-            std::fprintf(stderr, "dp-workbench: %s\n", error.what());
-            return 2;
-        }
-        if (startsRuns)
-            captureDuringRuns(window, path, intValue(parser, afterEpochsOption, 0));
-        else
-            QTimer::singleShot(500, &window, [&window, path] { saveAndQuit(window, path, 0); });
-    }
-    if (parser.isSet(compareOption))
-        window.startComparison();
-    else if (parser.isSet(startOption))
-        window.startRun();
-    // Settings that cannot run start nothing, so no run would ever end: a
-    // script that asked for a run learns why at once.
-    if (startsRuns && !window.isRunning()) {
-        std::fprintf(stderr, "dp-workbench: %s\n", qPrintable(window.statusText()));
-        return 2;
-    }
+    if (const auto exitCode = prepareWindow(window, parser))
+        return *exitCode;
+    if (const auto exitCode = startAtLaunch(window, parser))
+        return *exitCode;
     window.show();
     return app.exec();
 }
