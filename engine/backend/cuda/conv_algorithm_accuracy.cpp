@@ -115,10 +115,13 @@ std::vector<ConvAlgorithmError> conv_algorithm_errors(int device, const Conv2dSh
     const float one = 1, zero = 0;
     std::vector<ConvAlgorithmError> table;
 
-    // Each algorithm Find listed for a pass, run once and compared; Find's
-    // status, workspace, math and determinism are used, its timings not.
-    const auto record = [&](const char* pass, const auto& results, int returned, auto&& run,
-                            const DeviceFloats& out, const Doubles& exact) {
+    // Each algorithm cuDNN's Find lists for a pass (find(results, count,
+    // &returned)), run once (run(algorithm)) and compared; Find's status,
+    // workspace and determinism are used, its timings not.
+    const auto measure = [&](const char* pass, auto results, auto&& find, auto&& run,
+                             const DeviceFloats& out, const Doubles& exact) {
+        int returned = 0;
+        DP_CUDA_CHECK(device, find(results.data(), int(results.size()), &returned));
         for (int i = 0; i < returned; ++i) {
             const int algorithm = int(results[i].algo);
             ConvAlgorithmError row{.pass = pass,
@@ -134,43 +137,42 @@ std::vector<ConvAlgorithmError> conv_algorithm_errors(int device, const Conv2dSh
             table.push_back(row);
         }
     };
-    int returned = 0;
-    {
-        std::vector<cudnnConvolutionFwdAlgoPerf_t> results(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
-        DP_CUDA_CHECK(device, cudnnFindConvolutionForwardAlgorithmEx(
-                                  d.handle, d.x, x.data, d.w, w.data, d.conv, d.y, y.data,
-                                  int(results.size()), &returned, results.data(), workspace,
-                                  workspace_bytes));
-        record("forward", results, returned, [&](int algorithm) {
-            return cudnnConvolutionForward(d.handle, &one, d.x, x.data, d.w, w.data, d.conv,
-                                           cudnnConvolutionFwdAlgo_t(algorithm), workspace,
-                                           workspace_bytes, &zero, d.y, y.data);
-        }, y, y64);
-    }
-    {
-        std::vector<cudnnConvolutionBwdDataAlgoPerf_t> results(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
-        DP_CUDA_CHECK(device, cudnnFindConvolutionBackwardDataAlgorithmEx(
-                                  d.handle, d.w, w.data, d.y, dy.data, d.conv, d.x, dx.data,
-                                  int(results.size()), &returned, results.data(), workspace,
-                                  workspace_bytes));
-        record("backward_data", results, returned, [&](int algorithm) {
-            return cudnnConvolutionBackwardData(d.handle, &one, d.w, w.data, d.y, dy.data, d.conv,
-                                                cudnnConvolutionBwdDataAlgo_t(algorithm), workspace,
-                                                workspace_bytes, &zero, d.x, dx.data);
-        }, dx, dx64);
-    }
-    {
-        std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> results(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
-        DP_CUDA_CHECK(device, cudnnFindConvolutionBackwardFilterAlgorithmEx(
-                                  d.handle, d.x, x.data, d.y, dy.data, d.conv, d.w, dw.data,
-                                  int(results.size()), &returned, results.data(), workspace,
-                                  workspace_bytes));
-        record("backward_weights", results, returned, [&](int algorithm) {
-            return cudnnConvolutionBackwardFilter(d.handle, &one, d.x, x.data, d.y, dy.data, d.conv,
-                                                  cudnnConvolutionBwdFilterAlgo_t(algorithm), workspace,
-                                                  workspace_bytes, &zero, d.w, dw.data);
-        }, dw, dw64);
-    }
+    measure("forward", std::vector<cudnnConvolutionFwdAlgoPerf_t>(CUDNN_CONVOLUTION_FWD_ALGO_COUNT),
+            [&](auto* results, int count, int* returned) {
+                return cudnnFindConvolutionForwardAlgorithmEx(d.handle, d.x, x.data, d.w, w.data, d.conv,
+                                                              d.y, y.data, count, returned, results,
+                                                              workspace, workspace_bytes);
+            },
+            [&](int algorithm) {
+                return cudnnConvolutionForward(d.handle, &one, d.x, x.data, d.w, w.data, d.conv,
+                                               cudnnConvolutionFwdAlgo_t(algorithm), workspace,
+                                               workspace_bytes, &zero, d.y, y.data);
+            },
+            y, y64);
+    measure("backward_data", std::vector<cudnnConvolutionBwdDataAlgoPerf_t>(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT),
+            [&](auto* results, int count, int* returned) {
+                return cudnnFindConvolutionBackwardDataAlgorithmEx(d.handle, d.w, w.data, d.y, dy.data,
+                                                                   d.conv, d.x, dx.data, count, returned,
+                                                                   results, workspace, workspace_bytes);
+            },
+            [&](int algorithm) {
+                return cudnnConvolutionBackwardData(d.handle, &one, d.w, w.data, d.y, dy.data, d.conv,
+                                                    cudnnConvolutionBwdDataAlgo_t(algorithm), workspace,
+                                                    workspace_bytes, &zero, d.x, dx.data);
+            },
+            dx, dx64);
+    measure("backward_weights", std::vector<cudnnConvolutionBwdFilterAlgoPerf_t>(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT),
+            [&](auto* results, int count, int* returned) {
+                return cudnnFindConvolutionBackwardFilterAlgorithmEx(d.handle, d.x, x.data, d.y, dy.data,
+                                                                     d.conv, d.w, dw.data, count, returned,
+                                                                     results, workspace, workspace_bytes);
+            },
+            [&](int algorithm) {
+                return cudnnConvolutionBackwardFilter(d.handle, &one, d.x, x.data, d.y, dy.data, d.conv,
+                                                      cudnnConvolutionBwdFilterAlgo_t(algorithm), workspace,
+                                                      workspace_bytes, &zero, d.w, dw.data);
+            },
+            dw, dw64);
     return table;
 }
 
