@@ -138,6 +138,10 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
             command.action = CliCommand::Action::help;
             return command;
         }
+        if (flag == "--version") {
+            command.action = CliCommand::Action::version;
+            return command;
+        }
         const ConfigField* field = field_of_flag(flag);
         const CliOption* option = field ? nullptr : cli_option(flag);
         if (!field && !option) throw Error("unknown option '" + flag + "' (see dp-train --help)");
@@ -234,6 +238,7 @@ std::string cli_help() {
     for (const CliOption& option : cli_options())
         if (std::string_view(option.flag) != "--no-history")
             text += help_entry(option.flag, option.value_name, option.help);
+    text += help_entry("--version", nullptr, "print the version, the git commit and the backends built");
     text += help_entry("-h, --help", nullptr, "show this help");
     text += "\nModels:\n";
     for (const auto& info : model_registry())

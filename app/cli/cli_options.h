@@ -9,7 +9,7 @@ namespace dp {
 
 // What a dp-train command line asks for.
 struct CliCommand {
-    enum class Action { train, compare, list_devices, help };
+    enum class Action { train, compare, list_devices, help, version };
     Action action = Action::train;
     TrainConfig config;
     bool verbose = false;            // per-device step timing after each epoch

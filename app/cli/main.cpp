@@ -10,6 +10,7 @@
 #include "cli/interrupt.h"
 #include "cli/prediction_report.h"
 #include "cli/record_sinks.h"
+#include "cli/version_text.h"
 #include "cli/scratch_folder.h"
 #include "core/error.h"
 #include "core/exception_message.h"
@@ -161,6 +162,9 @@ int main(int argc, char** argv) {
         switch (command.action) {
         case dp::CliCommand::Action::help:
             std::fputs(dp::cli_help().c_str(), stdout);
+            return 0;
+        case dp::CliCommand::Action::version:
+            std::fputs(dp::version_text().c_str(), stdout);
             return 0;
         case dp::CliCommand::Action::list_devices:
             return list_devices();

@@ -26,6 +26,16 @@ std::unique_ptr<Backend> make_backend(const DeviceInfo& device, Precision precis
     return std::make_unique<OneDnnBackend>(precision);
 }
 
+std::string backend_versions() {
+    std::string text = OneDnnBackend::version();
+#ifdef DP_HAVE_CUDA
+    text += "; " + cuda_build_versions();
+#else
+    text += "; no CUDA backend (built without the CUDA toolkit)";
+#endif
+    return text;
+}
+
 std::string precision_refusal(const DeviceInfo& device, Precision precision) {
     const std::string name = setting("precision") + " " + precision_name(precision);
     // The CUDA build targets sm_80 and later, whose tensor cores do both.

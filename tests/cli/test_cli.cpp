@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <cmath>
 
@@ -55,6 +56,23 @@ private slots:
     void helpListsModels() {
         QCOMPARE(parse({"--help"}).action, dp::CliCommand::Action::help);
         QVERIFY(dp::cli_help().find("lenet") != std::string::npos);
+    }
+
+    // --version: the version, the commit and the backends with their
+    // libraries' versions, before any setting is looked at.
+    void versionNamesTheBuildAndItsBackends() {
+        QCOMPARE(parse({"--version", "--batch-size", "x"}).action, dp::CliCommand::Action::version);
+        const auto result = run_dp_train({"--version"});
+        QCOMPARE(result.exit_code, 0);
+        const QStringList lines = result.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 3);
+        QVERIFY2(QRegularExpression("^dp-train \\d+\\.\\d+\\.\\d+ \\((git [0-9a-f]+|not built from a git checkout)\\)$")
+                     .match(lines[0]).hasMatch(),
+                 qPrintable(lines[0]));
+        QVERIFY2(QRegularExpression("^backends: oneDNN \\d+\\.\\d+\\.\\d+ \\(\\w+\\); ").match(lines[1]).hasMatch(),
+                 qPrintable(lines[1]));
+        QVERIFY2(lines[2].startsWith("MPI: "), qPrintable(lines[2]));
+        QVERIFY(dp::cli_help().find("--version") != std::string::npos);
     }
 
     void rejectsBadArguments_data() {
@@ -115,7 +133,7 @@ private slots:
         QVERIFY2(result.err.contains(message), qPrintable(result.err));
     }
 
-    // Seed 004's toy: a linear layer on 100 random 5-feature samples, batch 30
+    // The DataParallel tutorial's toy: a linear layer on 100 random 5-feature samples, batch 30
     // (30, 30, 30, 10: the last batch is partial).
     void linearToyTrainsOnRandomData() {
         const auto result = run_dp_train({"--model", "linear", "--dataset", "random", "--input-size",

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+
+#include <nccl.h>
 
 #include "backend/cuda/cuda_backend_impl.h"
 #include "platform/cuda/cuda_check.h"
@@ -125,6 +128,20 @@ std::unique_ptr<cuda::LossSums, PinnedDeleter> CudaBackend::allocate_pinned(int 
 
 std::unique_ptr<Backend> make_cuda_backend(int ordinal, const CudaBackendOptions& options) {
     return std::make_unique<cuda::CudaBackend>(ordinal, options);
+}
+
+}  // namespace dp
+
+namespace dp {
+
+std::string cuda_build_versions() {
+    const auto dotted = [](int major, int minor, int patch) {
+        return std::to_string(major) + "." + std::to_string(minor) +
+               (patch >= 0 ? "." + std::to_string(patch) : std::string());
+    };
+    return "CUDA " + dotted(CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, -1) + ", cuDNN " +
+           dotted(CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL) + ", NCCL " +
+           dotted(NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
 }
 
 }  // namespace dp

@@ -5,6 +5,7 @@
 // class itself is cuda_backend_impl.h's, private to this folder.
 
 #include <memory>
+#include <string>
 
 #include "backend/backend.h"
 #include "backend/cuda_backend_options.h"
@@ -16,5 +17,9 @@ namespace dp {
 // from an arena that grows only while replicas are built. Makes `ordinal`
 // the calling thread's device; use the backend on that thread only.
 std::unique_ptr<Backend> make_cuda_backend(int ordinal, const CudaBackendOptions& options);
+
+// "CUDA 13.0, cuDNN 9.19.0, NCCL 2.28.3": the versions this build was
+// compiled against (the libraries loaded at run time are the machine's).
+std::string cuda_build_versions();
 
 }  // namespace dp

@@ -32,6 +32,8 @@ public:
     // Whether oneDNN, as this process runs it, has bfloat16 kernels: AVX512_BF16
     // or AMX, within any ONEDNN_MAX_CPU_ISA limit (read at oneDNN's first call).
     static bool computes_bf16();
+    // "oneDNN 2.6.3 (avx2)": the library this process loaded and the ISA it uses here.
+    static std::string version();
     // Whether this process's oneDNN has float32 Winograd convolutions (AVX-512),
     // a candidate for 3x3 stride-1 convolutions (onednn_convolution.cpp).
     static bool has_winograd();

@@ -212,6 +212,12 @@ std::string OneDnnBackend::Impl::machine_name(Precision precision) {
            cpu_model_name();
 }
 
+std::string OneDnnBackend::version() {
+    const dnnl_version_t* v = dnnl_version();
+    return format("oneDNN %d.%d.%d (%s)", v->major, v->minor, v->patch,
+                  isa_name(dnnl::get_effective_cpu_isa()).c_str());
+}
+
 bool OneDnnBackend::has_winograd() {
     static const bool has = [] {
         Impl impl(Precision::fp32);
