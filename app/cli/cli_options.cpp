@@ -115,12 +115,13 @@ std::string help_entry(const std::string& flag, const char* value_name, std::str
     return out;
 }
 
-std::string field_help(const ConfigField& field) {
+// A field's help text with its default, as --help and the man page show it.
+std::string field_help_text(const ConfigField& field) {
     std::string text = field.help;
     const bool shows_default = field.value_name && field_kind(field) != FieldKind::text_list &&
                                !field_text(field, TrainConfig{}).empty();
     if (shows_default) text += " (default " + field_text(field, TrainConfig{}) + ")";
-    return help_entry(field.flag, field.value_name, text);
+    return text;
 }
 
 CliCommand parse_arguments(const std::vector<std::string>& args) {
@@ -218,28 +219,41 @@ CliCommand parse_cli(const std::vector<std::string>& args) {
     }
 }
 
-std::string cli_help() {
-    std::string text =
-        "Usage: dp-train [options]\n"
-        "Trains a model data-parallel and prints test accuracy and sec/epoch per epoch.\n";
+std::vector<HelpSectionText> help_sections() {
     const std::pair<HelpSection, const char*> sections[] = {
         {HelpSection::training, "Training"},
         {HelpSection::data, "Data"},
         {HelpSection::records, "Checkpoints and records"},
         {HelpSection::parallelism, "Data parallelism"},
     };
+    std::vector<HelpSectionText> out;
     for (const auto& [section, title] : sections) {
-        text += std::string("\n") + title + ":\n";
+        HelpSectionText& text = out.emplace_back(HelpSectionText{title, {}});
         for (const ConfigField& field : config_fields())
-            if (field.flag && field.section == section) text += field_help(field);
+            if (field.flag && field.section == section)
+                text.entries.push_back({field.flag, field.value_name, field_help_text(field)});
         if (section == HelpSection::records)
-            text += help_entry("--no-history", nullptr, cli_option("--no-history")->help);
+            text.entries.push_back({"--no-history", nullptr, cli_option("--no-history")->help});
     }
+    // The other options close the last section, as --help has always listed them.
+    auto& last = out.back().entries;
     for (const CliOption& option : cli_options())
         if (std::string_view(option.flag) != "--no-history")
-            text += help_entry(option.flag, option.value_name, option.help);
-    text += help_entry("--version", nullptr, "print the version, the git commit and the backends built");
-    text += help_entry("-h, --help", nullptr, "show this help");
+            last.push_back({option.flag, option.value_name, option.help});
+    last.push_back({"--version", nullptr, "print the version, the git commit and the backends built"});
+    last.push_back({"-h, --help", nullptr, "show this help"});
+    return out;
+}
+
+std::string cli_help() {
+    std::string text =
+        "Usage: dp-train [options]\n"
+        "Trains a model data-parallel and prints test accuracy and sec/epoch per epoch.\n";
+    for (const HelpSectionText& section : help_sections()) {
+        text += "\n" + section.title + ":\n";
+        for (const HelpEntry& entry : section.entries)
+            text += help_entry(entry.flag, entry.value_name, entry.text);
+    }
     text += "\nModels:\n";
     for (const auto& info : model_registry())
         text += format("  %-16s %10zu params  %s\n", info.name.c_str(), info.parameters,

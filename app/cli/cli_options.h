@@ -26,6 +26,19 @@ struct CliCommand {
 // impossible setting; dp-train prints it and exits with code 2.
 CliCommand parse_cli(const std::vector<std::string>& args);
 
+// One option as --help and the man page list it.
+struct HelpEntry {
+    std::string flag;        // "--batch-size", or "-h, --help"
+    const char* value_name;  // "N"; nullptr for a switch
+    std::string text;        // "\n" starts another line; with the default where there is one
+};
+struct HelpSectionText {
+    std::string title;  // "Training"
+    std::vector<HelpEntry> entries;
+};
+// Every option, by section, from the settings schema and dp-train's own options.
+std::vector<HelpSectionText> help_sections();
+
 // The --help text, listing the models.
 std::string cli_help();
 

@@ -11,6 +11,8 @@
 
 #include "backend/onednn/onednn_backend.h"
 #include "cli/cli_options.h"
+#include "cli/man_page.h"
+#include "models/model_registry.h"
 #include "dp_train_process.h"
 #include "core/error.h"
 #ifdef DP_HAVE_HISTORY
@@ -73,6 +75,30 @@ private slots:
                  qPrintable(lines[1]));
         QVERIFY2(lines[2].startsWith("MPI: "), qPrintable(lines[2]));
         QVERIFY(dp::cli_help().find("--version") != std::string::npos);
+    }
+
+    // dp-train(1) lists every option --help lists (both come from
+    // help_sections), with its text, each model, and is troff man reads.
+    void manPageListsEveryOptionOfHelp() {
+        const QString page = QString::fromStdString(dp::cli_man_page("1.2.3"));
+        QVERIFY(page.startsWith(".TH DP\\-TRAIN 1 "));
+        const QString help = QString::fromStdString(dp::cli_help());
+        QRegularExpression flag("^  (?:-h, )?(--[a-z0-9-]+)", QRegularExpression::MultilineOption);
+        int flags = 0;
+        for (const auto& match : flag.globalMatch(help)) {
+            QString roffed = match.captured(1);
+            roffed.replace("-", "\\-");
+            QVERIFY2(page.contains(roffed + "\\fR"), qPrintable(match.captured(1)));
+            ++flags;
+        }
+        QVERIFY(flags > 30);
+        QVERIFY(page.contains("global batch size, split across the devices (default 256)"));
+        for (const auto& model : dp::model_registry())
+            QVERIFY(page.contains("\\fB" + QString::fromStdString(model.name).replace("-", "\\-") + "\\fR"));
+        // No line may start with a dot that is not a request troff knows here.
+        for (const QString& line : page.split('\n'))
+            if (line.startsWith('.'))
+                QVERIFY2(QRegularExpression("^\\.(TH|SH|SS|TP|B)( |$)").match(line).hasMatch(), qPrintable(line));
     }
 
     void rejectsBadArguments_data() {
