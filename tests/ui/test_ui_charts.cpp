@@ -14,6 +14,8 @@
 #include <cmath>
 
 #include "chart_axis.h"
+#include "comparison_summary_card.h"
+#include "run_comparison.h"
 #include "chart_board.h"
 #include "epoch_metric_chart.h"
 #include "gap_waterfall_chart.h"
@@ -124,6 +126,7 @@ class TestUiCharts : public QObject {
     Q_OBJECT
 
 private slots:
+    void driftIsWordedAsPathsNotDivergence();
     void twelveRunColoursStayDistinctAndAvoidTheIdealGrey();
     void axisEndsRoundToLabelsCloseToTheData();
     void logAxisLabelsRoundValues();
@@ -512,6 +515,28 @@ void TestUiCharts::gapWaterfallWalksFromIdealToMeasured()
     shown.board.setSpeedupGap(std::nullopt);
     QVERIFY(!waterfall->hasGap());
     QVERIFY(waterfall->caption().isEmpty());
+}
+
+// Issue 30: "the runs diverged" read, to a class, as a blown-up run. A
+// drift of training's amplified rounding is worded as paths, saying whether
+// the accuracies agree.
+void TestUiCharts::driftIsWordedAsPathsNotDivergence()
+{
+    dp::RunRecord one = finishedRun("one", 1, 2, 2), two = finishedRun("two", 2, 2, 2);
+    std::vector<RunComparison> comparisons(2);
+    comparisons[0].finalTestAcc = 0.790;
+    const auto summary = [&](double drift, double accuracy) {
+        two.epochs.back().parameter_drift = drift;
+        comparisons[1].finalTestAcc = accuracy;
+        return ComparisonSummaryCard::summaryText({one, two}, comparisons);
+    };
+    QVERIFY(summary(2e-6, 0.790).contains("by 2e-06 (relative): float rounding only."));
+    const QString agree = summary(0.66, 0.791);
+    QVERIFY2(agree.contains("by 0.66 (relative): the runs took slightly different paths (float rounding, "
+                            "amplified by training); their accuracies agree.")
+                 && !agree.contains("diverged"),
+             qPrintable(agree));
+    QVERIFY(summary(0.3, 0.75).contains("their test accuracies differ by 0.040."));
 }
 
 QTEST_MAIN(TestUiCharts)
