@@ -7,6 +7,9 @@
 #include <QLineSeries>
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
+
 #include "scaling_prediction_chart.h"
 #include "scaling_prediction_page.h"
 
@@ -87,6 +90,24 @@ class TestScalingPrediction : public QObject {
     Q_OBJECT
 
 private slots:
+    // Issue 30: the ideal line was one segment from (1, 1) to (64, 64), which
+    // on the log2 axis read 5.4x at 2 devices. It is y = x at every count.
+    void idealLineIsYEqualsXAtEveryDeviceCount()
+    {
+        ScalingPredictionChart chart;
+        chart.setPrediction({{1, 1}, {2, 1.9}, {4, 3.5}, {8, 6}, {16, 9}, {32, 12}, {64, 14}}, "p");
+        const QList<QPointF> ideal = chart.idealLine()->points();
+        QVERIFY(ideal.size() > 16);
+        for (const QPointF& point : ideal)
+            QCOMPARE(point.y(), point.x());
+        for (const double devices : {1.0, 2.0, 4.0, 8.0})
+            QVERIFY2(std::any_of(ideal.begin(), ideal.end(), [&](const QPointF& p) { return p.x() == devices; }),
+                     qPrintable(QString::number(devices)));
+        // Dense enough that no segment strays visibly from y = x on the log axis.
+        for (int i = 1; i < ideal.size(); ++i)
+            QVERIFY(ideal[i].x() / ideal[i - 1].x() <= std::exp2(1.0 / 8) + 1e-12);
+    }
+
     void withoutRunsItSaysWhatToCheck()
     {
         ScalingPredictionPage page;

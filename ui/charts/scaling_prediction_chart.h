@@ -34,6 +34,7 @@ public:
     void setMeasured(const std::vector<MeasuredSpeedup>& measured);
 
     const QLineSeries* predictedLine() const { return predicted_; }
+    const QLineSeries* idealLine() const { return ideal_; }
     int measuredCount() const { return int(measured_.size()); }
 
 private:
