@@ -39,6 +39,8 @@ public:
     void setXAxisMode(XAxisMode mode);
     // Values the y axis never passes (accuracy: [0, 1]).
     void setValueBounds(double min, double max) { setYBounds(min, max); }
+    // Values the axis always shows (accuracy: [0, 1]; seconds: from 0).
+    void setValuesAlwaysShown(double min, double max) { setYAlwaysShown(min, max); }
 
 private:
     QString lineKey(const QString& runKey, std::size_t measurement) const;

@@ -331,6 +331,12 @@ void RunChartView::setYBounds(double min, double max)
     fitAxes();
 }
 
+void RunChartView::setYAlwaysShown(double min, double max)
+{
+    yAlwaysShown_ = Span{min, max};
+    fitAxes();
+}
+
 void RunChartView::setLogScaleY(bool log)
 {
     if (log == yAxis_->isLogScale())
@@ -390,6 +396,10 @@ void RunChartView::fitAxes()
         }
         if (low > high)  // nothing shown: the axis' default range
             low = high = std::numeric_limits<double>::quiet_NaN();
+        else if (yAlwaysShown_ && !yAxis_->isLogScale()) {
+            low = std::min(low, yAlwaysShown_->min);
+            high = std::max(high, yAlwaysShown_->max);
+        }
         yAxis_->fit(low, high, kYHeadroom);
     }
     placeKey();

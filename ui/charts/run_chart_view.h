@@ -110,6 +110,10 @@ protected:
     void setWholeNumberX(bool wholeNumbers);
     // Values y never goes past (accuracy stays within [0, 1]).
     void setYBounds(double min, double max);
+    // Values the fitted y axis always shows, whatever the data (accuracy:
+    // [0, 1], so chance-level noise does not fill the plot as a climb;
+    // seconds: from 0). Zooming still goes closer.
+    void setYAlwaysShown(double min, double max);
 
     // Fits y to the shown points and x to its range, unless zoomed.
     void fitAxes();
@@ -166,5 +170,6 @@ private:
     QFont baseFont_;
     Span xRange_{0, 1};
     std::optional<Span> lastXExtent_;
+    std::optional<Span> yAlwaysShown_;  // setYAlwaysShown
     bool zoomed_ = false;
 };
