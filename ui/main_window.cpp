@@ -126,17 +126,44 @@ MainWindow::MainWindow(QWidget* parent)
                                      QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel)
             == QMessageBox::Yes;
     };
-    QString historyProblem;  // shown above the runs table once it exists
+    const QString historyProblem = openHistory();  // shown above the runs table once it exists
+    runs_ = std::make_unique<RunManager>(history_.get());
+
+    nameWidgets();
+    setUpControls();
+    buildConfigScroll();
+    buildMenus();
+    buildLayout();
+
+    connectControls();
+    connectRunSignals();
+    connectWorker();
+
+    restoreSettings();
+    if (!historyProblem.isEmpty()) {
+        runsPanel_->showHistoryProblem(historyProblem);
+        appendLog(historyProblem);
+    }
+    loadHistory();
+    updateControls();
+    showStatus(tr("Ready"));
+    showSettingsProblem();
+}
+
+QString MainWindow::openHistory()
+{
     try {
         history_ = std::make_unique<RunHistory>();
     } catch (const dp::Error& error) {
         // The workbench still trains; runs are just not kept.
         history_.reset();
-        historyProblem = tr("History unavailable, runs are not kept: %1")
-                                 .arg(QString::fromUtf8(error.what()));
+        return tr("History unavailable, runs are not kept: %1").arg(QString::fromUtf8(error.what()));
     }
-    runs_ = std::make_unique<RunManager>(history_.get());
+    return {};
+}
 
+void MainWindow::nameWidgets()
+{
     configPanel_->setObjectName(QStringLiteral("runConfigPanel"));
     viewTabs_->setObjectName(QStringLiteral("viewTabs"));
     bottomTabs_->setObjectName(QStringLiteral("bottomTabs"));
@@ -147,7 +174,10 @@ MainWindow::MainWindow(QWidget* parent)
     batchProgressBar_->setObjectName(QStringLiteral("batchProgressBar"));
     statusLabel_->setObjectName(QStringLiteral("statusLabel"));
     logView_->setObjectName(QStringLiteral("logView"));
+}
 
+void MainWindow::setUpControls()
+{
     startButton_->setDefault(true);
     startButton_->setToolTip(tr("Train with these settings (Ctrl+R); during a run, queue them next"));
     compareButton_->setToolTip(tr("Queue these settings on 1 device, then on all the checked devices, "
@@ -161,56 +191,23 @@ MainWindow::MainWindow(QWidget* parent)
     logView_->setMaximumBlockCount(kMaxLogLines);
     logView_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     logView_->setPlaceholderText(tr("Engine log"));
+}
 
+void MainWindow::buildConfigScroll()
+{
     configScroll_->setWidget(configPanel_);
     configScroll_->setWidgetResizable(true);
     configScroll_->setFrameShape(QFrame::NoFrame);
     configScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     configScroll_->setMinimumWidth(configPanel_->sizeHint().width()
                                    + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
+}
 
-    // Charts: the run's progress on the left, how it scales on the right.
-    buildMenus();
-    auto* chartsPage = new QWidget;
-    auto* chartsLayout = new QVBoxLayout(chartsPage);
-    chartsLayout->setContentsMargins(0, 4, 0, 0);
-    chartsLayout->setSpacing(2);
-    chartsLayout->addWidget(chartSwitches_);
-    chartsLayout->addWidget(summaryCard_);
-    chartsLayout->addWidget(charts_, 1);
-
-    viewTabs_->addTab(chartsPage, tr("Charts"));
-    viewTabs_->addTab(classroomPage_, tr("Classroom"));
-    viewTabs_->addTab(scalingPage_, tr("Scaling"));
-
-    auto* controlsRow = new QHBoxLayout;
-    controlsRow->addWidget(startButton_);
-    controlsRow->addWidget(compareButton_);
-    controlsRow->addWidget(stopButton_);
-    controlsRow->addWidget(batchProgressBar_, 1);
-
-    auto* viewColumn = new QWidget;
-    auto* viewLayout = new QVBoxLayout(viewColumn);
-    viewLayout->setContentsMargins(0, 0, 0, 0);
-    viewLayout->addWidget(viewTabs_, 1);
-    viewLayout->addLayout(controlsRow);
-    viewLayout->addWidget(statusLabel_);
-
-    auto* queueView = new QListView;
-    queueView->setObjectName(QStringLiteral("queueView"));
-    queueView->setModel(runs_->queue());
-    bottomTabs_->addTab(runsPanel_, tr("Runs"));
-    bottomTabs_->addTab(queueView, tr("Queue"));
-    bottomTabs_->addTab(logView_, tr("Log"));
-    // The queue tab says how many runs wait, without opening it.
-    const auto showQueueLength = [this, queueView] {
-        const int waiting = runs_->queue()->rowCount();
-        bottomTabs_->setTabText(bottomTabs_->indexOf(queueView),
-                                waiting == 0 ? tr("Queue") : tr("Queue (%1)").arg(waiting));
-    };
-    connect(runs_->queue(), &QAbstractItemModel::rowsInserted, this, showQueueLength);
-    connect(runs_->queue(), &QAbstractItemModel::rowsRemoved, this, showQueueLength);
-    connect(runs_->queue(), &QAbstractItemModel::modelReset, this, showQueueLength);
+void MainWindow::buildLayout()
+{
+    buildViewTabs();
+    QWidget* viewColumn = buildViewColumn();
+    buildBottomTabs();
 
     // The table and log can be dragged taller, or shorter to favour the charts.
     rightSplitter_->setObjectName(QStringLiteral("rightSplitter"));
@@ -231,7 +228,62 @@ MainWindow::MainWindow(QWidget* parent)
     resize(std::min(1400, screenArea.width() * 19 / 20), std::min(900, screenArea.height() * 19 / 20));
     // The runs table keeps a third of the height: four rows or more at 720 px.
     rightSplitter_->setSizes({height() * 2 / 3, height() / 3});
+}
 
+void MainWindow::buildViewTabs()
+{
+    // Charts: the run's progress on the left, how it scales on the right.
+    auto* chartsPage = new QWidget;
+    auto* chartsLayout = new QVBoxLayout(chartsPage);
+    chartsLayout->setContentsMargins(0, 4, 0, 0);
+    chartsLayout->setSpacing(2);
+    chartsLayout->addWidget(chartSwitches_);
+    chartsLayout->addWidget(summaryCard_);
+    chartsLayout->addWidget(charts_, 1);
+
+    viewTabs_->addTab(chartsPage, tr("Charts"));
+    viewTabs_->addTab(classroomPage_, tr("Classroom"));
+    viewTabs_->addTab(scalingPage_, tr("Scaling"));
+}
+
+QWidget* MainWindow::buildViewColumn()
+{
+    auto* controlsRow = new QHBoxLayout;
+    controlsRow->addWidget(startButton_);
+    controlsRow->addWidget(compareButton_);
+    controlsRow->addWidget(stopButton_);
+    controlsRow->addWidget(batchProgressBar_, 1);
+
+    auto* viewColumn = new QWidget;
+    auto* viewLayout = new QVBoxLayout(viewColumn);
+    viewLayout->setContentsMargins(0, 0, 0, 0);
+    viewLayout->addWidget(viewTabs_, 1);
+    viewLayout->addLayout(controlsRow);
+    viewLayout->addWidget(statusLabel_);
+    return viewColumn;
+}
+
+void MainWindow::buildBottomTabs()
+{
+    auto* queueView = new QListView;
+    queueView->setObjectName(QStringLiteral("queueView"));
+    queueView->setModel(runs_->queue());
+    bottomTabs_->addTab(runsPanel_, tr("Runs"));
+    bottomTabs_->addTab(queueView, tr("Queue"));
+    bottomTabs_->addTab(logView_, tr("Log"));
+    // The queue tab says how many runs wait, without opening it.
+    const auto showQueueLength = [this, queueView] {
+        const int waiting = runs_->queue()->rowCount();
+        bottomTabs_->setTabText(bottomTabs_->indexOf(queueView),
+                                waiting == 0 ? tr("Queue") : tr("Queue (%1)").arg(waiting));
+    };
+    connect(runs_->queue(), &QAbstractItemModel::rowsInserted, this, showQueueLength);
+    connect(runs_->queue(), &QAbstractItemModel::rowsRemoved, this, showQueueLength);
+    connect(runs_->queue(), &QAbstractItemModel::modelReset, this, showQueueLength);
+}
+
+void MainWindow::connectControls()
+{
     connect(startButton_, &QPushButton::clicked, this, &MainWindow::startRun);
     connect(compareButton_, &QPushButton::clicked, this, &MainWindow::startComparison);
     connect(stopButton_, &QPushButton::clicked, this, &MainWindow::stopRun);
@@ -245,7 +297,10 @@ MainWindow::MainWindow(QWidget* parent)
         showSettingsProblem();
         saveSettings();
     });
+}
 
+void MainWindow::connectRunSignals()
+{
     connect(runs_.get(), &RunManager::runStarted, this, &MainWindow::onRunStarted);
     connect(runs_.get(), &RunManager::runUpdated, this, &MainWindow::onRunUpdated);
     connect(runs_.get(), &RunManager::runEnded, this, &MainWindow::onRunEnded);
@@ -260,7 +315,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);
     connect(runsPanel_, &RunsPanel::deleteRequested, this, &MainWindow::deleteRuns);
     connect(runsModel_, &RunsTableModel::runRenamed, this, &MainWindow::renameRun);
+}
 
+void MainWindow::connectWorker()
+{
     // The worker emits on its own thread; queued delivery runs these slots on
     // the GUI thread.
     const TrainingWorker* worker = runs_->worker();
@@ -273,7 +331,10 @@ MainWindow::MainWindow(QWidget* parent)
             &BatchSplitView::showStep, Qt::QueuedConnection);
     connect(worker, &TrainingWorker::predictionsReported, classroomPage_->predictionStrip(),
             &PredictionStrip::showPredictions, Qt::QueuedConnection);
+}
 
+void MainWindow::restoreSettings()
+{
     // Read everything first: applying one setting saves them all.
     const QSettings settings;
     const dp::TrainConfig lastConfig = loadRunConfig(settings);
@@ -289,14 +350,6 @@ MainWindow::MainWindow(QWidget* parent)
     secondsAxisAction_->setChecked(secondsAxis);
     smoothLossAction_->setChecked(smoothLoss);
     logLossAction_->setChecked(logLoss);
-    if (!historyProblem.isEmpty()) {
-        runsPanel_->showHistoryProblem(historyProblem);
-        appendLog(historyProblem);
-    }
-    loadHistory();
-    updateControls();
-    showStatus(tr("Ready"));
-    showSettingsProblem();
 }
 
 MainWindow::~MainWindow() = default;
@@ -317,6 +370,14 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 void MainWindow::buildMenus()
 {
+    buildFileMenu();
+    buildRunMenu();
+    buildViewMenu();
+    buildChartSwitches();
+}
+
+void MainWindow::buildFileMenu()
+{
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
     QAction* importAction = fileMenu->addAction(tr("&Import run record…"), this,
                                                 &MainWindow::chooseImportFile);
@@ -328,7 +389,10 @@ void MainWindow::buildMenus()
     exportAction->setShortcut(QKeySequence(tr("Ctrl+E")));
     fileMenu->addSeparator();
     fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
 
+void MainWindow::buildRunMenu()
+{
     QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
     runMenu->addAction(tr("&Start or queue"), QKeySequence(tr("Ctrl+R")), this,
                        &MainWindow::startRun);
@@ -345,7 +409,10 @@ void MainWindow::buildMenus()
     QAction* clusterAction =
         runMenu->addAction(tr("Cl&uster command…"), this, &MainWindow::showClusterCommand);
     clusterAction->setObjectName(QStringLiteral("clusterCommandAction"));
+}
 
+void MainWindow::buildViewMenu()
+{
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     presenterAction_ = viewMenu->addAction(tr("&Presenter mode"));
     presenterAction_->setObjectName(QStringLiteral("presenterAction"));
@@ -379,7 +446,10 @@ void MainWindow::buildMenus()
     QAction* resetZoomAction = viewMenu->addAction(tr("&Reset chart zoom"), QKeySequence(tr("Ctrl+0")),
                                                    charts_, &ChartBoard::resetZoom);
     resetZoomAction->setObjectName(QStringLiteral("resetZoomAction"));
+}
 
+void MainWindow::buildChartSwitches()
+{
     // The chart switches a teacher flips most, also beside the charts.
     auto* axisCombo = new QComboBox;
     axisCombo->setObjectName(QStringLiteral("xAxisCombo"));

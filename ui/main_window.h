@@ -92,6 +92,29 @@ protected:
 private:
     // The menus, and the chart switches that mirror View's actions.
     void buildMenus();
+    void buildFileMenu();
+    void buildRunMenu();
+    void buildViewMenu();
+    // The View actions a teacher flips most, as switches above the charts.
+    void buildChartSwitches();
+    // Opens the history database; a message saying why not if it cannot.
+    QString openHistory();
+    void nameWidgets();
+    // Defaults, tooltips and the log's limits for the run controls.
+    void setUpControls();
+    void buildConfigScroll();
+    // The settings beside the views, the runs table and log below them, and
+    // the window's first size.
+    void buildLayout();
+    void buildViewTabs();
+    // The view tabs above the run controls and the status line.
+    QWidget* buildViewColumn();
+    void buildBottomTabs();
+    void connectControls();
+    void connectRunSignals();
+    void connectWorker();
+    // The last session's settings, view switches, size and splitter.
+    void restoreSettings();
     // `config` with Run > Re-measure kernels applied.
     dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
     void loadHistory();

@@ -95,6 +95,17 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
                     {"limit_train", trainSamplesSpin_}, {"limit_test", testSamplesSpin_}},
       generalNote_(new FieldNote(QStringLiteral("generalNote"), this))
 {
+    setUpModelFields();
+    setUpTrainingFields();
+    setUpDataFields();
+    setUpDeviceFields();
+    layOutBoxes();
+    setConfig(dp::TrainConfig{});
+    connectFields();
+}
+
+void RunConfigPanel::setUpModelFields()
+{
     modelCombo_->setObjectName(QStringLiteral("modelCombo"));
     for (const dp::ModelInfo& model : dp::model_registry())
         modelCombo_->addItem(QStringLiteral("%1 · %2 parameters")
@@ -103,7 +114,10 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
                              QString::fromStdString(model.name));
     modelDescription_->setWordWrap(true);
     modelDescription_->setForegroundRole(QPalette::PlaceholderText);
+}
 
+void RunConfigPanel::setUpTrainingFields()
+{
     batchSizeSpin_->setToolTip(tr("The global batch: each step splits it across the devices."));
     learningRateSpin_->setObjectName(QStringLiteral("learningRateSpin"));
     // Negative numbers can be typed, to be explained rather than ignored.
@@ -119,7 +133,10 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
         tr("What convolutions and linear layers multiply in: fp32; bf16 (bfloat16 products, "
            "float32 weights, loss and BatchNorm, as PyTorch's autocast; CPUs with AVX512_BF16 "
            "or AMX, and GPUs); tf32 (TF32 tensor cores, GPUs only)."));
+}
 
+void RunConfigPanel::setUpDataFields()
+{
     datasetCombo_->setObjectName(QStringLiteral("datasetCombo"));
     datasetCombo_->addItem(tr("Fashion-MNIST"), QStringLiteral("fashion-mnist"));
     datasetCombo_->addItem(tr("MNIST-format folder"), QStringLiteral("mnist-format"));
@@ -128,7 +145,10 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
                                  "Linear model and batch-split demonstrations."));
     inputSizeSpin_->setToolTip(tr("Features per synthetic sample (PyTorch's DataParallel tutorial's input_size)."));
     samplesSpin_->setToolTip(tr("Synthetic samples in the training set, and in the test set."));
+}
 
+void RunConfigPanel::setUpDeviceFields()
+{
     allreduceCombo_->setObjectName(QStringLiteral("allreduceCombo"));
     allreduceCombo_->addItem(tr("ring"), QStringLiteral("ring"));
     allreduceCombo_->addItem(tr("naive"), QStringLiteral("naive"));
@@ -142,40 +162,14 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     scaleCheck_->setToolTip(tr("Compare 1 vs N: the N-device run gets N times the batch size "
                                "and learning rate (the linear scaling rule, d2l 12.6's 256/0.1 "
                                "vs 512/0.2); off: both runs use the same settings."));
+}
 
-    auto* modelBox = new QGroupBox(settingLabel("model"), this);
-    auto* modelLayout = new QVBoxLayout(modelBox);
-    modelLayout->addWidget(modelCombo_);
-    modelLayout->addWidget(modelDescription_);
-    modelLayout->addWidget(addNote("model"));
-
-    auto* trainingBox = new QGroupBox(tr("Training"), this);
-    auto* trainingForm = new QFormLayout(trainingBox);
-    addFieldRow(trainingForm, "batch_size", batchSizeSpin_);
-    addFieldRow(trainingForm, "lr", learningRateSpin_);
-    addFieldRow(trainingForm, "epochs", epochsSpin_);
-    addFieldRow(trainingForm, "seed", seedSpin_);
-    addFieldRow(trainingForm, "precision", precisionCombo_);
-
-    auto* dataBox = new QGroupBox(tr("Data"), this);
-    dataBox->setLayout(dataForm_);
-    addFieldRow(dataForm_, "dataset", datasetCombo_);
-    addFieldRow(dataForm_, "data_dir", dataFolder_);
-    addFieldRow(dataForm_, "input_size", inputSizeSpin_);
-    addFieldRow(dataForm_, "samples", samplesSpin_);
-    addFieldRow(dataForm_, "limit_train", trainSamplesSpin_);
-    addFieldRow(dataForm_, "limit_test", testSamplesSpin_);
-
-    auto* devicesBox = new QGroupBox(settingLabel("devices"), this);
-    auto* devicesLayout = new QVBoxLayout(devicesBox);
-    devicesLayout->addWidget(devices_);
-    devicesLayout->addWidget(addNote("devices"));
-    auto* allreduceRow = new QHBoxLayout;
-    allreduceRow->addWidget(new QLabel(settingLabel("allreduce"), devicesBox));
-    allreduceRow->addWidget(allreduceCombo_, 1);
-    devicesLayout->addLayout(allreduceRow);
-    devicesLayout->addWidget(syncBnCheck_);
-    devicesLayout->addWidget(scaleCheck_);
+void RunConfigPanel::layOutBoxes()
+{
+    QGroupBox* modelBox = buildModelBox();
+    QGroupBox* trainingBox = buildTrainingBox();
+    QGroupBox* dataBox = buildDataBox();
+    QGroupBox* devicesBox = buildDevicesBox();
 
     // The boxes keep their natural height; spare room goes below them.
     for (QGroupBox* box : {modelBox, trainingBox, dataBox, devicesBox})
@@ -189,9 +183,62 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     layout->addWidget(dataBox);
     layout->addWidget(devicesBox);
     layout->addStretch();
+}
 
-    setConfig(dp::TrainConfig{});
+QGroupBox* RunConfigPanel::buildModelBox()
+{
+    auto* modelBox = new QGroupBox(settingLabel("model"), this);
+    auto* modelLayout = new QVBoxLayout(modelBox);
+    modelLayout->addWidget(modelCombo_);
+    modelLayout->addWidget(modelDescription_);
+    modelLayout->addWidget(addNote("model"));
+    return modelBox;
+}
 
+QGroupBox* RunConfigPanel::buildTrainingBox()
+{
+    auto* trainingBox = new QGroupBox(tr("Training"), this);
+    auto* trainingForm = new QFormLayout(trainingBox);
+    addFieldRow(trainingForm, "batch_size", batchSizeSpin_);
+    addFieldRow(trainingForm, "lr", learningRateSpin_);
+    addFieldRow(trainingForm, "epochs", epochsSpin_);
+    addFieldRow(trainingForm, "seed", seedSpin_);
+    addFieldRow(trainingForm, "precision", precisionCombo_);
+    return trainingBox;
+}
+
+QGroupBox* RunConfigPanel::buildDataBox()
+{
+    auto* dataBox = new QGroupBox(tr("Data"), this);
+    dataBox->setLayout(dataForm_);
+    addFieldRow(dataForm_, "dataset", datasetCombo_);
+    addFieldRow(dataForm_, "data_dir", dataFolder_);
+    addFieldRow(dataForm_, "input_size", inputSizeSpin_);
+    addFieldRow(dataForm_, "samples", samplesSpin_);
+    addFieldRow(dataForm_, "limit_train", trainSamplesSpin_);
+    addFieldRow(dataForm_, "limit_test", testSamplesSpin_);
+    return dataBox;
+}
+
+QGroupBox* RunConfigPanel::buildDevicesBox()
+{
+    auto* devicesBox = new QGroupBox(settingLabel("devices"), this);
+    auto* devicesLayout = new QVBoxLayout(devicesBox);
+    devicesLayout->addWidget(devices_);
+    devicesLayout->addWidget(addNote("devices"));
+    auto* allreduceRow = new QHBoxLayout;
+    allreduceRow->addWidget(new QLabel(settingLabel("allreduce"), devicesBox));
+    allreduceRow->addWidget(allreduceCombo_, 1);
+    devicesLayout->addLayout(allreduceRow);
+    devicesLayout->addWidget(syncBnCheck_);
+    devicesLayout->addWidget(scaleCheck_);
+    return devicesBox;
+}
+
+// Every field revalidates the settings; the scaling switch only changes how
+// Compare 1 vs N sizes its runs, so it just reports a change.
+void RunConfigPanel::connectFields()
+{
     connect(modelCombo_, &QComboBox::currentIndexChanged, this, [this] {
         showModelDescription();
         revalidate();

@@ -20,6 +20,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QSpinBox;
 
@@ -75,6 +76,18 @@ private:
     // A row of `form` labeled as config_fields labels `field`, with its note below.
     void addFieldRow(QFormLayout* form, const char* field, QWidget* widget);
     FieldNote* addNote(const char* field);
+    // Each field's name, choices, range and tooltip, by the box it sits in.
+    void setUpModelFields();
+    void setUpTrainingFields();
+    void setUpDataFields();
+    void setUpDeviceFields();
+    // The four boxes in a column under the general note.
+    void layOutBoxes();
+    QGroupBox* buildModelBox();
+    QGroupBox* buildTrainingBox();
+    QGroupBox* buildDataBox();
+    QGroupBox* buildDevicesBox();
+    void connectFields();
     void revalidate();
     void showModelDescription();
     void showDatasetSettings();

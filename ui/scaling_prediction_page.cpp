@@ -44,6 +44,39 @@ std::int64_t samplesPerEpoch(const dp::TrainConfig& config)
     return all;
 }
 
+// The model's assumptions, listed under the chart whatever it shows.
+QString assumptionsHtml()
+{
+    QStringList assumptions;
+    for (const std::string& line : dp::prediction_assumptions())
+        assumptions << QStringLiteral("• ") + QString::fromStdString(line).toHtmlEscaped();
+    return ScalingPredictionPage::tr("<b>Assumptions</b><br>%1").arg(assumptions.join(QStringLiteral("<br>")));
+}
+
+// Runs of the same workload at this scaling's batch, against the predicted 1-device epoch.
+std::vector<ScalingPredictionChart::MeasuredSpeedup> measuredSpeedups(
+        const std::vector<std::pair<dp::RunRecord, QColor>>& runs, const dp::RunRecord& record,
+        dp::Scaling scaling, double oneDevice)
+{
+    const int perDevice = record.config.batch_size / std::max(1, record.device_count());
+    std::vector<ScalingPredictionChart::MeasuredSpeedup> measured;
+    for (const auto& [run, color] : runs) {
+        const int devices = run.device_count();
+        const std::optional<int> batch = scaling == dp::Scaling::strong
+                ? record.config.batch_size
+                : dp::checked_multiply(perDevice, devices);
+        dp::TrainConfig asBase = run.config;
+        asBase.batch_size = record.config.batch_size;
+        asBase.lr = record.config.lr;
+        if (run.epochs.empty() || run.config.batch_size != batch
+            || !dp::baseline_mismatch(record.config, asBase).empty())
+            continue;
+        measured.push_back({QString::fromStdString(run.label()), color, devices,
+                            oneDevice / meanSecondsPerEpoch(run)});
+    }
+    return measured;
+}
+
 }  // namespace
 
 std::optional<dp::CoreSharing> ScalingPredictionPage::fittedSharing(const dp::RunRecord& base) const
@@ -214,35 +247,17 @@ void ScalingPredictionPage::takeProbeResult()
 
 void ScalingPredictionPage::updatePrediction()
 {
-    QStringList assumptions;
-    for (const std::string& line : dp::prediction_assumptions())
-        assumptions << QStringLiteral("• ") + QString::fromStdString(line).toHtmlEscaped();
-    const QString assumptionsHtml = tr("<b>Assumptions</b><br>%1").arg(assumptions.join(QStringLiteral("<br>")));
-
-    // The run to predict from: a finished 1-device run first.
-    const std::pair<dp::RunRecord, QColor>* base = nullptr;
-    for (const auto& run : runs_) {
-        if (run.first.epochs.empty())
-            continue;
-        if (!base || (run.first.device_count() == 1 && base->first.device_count() != 1))
-            base = &run;
-    }
-    const auto clear = [&](const QString& why) {
-        status_->setText(why);
-        chart_->setPrediction({}, tr("predicted"));
-        chart_->setMeasured({});
-        details_->setText(assumptionsHtml);
-    };
+    const std::pair<dp::RunRecord, QColor>* base = predictionBase();
     if (!base) {
-        clear(tr("Check a run with a finished epoch in the Runs table (a 1-device run is best) "
-                 "to predict how it scales."));
+        clearPrediction(tr("Check a run with a finished epoch in the Runs table (a 1-device run is best) "
+                           "to predict how it scales."));
         return;
     }
     const dp::RunRecord& record = base->first;
     const std::int64_t samples = samplesPerEpoch(record.config);
     if (samples <= 0) {
-        clear(tr("%1: its data set's image count is unknown; set a training image limit to "
-                 "predict from it.").arg(QString::fromStdString(record.label())));
+        clearPrediction(tr("%1: its data set's image count is unknown; set a training image limit to "
+                           "predict from it.").arg(QString::fromStdString(record.label())));
         return;
     }
     if (!isVisible() && linkCombo_->currentIndex() == kThreadsLink) {
@@ -259,68 +274,81 @@ void ScalingPredictionPage::updatePrediction()
     if (const std::optional<QString> missing =
                 missingMeasurement(linkCombo_->currentIndex() == kThreadsLink ? std::optional(threads)
                                                                               : std::nullopt)) {
-        clear(*missing);
+        clearPrediction(*missing);
         return;
     }
     try {
-        const dp::LinkModel link = chosenLink(threads);
-        const int baseDevices = record.device_count();
-        // Records with step timings (every run since they were kept) give the
-        // phases, and their 1- and 2-device runs the core sharing; older
-        // records give their seconds per epoch only.
-        const bool timed = record.has_step_timings();
-        const dp::CoreSharing sharing = fittedSharing(record).value_or(*sharing_);
-        const dp::WorkloadProfile profile =
-            timed ? dp::workload_profile(record.config, record.summary(), sharing)
-                  : dp::workload_profile_from_epochs(record.config, baseDevices,
-                                                     meanSecondsPerEpoch(record), samples, sharing);
-        const dp::PredictionSettings settings{algorithm, link, sharing, scaling};
-        const auto points = dp::predict(profile, settings, dp::prediction_device_counts());
-        QList<QPointF> line;
-        for (const dp::PredictedPoint& point : points)
-            line.append(QPointF(point.devices, point.speedup));
-        chart_->setPrediction(line, tr("predicted (%1, %2 scaling)")
-                                        .arg(QString::fromUtf8(dp::algorithm_name(algorithm)),
-                                             QString::fromUtf8(dp::scaling_name(scaling))));
-
-        // Runs of the same workload at this scaling's batch, against the predicted 1-device epoch.
-        const double oneDevice = points.front().seconds_per_epoch;
-        const int perDevice = record.config.batch_size / std::max(1, baseDevices);
-        std::vector<ScalingPredictionChart::MeasuredSpeedup> measured;
-        for (const auto& [run, color] : runs_) {
-            const int devices = run.device_count();
-            const std::optional<int> batch = scaling == dp::Scaling::strong
-                    ? record.config.batch_size
-                    : dp::checked_multiply(perDevice, devices);
-            dp::TrainConfig asBase = run.config;
-            asBase.batch_size = record.config.batch_size;
-            asBase.lr = record.config.lr;
-            if (run.epochs.empty() || run.config.batch_size != batch
-                || !dp::baseline_mismatch(record.config, asBase).empty())
-                continue;
-            measured.push_back({QString::fromStdString(run.label()), color, devices,
-                                oneDevice / meanSecondsPerEpoch(run)});
-        }
-        chart_->setMeasured(measured);
-        status_->setText(tr("Predicting from %1: %2 s/epoch on %n device(s), %3 images an epoch. "
-                            "Dots: the checked runs of this workload, in their colours.",
-                            nullptr, baseDevices)
-                             .arg(QString::fromStdString(record.label()))
-                             .arg(meanSecondsPerEpoch(record), 0, 'f', 2)
-                             .arg(samples));
-        QString sharingLine;
-        if (link.shared_cores > 0)
-            sharingLine = tr("<br><b>Cores</b>: %1 shared; with all of them busy a device takes %2x its time alone (%3)")
-                              .arg(sharing.cores)
-                              .arg(sharing.busy_slowdown, 0, 'f', 2)
-                              .arg(QString::fromStdString(sharing.source).toHtmlEscaped());
-        details_->setText(tr("<b>Link</b>: %1%2<br>%3")
-                              .arg(QString::fromStdString(link.source).toHtmlEscaped(), sharingLine,
-                                   assumptionsHtml)
-                          + (timed ? QString()
-                                   : tr("<br>• This run's record has no step timings (it predates "
-                                        "them), so all of a step counts as per-sample compute.")));
+        predictFrom(record, samples, {algorithm, chosenLink(threads), {}, scaling});
     } catch (...) {
-        clear(QString::fromStdString(dp::current_exception_message()));
+        clearPrediction(QString::fromStdString(dp::current_exception_message()));
     }
+}
+
+const std::pair<dp::RunRecord, QColor>* ScalingPredictionPage::predictionBase() const
+{
+    // The run to predict from: a finished 1-device run first.
+    const std::pair<dp::RunRecord, QColor>* base = nullptr;
+    for (const auto& run : runs_) {
+        if (run.first.epochs.empty())
+            continue;
+        if (!base || (run.first.device_count() == 1 && base->first.device_count() != 1))
+            base = &run;
+    }
+    return base;
+}
+
+void ScalingPredictionPage::clearPrediction(const QString& why)
+{
+    status_->setText(why);
+    chart_->setPrediction({}, tr("predicted"));
+    chart_->setMeasured({});
+    details_->setText(assumptionsHtml());
+}
+
+void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_t samples,
+                                        dp::PredictionSettings settings)
+{
+    const int baseDevices = record.device_count();
+    // Records with step timings (every run since they were kept) give the
+    // phases, and their 1- and 2-device runs the core sharing; older
+    // records give their seconds per epoch only.
+    const bool timed = record.has_step_timings();
+    settings.sharing = fittedSharing(record).value_or(*sharing_);
+    const dp::WorkloadProfile profile =
+        timed ? dp::workload_profile(record.config, record.summary(), settings.sharing)
+              : dp::workload_profile_from_epochs(record.config, baseDevices,
+                                                 meanSecondsPerEpoch(record), samples, settings.sharing);
+    const auto points = dp::predict(profile, settings, dp::prediction_device_counts());
+    QList<QPointF> line;
+    for (const dp::PredictedPoint& point : points)
+        line.append(QPointF(point.devices, point.speedup));
+    chart_->setPrediction(line, tr("predicted (%1, %2 scaling)")
+                                    .arg(QString::fromUtf8(dp::algorithm_name(settings.algorithm)),
+                                         QString::fromUtf8(dp::scaling_name(settings.scaling))));
+    chart_->setMeasured(measuredSpeedups(runs_, record, settings.scaling,
+                                         points.front().seconds_per_epoch));
+    status_->setText(tr("Predicting from %1: %2 s/epoch on %n device(s), %3 images an epoch. "
+                        "Dots: the checked runs of this workload, in their colours.",
+                        nullptr, baseDevices)
+                         .arg(QString::fromStdString(record.label()))
+                         .arg(meanSecondsPerEpoch(record), 0, 'f', 2)
+                         .arg(samples));
+    showPredictionDetails(settings.link, settings.sharing, timed);
+}
+
+void ScalingPredictionPage::showPredictionDetails(const dp::LinkModel& link,
+                                                  const dp::CoreSharing& sharing, bool timed)
+{
+    QString sharingLine;
+    if (link.shared_cores > 0)
+        sharingLine = tr("<br><b>Cores</b>: %1 shared; with all of them busy a device takes %2x its time alone (%3)")
+                          .arg(sharing.cores)
+                          .arg(sharing.busy_slowdown, 0, 'f', 2)
+                          .arg(QString::fromStdString(sharing.source).toHtmlEscaped());
+    details_->setText(tr("<b>Link</b>: %1%2<br>%3")
+                          .arg(QString::fromStdString(link.source).toHtmlEscaped(), sharingLine,
+                               assumptionsHtml())
+                      + (timed ? QString()
+                               : tr("<br>• This run's record has no step timings (it predates "
+                                    "them), so all of a step counts as per-sample compute.")));
 }

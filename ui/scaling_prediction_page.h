@@ -58,6 +58,16 @@ private:
     };
 
     void updatePrediction();
+    // The run to predict from: the first finished 1-device run, else the
+    // first finished one; none without a finished run.
+    const std::pair<dp::RunRecord, QColor>* predictionBase() const;
+    // No prediction: `why` above the chart, the assumptions under it.
+    void clearPrediction(const QString& why);
+    // The predicted speedups from `record`, with `settings`' sharing fitted
+    // from the checked runs; the measured ones; what it was predicted from.
+    void predictFrom(const dp::RunRecord& record, std::int64_t samples, dp::PredictionSettings settings);
+    // The link's and cores' sources and the model's assumptions, under the chart.
+    void showPredictionDetails(const dp::LinkModel& link, const dp::CoreSharing& sharing, bool timed);
     // What the prediction still lacks from this machine (the core sharing,
     // the thread link of `threads` when that link is chosen): none if it
     // lacks nothing; else starts measuring it on a worker thread, unless a

@@ -219,7 +219,6 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
     painter.fillRect(area, palette().color(QPalette::Base));
     painter.setRenderHint(QPainter::Antialiasing);
     const QColor text = palette().color(QPalette::Text);
-    const QColor faint = palette().color(QPalette::PlaceholderText);
     const Layout out = layout(area, font);
 
     QFont titleFont = font;
@@ -229,15 +228,28 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
     painter.drawText(out.title, Qt::AlignHCenter | Qt::AlignTop, title(titleFont, out.title.width()));
     painter.setFont(font);
     if (bars_.empty()) {
-        painter.setPen(faint);
+        painter.setPen(palette().color(QPalette::PlaceholderText));
         const QRectF below = area.adjusted(kMargin, out.title.bottom(), -kMargin, -kMargin);
         painter.drawText(below, Qt::AlignCenter | Qt::TextWordWrap, emptyText());
         return;
     }
 
+    const int tickDecimals = decimalsFor(out.tickStep);
+    paintAxis(painter, area, out, font, tickDecimals);
+    paintBars(painter, area, out, font, tickDecimals + 1);
+
+    // The verdict, under everything.
+    painter.drawText(out.caption, Qt::AlignLeft | Qt::AlignTop,
+                     out.captionLines.join(QLatin1Char('\n')));
+}
+
+void GapWaterfallChart::paintAxis(QPainter& painter, const QRectF& area, const Layout& out,
+                                  const QFont& font, int tickDecimals) const
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QColor faint = palette().color(QPalette::PlaceholderText);
     // The y axis: a faint grid line and a label per tick.
     const QFontMetricsF metrics(font);
-    const int tickDecimals = decimalsFor(out.tickStep);
     for (double tick = std::ceil(out.axisMin / out.tickStep - 1e-9) * out.tickStep;
          tick <= out.axisMax; tick += out.tickStep) {
         const double y = out.yOf(tick);
@@ -251,14 +263,12 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
     painter.setPen(QPen(text, 1));
     painter.drawLine(out.plot.bottomLeft(), out.plot.bottomRight());
     painter.drawLine(out.plot.bottomLeft(), out.plot.topLeft());
+}
 
-    const int decimals = tickDecimals + 1;
-    const double slot = out.plot.width() / double(bars_.size());
-    // Seconds and share where a slot has room for them, else the share alone.
-    const bool secondsFit =
-        metrics.horizontalAdvance(QStringLiteral("+") + secondsText(-8.88, decimals)) <= slot;
-    const bool fullValues = out.valueLines == 2 && secondsFit;
+QFont GapWaterfallChart::namesFont(const QFont& font, double slot) const
+{
     // The names in a smaller font where their longest word would not fit its slot.
+    const QFontMetricsF metrics(font);
     QFont namesFont = font;
     double longestWord = 1;
     for (const Bar& bar : bars_)
@@ -268,6 +278,35 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
     // text may shrink further, down to that).
     const double smallest = std::min(1.0, 0.75 * baseFont_.pointSizeF() / font.pointSizeF());
     namesFont.setPointSizeF(font.pointSizeF() * std::clamp((slot - 4) / longestWord, smallest, 1.0));
+    return namesFont;
+}
+
+QString GapWaterfallChart::valueText(const Bar& bar, int decimals, bool secondsFit,
+                                     bool fullValues) const
+{
+    const QString plain = secondsText(bar.seconds, decimals);
+    const QString seconds = (plain.startsWith(QLatin1Char('-')) ? QString() : QStringLiteral("+"))
+        + plain;
+    // Without a gap (N devices at or beyond N times faster) a share of it means
+    // nothing: the seconds alone, where they fit (hovering a bar tells them too).
+    return bar.kind != Bar::Kind::part ? secondsText(bar.seconds, decimals)
+        : !hasGapToSplit()             ? (secondsFit ? seconds : QString())
+        : fullValues ? seconds + QLatin1Char('\n') + percentText(bar.share)
+                     : percentText(bar.share);
+}
+
+void GapWaterfallChart::paintBars(QPainter& painter, const QRectF& area, const Layout& out,
+                                  const QFont& font, int decimals) const
+{
+    const QColor text = palette().color(QPalette::Text);
+    const QColor faint = palette().color(QPalette::PlaceholderText);
+    const QFontMetricsF metrics(font);
+    const double slot = out.plot.width() / double(bars_.size());
+    // Seconds and share where a slot has room for them, else the share alone.
+    const bool secondsFit =
+        metrics.horizontalAdvance(QStringLiteral("+") + secondsText(-8.88, decimals)) <= slot;
+    const bool fullValues = out.valueLines == 2 && secondsFit;
+    const QFont smallFont = namesFont(font, slot);
     for (std::size_t i = 0; i < bars_.size(); ++i) {
         const Bar& bar = bars_[i];
         const QRectF& rect = out.bars[i];
@@ -285,15 +324,7 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
         painter.setPen(text);
         if (out.valueLines > 0) {
             // Above a bar that rises, below one that falls.
-            const QString plain = secondsText(bar.seconds, decimals);
-            const QString seconds = (plain.startsWith(QLatin1Char('-')) ? QString() : QStringLiteral("+"))
-                + plain;
-            // Without a gap (N devices at or beyond N times faster) a share of it means
-            // nothing: the seconds alone, where they fit (hovering a bar tells them too).
-            const QString value = bar.kind != Bar::Kind::part ? secondsText(bar.seconds, decimals)
-                : !hasGapToSplit()                          ? (secondsFit ? seconds : QString())
-                : fullValues ? seconds + QLatin1Char('\n') + percentText(bar.share)
-                             : percentText(bar.share);
+            const QString value = valueText(bar, decimals, secondsFit, fullValues);
             const double height = metrics.height() * 2;
             if (bar.kind == Bar::Kind::part && bar.seconds < 0)
                 painter.drawText(QRectF(slotColumn.left(), rect.bottom() + 2, slot, height),
@@ -303,16 +334,12 @@ void GapWaterfallChart::paint(QPainter& painter, const QRectF& area, const QFont
                                  Qt::AlignHCenter | Qt::AlignBottom, value);
         }
         // The bar's name under the axis, wrapped to its slot.
-        painter.setFont(namesFont);
+        painter.setFont(smallFont);
         painter.drawText(QRectF(slotColumn.left(), out.names.top(), slot, out.names.height()),
                          Qt::AlignHCenter | Qt::AlignTop,
-                         wrapped(bar.label, namesFont, slot - 2, 2).join(QLatin1Char('\n')));
+                         wrapped(bar.label, smallFont, slot - 2, 2).join(QLatin1Char('\n')));
         painter.setFont(font);
     }
-
-    // The verdict, under everything.
-    painter.drawText(out.caption, Qt::AlignLeft | Qt::AlignTop,
-                     out.captionLines.join(QLatin1Char('\n')));
 }
 
 void GapWaterfallChart::paintEvent(QPaintEvent*)

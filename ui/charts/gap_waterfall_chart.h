@@ -87,6 +87,16 @@ private:
 
     Layout layout(const QRectF& area, const QFont& font) const;
     void paint(QPainter& painter, const QRectF& area, const QFont& font) const;
+    // The y axis's grid lines, tick labels and lines.
+    void paintAxis(QPainter& painter, const QRectF& area, const Layout& out, const QFont& font,
+                   int tickDecimals) const;
+    // Each bar, the step to the next, its value and its name.
+    void paintBars(QPainter& painter, const QRectF& area, const Layout& out, const QFont& font,
+                   int decimals) const;
+    // `font` shrunk so that the bars' longest word fits a slot `slot` wide.
+    QFont namesFont(const QFont& font, double slot) const;
+    // The numbers by `bar`: its seconds, its share of the gap, or both.
+    QString valueText(const Bar& bar, int decimals, bool secondsFit, bool fullValues) const;
     QFont scaledFont(double scale) const;
     // "Gap to the ideal speedup: <run>", shortened to fit `width`.
     QString title(const QFont& font, double width) const;
