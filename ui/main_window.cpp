@@ -537,10 +537,22 @@ void MainWindow::startRun()
         return;
     }
     const bool queued = runs_->isRunning();
-    runs_->enqueue(withRetuneRequest(configPanel_->config()));
+    runs_->enqueue(withRetuneRequest(withOneIdPerDevice(configPanel_->config())));
     retuneAction_->setChecked(false);  // a request for one run
     if (queued)
         showStatus(tr("Queued: it starts when the current run ends"));
+}
+
+dp::TrainConfig MainWindow::withOneIdPerDevice(dp::TrainConfig config)
+{
+    // "cpu:0x2" is one entry and two devices: the record lists each
+    // ("cpu:0#0", "cpu:0#1"), as a comparison's runs do, so that the runs
+    // table, the labels and speedups count replicas (it said "1× cpu").
+    std::vector<std::string> ids;
+    for (const dp::DeviceInfo& device : dp::select_devices(config.devices))
+        ids.push_back(device.id);
+    config.devices = std::move(ids);
+    return config;
 }
 
 dp::TrainConfig MainWindow::withRetuneRequest(dp::TrainConfig config) const

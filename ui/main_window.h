@@ -116,6 +116,7 @@ private:
     // The last session's settings, view switches, size and splitter.
     void restoreSettings();
     // `config` with Run > Re-measure kernels applied.
+    static dp::TrainConfig withOneIdPerDevice(dp::TrainConfig config);
     dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
     void loadHistory();
     void updateControls();

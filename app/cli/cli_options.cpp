@@ -124,6 +124,13 @@ std::string field_help_text(const ConfigField& field) {
     return text;
 }
 
+// --help and --version answer before any other option is looked at.
+std::optional<CliCommand::Action> answered_at_once(const std::string& flag) {
+    if (flag == "--help" || flag == "-h") return CliCommand::Action::help;
+    if (flag == "--version") return CliCommand::Action::version;
+    return std::nullopt;
+}
+
 CliCommand parse_arguments(const std::vector<std::string>& args) {
     CliCommand command;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -135,12 +142,8 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
             flag.resize(eq);
             has_inline_value = true;
         }
-        if (flag == "--help" || flag == "-h") {
-            command.action = CliCommand::Action::help;
-            return command;
-        }
-        if (flag == "--version") {
-            command.action = CliCommand::Action::version;
+        if (const auto action = answered_at_once(flag)) {
+            command.action = *action;
             return command;
         }
         const ConfigField* field = field_of_flag(flag);

@@ -235,6 +235,7 @@ private slots:
     void lastSettingsAreRestoredOnLaunch();
     void compareOneVsTwoQueuesBothAndFillsTheTable();
     void compareOnReplicasOfOneDeviceRunsBothReplicas();
+    void aRunOnReplicasCountsEachReplica();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
     void unreadableHistoryIsShownAboveTheTable();
@@ -758,6 +759,31 @@ void TestMainWindow::compareOnReplicasOfOneDeviceRunsBothReplicas()
     QCOMPARE(runs.record(1).config.devices.size(), std::size_t(2));
     QCOMPARE(runs.record(1).status, dp::RunStatus::finished);
     QCOMPARE(runs.record(1).step_totals.size(), std::size_t(2));
+}
+
+void TestMainWindow::aRunOnReplicasCountsEachReplica()
+{
+    // Start on "cpu:0x2": the record lists both replicas, so the runs table
+    // says 2 devices (it said 1, and labelled the run "1× cpu").
+    REQUIRE_FASHION_MNIST();
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    dp::TrainConfig config = shortRun(1);
+    config.devices = {dp::available_devices()[0].id + "x2"};
+    window.setRunConfig(config);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::mouseClick(parts.startButton, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kRunTimeoutMs);
+    const RunsTableModel& runs = *parts.runs;
+    QCOMPARE(runs.rowCount(), 1);
+    QCOMPARE(runs.record(0).config.devices.size(), std::size_t(2));
+    QCOMPARE(runs.record(0).status, dp::RunStatus::finished);
+    QVERIFY2(runs.data(runs.index(0, 0)).toString().contains(QStringLiteral("2×")),
+             qPrintable(runs.data(runs.index(0, 0)).toString()));
+    // The panel keeps the setting as it was chosen.
+    QCOMPARE(window.runConfig().devices, config.devices);
 }
 
 void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
