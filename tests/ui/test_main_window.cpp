@@ -234,8 +234,7 @@ private slots:
     void configRoundTripsEverySetting();
     void lastSettingsAreRestoredOnLaunch();
     void compareOneVsTwoQueuesBothAndFillsTheTable();
-    void compareOnReplicasOfOneDeviceRunsBothReplicas();
-    void aRunOnReplicasCountsEachReplica();
+    void replicasOfOneDeviceAreCountedInRunsAndComparisons();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
     void unreadableHistoryIsShownAboveTheTable();
@@ -735,11 +734,12 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QCOMPARE(epochsCsv.readAll().trimmed().split('\n').size(), 1 + 2 + 2);
 }
 
-void TestMainWindow::compareOnReplicasOfOneDeviceRunsBothReplicas()
+void TestMainWindow::replicasOfOneDeviceAreCountedInRunsAndComparisons()
 {
     // "cpu:0x2" is one entry of the device list and two devices to the
-    // engine: the comparison's N run must get both replicas (it once got
-    // one, a 1 vs 1 comparison under a "Compare 1 vs 2" button).
+    // engine. A run on it once recorded one device ("1× cpu" in the table),
+    // and a comparison's N run got one replica (1 vs 1 under a "Compare 1
+    // vs 2" button).
     REQUIRE_FASHION_MNIST();
     MainWindow window;
     const WindowParts parts(window);
@@ -749,41 +749,26 @@ void TestMainWindow::compareOnReplicasOfOneDeviceRunsBothReplicas()
     window.setRunConfig(config);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2"));
-    QVERIFY(parts.compareButton->isEnabled());
-    QTest::mouseClick(parts.compareButton, Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 2 * kRunTimeoutMs);
     const RunsTableModel& runs = *parts.runs;
-    QCOMPARE(runs.rowCount(), 2);
-    QCOMPARE(runs.record(0).config.devices.size(), std::size_t(1));
-    QCOMPARE(runs.record(1).config.devices.size(), std::size_t(2));
-    QCOMPARE(runs.record(1).status, dp::RunStatus::finished);
-    QCOMPARE(runs.record(1).step_totals.size(), std::size_t(2));
-}
 
-void TestMainWindow::aRunOnReplicasCountsEachReplica()
-{
-    // Start on "cpu:0x2": the record lists both replicas, so the runs table
-    // says 2 devices (it said 1, and labelled the run "1× cpu").
-    REQUIRE_FASHION_MNIST();
-    MainWindow window;
-    const WindowParts parts(window);
-    QVERIFY(parts.allFound());
-    dp::TrainConfig config = shortRun(1);
-    config.devices = {dp::available_devices()[0].id + "x2"};
-    window.setRunConfig(config);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
     QTest::mouseClick(parts.startButton, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kRunTimeoutMs);
-    const RunsTableModel& runs = *parts.runs;
     QCOMPARE(runs.rowCount(), 1);
     QCOMPARE(runs.record(0).config.devices.size(), std::size_t(2));
     QCOMPARE(runs.record(0).status, dp::RunStatus::finished);
     QVERIFY2(runs.data(runs.index(0, 0)).toString().contains(QStringLiteral("2×")),
              qPrintable(runs.data(runs.index(0, 0)).toString()));
-    // The panel keeps the setting as it was chosen.
-    QCOMPARE(window.runConfig().devices, config.devices);
+    QCOMPARE(window.runConfig().devices, config.devices);  // the panel keeps the choice
+
+    QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2"));
+    QVERIFY(parts.compareButton->isEnabled());
+    QTest::mouseClick(parts.compareButton, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 2 * kRunTimeoutMs);
+    QCOMPARE(runs.rowCount(), 3);
+    QCOMPARE(runs.record(1).config.devices.size(), std::size_t(1));
+    QCOMPARE(runs.record(2).config.devices.size(), std::size_t(2));
+    QCOMPARE(runs.record(2).status, dp::RunStatus::finished);
+    QCOMPARE(runs.record(2).step_totals.size(), std::size_t(2));
 }
 
 void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
