@@ -4,7 +4,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 // A command's words in groups that a line break must not separate: the
 // program, a switch alone, or an option with its value ("--batch-size", "512").

@@ -1,6 +1,6 @@
 #include "run_comparison.h"
 
-#include "train/scaling_comparison.h"
+#include "scaling/scaling_comparison.h"
 
 namespace {
 

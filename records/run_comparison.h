@@ -4,8 +4,8 @@
 #include <optional>
 #include <vector>
 
-#include "train/run_record.h"
-#include "train/speedup_gap.h"
+#include "record/run_record.h"
+#include "scaling/speedup_gap.h"
 
 // How each run of a list compares with the others: what the runs table shows
 // and the exports write. The throughput arithmetic is the engine's

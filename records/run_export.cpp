@@ -10,8 +10,8 @@
 
 #include "number_text.h"
 #include "run_comparison.h"
-#include "train/config_fields.h"
-#include "train/step_timing_fields.h"
+#include "config/config_fields.h"
+#include "record/step_timing_fields.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 // Exports of the runs table and of the per-epoch metrics, for spreadsheets
 // and scripts. CSV follows RFC 4180 (CRLF lines, fields with commas, quotes
@@ -12,7 +12,7 @@
 // names. Numbers are written in their shortest exact form.
 //
 // One row (CSV) or object (JSON array) per run: id, label; then every setting
-// a user gives (each field of train/config_fields.h with a dp-train flag,
+// a user gives (each field of config/config_fields.h with a dp-train flag,
 // under its field name and in its order: model, batch_size, lr, epochs (the
 // planned ones), warmup_epochs, seed, dataset, ..., limit_train, limit_test,
 // ..., devices, allreduce, ...); then device_count, processes, epochs_done,

@@ -25,8 +25,8 @@
 #include "io/output_file.h"
 #include "number_text.h"
 #include "run_record_json.h"
-#include "train/config_fields.h"
-#include "train/step_timing_fields.h"
+#include "config/config_fields.h"
+#include "record/step_timing_fields.h"
 
 namespace {
 
@@ -93,7 +93,7 @@ QString sqlText(const std::string& text)
             + QLatin1Char('\'');
 }
 
-// A setting's column (train/config_fields.h): typed by its kind, defaulting
+// A setting's column (config/config_fields.h): typed by its kind, defaulting
 // to TrainConfig's default.
 RunColumn settingColumn(const dp::ConfigField& field)
 {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 // A write that failed because another connection holds the database's lock
 // (SQLITE_BUSY, SQLITE_LOCKED): the only failure that trying again can clear.

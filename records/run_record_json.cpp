@@ -13,8 +13,8 @@
 #include "io/bounded_file.h"
 #include "number_text.h"
 #include "run_record_rules.h"
-#include "train/config_fields.h"
-#include "train/step_timing_fields.h"
+#include "config/config_fields.h"
+#include "record/step_timing_fields.h"
 
 namespace {
 
@@ -108,7 +108,7 @@ private:
     QString path_;
 };
 
-// Every setting of the schema (train/config_fields.h); those records have
+// Every setting of the schema (config/config_fields.h); those records have
 // always held are required, later ones default when absent.
 dp::TrainConfig readConfig(const FieldReader& c)
 {

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 // Reads the JSON that dp::to_json writes (dp-train --record, and rank 0 of a
 // cluster run), so that a run recorded elsewhere joins the workbench's
@@ -19,7 +19,7 @@ dp::RunRecord runRecordFromJson(const QByteArray& json);
 dp::RunRecord readRunRecord(const QString& path);
 
 // A record's "step_totals" (dp::step_totals_json: one object per device with
-// every field of train/step_timing_fields.h, none negative), as the record
+// every field of record/step_timing_fields.h, none negative), as the record
 // reader and the history read it. `path` names the array in the one-line
 // dp::Error ("step_totals[1].forward is missing").
 std::vector<dp::DeviceStepTiming> stepTotalsFromJson(const QJsonArray& totals, const QString& path);

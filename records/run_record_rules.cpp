@@ -10,7 +10,7 @@
 #include "core/exception_message.h"
 #include "core/format.h"
 #include "parallel/communicator_factory.h"
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 
 namespace {
 

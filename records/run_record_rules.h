@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 // What a run record from outside (File > Import, dp-workbench --import) must
 // satisfy before it joins the history: the settings by dp-train's own rules

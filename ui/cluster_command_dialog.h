@@ -2,7 +2,7 @@
 
 #include <QDialog>
 
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 class QLabel;
 class QLineEdit;

@@ -1,6 +1,6 @@
 #include "engine_message.h"
 
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 
 QString engineMessage(const std::string& message)
 {

@@ -5,7 +5,7 @@
 #include <string>
 
 // An engine message as the workbench shows it: the settings it names
-// ("{data_dir}", train/config_fields.h) become the settings panel's words
+// ("{data_dir}", config/config_fields.h) become the settings panel's words
 // in quotes (“data folder”) instead of dp-train's flags.
 QString engineMessage(const std::string& message);
 

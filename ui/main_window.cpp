@@ -54,7 +54,7 @@
 #include "runs_panel.h"
 #include "runs_table_model.h"
 #include "speedup_chart.h"
-#include "train/scaling_comparison.h"
+#include "scaling/scaling_comparison.h"
 #include "training_worker.h"
 #include "widget_image_export.h"
 

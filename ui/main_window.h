@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "run_progress.h"
-#include "train/run_record.h"
-#include "train/train_config.h"
+#include "record/run_record.h"
+#include "config/train_config.h"
 #include "train/train_observer.h"
 #include "x_axis_mode.h"
 

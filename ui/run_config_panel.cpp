@@ -19,8 +19,8 @@
 #include "engine_message.h"
 #include "field_note.h"
 #include "models/model_registry.h"
-#include "train/config_fields.h"
-#include "train/train_config.h"
+#include "config/config_fields.h"
+#include "config/train_config.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "devices/device.h"
 #include "run_settings.h"
 #include "settings_check.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 class DataFolderField;
 class DeviceChooser;

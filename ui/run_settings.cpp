@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "devices/device.h"
 #include "engine_message.h"
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 
 namespace {
 
@@ -22,7 +22,7 @@ QString text(const std::string& value)
 
 }  // namespace
 
-// The remembered settings of the schema (train/config_fields.h), as text.
+// The remembered settings of the schema (config/config_fields.h), as text.
 void storeRunConfig(QSettings& settings, const dp::TrainConfig& config)
 {
     for (const dp::ConfigField& field : dp::config_fields()) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "devices/device.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 class QSettings;
 

@@ -17,8 +17,8 @@
 #include "core/exception_message.h"
 #include "dataset_metadata.h"
 #include "scaling_prediction_chart.h"
-#include "train/scaling_comparison.h"
-#include "train/scaling_probes.h"
+#include "scaling/scaling_comparison.h"
+#include "scaling/scaling_probes.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "train/run_record.h"
-#include "train/scaling_predictor.h"
+#include "record/run_record.h"
+#include "scaling/scaling_predictor.h"
 
 class QComboBox;
 class QLabel;

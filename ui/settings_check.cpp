@@ -15,7 +15,7 @@
 #include "dataset_metadata.h"
 #include "engine_message.h"
 #include "models/model_registry.h"
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "devices/device.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 // What the settings panel says about a run's settings before Start, each
 // note about one field: the problems that keep the run from starting, and

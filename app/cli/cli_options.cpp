@@ -10,9 +10,9 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "devices/device.h"
-#include "train/run_outputs.h"
+#include "config/run_outputs.h"
 #include "models/model_registry.h"
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 
 namespace dp {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 
 namespace dp {
 

@@ -5,8 +5,8 @@
 
 #include "core/error.h"
 #include "core/format.h"
-#include "train/prediction_table.h"
-#include "train/scaling_probes.h"
+#include "scaling/prediction_table.h"
+#include "scaling/scaling_probes.h"
 
 namespace dp {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "io/json.h"
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 #ifdef DP_HAVE_HISTORY
 #include "cli/history_recording.h"
 #endif

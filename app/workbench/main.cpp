@@ -19,10 +19,10 @@
 #include "core/exception_message.h"
 #include "devices/device.h"
 #include "core/format.h"
-#include "train/run_outputs.h"
+#include "config/run_outputs.h"
 #include "main_window.h"
 #include "run_config_panel.h"
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 #include "workbench_resources.h"
 
 namespace {
@@ -170,7 +170,7 @@ int main(int argc, char* argv[])
 namespace {
 
 // The run settings the command line presets, by schema name: each option is
-// the setting's dp-train flag and value name (train/config_fields.h).
+// the setting's dp-train flag and value name (config/config_fields.h).
 constexpr const char* kPresetSettings[] = {"model",       "batch_size", "lr",     "epochs",
                                            "limit_train", "limit_test", "devices"};
 

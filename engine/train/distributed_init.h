@@ -11,7 +11,7 @@
 
 #include "devices/device.h"
 #include "parallel/mpi_session.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 #include "train/trainer.h"
 
 namespace dp {
@@ -22,7 +22,7 @@ namespace dp {
 void check_same_settings(const MpiSession& mpi, const TrainConfig& config);
 
 // Throws dp::Error, the same line on every rank, unless every rank's
-// data_fingerprint (train/training_data.h) is rank 0's: ranks given another
+// data_fingerprint (config/training_data.h) is rank 0's: ranks given another
 // folder or other files of the same size would train on mixed data, and of
 // another size would run mismatched collectives. Names the ranks that differ
 // and, for the first, what differs. Collective: every rank calls it, before

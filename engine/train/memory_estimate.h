@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "nn/layer.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 namespace dp {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "train/run_record.h"
+#include "record/run_record.h"
 #include "train/trainer.h"
 
 namespace dp {

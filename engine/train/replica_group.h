@@ -11,7 +11,7 @@
 #include "collective/communicator.h"
 #include "parallel/gradient_reducer.h"
 #include "train/replica.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 namespace dp {
 

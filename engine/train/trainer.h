@@ -9,7 +9,7 @@
 
 #include "collective/communicator.h"
 #include "devices/device.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 #include "train/train_observer.h"
 
 namespace dp {
@@ -23,7 +23,7 @@ struct ProcessPart {
     std::unique_ptr<Communicator> communicator;
     int first_rank = 0;
     std::vector<std::string> rank_devices;  // every rank's device, in rank order: the summary's
-    // Called with this process's data_fingerprint (train/training_data.h)
+    // Called with this process's data_fingerprint (config/training_data.h)
     // once the data is loaded, before the first collective of training:
     // throws dp::Error unless every process loaded the same data. Empty: no check.
     std::function<void(const std::string& data_fingerprint)> check_same_data;

@@ -23,7 +23,7 @@
 #include "train/parameter_drift.h"
 #include "train/replica_group.h"
 #include "train/step_trace.h"
-#include "train/training_data.h"
+#include "config/training_data.h"
 
 namespace dp {
 namespace {

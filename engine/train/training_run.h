@@ -11,7 +11,7 @@
 #include "devices/device.h"
 #include "train/replica_group.h"
 #include "train/step_trace.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 #include "train/train_observer.h"
 #include "train/trainer.h"
 

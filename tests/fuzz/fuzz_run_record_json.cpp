@@ -1,7 +1,7 @@
 // Fuzzes the run record JSON reader (records/run_record_json.h), which takes
 // the files that dp-train --record and cluster runs write. Bad input must end
 // in dp::Error. A record it accepts must survive the trip the workbench makes
-// it take: written back as JSON (dp::to_json, train/run_record.h), it reads
+// it take: written back as JSON (dp::to_json, record/run_record.h), it reads
 // again as the same record.
 
 #include <QByteArray>

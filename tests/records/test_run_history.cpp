@@ -32,8 +32,8 @@
 #include "run_history.h"
 #include "run_record_json.h"
 #include "run_record_rules.h"
-#include "train/config_fields.h"
-#include "train/step_timing_fields.h"
+#include "config/config_fields.h"
+#include "record/step_timing_fields.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// The speedup-gap breakdown (train/speedup_gap.h) and dp-train's comparison
-// report (train/comparison_report.h), parsed back with Qt's JSON reader.
+// The speedup-gap breakdown (scaling/speedup_gap.h) and dp-train's comparison
+// report (scaling/comparison_report.h), parsed back with Qt's JSON reader.
 #include <QtTest>
 
 #include <QJsonArray>
@@ -10,8 +10,8 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "train/comparison_report.h"
-#include "train/speedup_gap.h"
+#include "scaling/comparison_report.h"
+#include "scaling/speedup_gap.h"
 
 namespace {
 

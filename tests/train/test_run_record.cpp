@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "train/run_record.h"
-#include "train/step_timing_fields.h"
+#include "record/run_record.h"
+#include "record/step_timing_fields.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The what-if predictor (train/scaling_predictor.h): the alpha-beta fit on
+// The what-if predictor (scaling/scaling_predictor.h): the alpha-beta fit on
 // synthetic timings, the all-reduce formulas, core sharing, and the shape of
 // its predictions. Nothing here depends on how fast this machine is.
 #include <QtTest>
@@ -7,8 +7,8 @@
 
 #include "core/error.h"
 #include "parallel/allreduce_probe.h"
-#include "train/prediction_table.h"
-#include "train/scaling_predictor.h"
+#include "scaling/prediction_table.h"
+#include "scaling/scaling_predictor.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "train/replica_group.h"
 #include "train/train_observer.h"
 #include "train/trainer.h"
-#include "train/training_data.h"
+#include "config/training_data.h"
 
 namespace {
 

@@ -23,7 +23,7 @@
 #include "run_legend.h"
 #include "run_palette.h"
 #include "speedup_chart.h"
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 
 #include <sys/stat.h>
 
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 namespace {
 

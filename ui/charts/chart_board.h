@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "speedup_chart.h"
-#include "train/speedup_gap.h"
-#include "train/run_record.h"
+#include "scaling/speedup_gap.h"
+#include "record/run_record.h"
 #include "x_axis_mode.h"
 
 class EpochMetricChart;

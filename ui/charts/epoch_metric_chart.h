@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "run_chart_view.h"
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 // Per-epoch measurements (accuracy, seconds per epoch, drift) of every shown
 // run against epochs or training seconds: d2l's Animator with runs overlaid.

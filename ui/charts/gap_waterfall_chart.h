@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "train/speedup_gap.h"
+#include "scaling/speedup_gap.h"
 
 class QPainter;
 

@@ -6,7 +6,7 @@
 
 #include "decimated_trace.h"
 #include "run_chart_view.h"
-#include "train/run_record.h"
+#include "record/run_record.h"
 #include "loss_sample.h"
 
 // Training loss per batch of the runs trained in this window, a line each,

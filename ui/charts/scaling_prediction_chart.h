@@ -14,7 +14,7 @@ class QScatterSeries;
 class QValueAxis;
 
 // Predicted speedup against the device count on a log2 axis from 1 to 64
-// (train/scaling_predictor.h), beside the ideal y = x, with measured
+// (scaling/scaling_predictor.h), beside the ideal y = x, with measured
 // speedups drawn as markers in their runs' colours.
 class ScalingPredictionChart : public QChartView {
     Q_OBJECT

@@ -2,7 +2,7 @@
 
 #include <QWidget>
 
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 class BatchSplitView;
 class PredictionStrip;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "run_comparison.h"
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 class QLabel;
 

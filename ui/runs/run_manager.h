@@ -7,8 +7,8 @@
 
 #include "run_queue.h"
 #include "train/recorded_run.h"
-#include "train/run_record.h"
-#include "train/train_config.h"
+#include "record/run_record.h"
+#include "config/train_config.h"
 #include "training_controller.h"
 
 class RunHistory;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 int RunQueue::rowCount(const QModelIndex& parent) const
 {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 // A run waiting to start, with the comparison it belongs to (RunRecord::comparison_group).
 struct QueuedRun {

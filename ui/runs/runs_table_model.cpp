@@ -9,7 +9,7 @@
 
 #include "run_palette.h"
 
-#include "train/config_fields.h"
+#include "config/config_fields.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "run_comparison.h"
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 // The runs of this session and of the history, one row each, oldest first:
 // devices, global batch, lr, mean sec/epoch, and for the runs checked in the

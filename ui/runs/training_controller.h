@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "train/train_config.h"
+#include "config/train_config.h"
 #include "train/trainer.h"
 
 class TrainingWorker;

@@ -1,4 +1,4 @@
-#include "train/training_data.h"
+#include "config/training_data.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "io/output_file.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 namespace dp {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/setting_ref.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 namespace dp {
 

@@ -1,4 +1,4 @@
-#include "train/run_record.h"
+#include "record/run_record.h"
 
 #include <unistd.h>
 
@@ -12,8 +12,8 @@
 #include "io/atomic_file.h"
 #include "io/json.h"
 #include "models/model_registry.h"
-#include "train/config_fields.h"
-#include "train/step_timing_fields.h"
+#include "config/config_fields.h"
+#include "record/step_timing_fields.h"
 
 namespace dp {
 namespace {
@@ -26,7 +26,7 @@ std::string string_list(const std::vector<std::string>& items) {
     return out + "]";
 }
 
-// Every setting under its field name (train/config_fields.h), typed as JSON.
+// Every setting under its field name (config/config_fields.h), typed as JSON.
 std::string config_json(const TrainConfig& c) {
     std::string out;
     for (const ConfigField& field : config_fields()) {
@@ -143,7 +143,7 @@ RunRecord start_run_record(const TrainConfig& config, const std::string& source)
 // "comparison_group", "deterministic" and "name" came later in version 1:
 // readers take a record without them as a single, deterministic, unnamed run.
 // "steps" and "step_totals" (each device's step phases summed over the run,
-// train/step_timing_fields.h) came later still: a record without them has no
+// record/step_timing_fields.h) came later still: a record without them has no
 // step timings (steps 0), so no speedup-gap breakdown.
 std::string to_json(const RunRecord& r) {
     std::string epochs = "[";

@@ -1,4 +1,4 @@
-#include "train/prediction_table.h"
+#include "scaling/prediction_table.h"
 
 #include <algorithm>
 #include <cmath>

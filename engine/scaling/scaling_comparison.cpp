@@ -1,4 +1,4 @@
-#include "train/scaling_comparison.h"
+#include "scaling/scaling_comparison.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,9 +1,9 @@
-#include "train/run_outputs.h"
+#include "config/run_outputs.h"
 
 #include "backend/kernel_choices.h"
 #include "core/setting_ref.h"
 #include "io/workbench_files.h"
-#include "train/training_data.h"
+#include "config/training_data.h"
 
 namespace dp {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "train/train_config.h"
-#include "train/train_observer.h"
+#include "config/train_config.h"
+#include "record/run_metrics.h"
 
 namespace dp {
 

@@ -1,4 +1,4 @@
-#include "train/scaling_probes.h"
+#include "scaling/scaling_probes.h"
 
 #include <algorithm>
 

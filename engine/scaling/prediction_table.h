@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "train/scaling_predictor.h"
+#include "scaling/scaling_predictor.h"
 
 namespace dp {
 

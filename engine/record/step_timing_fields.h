@@ -5,7 +5,7 @@
 #include <variant>
 #include <vector>
 
-#include "train/train_observer.h"
+#include "record/run_metrics.h"
 
 namespace dp {
 

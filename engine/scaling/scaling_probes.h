@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "train/scaling_predictor.h"
+#include "scaling/scaling_predictor.h"
 
 namespace dp {
 

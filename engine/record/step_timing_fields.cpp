@@ -1,4 +1,4 @@
-#include "train/step_timing_fields.h"
+#include "record/step_timing_fields.h"
 
 #include <array>
 #include <cmath>

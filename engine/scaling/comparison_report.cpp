@@ -1,4 +1,4 @@
-#include "train/comparison_report.h"
+#include "scaling/comparison_report.h"
 
 #include <utility>
 

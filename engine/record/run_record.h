@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "train/train_config.h"
-#include "train/train_observer.h"
+#include "config/train_config.h"
+#include "record/run_metrics.h"
 
 namespace dp {
 
@@ -45,7 +45,7 @@ struct RunRecord {
     std::vector<EpochMetrics> epochs;
     // Each device's step phases summed over the run's steps, and how many
     // steps, as RunSummary has them: what the speedup-gap breakdown
-    // (train/speedup_gap.h) of a comparison needs. Empty and 0 until the run
+    // (scaling/speedup_gap.h) of a comparison needs. Empty and 0 until the run
     // ends, and in records written before they were kept.
     std::vector<DeviceStepTiming> step_totals;
     std::int64_t steps = 0;

@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "train/scaling_comparison.h"
-#include "train/speedup_gap.h"
+#include "scaling/scaling_comparison.h"
+#include "scaling/speedup_gap.h"
 
 namespace dp {
 
 // What dp-train --compare measured, for scripts: the speedup table's rows
-// and, for each N-device run, where its time went (train/speedup_gap.h).
+// and, for each N-device run, where its time went (scaling/speedup_gap.h).
 // One JSON object (format version 1):
 //   {"format": "dp-train comparison report", "version": 1,
 //    "runs": [{"devices", "global_batch", "lr", "seconds_per_epoch", "speedup",

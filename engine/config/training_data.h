@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "data/dataset.h"
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 namespace dp {
 

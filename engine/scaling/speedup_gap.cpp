@@ -1,4 +1,4 @@
-#include "train/speedup_gap.h"
+#include "scaling/speedup_gap.h"
 
 #include <algorithm>
 #include <cmath>

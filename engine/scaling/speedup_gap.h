@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "train/train_observer.h"
+#include "record/run_metrics.h"
 
 namespace dp {
 

@@ -1,4 +1,4 @@
-#include "train/scaling_predictor.h"
+#include "scaling/scaling_predictor.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "train/train_observer.h"
+#include "record/run_metrics.h"
 
 #include "core/format.h"
 

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "devices/device.h"
-#include "train/train_config.h"
-#include "train/train_observer.h"
+#include "config/train_config.h"
+#include "record/run_metrics.h"
 
 namespace dp {
 

@@ -1,4 +1,4 @@
-#include "train/train_config.h"
+#include "config/train_config.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,11 +15,11 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "devices/device.h"
-#include "train/run_outputs.h"
+#include "config/run_outputs.h"
 #include "models/model_registry.h"
 #include "parallel/communicator_factory.h"
-#include "train/config_fields.h"
-#include "train/training_data.h"
+#include "config/config_fields.h"
+#include "config/training_data.h"
 
 namespace dp {
 namespace {

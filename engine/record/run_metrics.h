@@ -1,0 +1,89 @@
+#pragma once
+
+// What a run measures and reports: its epochs, steps, predictions and
+// summary. The trainer produces them (train/train_observer.h hands them to
+// front ends); records, scaling and the front ends read them.
+
+#include <limits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dp {
+
+struct EpochMetrics {
+    int epoch = 0;          // 1-based
+    double train_loss = 0;  // mean over the epoch's samples
+    double train_acc = 0;
+    double test_acc = 0;
+    double seconds = 0;     // training part only, as d2l's Timer
+    // ||parameters - the 1-device run's|| / ||the 1-device run's|| after the
+    // same epoch of the same comparison (TrainConfig::drift_from,
+    // train/parameter_drift.h); NaN when not measured.
+    double parameter_drift = std::numeric_limits<double>::quiet_NaN();
+};
+
+struct BatchProgress {
+    int epoch = 0;  // 1-based
+    int batch = 0;  // 1-based within the epoch
+    int batches_per_epoch = 0;
+    double loss = 0;  // mean loss of this batch
+};
+
+// Where one device spent one training step, in seconds. `allreduce` is the
+// time the device's thread waited for the gradient all-reduce, not the time
+// the all-reduce took: communication hidden behind backward is not in it
+// (GradientReducer::seconds), which is what speedup_gap's parts rely on.
+struct DeviceStepTiming {
+    int shard = 0;  // samples this device got
+    double data = 0, forward = 0, backward = 0, allreduce = 0, update = 0;
+
+    // Sums another step's into this one (totals over an epoch or a run).
+    DeviceStepTiming& operator+=(const DeviceStepTiming& step) {
+        shard += step.shard;
+        data += step.data;
+        forward += step.forward;
+        backward += step.backward;
+        allreduce += step.allreduce;
+        update += step.update;
+        return *this;
+    }
+};
+
+// One step across all devices: the split of the global batch and the timings.
+struct StepReport {
+    int epoch = 0, batch = 0;
+    std::vector<DeviceStepTiming> devices;  // in device order
+};
+
+// The model's classes for the first test images after an epoch: the
+// GUI's strip of sample predictions. Images as the dataset holds them.
+struct PredictionSamples {
+    int epoch = 0;
+    int channels = 1, height = 0, width = 0;
+    std::vector<float> images;  // count x channels x height x width, in [0, 1]
+    std::vector<int> predicted, labels;
+};
+
+struct RunSummary {
+    std::vector<EpochMetrics> epochs;
+    std::vector<std::string> devices;  // e.g. {"cpu:0"}
+    // This process's devices' step phases summed over the epochs' steps (a
+    // stopped epoch's too), and how many steps: what the speedup-gap
+    // breakdown (scaling/speedup_gap.h) divides up.
+    std::vector<DeviceStepTiming> step_totals;
+    std::int64_t steps = 0;
+
+    double final_test_acc() const;
+    double mean_seconds_per_epoch() const;
+    // "cpu:0, cpu:1"
+    std::string device_list() const;
+    // d2l's closing line: "test acc: 0.83, 2.7 sec/epoch on [cpu:0]"
+    std::string summary_line() const;
+};
+
+// d2l's line after each epoch, as dp-train and the workbench's log print it:
+// "epoch 3/10: train loss 0.5214, train acc 0.807, test acc 0.812, 4.4 sec".
+std::string epoch_line(const EpochMetrics& epoch, int planned_epochs);
+
+}  // namespace dp
