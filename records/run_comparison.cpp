@@ -67,7 +67,8 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
     for (const dp::RunRecord& run : runs) {
         const dp::RunSummary summary = run.summary();
         RunComparison comparison;
-        comparison.secondsPerEpoch = summary.mean_seconds_per_epoch();
+        // The steady epochs' median, as the speedup beside it (record/run_metrics.h).
+        comparison.secondsPerEpoch = summary.epoch_time().median;
         comparison.finalTestAcc = summary.final_test_acc();
         comparison.secondsToTarget = secondsToAccuracy(run, targetAccuracy);
         comparison.baseline = findBaseline(runs, run, comparison.noBaselineReason);

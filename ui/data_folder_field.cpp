@@ -5,7 +5,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 
-#include "data/dataset.h"
+#include "config/training_data.h"
 
 DataFolderField::DataFolderField(QWidget* parent)
     : QWidget(parent), edit_(new QLineEdit(this)), browseButton_(new QPushButton(tr("Browse…"), this))
@@ -37,7 +37,7 @@ void DataFolderField::setDataset(const QString& dataset)
     edit_->setPlaceholderText(fashion ? tr("the installed copy") : tr("required"));
     edit_->setToolTip(
         fashion ? tr("Empty: %1. Or a folder with the four IDX files.")
-                      .arg(QString::fromStdString(dp::default_fashion_mnist_dir().string()))
+                      .arg(QString::fromStdString(dp::data_folder(dp::TrainConfig{}).string()))
                 : tr("The folder with the four IDX files (train/t10k images and labels)."));
 }
 

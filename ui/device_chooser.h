@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "devices/device.h"
+#include "config/device_choice.h"
 
 class QListWidget;
 class QPushButton;

@@ -18,6 +18,8 @@
 #include "device_chooser.h"
 #include "engine_message.h"
 #include "field_note.h"
+#include "decimal_spin_box.h"
+#include "setting_editor.h"
 #include "models/model_registry.h"
 #include "config/config_fields.h"
 #include "config/train_config.h"
@@ -50,18 +52,6 @@ QSpinBox* createSampleLimitSpin(const QString& objectName, const char* field, QW
     spin->setToolTip(RunConfigPanel::tr("Use only the first N images of the set; 0 uses all."));
     return spin;
 }
-
-// A decimal number in as few digits as it takes, the way it was typed:
-// 0.2, not 0.2000, and -0.000001, not -0.000000 or -1e-06.
-class DecimalSpinBox : public QDoubleSpinBox {
-public:
-    using QDoubleSpinBox::QDoubleSpinBox;
-
-    QString textFromValue(double value) const override
-    {
-        return locale().toString(value, 'f', QLocale::FloatingPointShortest);
-    }
-};
 
 }  // namespace
 
@@ -170,9 +160,10 @@ void RunConfigPanel::layOutBoxes()
     QGroupBox* trainingBox = buildTrainingBox();
     QGroupBox* dataBox = buildDataBox();
     QGroupBox* devicesBox = buildDevicesBox();
+    QGroupBox* advancedBox = buildAdvancedBox();
 
     // The boxes keep their natural height; spare room goes below them.
-    for (QGroupBox* box : {modelBox, trainingBox, dataBox, devicesBox})
+    for (QGroupBox* box : {modelBox, trainingBox, dataBox, devicesBox, advancedBox})
         box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
 
     auto* layout = new QVBoxLayout(this);
@@ -182,6 +173,7 @@ void RunConfigPanel::layOutBoxes()
     layout->addWidget(trainingBox);
     layout->addWidget(dataBox);
     layout->addWidget(devicesBox);
+    layout->addWidget(advancedBox);
     layout->addStretch();
 }
 
@@ -235,6 +227,20 @@ QGroupBox* RunConfigPanel::buildDevicesBox()
     return devicesBox;
 }
 
+QGroupBox* RunConfigPanel::buildAdvancedBox()
+{
+    auto* advancedBox = new QGroupBox(tr("Advanced"), this);
+    auto* advancedForm = new QFormLayout(advancedBox);
+    for (const dp::ConfigField& field : dp::config_fields()) {
+        if (!(field.scope & dp::ConfigField::advanced))
+            continue;
+        auto* editor = new SettingEditor(field, advancedBox);
+        addFieldRow(advancedForm, field.name, editor->widget());
+        advancedEditors_.push_back(editor);
+    }
+    return advancedBox;
+}
+
 // Every field revalidates the settings; the scaling switch only changes how
 // Compare 1 vs N sizes its runs, so it just reports a change.
 void RunConfigPanel::connectFields()
@@ -257,6 +263,8 @@ void RunConfigPanel::connectFields()
     connect(precisionCombo_, &QComboBox::currentIndexChanged, this, &RunConfigPanel::revalidate);
     connect(syncBnCheck_, &QCheckBox::toggled, this, &RunConfigPanel::revalidate);
     connect(scaleCheck_, &QCheckBox::toggled, this, &RunConfigPanel::configChanged);
+    for (SettingEditor* editor : advancedEditors_)
+        connect(editor, &SettingEditor::changed, this, &RunConfigPanel::revalidate);
 }
 
 void RunConfigPanel::addFieldRow(QFormLayout* form, const char* field, QWidget* widget)
@@ -293,6 +301,8 @@ dp::TrainConfig RunConfigPanel::config() const
     config.devices = devices_->checkedIds();
     config.allreduce = allreduceCombo_->currentData().toString().toStdString();
     config.sync_bn = syncBnCheck_->isChecked();
+    for (const SettingEditor* editor : advancedEditors_)
+        editor->write(config);
     return config;
 }
 
@@ -332,6 +342,10 @@ void RunConfigPanel::setConfig(const dp::TrainConfig& config)
         allreduceCombo_->setCurrentIndex(
             std::max(allreduceCombo_->findData(QString::fromStdString(config.allreduce)), 0));
         syncBnCheck_->setChecked(config.sync_bn);
+        for (SettingEditor* editor : advancedEditors_) {
+            const QSignalBlocker blocker(editor);
+            editor->read(config);
+        }
     }
     showModelDescription();
     showDatasetSettings();
@@ -408,6 +422,8 @@ std::map<std::string, QString> RunConfigPanel::shownValues() const
     std::map<std::string, QString> values;
     for (const auto& [field, spin] : numberFields_)
         values[field] = spin->text();
+    for (const SettingEditor* editor : advancedEditors_)
+        values[editor->field().name] = editor->shownText();
     return values;
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "devices/device.h"
+#include "config/device_choice.h"
 #include "run_settings.h"
 #include "settings_check.h"
 #include "config/train_config.h"
@@ -23,6 +23,7 @@ class QFormLayout;
 class QGroupBox;
 class QLabel;
 class QSpinBox;
+class SettingEditor;
 
 // The inputs that define a training run, checked as they change
 // (checkRunSettings) so that a bad combination is explained by its field
@@ -87,6 +88,7 @@ private:
     QGroupBox* buildTrainingBox();
     QGroupBox* buildDataBox();
     QGroupBox* buildDevicesBox();
+    QGroupBox* buildAdvancedBox();
     void connectFields();
     void revalidate();
     void showModelDescription();
@@ -114,6 +116,8 @@ private:
     QComboBox* allreduceCombo_;
     QCheckBox* syncBnCheck_;
     QCheckBox* scaleCheck_;
+    // The Advanced box's settings, each edited generically from its schema row.
+    std::vector<SettingEditor*> advancedEditors_;
     // Each numeric field's spin box, by config_fields name, for the notes' quotes.
     std::vector<std::pair<const char*, QAbstractSpinBox*>> numberFields_;
     // The note under each field, by config_fields name; generalNote_ for the

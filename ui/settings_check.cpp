@@ -11,11 +11,11 @@
 
 #include "core/checked_math.h"
 #include "core/error.h"
-#include "data/dataset.h"
 #include "dataset_metadata.h"
 #include "engine_message.h"
 #include "models/model_registry.h"
 #include "config/config_fields.h"
+#include "config/training_data.h"
 
 namespace {
 
@@ -31,26 +31,20 @@ QString nativePath(const std::filesystem::path& path)
     return QDir::toNativeSeparators(QString::fromStdString(path.string()));
 }
 
-// A numeric field below its schema minimum (config_fields.h), the rule
-// dp::validate holds to, quoting the number as the panel shows it.
+// A number outside its field's range (dp::range_break, the rule dp::validate
+// holds to), quoting the number as the panel shows it.
 std::optional<SettingsNote> rangeProblem(const dp::ConfigField& field, const dp::TrainConfig& config,
                                          const std::map<std::string, QString>& shownValues)
 {
-    const dp::FieldKind kind = dp::field_kind(field);
-    if (kind != dp::FieldKind::integer && kind != dp::FieldKind::real32
-        && kind != dp::FieldKind::real64)
+    const dp::RangeBreak broken = dp::range_break(field, config);
+    if (broken == dp::RangeBreak::none)
         return std::nullopt;
-    const double value = std::stod(dp::field_text(field, config));
-    const bool real = kind != dp::FieldKind::integer;
-    const bool below = field.min_exclusive ? !(value > field.min) : !(value >= field.min);
-    if (!below && !(real && !std::isfinite(value)))
-        return std::nullopt;
-    const QString bound = !std::isfinite(value)   ? SettingsCheck::tr("must be a number")
-                        : field.min_exclusive     ? SettingsCheck::tr("must be more than %1")
-                                                        .arg(QLocale().toString(field.min))
-                        : field.min == 0          ? SettingsCheck::tr("must be 0 or more")
-                                                  : SettingsCheck::tr("must be at least %1")
-                                                        .arg(QLocale().toString(field.min));
+    const QString bound = broken == dp::RangeBreak::not_finite ? SettingsCheck::tr("must be a number")
+                        : field.min_exclusive ? SettingsCheck::tr("must be more than %1")
+                                                    .arg(QLocale().toString(field.min))
+                        : field.min == 0      ? SettingsCheck::tr("must be 0 or more")
+                                              : SettingsCheck::tr("must be at least %1")
+                                                    .arg(QLocale().toString(field.min));
     const auto shown = shownValues.find(field.name);
     const QString typed = shown != shownValues.end() ? shown->second
                                                      : QString::fromStdString(dp::field_text(field, config));
@@ -58,27 +52,56 @@ std::optional<SettingsNote> rangeProblem(const dp::ConfigField& field, const dp:
                         SettingsCheck::tr("%1 %2, not %3.").arg(settingLabel(field.name), bound, typed)};
 }
 
+// An engine message as a sentence of the panel.
+QString sentence(QString text)
+{
+    if (!text.isEmpty())
+        text[0] = text[0].toUpper();
+    if (!text.endsWith(QLatin1Char('.')))
+        text += QLatin1Char('.');
+    return text;
+}
+
+// The problem of one field on its own: its range in the panel's words, any
+// other (an unknown model, a seed too large to record) in the engine's.
+std::optional<SettingsNote> fieldProblem(const dp::ConfigField& field, const dp::TrainConfig& config,
+                                         const std::map<std::string, QString>& shownValues)
+{
+    if (auto range = rangeProblem(field, config, shownValues))
+        return range;
+    if (const auto problem = dp::setting_problem(field, config))
+        return SettingsNote{Kind::problem, field.name, sentence(engineMessage(*problem))};
+    return std::nullopt;
+}
+
+// The engine's validation finds the rest (settings that exclude each other,
+// devices of two kinds, outputs that would replace a file), and says which
+// field it is about.
+std::optional<SettingsNote> validationProblem(const dp::TrainConfig& config,
+                                              const std::vector<dp::DeviceInfo>& devices)
+{
+    try {
+        dp::validate(config, devices);
+    } catch (const dp::SettingError& error) {
+        return SettingsNote{Kind::problem, error.setting(), sentence(engineMessage(error.what()))};
+    } catch (const dp::Error& error) {
+        return SettingsNote{Kind::problem, {}, sentence(engineMessage(error.what()))};
+    }
+    return std::nullopt;
+}
+
+// An empty device list means none checked here (to the engine it means
+// every device); the one-kind rule is the engine's, worded for the list's
+// own choices.
 std::optional<SettingsNote> deviceProblem(const std::vector<dp::DeviceInfo>& devices)
 {
     if (devices.empty())
         return SettingsNote{Kind::problem, "devices", SettingsCheck::tr("Check at least one device.")};
-    const bool mixed = std::any_of(devices.begin(), devices.end(), [&](const dp::DeviceInfo& device) {
-        return device.kind != devices.front().kind;
-    });
-    if (mixed)
+    if (!dp::device_kinds_problem(devices).empty())
         return SettingsNote{Kind::problem, "devices",
                             SettingsCheck::tr("A run trains on GPUs or on CPU cores, not both: "
                                               "choose All GPUs or All CPU cores.")};
     return std::nullopt;
-}
-
-std::optional<SettingsNote> modelProblem(const dp::TrainConfig& config)
-{
-    const auto& models = dp::model_registry();
-    if (std::any_of(models.begin(), models.end(),
-                    [&](const dp::ModelInfo& model) { return model.name == config.model; }))
-        return std::nullopt;
-    return SettingsNote{Kind::problem, "model", SettingsCheck::tr("Choose a model.")};
 }
 
 // "a, b or c"
@@ -94,67 +117,40 @@ QString oneOf(const std::vector<std::string>& names)
 }
 
 // The image sets' folder must hold the four IDX files before Start, not
-// fail to load after it.
+// fail to load after it (dp::data_folder_problem).
 std::optional<SettingsNote> dataFolderProblem(const dp::TrainConfig& config)
 {
-    if (config.dataset == "random")
+    using Kind = dp::DataFolderProblem::Kind;
+    const dp::DataFolderProblem problem = dp::data_folder_problem(config);
+    const QString folder = nativePath(problem.folder);
+    QString text;
+    switch (problem.kind) {
+    case Kind::none:
         return std::nullopt;
-    const auto problem = [](const QString& text) {
-        return SettingsNote{Kind::problem, "data_dir", text};
-    };
-    const bool installedCopy = config.data_dir.empty();
-    if (installedCopy && config.dataset != "fashion-mnist")
-        return problem(SettingsCheck::tr("Choose the folder that holds the four MNIST-format "
-                                         "files: train and t10k images and labels."));
-    const std::filesystem::path folder =
-        installedCopy ? dp::default_fashion_mnist_dir() : std::filesystem::path(config.data_dir);
-    const std::vector<std::string> missing = dp::missing_mnist_files(folder);
-    if (missing.empty())
-        return std::nullopt;
-    if (installedCopy)
-        return problem(SettingsCheck::tr("Fashion-MNIST is not installed in %1: install the "
-                                         "dataset-fashion-mnist package, or choose a folder that "
-                                         "holds its four files.")
-                           .arg(nativePath(folder)));
-    std::error_code error;
-    const auto status = std::filesystem::status(folder, error);
-    if (!std::filesystem::exists(status))
-        return problem(SettingsCheck::tr("There is no folder %1.").arg(nativePath(folder)));
-    if (!std::filesystem::is_directory(status))
-        return problem(SettingsCheck::tr("%1 is a file, not a folder.").arg(nativePath(folder)));
-    if (missing.size() == 4)
-        return problem(SettingsCheck::tr("This folder holds none of the four MNIST-format files "
-                                         "(train and t10k images and labels, .gz or not)."));
-    return problem(SettingsCheck::tr("This folder has no %1 (.gz or not).").arg(oneOf(missing)));
-}
-
-// The field an engine message is about: the first setting it names
-// ("… Choose Linear for {model}"), else the one whose label starts it
-// ("batch size 3 is smaller than the 4 devices…"); empty if neither.
-std::string fieldOfEngineMessage(const std::string& message)
-{
-    const auto open = message.find('{');
-    const auto close = message.find('}', open);
-    for (const dp::ConfigField& field : dp::config_fields()) {
-        if (open != std::string::npos && close != std::string::npos
-            && message.compare(open + 1, close - open - 1, field.name) == 0)
-            return field.name;
+    case Kind::no_folder:
+        text = SettingsCheck::tr("Choose the folder that holds the four MNIST-format "
+                                 "files: train and t10k images and labels.");
+        break;
+    case Kind::not_installed:
+        text = SettingsCheck::tr("Fashion-MNIST is not installed in %1: install the "
+                                 "dataset-fashion-mnist package, or choose a folder that "
+                                 "holds its four files.").arg(folder);
+        break;
+    case Kind::no_such_folder:
+        text = SettingsCheck::tr("There is no folder %1.").arg(folder);
+        break;
+    case Kind::not_a_folder:
+        text = SettingsCheck::tr("%1 is a file, not a folder.").arg(folder);
+        break;
+    case Kind::no_files:
+        text = SettingsCheck::tr("This folder holds none of the four MNIST-format files "
+                                 "(train and t10k images and labels, .gz or not).");
+        break;
+    case Kind::missing_files:
+        text = SettingsCheck::tr("This folder has no %1 (.gz or not).").arg(oneOf(problem.missing));
+        break;
     }
-    for (const dp::ConfigField& field : dp::config_fields()) {
-        if (message.starts_with(std::string(field.label) + " "))
-            return field.name;
-    }
-    return {};
-}
-
-// An engine message as a sentence of the panel.
-QString sentence(QString text)
-{
-    if (!text.isEmpty())
-        text[0] = text[0].toUpper();
-    if (!text.endsWith(QLatin1Char('.')))
-        text += QLatin1Char('.');
-    return text;
+    return SettingsNote{SettingsNote::Kind::problem, "data_dir", text};
 }
 
 // Models that sit at chance (loss 2.30, accuracy 0.10 on ten classes) until
@@ -219,18 +215,14 @@ std::vector<SettingsNote> checkRunSettings(const dp::TrainConfig& config,
         if (note)
             notes.push_back(std::move(*note));
     };
-    add(modelProblem(config));
     for (const dp::ConfigField& field : dp::config_fields())
-        add(rangeProblem(field, config, shownValues));
+        add(fieldProblem(field, config, shownValues));
     add(dataFolderProblem(config));
     add(deviceProblem(devices));
     if (!notes.empty())
         return notes;
-    try {
-        dp::validate(config, devices);
-    } catch (const dp::Error& error) {
-        return {{Kind::problem, fieldOfEngineMessage(error.what()), sentence(engineMessage(error.what()))}};
-    }
+    if (auto problem = validationProblem(config, devices))
+        return {std::move(*problem)};
     add(tooFewStepsHint(config));
     return notes;
 }

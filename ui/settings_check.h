@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "devices/device.h"
+#include "config/device_choice.h"
 #include "config/train_config.h"
 
 // What the settings panel says about a run's settings before Start, each

@@ -67,6 +67,14 @@ const std::vector<CliOption>& cli_options() {
                  throw Error(f + " lists device counts from the baseline up, each once "
                                  "(e.g. 1,2,4; got " + v + ")");
          }},
+        {"--repeat", "R",
+         "with --compare: run the comparison R times, device counts alternating\n"
+         "(1, N, 1, N, ...), and print each count's median speedup and range",
+         [](CliCommand& c, auto& f, auto& v) {
+             c.repeats = parse_number<int>(f, v);
+             if (c.repeats < 1 || c.repeats > 100)
+                 throw Error(f + " must be 1 to 100 (got " + v + ")");
+         }},
         {"--scale-lr", nullptr, "with --compare: scale batch and lr with the device count",
          [](CliCommand& c, auto&, auto&) { c.scale_lr = true; }},
         {"--report", "FILE",
@@ -177,6 +185,8 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
     }
     if (command.scale_lr && command.action != CliCommand::Action::compare)
         throw Error("--scale-lr only applies to --compare");
+    if (command.repeats > 1 && command.action != CliCommand::Action::compare)
+        throw Error("--repeat repeats a comparison: add --compare 1,N");
     if (command.predict && command.config.epochs < 1)
         throw Error("--predict needs a run to predict from: set --epochs to 1 or more");
     if (!command.config.record_path.empty() && command.action == CliCommand::Action::compare)

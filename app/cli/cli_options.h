@@ -15,6 +15,7 @@ struct CliCommand {
     bool verbose = false;            // per-device step timing after each epoch
     std::vector<int> compare_counts;  // --compare 1,2
     bool scale_lr = false;            // --scale-lr with --compare
+    int repeats = 1;                  // --repeat R with --compare: the comparison R times
     std::string report_path;          // --report FILE with --compare: the comparison as JSON
     bool predict = false;             // --predict: the what-if table after the run(s)
     bool distributed = false;  // one rank of an mpirun job (--distributed)

@@ -12,6 +12,8 @@
 #include "cli/record_sinks.h"
 #include "cli/version_text.h"
 #include "cli/scratch_folder.h"
+#include "core/format.h"
+#include "core/machine_load.h"
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "devices/device.h"
@@ -82,6 +84,41 @@ int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devi
     return 0;
 }
 
+// One run of a comparison, flagged when other processes kept more than a
+// fifth of the cores busy while it ran (its time then says little).
+int compared_run(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devices,
+                 const dp::CliCommand& command, dp::RunSummary& summary, const std::string& group,
+                 bool& busy) {
+    const dp::CpuClock before = dp::read_cpu_clock();
+    const int code = train(config, devices, command, &summary, group);
+    const dp::MachineLoad load = dp::machine_load_between(before, dp::read_cpu_clock());
+    if (load.busy()) {
+        busy = true;
+        std::printf("-- measured while the machine was busy: other processes used %.1f of %d "
+                    "cores (load average %.1f); its time is not trusted\n",
+                    load.other_cores, load.cores, load.load_average);
+    }
+    return code;
+}
+
+// The speedup table of one repeat, then each N-device run's gap.
+std::vector<dp::SpeedupGap> print_comparison(const std::vector<dp::TrainConfig>& configs,
+                                             const std::vector<dp::RunSummary>& runs,
+                                             const std::vector<dp::ComparisonRow>& rows) {
+    std::printf("\n%s", dp::format_comparison(rows).c_str());
+    // Why each N-device run falls short of N times the first's speed.
+    std::vector<dp::SpeedupGap> gaps;
+    if (configs.front().devices.size() == 1)
+        for (std::size_t i = 1; i < runs.size(); ++i) {
+            dp::SpeedupGap gap = dp::speedup_gap(runs[0], runs[i]);
+            for (dp::GapPart& part : gap.parts)  // the settings named by their flags
+                part.advice = dp::render_settings(part.advice, dp::flag_or_label);
+            std::printf("\n%s", dp::format_speedup_gap(gap).c_str());
+            gaps.push_back(std::move(gap));
+        }
+    return gaps;
+}
+
 int compare(const dp::CliCommand& command) {
     // The first run's parameters after each epoch, for the others' drift.
     std::optional<dp::ScratchFolder> scratch;
@@ -107,31 +144,34 @@ int compare(const dp::CliCommand& command) {
         print_error(error.what());
         return 2;  // settings that hold alone but not together: a bad command line
     }
+    std::vector<std::vector<dp::ComparisonRow>> repeats;
     std::vector<dp::RunSummary> runs(configs.size());
-    const std::string group = dp::new_comparison_group();
-    for (std::size_t i = 0; i < configs.size(); ++i) {
-        std::printf("== run %zu of %zu: %zu device(s), global batch %d, lr %g\n", i + 1,
-                    configs.size(), configs[i].devices.size(), configs[i].batch_size,
-                    double(configs[i].lr));
-        const std::vector<dp::DeviceInfo> run_devices(
-            devices.begin(), devices.begin() + std::ptrdiff_t(configs[i].devices.size()));
-        if (const int code = train(configs[i], run_devices, command, &runs[i], group); code != 0)
-            return code;
-    }
-    const std::vector<dp::ComparisonRow> rows = dp::compare_runs(configs, runs);
-    std::printf("\n%s", dp::format_comparison(rows).c_str());
-    // Why each N-device run falls short of N times the first's speed.
     std::vector<dp::SpeedupGap> gaps;
-    if (configs.front().devices.size() == 1)
-        for (std::size_t i = 1; i < runs.size(); ++i) {
-            dp::SpeedupGap gap = dp::speedup_gap(runs[0], runs[i]);
-            for (dp::GapPart& part : gap.parts)  // the settings named by their flags
-                part.advice = dp::render_settings(part.advice, dp::flag_or_label);
-            std::printf("\n%s", dp::format_speedup_gap(gap).c_str());
-            gaps.push_back(std::move(gap));
+    bool busy = false;
+    // Repeats alternate the counts (1, N, 1, N, ...): load that drifts hits each alike.
+    for (int repeat = 0; repeat < command.repeats; ++repeat) {
+        const std::string group = dp::new_comparison_group();
+        for (std::size_t i = 0; i < configs.size(); ++i) {
+            std::printf("== run %zu of %zu%s: %zu device(s), global batch %d, lr %g\n", i + 1,
+                        configs.size(),
+                        command.repeats > 1 ? dp::format(", repeat %d of %d", repeat + 1, command.repeats).c_str() : "",
+                        configs[i].devices.size(), configs[i].batch_size, double(configs[i].lr));
+            const std::vector<dp::DeviceInfo> run_devices(
+                devices.begin(), devices.begin() + std::ptrdiff_t(configs[i].devices.size()));
+            if (const int code = compared_run(configs[i], run_devices, command, runs[i], group, busy))
+                return code;
         }
+        repeats.push_back(dp::compare_runs(configs, runs));
+        gaps = print_comparison(configs, runs, repeats.back());
+    }
+    if (command.repeats > 1)
+        std::printf("\nspeedup, median and range of %d repeats:\n%s", command.repeats,
+                    dp::format_repeated_speedups(dp::repeated_speedups(repeats)).c_str());
+    if (busy)
+        std::printf("note: some runs were measured while the machine was busy (marked above)\n");
     // A failed write is the run's failure (exit 1, main's one line).
-    if (!command.report_path.empty()) dp::write_comparison_report(command.report_path, rows, gaps);
+    if (!command.report_path.empty())
+        dp::write_comparison_report(command.report_path, repeats.back(), gaps);
     if (command.predict) std::fputs(dp::prediction_report(configs, runs, devices).c_str(), stdout);
     return 0;
 }

@@ -169,10 +169,13 @@ int main(int argc, char* argv[])
 
 namespace {
 
-// The run settings the command line presets, by schema name: each option is
-// the setting's dp-train flag and value name (config/config_fields.h).
-constexpr const char* kPresetSettings[] = {"model",       "batch_size", "lr",     "epochs",
-                                           "limit_train", "limit_test", "devices"};
+// Whether the command line presets `field`: every setting the workbench
+// remembers that dp-train has a flag for, each option being that flag with
+// its value name (config/config_fields.h), so a new setting needs no line here.
+bool isPreset(const dp::ConfigField& field)
+{
+    return field.flag && (field.scope & dp::ConfigField::remembered);
+}
 
 QString optionName(const dp::ConfigField& field)
 {
@@ -187,12 +190,14 @@ void declareOptions(QCommandLineParser& parser)
         "Train networks data-parallel and watch accuracy, loss and speedup live. Options preset "
         "the settings panel; without them it shows the last settings used."));
     parser.addHelpOption();
-    for (const char* name : kPresetSettings) {
-        const dp::ConfigField& field = dp::config_field(name);
+    for (const dp::ConfigField& field : dp::config_fields()) {
+        if (!isPreset(field))
+            continue;
+        // A boolean's flag takes no value: it sets the setting (or clears a "--no-" one).
         parser.addOption({optionName(field),
                           QStringLiteral("Preset the %1 (as dp-train's %2).")
                               .arg(QString::fromUtf8(field.label), QString::fromLatin1(field.flag)),
-                          QString::fromLatin1(field.value_name)});
+                          field.value_name ? QString::fromLatin1(field.value_name) : QString()});
     }
     parser.addOptions({
         hidden({QStringLiteral("start"), QStringLiteral("Start a run at launch.")}),
@@ -214,10 +219,14 @@ void declareOptions(QCommandLineParser& parser)
 // Applies the command line's presets to `config`; throws dp::Error naming the option.
 void applyPresets(const QCommandLineParser& parser, dp::TrainConfig& config)
 {
-    for (const char* name : kPresetSettings) {
-        const QString option = optionName(dp::config_field(name));
-        if (parser.isSet(option))
-            applyPreset(config, name, parser.value(option));
+    for (const dp::ConfigField& field : dp::config_fields()) {
+        const QString option = optionName(field);
+        if (!isPreset(field) || !parser.isSet(option))
+            continue;
+        const bool clears = QString::fromLatin1(field.flag).startsWith(QLatin1String("--no-"));
+        applyPreset(config, field.name,
+                    field.value_name ? parser.value(option)
+                                     : (clears ? QStringLiteral("false") : QStringLiteral("true")));
     }
 }
 

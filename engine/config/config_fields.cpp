@@ -31,7 +31,7 @@ const std::vector<ConfigField> kFields = {
     {"warmup_epochs", "warm-up epochs", "--warmup-epochs", "X",
      "raise the learning rate linearly over the first X epochs (Goyal et al.'s\n"
      "gradual warm-up for large batches)",
-     HelpSection::training, &TrainConfig::warmup_epochs, kSharedRemembered, 0},
+     HelpSection::training, &TrainConfig::warmup_epochs, kSharedRemembered | S::advanced, 0},
     {"seed", "seed", "--seed", "N", "seed for initial weights and shuffling",
      HelpSection::training, &TrainConfig::seed, kEssential},
     {"dataset", "data set", "--dataset", "NAME",
@@ -67,12 +67,13 @@ const std::vector<ConfigField> kFields = {
      HelpSection::parallelism, &TrainConfig::allreduce, S::remembered | S::required | S::command},
     {"bucket_mb", "bucket size", "--bucket-mb", "X",
      "gradient bucket size in MB for the all-reduce", HelpSection::parallelism,
-     &TrainConfig::bucket_mb, S::shared | S::required | S::command, 0, true},
+     &TrainConfig::bucket_mb, S::shared | S::remembered | S::required | S::command | S::advanced,
+     0, true},
     {"accumulate", "micro-batches per update", "--accumulate", "K",
      "gradient accumulation: each device's share of a batch in K micro-batches,\n"
      "one all-reduce and one update per batch (1 device with K=N computes\n"
      "N devices' update)",
-     HelpSection::parallelism, &TrainConfig::accumulate, kSharedRemembered, 1},
+     HelpSection::parallelism, &TrainConfig::accumulate, kSharedRemembered | S::advanced, 1},
     {"precision", "precision", "--precision", "NAME",
      "fp32, bf16 (bfloat16 convolutions and linear layers with float32 weights,\n"
      "loss and BatchNorm, as PyTorch's autocast; CPUs with AVX512_BF16 or AMX,\n"
@@ -86,7 +87,7 @@ const std::vector<ConfigField> kFields = {
      "others wait longer for it in one all-reduce or broadcast (at least\n"
      "0.01: no collective completes in less, so a shorter one always fails)",
      HelpSection::parallelism, &TrainConfig::collective_timeout_s,
-     S::shared | S::remembered | S::command, 0.01},
+     S::shared | S::remembered | S::command | S::advanced, 0.01},
     {"save_path", "checkpoint to save", "--save", "PATH",
      "write a checkpoint (safetensors, PyTorch state_dict names) after every\nepoch, atomically",
      HelpSection::records, &TrainConfig::save_path},
@@ -215,6 +216,14 @@ std::optional<double> field_number(const ConfigField& field, const TrainConfig& 
                    },
                    [&](auto m) -> std::optional<double> { return double(config.*m); }},
         field.member);
+}
+
+RangeBreak range_break(const ConfigField& field, const TrainConfig& config) {
+    const std::optional<double> value = field_number(field, config);
+    if (!value) return RangeBreak::none;
+    if (!std::isfinite(*value)) return RangeBreak::not_finite;
+    const bool below = field.min_exclusive ? !(*value > field.min) : !(*value >= field.min);
+    return below ? RangeBreak::below_minimum : RangeBreak::none;
 }
 
 bool has_default_value(const ConfigField& field, const TrainConfig& config) {

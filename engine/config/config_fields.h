@@ -32,6 +32,10 @@ struct ConfigField {
         required = 4,    // run records have always held it: a record without it is refused
         command = 8,     // the cluster command passes it on to every rank
         essential = 16,  // commands spell it out even at its default (model, batch, lr, ...)
+        // The workbench's settings panel edits it in its Advanced box, with an
+        // editor made from the field's kind (ui/setting_editor.h): a new
+        // setting with this scope needs no ui/ code.
+        advanced = 32,
     };
 
     const char* name;   // "batch_size": JSON key, history column, settings key
@@ -68,6 +72,15 @@ void set_field_text(const ConfigField& field, TrainConfig& config, std::string_v
 
 // A number field's value; nothing for booleans, text and lists.
 std::optional<double> field_number(const ConfigField& field, const TrainConfig& config);
+
+// How a number field's value breaks its range, the rule validate() holds
+// to: the one place it is decided, each front end wording it its own way.
+enum class RangeBreak {
+    none,           // within range, or not a number field
+    not_finite,     // a real field holds NaN or an infinity
+    below_minimum,  // below ConfigField::min (or at it, when min_exclusive)
+};
+RangeBreak range_break(const ConfigField& field, const TrainConfig& config);
 
 // Whether the field holds its default value in `config`.
 bool has_default_value(const ConfigField& field, const TrainConfig& config);

@@ -8,9 +8,9 @@
 namespace dp {
 
 std::vector<NamedPath> run_outputs(const TrainConfig& config) {
-    return {{config.save_path, setting("save_path")},
-            {config.record_path, setting("record_path")},
-            {config.trace_path, setting("trace_path")}};
+    return {{config.save_path, setting("save_path"), "save_path"},
+            {config.record_path, setting("record_path"), "record_path"},
+            {config.trace_path, setting("trace_path"), "trace_path"}};
 }
 
 std::vector<NamedPath> program_files() {

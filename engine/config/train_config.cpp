@@ -41,11 +41,8 @@ std::vector<std::string> model_names() {
 
 // "{lr} must be positive (got -0.1)": a numeric field below its table minimum.
 void validate_range(const ConfigField& field, const TrainConfig& config) {
-    const std::optional<double> value = field_number(field, config);
-    if (!value) return;
+    if (range_break(field, config) == RangeBreak::none) return;
     const bool real = field_kind(field) != FieldKind::integer && field_kind(field) != FieldKind::uint64;
-    const bool below = field.min_exclusive ? !(*value > field.min) : !(*value >= field.min);
-    if (!below && std::isfinite(*value)) return;
     const std::string bound = field.min_exclusive && field.min == 0
                                   ? (real ? "a positive number" : "positive")
                               : field.min == 0 ? "0 or more"
@@ -59,7 +56,7 @@ void validate_range(const ConfigField& field, const TrainConfig& config) {
 void refuse_training_outputs(const TrainConfig& config) {
     for (const char* output : {"save_path", "trace_path", "record_path"})
         if (!field_text(config_field(output), config).empty())
-            throw Error(setting("epochs") + " 0 only evaluates " + setting("load_path") +
+            throw SettingError(output, setting("epochs") + " 0 only evaluates " + setting("load_path") +
                         ": nothing trains, so " + setting(output) +
                         " would keep nothing; leave it out, or train 1 epoch or more");
 }
@@ -93,6 +90,17 @@ void validate_model_for_data(const TrainConfig& config) {
         require_model_takes_data(config, {1, 1, config.input_size}, 2);
 }
 
+// select_devices(config.devices), its refusals being about the devices setting.
+std::vector<DeviceInfo> configured_devices(const TrainConfig& config) {
+    try {
+        return select_devices(config.devices);
+    } catch (const SettingError&) {
+        throw;
+    } catch (const Error& error) {
+        throw SettingError("devices", error.what());
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> field_choices(const ConfigField& field) {
@@ -101,16 +109,31 @@ std::vector<std::string> field_choices(const ConfigField& field) {
 }
 
 void validate_setting(const ConfigField& field, const TrainConfig& config) {
-    if (const auto names = known_names(field))
-        require_known(names->first, field_text(field, config), names->second);
-    validate_range(field, config);
-    validate_recordable(field, config);
+    try {
+        if (const auto names = known_names(field))
+            require_known(names->first, field_text(field, config), names->second);
+        validate_range(field, config);
+        validate_recordable(field, config);
+    } catch (const SettingError&) {
+        throw;
+    } catch (const Error& error) {
+        throw SettingError(field.name, error.what());
+    }
 }
 
-void validate(const TrainConfig& config) { validate(config, select_devices(config.devices)); }
+std::optional<std::string> setting_problem(const ConfigField& field, const TrainConfig& config) {
+    try {
+        validate_setting(field, config);
+    } catch (const Error& error) {
+        return error.what();
+    }
+    return std::nullopt;
+}
+
+void validate(const TrainConfig& config) { validate(config, configured_devices(config)); }
 
 std::vector<DeviceInfo> validate_and_select_devices(const TrainConfig& config) {
-    std::vector<DeviceInfo> devices = select_devices(config.devices);
+    std::vector<DeviceInfo> devices = configured_devices(config);
     validate(config, devices);
     return devices;
 }
@@ -119,6 +142,8 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
     validate_settings(config);
     kernel_tuning_from_environment();  // a bad DP_KERNEL_TUNING fails before the run starts
     if (config.epochs == 0) refuse_training_outputs(config);
+    if (const std::string mixed = device_kinds_problem(devices); !mixed.empty())
+        throw SettingError("devices", mixed);
     validate_ranks(config, int(devices.size()));
     // The training set's size where the settings fix it; the data's own size is checked once read.
     if (const int planned = config.dataset == "random" ? config.samples : config.limit_train;
@@ -128,7 +153,7 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
         if (const std::string refusal =
                 precision_refusal(device, precision_named(config.precision));
             !refusal.empty())
-            throw Error(refusal);
+            throw SettingError("precision", refusal);
     // Found now, not after the first epoch trained.
     check_run_outputs(config);
 }
@@ -136,14 +161,14 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
 void validate_settings(const TrainConfig& config) {
     for (const ConfigField& field : config_fields()) validate_setting(field, config);
     if (config.epochs == 0 && config.load_path.empty())
-        throw Error(setting("epochs") + " must be positive, or 0 with " + setting("load_path") +
+        throw SettingError("epochs", setting("epochs") + " must be positive, or 0 with " + setting("load_path") +
                     " to evaluate a checkpoint");
     if (config.dataset == "mnist-format" && config.data_dir.empty())
-        throw Error("the mnist-format data set needs " + setting("data_dir") +
+        throw SettingError("data_dir", "the mnist-format data set needs " + setting("data_dir") +
                     " (the folder with the four IDX files)");
     validate_model_for_data(config);
     if (config.sync_bn && config.accumulate > 1)
-        throw Error(setting("sync_bn") + " takes BatchNorm statistics over the whole global batch "
+        throw SettingError("sync_bn", setting("sync_bn") + " takes BatchNorm statistics over the whole global batch "
                     "at once, so it does not combine with " + setting("accumulate") +
                     " above 1: choose one");
 }
@@ -158,7 +183,7 @@ void require_model_takes_data(const TrainConfig& config, const SampleShape& inpu
             vectors ? "the random data set (" + std::to_string(input.width) + " features per sample)"
                     : format("the %dx%d images of %s", input.height, input.width,
                              training_data_source(config).c_str());
-        throw Error(model_info(config.model).title + " cannot take " + data + ": " + e.what() +
+        throw SettingError("model", model_info(config.model).title + " cannot take " + data + ": " + e.what() +
                     ". Choose " + model_info("linear").title + " for " + setting("model") +
                     (vectors ? ", or an image data set"
                              : " (it takes any size), or images at least as large as "
@@ -168,7 +193,7 @@ void require_model_takes_data(const TrainConfig& config, const SampleShape& inpu
 
 void validate_ranks(const TrainConfig& config, int ranks) {
     if (config.batch_size < ranks)
-        throw Error("batch size " + std::to_string(config.batch_size) + " is smaller than the " +
+        throw SettingError("batch_size", "batch size " + std::to_string(config.batch_size) + " is smaller than the " +
                     std::to_string(ranks) +
                     " devices: every device needs a sample; raise the batch size or use fewer devices");
 }
@@ -178,7 +203,10 @@ void validate_training_samples(const TrainConfig& config, int samples, int ranks
     const std::string fix = config.dataset == "random" ? "raise " + setting("samples")
                             : config.limit_train > 0  ? "raise " + setting("limit_train")
                                                       : std::string("use a larger data set");
-    throw Error(format("%d training sample%s cannot give each of the %d devices one: %s or use "
+    const char* sized_by = config.dataset == "random" ? "samples"
+                           : config.limit_train > 0  ? "limit_train"
+                                                     : "dataset";
+    throw SettingError(sized_by, format("%d training sample%s cannot give each of the %d devices one: %s or use "
                        "fewer devices",
                        samples, samples == 1 ? "" : "s", ranks, fix.c_str()));
 }

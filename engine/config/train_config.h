@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,7 +64,8 @@ struct TrainConfig {
     double collective_timeout_s = CollectiveTimeout::default_seconds;
 };
 
-// Throws dp::Error with a one-line message for impossible settings
+// Throws dp::Error with a one-line message for impossible settings, a
+// dp::SettingError (core/error.h) when one setting is the problem
 // (non-positive batch size, learning rate or epochs, unknown model, a
 // checkpoint or record path that cannot be written, ...).
 // Settings are named as setting("name") (core/setting_ref.h) for each front
@@ -87,6 +89,11 @@ void validate_settings(const TrainConfig& config);
 // precision. validate() checks every field so; a front end that takes one
 // setting at a time (the workbench's options) checks each as it comes.
 void validate_setting(const ConfigField& field, const TrainConfig& config);
+
+// The problem validate_setting finds with this one setting, in the
+// engine's words (settings as setting("name")); none if it has none. What a
+// front end that shows each field's problem beside it calls for each field.
+std::optional<std::string> setting_problem(const ConfigField& field, const TrainConfig& config);
 
 // The values a text setting takes, from their registries (models, data
 // sets, all-reduce strategies, precisions); empty for free text. What

@@ -27,12 +27,13 @@ std::uint64_t first_samples_checksum(std::uint64_t hash, const Dataset& set) {
     return fnv1a(hash, set.labels.data(), std::min(set.labels.size(), samples) * sizeof(std::int32_t));
 }
 
+
+}  // namespace
+
 std::filesystem::path data_folder(const TrainConfig& config) {
     return config.data_dir.empty() ? default_fashion_mnist_dir()
                                    : std::filesystem::path(config.data_dir);
 }
-
-}  // namespace
 
 const std::vector<std::string>& dataset_names() {
     static const std::vector<std::string> names{"fashion-mnist", "mnist-format", "random"};
@@ -49,6 +50,23 @@ std::string training_data_source(const TrainConfig& config) {
 std::vector<std::filesystem::path> training_data_files(const TrainConfig& config) {
     if (config.dataset == "random") return {};
     return mnist_file_candidates(data_folder(config));
+}
+
+DataFolderProblem data_folder_problem(const TrainConfig& config) {
+    using Kind = DataFolderProblem::Kind;
+    if (config.dataset == "random") return {};
+    const bool default_folder = config.data_dir.empty();
+    if (default_folder && config.dataset != "fashion-mnist") return {Kind::no_folder, {}, {}};
+    const std::filesystem::path folder = data_folder(config);
+    std::vector<std::string> missing = missing_mnist_files(folder);
+    if (missing.empty()) return {};
+    if (default_folder) return {Kind::not_installed, folder, std::move(missing)};
+    std::error_code error;
+    const auto status = std::filesystem::status(folder, error);
+    if (!std::filesystem::exists(status)) return {Kind::no_such_folder, folder, {}};
+    if (!std::filesystem::is_directory(status)) return {Kind::not_a_folder, folder, {}};
+    if (missing.size() == 4) return {Kind::no_files, folder, std::move(missing)};
+    return {Kind::missing_files, folder, std::move(missing)};
 }
 
 TrainTestSets load_training_data(const TrainConfig& config) {

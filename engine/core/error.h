@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace dp {
 
@@ -10,6 +11,19 @@ namespace dp {
 class Error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// An Error about one setting: which one (its config_fields name, "lr") rides
+// with the message, so that a front end points at the field it is about
+// instead of parsing the message for it.
+class SettingError : public Error {
+public:
+    SettingError(std::string setting, const std::string& message)
+        : Error(message), setting_(std::move(setting)) {}
+    const std::string& setting() const { return setting_; }
+
+private:
+    std::string setting_;
 };
 
 }  // namespace dp

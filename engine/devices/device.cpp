@@ -185,6 +185,14 @@ std::vector<DeviceInfo> replicas_of(const DeviceInfo& device, int replicas) {
     return all;
 }
 
+std::string device_kinds_problem(const std::vector<DeviceInfo>& devices) {
+    for (const DeviceInfo& device : devices)
+        if (device.kind != devices.front().kind)
+            return "devices " + devices.front().id + " and " + device.id +
+                   " are of different kinds: a run uses CPU devices or CUDA devices, not both";
+    return {};
+}
+
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids) {
     const auto all = available_devices();
     const auto gpus = of_kind(all, DeviceKind::cuda);
@@ -206,13 +214,10 @@ std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids) {
         for (DeviceInfo& device : resolve_entry(entry, all)) {
             if (!seen.insert(device.id).second)
                 throw Error("device " + device.id + " is listed twice");
-            if (!chosen.empty() && device.kind != chosen.front().kind)
-                throw Error("devices " + chosen.front().id + " and " + device.id +
-                            " are of different kinds: a run uses CPU devices or CUDA devices, "
-                            "not both");
             chosen.push_back(std::move(device));
         }
     }
+    if (const std::string mixed = device_kinds_problem(chosen); !mixed.empty()) throw Error(mixed);
     check_gpu_sharing(chosen);
     return chosen;
 }

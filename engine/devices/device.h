@@ -63,6 +63,9 @@ std::vector<DeviceInfo> default_devices(const std::vector<DeviceInfo>& available
 // share one GPU, or each GPU is listed once).
 std::vector<DeviceInfo> select_devices(const std::vector<std::string>& ids);
 
+// Empty, or why `devices` cannot train together (CPU and CUDA devices mixed).
+std::string device_kinds_problem(const std::vector<DeviceInfo>& devices);
+
 // "NVIDIA H100 80GB HBM3, 79.1 GiB, 132 SMs": a GPU's --list-devices line.
 std::string cuda_device_description(const std::string& name, std::size_t memory_bytes,
                                     int multiprocessors);

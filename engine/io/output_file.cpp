@@ -129,20 +129,35 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
     return resolved(a) == resolved(b);
 }
 
+namespace {
+
+// check_output_paths for outputs[i].
+void check_output_path(const std::vector<NamedPath>& outputs, std::size_t i,
+                       const std::vector<NamedPath>& kept) {
+    const NamedPath& output = outputs[i];
+    check_output_file(output.path, output.what);
+    for (std::size_t j = 0; j < i; ++j)
+        if (!outputs[j].path.empty() && same_file(outputs[j].path, output.path))
+            throw Error(output.what + " " + shown(output.path) + " is the same file as " +
+                        outputs[j].what + ": give each output its own file");
+    for (const NamedPath& input : kept)
+        if (!input.path.empty() && same_file(input.path, output.path))
+            throw Error(output.what + " " + shown(output.path) + " is " + input.what + " (" +
+                        shown(input.path) + "), which writing it would destroy: "
+                        "choose another path");
+}
+
+}  // namespace
+
 void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& kept) {
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-        const NamedPath& output = outputs[i];
-        if (output.path.empty()) continue;
-        check_output_file(output.path, output.what);
-        for (std::size_t j = 0; j < i; ++j)
-            if (!outputs[j].path.empty() && same_file(outputs[j].path, output.path))
-                throw Error(output.what + " " + shown(output.path) + " is the same file as " +
-                            outputs[j].what + ": give each output its own file");
-        for (const NamedPath& input : kept)
-            if (!input.path.empty() && same_file(input.path, output.path))
-                throw Error(output.what + " " + shown(output.path) + " is " + input.what +
-                            " (" + shown(input.path) + "), which writing it would destroy: "
-                            "choose another path");
+        if (outputs[i].path.empty()) continue;
+        try {
+            check_output_path(outputs, i, kept);
+        } catch (const Error& error) {
+            if (outputs[i].setting.empty()) throw;
+            throw SettingError(outputs[i].setting, error.what());
+        }
     }
 }
 

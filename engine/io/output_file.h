@@ -26,12 +26,16 @@ void check_output_file(const std::filesystem::path& file, const std::string& wha
 struct NamedPath {
     std::filesystem::path path;
     std::string what;
+    // The setting whose value the path is ("save_path"); empty for the
+    // program's own files. A refused output is a dp::SettingError about it.
+    std::string setting = {};
 };
 
 // The one output-path rule: each of `outputs` passes check_output_file, and
 // none is another of `outputs` or one of `kept` (the run's inputs, the run
 // history, the kernel cache), so no output destroys a file the run reads or
-// keeps. Empty paths are skipped. Throws dp::Error naming both.
+// keeps. Empty paths are skipped. Throws dp::Error naming both (a
+// dp::SettingError when the refused output is a setting's).
 void check_output_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& kept);
 
 // True when `a` and `b` name one file: the same inode when both exist, else

@@ -1,5 +1,7 @@
 #include "record/run_metrics.h"
 
+#include <algorithm>
+
 #include "core/format.h"
 
 namespace dp {
@@ -11,6 +13,22 @@ double RunSummary::mean_seconds_per_epoch() const {
     double total = 0;
     for (const auto& e : epochs) total += e.seconds;
     return total / double(epochs.size());
+}
+
+EpochTime epoch_time(const std::vector<EpochMetrics>& epochs) {
+    EpochTime time;
+    if (epochs.empty()) return time;
+    time.first = epochs.front().seconds;
+    std::vector<double> steady;
+    for (std::size_t i = epochs.size() > 1 ? 1 : 0; i < epochs.size(); ++i)
+        steady.push_back(epochs[i].seconds);
+    std::sort(steady.begin(), steady.end());
+    const std::size_t n = steady.size();
+    time.median = n % 2 ? steady[n / 2] : (steady[n / 2 - 1] + steady[n / 2]) / 2;
+    time.min = steady.front();
+    time.max = steady.back();
+    time.steady_epochs = int(n);
+    return time;
 }
 
 std::string RunSummary::device_list() const {

@@ -65,6 +65,18 @@ struct PredictionSamples {
     std::vector<int> predicted, labels;
 };
 
+// A run's time per epoch as comparisons quote it: the median of its steady
+// epochs, those after the first, with their range. The first epoch pays for
+// kernel tuning, first-touch allocation and cold caches (1.85 s against
+// 1.3-1.55 s later in a LeNet run on 2 cores), so it is kept apart; a run of
+// one epoch has only that one to go by.
+struct EpochTime {
+    double median = 0, min = 0, max = 0;  // seconds, over the steady epochs
+    int steady_epochs = 0;                // how many the median is of (0: no epoch)
+    double first = 0;                     // the first epoch's seconds
+};
+EpochTime epoch_time(const std::vector<EpochMetrics>& epochs);
+
 struct RunSummary {
     std::vector<EpochMetrics> epochs;
     std::vector<std::string> devices;  // e.g. {"cpu:0"}
@@ -76,6 +88,7 @@ struct RunSummary {
 
     double final_test_acc() const;
     double mean_seconds_per_epoch() const;
+    EpochTime epoch_time() const { return dp::epoch_time(epochs); }
     // "cpu:0, cpu:1"
     std::string device_list() const;
     // d2l's closing line: "test acc: 0.83, 2.7 sec/epoch on [cpu:0]"

@@ -31,6 +31,8 @@ std::string row_json(const ComparisonRow& row) {
                    // The float the run trained with: 0.2, not 0.200000003.
                    {"lr", json_number(float(row.lr))},
                    {"seconds_per_epoch", json_number(row.seconds_per_epoch)},
+                   {"seconds_per_epoch_min", json_number(row.seconds_min)},
+                   {"seconds_per_epoch_max", json_number(row.seconds_max)},
                    {"speedup", json_number(row.speedup)},
                    {"efficiency", json_number(row.efficiency)},
                    {"final_test_acc", json_number(row.final_test_acc)},

@@ -13,7 +13,8 @@ namespace dp {
 // and, for each N-device run, where its time went (scaling/speedup_gap.h).
 // One JSON object (format version 1):
 //   {"format": "dp-train comparison report", "version": 1,
-//    "runs": [{"devices", "global_batch", "lr", "seconds_per_epoch", "speedup",
+//    "runs": [{"devices", "global_batch", "lr", "seconds_per_epoch" (the steady epochs'
+//              median), "seconds_per_epoch_min", "seconds_per_epoch_max", "speedup",
 //              "efficiency", "final_test_acc", "parameter_drift"}, ...],
 //    "speedup_gaps": [{"devices", "measured", "ideal", "gap",
 //                      "parts": [{"name", "seconds", "share", "advice"}, ...],

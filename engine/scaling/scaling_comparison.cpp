@@ -1,5 +1,6 @@
 #include "scaling/scaling_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -111,9 +112,8 @@ std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,
     int base_devices = 1;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const RunSummary& run = runs[i];
-        double seconds = 0;
-        for (const auto& epoch : run.epochs) seconds += epoch.seconds;
-        const double throughput = seconds > 0 ? double(run.epochs.size()) / seconds : 0;
+        const EpochTime time = run.epoch_time();
+        const double throughput = time.median > 0 ? 1 / time.median : 0;
         if (i == 0) {
             base_throughput = throughput;
             base_devices = int(configs[0].devices.size());
@@ -122,7 +122,9 @@ std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,
         row.devices = int(configs[i].devices.size());
         row.global_batch = configs[i].batch_size;
         row.lr = configs[i].lr;
-        row.seconds_per_epoch = run.mean_seconds_per_epoch();
+        row.seconds_per_epoch = time.median;
+        row.seconds_min = time.min;
+        row.seconds_max = time.max;
         row.speedup = base_throughput > 0 ? throughput / base_throughput : 0;
         row.efficiency = row.speedup * base_devices / row.devices;
         row.final_test_acc = run.final_test_acc();
@@ -132,14 +134,41 @@ std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,
     return rows;
 }
 
+std::vector<RepeatedSpeedup> repeated_speedups(
+    const std::vector<std::vector<ComparisonRow>>& repeats) {
+    std::vector<RepeatedSpeedup> speedups;
+    if (repeats.empty()) return speedups;
+    for (std::size_t i = 0; i < repeats.front().size(); ++i) {
+        std::vector<double> values;
+        for (const auto& rows : repeats) values.push_back(rows.at(i).speedup);
+        std::sort(values.begin(), values.end());
+        const std::size_t n = values.size();
+        speedups.push_back({repeats.front()[i].devices,
+                            n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2,
+                            values.front(), values.back(), int(n)});
+    }
+    return speedups;
+}
+
+std::string format_repeated_speedups(const std::vector<RepeatedSpeedup>& speedups) {
+    std::string text;
+    for (const RepeatedSpeedup& s : speedups)
+        text += format("%d device%s: %.2fx (%.2f-%.2f) over %d repeat%s\n", s.devices,
+                       s.devices == 1 ? "" : "s", s.median, s.min, s.max, s.repeats,
+                       s.repeats == 1 ? "" : "s");
+    return text;
+}
+
 std::string format_comparison(const std::vector<ComparisonRow>& rows) {
     std::string text =
-        "devices  global batch      lr  sec/epoch  speedup  efficiency  test acc  drift vs first\n";
+        "devices  global batch      lr  sec/epoch        range  speedup  efficiency  test acc  "
+        "drift vs first\n";
     for (const auto& row : rows) {
         const std::string drift =
             std::isnan(row.parameter_drift) ? "-" : format("%.1e", row.parameter_drift);
-        text += format("%7d  %12d  %6.3g  %9.2f  %7.2f  %9.0f%%  %8.3f  %14s\n", row.devices,
-                       row.global_batch, row.lr, row.seconds_per_epoch, row.speedup,
+        const std::string range = format("%.2f-%.2f", row.seconds_min, row.seconds_max);
+        text += format("%7d  %12d  %6.3g  %9.2f  %11s  %7.2f  %9.0f%%  %8.3f  %14s\n", row.devices,
+                       row.global_batch, row.lr, row.seconds_per_epoch, range.c_str(), row.speedup,
                        100 * row.efficiency, row.final_test_acc, drift.c_str());
     }
     return text;

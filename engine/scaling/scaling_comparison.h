@@ -44,6 +44,7 @@ struct ComparisonRow {
     int devices = 0;
     int global_batch = 0;
     double lr = 0;
+    // The median of the steady epochs (record/run_metrics.h: EpochTime); their range below.
     double seconds_per_epoch = 0;
     double speedup = 0;     // throughput over the first run's
     double efficiency = 0;  // speedup / (devices / first run's devices)
@@ -51,14 +52,30 @@ struct ComparisonRow {
     // After the last epoch, the parameters' relative distance from the first
     // run's (EpochMetrics::parameter_drift); NaN for the first run or when not measured.
     double parameter_drift = 0;
+    double seconds_min = 0, seconds_max = 0;  // the steady epochs' range
 };
 
-// Throughput is samples over total time, not a mean of rates. `runs[i]` ran
+// Throughput is epochs over the steady epochs' median time, not a mean of
+// rates; the first epoch (kernel tuning, warm-up) is left out where there are others. `runs[i]` ran
 // `configs[i]`; the first run is the baseline.
 std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,
                                         const std::vector<RunSummary>& runs);
 
 // A plain-text table of the rows, one line each, with a header.
+// A comparison repeated R times, its device counts alternating (1, N, 1, N,
+// ...) so that drifting machine load hits each count alike: each count's
+// speedup as the median of its R speedups, with their range. One run per
+// count gave 0.73x to 2.11x for the same LeNet comparison within an hour.
+struct RepeatedSpeedup {
+    int devices = 0;
+    double median = 0, min = 0, max = 0;
+    int repeats = 0;
+};
+// `repeats[r]` is repeat r's compare_runs rows, the same counts in each.
+std::vector<RepeatedSpeedup> repeated_speedups(const std::vector<std::vector<ComparisonRow>>& repeats);
+// "2 devices: 1.95x (1.88-2.02) over 3 repeats", a line each.
+std::string format_repeated_speedups(const std::vector<RepeatedSpeedup>& speedups);
+
 std::string format_comparison(const std::vector<ComparisonRow>& rows);
 
 }  // namespace dp

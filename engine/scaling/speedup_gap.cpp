@@ -15,7 +15,7 @@ namespace {
 struct StepMeans {
     double compute = 0, allreduce = 0, least_allreduce = 0, data = 0, update = 0;
     double total() const { return compute + allreduce + data + update; }
-    double steps_per_epoch = 0, seconds_per_epoch = 0;
+    double steps_per_epoch = 0, seconds_per_epoch = 0, half_range = 0;
 };
 
 StepMeans step_means(const RunSummary& run) {
@@ -31,9 +31,9 @@ StepMeans step_means(const RunSummary& run) {
         means.update += device.update / steps / devices;
         means.least_allreduce = std::min(means.least_allreduce, device.allreduce / steps);
     }
-    double seconds = 0;
-    for (const EpochMetrics& epoch : run.epochs) seconds += epoch.seconds;
-    means.seconds_per_epoch = seconds / double(run.epochs.size());
+    const EpochTime time = run.epoch_time();
+    means.seconds_per_epoch = time.median;
+    means.half_range = (time.max - time.min) / 2;
     // The steps of the finished epochs: a stopped epoch's are in the totals
     // too, but the mean per step is what matters.
     means.steps_per_epoch = steps / double(run.epochs.size());
@@ -52,6 +52,7 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
     gap.devices = int(many.devices.size());
     gap.measured = b.seconds_per_epoch;
     gap.ideal = a.seconds_per_epoch / gap.devices;
+    gap.noise = b.half_range + a.half_range / gap.devices;
     const double n = gap.devices;
     // Per epoch: the N-device run's time in a phase minus the 1-device run's / N.
     const auto part = [&](double many_per_step, double one_per_step) {
@@ -83,6 +84,10 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
 }
 
 std::string SpeedupGap::verdict() const {
+    if (within_noise())
+        return format("within noise: %d devices are about %d times faster (a gap of %+.2f s per "
+                      "epoch, while epochs vary by up to %.2f s)",
+                      devices, devices, gap(), noise);
     if (gap() <= 0) {
         // Beyond ideal: name what made it so (usually smaller per-device
         // batches fitting the caches better).
@@ -105,7 +110,7 @@ std::string format_speedup_gap(const SpeedupGap& gap) {
                               "%.2f ideal (1 device's / %d), gap %.2f\n",
                               gap.devices, gap.measured, gap.ideal, gap.devices, gap.gap());
     // Shares of a gap that is nothing or negative say nothing: seconds only.
-    const bool shares = gap.gap() > 0.01 * gap.ideal;
+    const bool shares = gap.gap() > 0.01 * gap.ideal && !gap.within_noise();
     for (const GapPart& part : gap.parts)
         text += shares ? format("  %-42s %7.2f s  %5.0f%%\n", part.name.c_str(), part.seconds,
                                 100 * gap.share(part))

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -33,13 +34,23 @@ struct GapPart {
 
 struct SpeedupGap {
     int devices = 0;
-    double measured = 0;  // the N-device run's seconds per epoch
+    // Seconds per epoch as comparisons quote them: the median of the steady
+    // epochs (record/run_metrics.h: EpochTime).
+    double measured = 0;  // the N-device run's
     double ideal = 0;     // the 1-device run's / devices
+    // How far the gap could move with the epochs' own spread: half the
+    // N-device run's range of steady epochs plus half the 1-device run's / N.
+    double noise = 0;
     std::vector<GapPart> parts;
 
     double gap() const { return measured - ideal; }
-    // The part's fraction of the gap (the shares add up to 1); 0 without a gap.
-    double share(const GapPart& part) const { return gap() != 0 ? part.seconds / gap() : 0; }
+    // A gap no larger than the noise says nothing about where time went.
+    bool within_noise() const { return std::abs(gap()) <= noise; }
+    // The part's fraction of the gap (the shares add up to 1); 0 without a
+    // gap, or one inside the noise (shares of noise are noise).
+    double share(const GapPart& part) const {
+        return gap() != 0 && !within_noise() ? part.seconds / gap() : 0;
+    }
     // "all-reduce not hidden: 61% of the gap; try larger buckets (--bucket-mb) or ring"
     std::string verdict() const;
 };

@@ -321,6 +321,30 @@ private slots:
         QVERIFY2(drift > 0 && drift < 1e-5, qPrintable(lines[header + 2]));
     }
 
+    // --repeat: the comparison R times, counts alternating, then each count's
+    // median speedup and its range; every run's sec/epoch is its steady
+    // epochs' median with their range.
+    void compareRepeatsAndGivesTheMedianSpeedup() {
+        const auto result = run_dp_train({"--compare", "1,2", "--repeat", "2", "--model", "linear",
+                                          "--dataset", "random", "--samples", "512",
+                                          "--batch-size", "64", "--epochs", "3", "--no-history"});
+        QCOMPARE(result.exit_code, 0);
+        const QStringList runs = result.out.split('\n').filter(QRegularExpression("^== run "));
+        QCOMPARE(runs.size(), 4);
+        QVERIFY2(runs[0].startsWith("== run 1 of 2, repeat 1 of 2: 1 device") &&
+                     runs[1].startsWith("== run 2 of 2, repeat 1 of 2: 2 device") &&
+                     runs[2].startsWith("== run 1 of 2, repeat 2 of 2: 1 device"),
+                 qPrintable(runs.join('\n')));
+        QVERIFY2(QRegularExpression("\nspeedup, median and range of 2 repeats:\n1 device: 1\\.00x "
+                                    "\\(1\\.00-1\\.00\\) over 2 repeats\n2 devices: [0-9.]+x "
+                                    "\\([0-9.]+-[0-9.]+\\) over 2 repeats\n")
+                     .match(result.out).hasMatch(),
+                 qPrintable(result.out));
+        QVERIFY(result.out.contains(QRegularExpression("sec/epoch +range")));
+        QCOMPARE(run_dp_train({"--repeat", "2"}).exit_code, 2);  // only with --compare
+        QCOMPARE(run_dp_train({"--compare", "1,2", "--repeat", "0"}).exit_code, 2);
+    }
+
     // --report: the comparison as one JSON object, each 2-device run's gap
     // split into parts that add up to it.
     void compareWritesTheReport() {

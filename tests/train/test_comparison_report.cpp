@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "scaling/comparison_report.h"
+#include "scaling/scaling_comparison.h"
 #include "scaling/speedup_gap.h"
 
 namespace {
@@ -129,6 +130,66 @@ private slots:
         QVERIFY(empty["runs"].toArray().isEmpty() && empty["speedup_gaps"].toArray().isEmpty());
         QVERIFY_THROWS_EXCEPTION(dp::Error,
                                  dp::write_comparison_report("/nonexistent-folder/r.json", {}, {}));
+    }
+
+    // A run's time per epoch is the median of the epochs after the first,
+    // which pays for kernel tuning and warm-up; the range is kept beside it.
+    void epochTimeIsTheSteadyEpochsMedian() {
+        std::vector<dp::EpochMetrics> epochs;
+        for (double seconds : {1.85, 1.40, 1.30, 1.55, 1.35}) {
+            epochs.push_back({});
+            epochs.back().seconds = seconds;
+        }
+        const dp::EpochTime time = dp::epoch_time(epochs);
+        QCOMPARE(time.first, 1.85);
+        QCOMPARE(time.steady_epochs, 4);
+        QCOMPARE(time.median, (1.35 + 1.40) / 2);
+        QCOMPARE(time.min, 1.30);
+        QCOMPARE(time.max, 1.55);
+        epochs.resize(1);  // one epoch: only it to go by
+        QCOMPARE(dp::epoch_time(epochs).median, 1.85);
+        QCOMPARE(dp::epoch_time({}).steady_epochs, 0);
+    }
+
+    // A gap no larger than the epochs' spread gets no shares and no blame.
+    void aGapInsideTheNoiseIsNotSplit() {
+        dp::RunSummary one = timed_run(3, 10, 30, {{7680, 0.4, 9, 18, 0, 1.8}});
+        dp::RunSummary two = timed_run(3, 5.1, 30, {{3840, 0.4, 4.6, 9.2, 1.0, 1.8},
+                                                    {3840, 0.4, 4.5, 9.0, 1.2, 1.8}});
+        two.epochs[1].seconds = 4.9;  // steady epochs 4.9 and 5.1: median 5.0, noise 0.1
+        two.epochs[2].seconds = 5.1;
+        const dp::SpeedupGap gap = dp::speedup_gap(one, two);
+        QCOMPARE(gap.measured, 5.0);
+        QCOMPARE(gap.ideal, 5.0);
+        QVERIFY(gap.within_noise());
+        for (const dp::GapPart& part : gap.parts) QCOMPARE(gap.share(part), 0.0);
+        QVERIFY2(gap.verdict().starts_with("within noise: 2 devices are about 2 times faster"),
+                 gap.verdict().c_str());
+        QVERIFY(dp::format_speedup_gap(gap).find('%') == std::string::npos);
+        // Outside it, the same runs are split as before.
+        two.epochs[1].seconds = two.epochs[2].seconds = 6.5;
+        QVERIFY(!dp::speedup_gap(one, two).within_noise());
+    }
+
+    // Repeats: each count's speedup is the median of its repeats, with the range.
+    void repeatsGiveTheMedianSpeedupAndItsRange() {
+        std::vector<std::vector<dp::ComparisonRow>> repeats;
+        for (double speedup : {1.95, 0.73, 2.02}) {
+            std::vector<dp::ComparisonRow> rows(2);
+            rows[0].devices = 1;
+            rows[0].speedup = 1;
+            rows[1].devices = 2;
+            rows[1].speedup = speedup;
+            repeats.push_back(rows);
+        }
+        const auto speedups = dp::repeated_speedups(repeats);
+        QCOMPARE(speedups.size(), std::size_t(2));
+        QCOMPARE(speedups[1].median, 1.95);
+        QCOMPARE(speedups[1].min, 0.73);
+        QCOMPARE(speedups[1].max, 2.02);
+        QCOMPARE(dp::format_repeated_speedups(speedups),
+                 std::string("1 device: 1.00x (1.00-1.00) over 3 repeats\n"
+                             "2 devices: 1.95x (0.73-2.02) over 3 repeats\n"));
     }
 };
 

@@ -98,6 +98,7 @@ void GapWaterfallChart::setGap(const std::optional<dp::SpeedupGap>& gap, const Q
 {
     bars_.clear();
     caption_.clear();
+    withinNoise_ = gap && gap->within_noise();
     runName_ = runName;
     color_ = color.isValid() ? color : runColor(1);
     if (gap) {

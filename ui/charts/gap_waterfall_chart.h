@@ -48,7 +48,12 @@ public:
     bool hasGap() const { return !bars_.empty(); }
     // Whether the measured time is above the ideal: else there is no gap
     // for the parts to take shares of, and they are labelled in seconds.
-    bool hasGapToSplit() const { return hasGap() && bars_.back().seconds > bars_.front().seconds; }
+    // A gap larger than the epochs' own spread (dp::SpeedupGap::within_noise):
+    // shares of noise would say nothing.
+    bool hasGapToSplit() const
+    {
+        return hasGap() && !withinNoise_ && bars_.back().seconds > bars_.front().seconds;
+    }
 
     // ideal, the parts in order, measured.
     const std::vector<Bar>& bars() const { return bars_; }
@@ -103,6 +108,7 @@ private:
 
     std::vector<Bar> bars_;
     QString caption_;
+    bool withinNoise_ = false;
     QString runName_;
     QColor color_;
     double fontScale_ = 1;

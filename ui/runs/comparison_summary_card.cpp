@@ -105,7 +105,7 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
     for (std::size_t i = 1; i < runs.size(); ++i)
         if (const std::optional<dp::SpeedupGap>& gap = comparisons[i].gap) {
             const QString verdict = engineMessage(gap->verdict()).toHtmlEscaped();
-            text += gap->gap() > 0 ? tr("<br><b>Why not %1× faster on %1 devices:</b> %2.")
+            text += gap->gap() > 0 && !gap->within_noise() ? tr("<br><b>Why not %1× faster on %1 devices:</b> %2.")
                                          .arg(gap->devices)
                                          .arg(verdict)
                                    : tr("<br><b>%1</b>.").arg(verdict.left(1).toUpper() + verdict.mid(1));

@@ -1,6 +1,5 @@
 #include "training_controller.h"
 
-#include "devices/device_thread.h"
 #include "training_worker.h"
 
 TrainingController::TrainingController(QObject* parent)
@@ -11,7 +10,7 @@ TrainingController::TrainingController(QObject* parent)
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
     // Training yields to the GUI thread: clicks and repaints never wait for a
     // core that the device threads hold (bench-ui-stall measures it).
-    dp::DeviceThread::set_background_priority(true);
+    dp::Trainer::set_background_priority(true);
     thread_.start(QThread::LowPriority);
 }
 
