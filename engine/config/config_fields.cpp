@@ -26,6 +26,11 @@ const std::vector<ConfigField> kFields = {
      HelpSection::training, &TrainConfig::batch_size, kEssential, 0, true},
     {"lr", "learning rate", "--lr", "X", "SGD learning rate", HelpSection::training,
      &TrainConfig::lr, kEssential, 0, true},
+    {"weight_decay", "weight decay", "--weight-decay", "X",
+     "SGD weight decay: each update adds X times the weights to their\n"
+     "gradients (PyTorch's SGD weight_decay, an L2 penalty of X/2 |w|^2)",
+     HelpSection::training, &TrainConfig::weight_decay,
+     S::shared | S::remembered | S::command | S::advanced, 0},
     {"epochs", "epochs", "--epochs", "N", "epochs (0 with --load: only evaluate the checkpoint)",
      HelpSection::training, &TrainConfig::epochs, kEssential, 0},
     {"warmup_epochs", "warm-up epochs", "--warmup-epochs", "X",

@@ -19,6 +19,9 @@ struct TrainConfig {
     std::string model = "lenet";
     int batch_size = 256;
     float lr = 0.2f;
+    // SGD's weight decay (PyTorch's torch.optim.SGD weight_decay): each update
+    // adds weight_decay x the parameters to their gradients. 0: none.
+    float weight_decay = 0;
     int epochs = 10;  // 0 with load_path: evaluate the checkpoint only
     // Gradual warm-up (Goyal et al. 2017): the learning rate rises linearly
     // step by step over the first warmup_epochs epochs, reaching lr at their end.

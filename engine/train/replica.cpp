@@ -61,7 +61,7 @@ Backend::LossResult Replica::compute_loss(const float* outputs, int rows, float*
 
 DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> shard,
                                      const Pass& pass, float lr, GradientReducer& reducer,
-                                     Backend::LossResult& loss) {
+                                     Backend::LossResult& loss, float weight_decay) {
     const int rows = pass.batch;
     DeviceStepTiming timing;
     timing.shard = rows;
@@ -121,6 +121,12 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
     backend_->synchronize();
     timing.allreduce = reducer.seconds();
     timing.backward = backward + watch.lap() - timing.allreduce;
+    // gradients += weight_decay x parameters (sgd_update subtracts lr x its
+    // second argument, so lr -weight_decay adds it); skipped at 0, so runs
+    // without weight decay keep their bits.
+    if (weight_decay != 0)
+        backend_->sgd_update(parameters.total_size(), -weight_decay, parameters.gradients(),
+                             parameters.values());
     backend_->sgd_update(parameters.total_size(), lr, parameters.values(), parameters.gradients());
     backend_->synchronize();
     timing.update = watch.lap();

@@ -34,8 +34,11 @@ public:
     // gradients add up before the one all-reduce. A shard of 0 rows still
     // joins every collective, with zero gradients.
     // `pass` describes the shard: its rows, step and offset in the global batch.
+    // `weight_decay` joins the gradients after their all-reduce, as PyTorch's
+    // SGD adds it after DDP's.
     DeviceStepTiming train_step(const Dataset& set, std::span<const int> shard, const Pass& pass,
-                                float lr, GradientReducer& reducer, Backend::LossResult& loss);
+                                float lr, GradientReducer& reducer, Backend::LossResult& loss,
+                                float weight_decay = 0);
 
     // Test samples [first, first + count) of `set` that the model classifies correctly.
     std::int64_t count_correct(const Dataset& set, int first, int count);

@@ -25,6 +25,7 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
       reducers_(devices.size()),
       seed_(config.seed),
       sync_bn_(config.sync_bn),
+      weight_decay_(config.weight_decay),
       timings_(devices.size()),
       losses_(devices.size()) {
     if (first_rank < 0 || first_rank + size() > world())
@@ -118,7 +119,8 @@ std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
                         .rank = rank,
                         .global_batch = global_batch};
         timings_[local] = replicas_[local]->train_step(set, batch.subspan(shard.offset, shard.rows),
-                                                       pass, lr, *reducers_[local], losses_[local]);
+                                                       pass, lr, *reducers_[local], losses_[local],
+                                                       weight_decay_);
     });
     loss = {};
     for (const auto& shard_loss : losses_) {

@@ -109,6 +109,7 @@ private:
     std::vector<std::unique_ptr<GradientReducer>> reducers_;
     std::uint64_t seed_;
     bool sync_bn_;
+    float weight_decay_;
     std::uint64_t steps_ = 0;
     ReplicaJob current_job_;
     // Per local replica, kept so that a step allocates nothing.

@@ -93,6 +93,8 @@ private slots:
         }
         QVERIFY(flags > 30);
         QVERIFY(page.contains("global batch size, split across the devices (default 256)"));
+        // A setting added to the schema alone is in both.
+        QVERIFY(help.contains("--weight-decay X") && page.contains("\\-\\-weight\\-decay"));
         for (const auto& model : dp::model_registry())
             QVERIFY(page.contains("\\fB" + QString::fromStdString(model.name).replace("-", "\\-") + "\\fR"));
         // No line may start with a dot that is not a request troff knows here.

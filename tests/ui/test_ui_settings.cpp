@@ -104,6 +104,7 @@ private slots:
     void learningRatesAreQuotedAsTyped();
     void aDataFolderStaysWithItsDataSet();
     void engineProblemsAreShownByTheirField();
+    void advancedSettingsAreEditedFromTheSchema();
     void tooFewStepsForLeNetGiveAHint();
     void classNamesComeFromTheDatasetMetadata();
     void theIconIsCompiledIn();
@@ -424,6 +425,32 @@ void TestUiSettings::engineProblemsAreShownByTheirField()
     panel->setConfig(config);
     QVERIFY(!panel->isValid());
     QVERIFY(noteOf(*panel, QStringLiteral("general"))->isVisible());
+}
+
+// The Advanced box has an editor for each setting the schema marks
+// advanced, made from its kind alone: weight decay needs no ui/ code.
+void TestUiSettings::advancedSettingsAreEditedFromTheSchema()
+{
+    RunConfigPanel* panel = newPanel();
+    auto* decay = panel->findChild<QDoubleSpinBox*>(QStringLiteral("weight_decayEditor"));
+    auto* accumulate = panel->findChild<QSpinBox*>(QStringLiteral("accumulateEditor"));
+    QVERIFY(decay && accumulate && panel->findChild<QDoubleSpinBox*>(QStringLiteral("bucket_mbEditor")));
+    QVERIFY(decay->toolTip().contains(QStringLiteral("--weight-decay")));
+    dp::TrainConfig config;
+    config.weight_decay = 0.0005f;
+    config.accumulate = 4;
+    panel->setConfig(config);
+    QCOMPARE(decay->text(), QStringLiteral("0.0005"));
+    QCOMPARE(panel->config().weight_decay, 0.0005f);
+    QCOMPARE(panel->config().accumulate, 4);
+
+    decay->setValue(-0.1);
+    QVERIFY(!panel->isValid());
+    QCOMPARE(noteOf(*panel, QStringLiteral("weight_decay"))->text(),
+             QStringLiteral("Weight decay must be 0 or more, not -0.1."));
+    decay->setValue(0.001);
+    QVERIFY(panel->isValid());
+    QCOMPARE(panel->config().weight_decay, 0.001f);
 }
 
 void TestUiSettings::tooFewStepsForLeNetGiveAHint()

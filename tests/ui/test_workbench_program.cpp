@@ -97,6 +97,10 @@ private slots:
                                         << QString() << "--batch-size: '2147483648' is not a valid number (out of range)";
         QTest::newRow("zero epochs") << QStringList{QStringLiteral("--epochs"), QStringLiteral("0")}
                                      << QString() << "--epochs must be 1 to 1000 in the workbench (got 0)";
+        // Every remembered setting of the schema is an option, a new one included.
+        QTest::newRow("negative weight decay")
+            << QStringList{QStringLiteral("--weight-decay=-0.1")} << QString()
+            << "--weight-decay must be 0 or more (got -0.1)";
         QTest::newRow("negative limit") << QStringList{QStringLiteral("--limit-train"), QStringLiteral("-1")}
                                         << QString() << "--limit-train must be 0 or more (got -1)";
         // Aborted with an uncaught dp::Error (exit 134) before.
