@@ -1367,10 +1367,12 @@ void TestMainWindow::presenterModeLeavesTheChartsRoomAt1280x720()
             record.epochs.push_back({epoch, 1.0 / epoch, 0.5 + 0.04 * epoch, 0.45 + 0.04 * epoch, 3.0});
         QVERIFY(importRecord(window, folder, record));
     }
+    // Before show: a window on screen would go full screen, the offscreen
+    // platform's 800x600 rather than the projector's 1280x720.
+    window.setPresenterMode(true);
     window.resize(1280, 720);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.setPresenterMode(true);
     QTest::qWait(50);  // the layouts settle
     for (const RunChartView* chart : std::initializer_list<const RunChartView*>{
                  parts.accuracyChart, parts.lossChart, parts.secondsChart, parts.speedupChart}) {
