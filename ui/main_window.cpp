@@ -101,6 +101,15 @@ QList<QKeySequence> presenterShortcuts(bool presenting)
     return keys;
 }
 
+// A page that takes a scroll area's height and scrolls only below its own
+// minimum: QScrollArea gives a height-for-width page (wrapped text in it) its
+// preferred height for the width, the charts at their tallest, mostly out of view.
+class FillingPage : public QWidget {
+public:
+    using QWidget::QWidget;
+    int heightForWidth(int width) const override { return layout()->minimumHeightForWidth(width); }
+};
+
 bool writeFile(const QString& path, const QByteArray& contents)
 {
     QSaveFile file(path);
@@ -206,19 +215,25 @@ void MainWindow::setUpControls()
 
 void MainWindow::buildConfigScroll()
 {
-    configScroll_->setWidget(configPanel_);
-    // The panel follows the scroll area's width and grows as notes appear;
-    // a short window scrolls it.
-    configScroll_->setWidgetResizable(true);
-    configScroll_->setFrameShape(QFrame::NoFrame);
-    configScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    configScroll_->setMinimumWidth(settingsWidthFor(configPanel_->minimumSizeHint()));
+    // The panel grows as notes appear; a short window scrolls it.
+    scrollVertically(configScroll_, configPanel_);
 }
 
-int MainWindow::settingsWidthFor(QSize panelSize) const
+void MainWindow::scrollVertically(QScrollArea* area, QWidget* content) const
 {
-    // Room for the vertical scroll bar, so that it never covers a field.
-    return panelSize.width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
+    // The content follows the area's width and keeps at least its minimum
+    // height, scrolling up and down; the area is as wide as the content's
+    // minimum and the scroll bar, so that the bar never covers it.
+    area->setWidget(content);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    area->setMinimumWidth(scrolledWidthFor(content->minimumSizeHint()));
+}
+
+int MainWindow::scrolledWidthFor(QSize contentSize) const
+{
+    return contentSize.width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
 }
 
 void MainWindow::buildLayout()
@@ -245,7 +260,7 @@ void MainWindow::buildLayout()
     settingsSplitter_->setStretchFactor(1, 1);
     setCentralWidget(settingsSplitter_);
     resizeToScreen();
-    settingsSplitter_->setSizes({settingsWidthFor(configPanel_->sizeHint()), width()});
+    settingsSplitter_->setSizes({scrolledWidthFor(configPanel_->sizeHint()), width()});
     // The runs table keeps a third of the height: four rows or more at 720 px.
     rightSplitter_->setSizes({height() * 2 / 3, height() / 3});
 }
@@ -265,13 +280,24 @@ void MainWindow::resizeToScreen()
 void MainWindow::buildViewTabs()
 {
     // Charts: the run's progress on the left, how it scales on the right.
+    // The switches stay in view; the card and the charts scroll where the
+    // window is too short for both (a comparison's card on a 768-line screen).
+    auto* cardAndCharts = new FillingPage;
+    auto* cardAndChartsLayout = new QVBoxLayout(cardAndCharts);
+    cardAndChartsLayout->setContentsMargins(0, 0, 0, 0);
+    cardAndChartsLayout->setSpacing(2);
+    cardAndChartsLayout->addWidget(summaryCard_);
+    cardAndChartsLayout->addWidget(charts_, 1);
+    auto* chartsScroll = new QScrollArea;
+    chartsScroll->setObjectName(QStringLiteral("chartsScroll"));
+    scrollVertically(chartsScroll, cardAndCharts);
+
     auto* chartsPage = new QWidget;
     auto* chartsLayout = new QVBoxLayout(chartsPage);
     chartsLayout->setContentsMargins(0, 4, 0, 0);
     chartsLayout->setSpacing(2);
     chartsLayout->addWidget(chartSwitches_);
-    chartsLayout->addWidget(summaryCard_);
-    chartsLayout->addWidget(charts_, 1);
+    chartsLayout->addWidget(chartsScroll, 1);
 
     viewTabs_->addTab(chartsPage, tr("Charts"));
     viewTabs_->addTab(classroomPage_, tr("Classroom"));

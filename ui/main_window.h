@@ -110,8 +110,10 @@ private:
     void buildLayout();
     // 80% of a large screen, most of a small one, centred.
     void resizeToScreen();
-    // The settings scroll area's width for a panel of `panelSize`.
-    int settingsWidthFor(QSize panelSize) const;
+    // Puts `content` in `area`, scrolled up and down only.
+    void scrollVertically(QScrollArea* area, QWidget* content) const;
+    // A vertical scroll area's width for content of `contentSize`.
+    int scrolledWidthFor(QSize contentSize) const;
     void restoreSplitters();
     void buildViewTabs();
     // The view tabs above the run controls and the status line.
