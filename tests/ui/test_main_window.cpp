@@ -1,6 +1,7 @@
 // Drives the workbench window like a user would, on the offscreen platform,
 // with the real engine on the real Fashion-MNIST files. Settings and the run
 // history live in temporary folders, never the user's.
+#include <QAbstractProxyModel>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -141,7 +142,10 @@ struct WindowParts {
           logView(window.findChild<QPlainTextEdit*>(QStringLiteral("logView"))),
           runsTable(window.findChild<QTableView*>(QStringLiteral("runsTable"))),
           queueView(window.findChild<QListView*>(QStringLiteral("queueView"))),
-          runs(runsTable ? qobject_cast<RunsTableModel*>(runsTable->model()) : nullptr)
+          // The table shows the runs through its sorting and filtering proxy.
+          runs(runsTable ? qobject_cast<RunsTableModel*>(
+                                   qobject_cast<QAbstractProxyModel*>(runsTable->model())->sourceModel())
+                         : nullptr)
     {
     }
 
