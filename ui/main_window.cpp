@@ -91,6 +91,25 @@ QPushButton* buttonFor(QAction* action, const QString& text, const QString& obje
     return button;
 }
 
+// F11 and Ctrl+Shift+P switch presenter mode; Esc also leaves it, as it
+// leaves a full-screen slide show.
+QList<QKeySequence> presenterShortcuts(bool presenting)
+{
+    QList<QKeySequence> keys{QKeySequence(Qt::Key_F11), QKeySequence(MainWindow::tr("Ctrl+Shift+P"))};
+    if (presenting)
+        keys.append(QKeySequence(Qt::Key_Escape));
+    return keys;
+}
+
+// A page that takes a scroll area's height and scrolls only below its own
+// minimum: QScrollArea gives a height-for-width page (wrapped text in it) its
+// preferred height for the width, the charts at their tallest, mostly out of view.
+class FillingPage : public QWidget {
+public:
+    using QWidget::QWidget;
+    int heightForWidth(int width) const override { return layout()->minimumHeightForWidth(width); }
+};
+
 bool writeFile(const QString& path, const QByteArray& contents)
 {
     QSaveFile file(path);
@@ -111,6 +130,7 @@ MainWindow::MainWindow(QWidget* parent)
       scalingPage_(new ScalingPredictionPage),
       viewTabs_(new QTabWidget),
       bottomTabs_(new QTabWidget),
+      settingsSplitter_(new QSplitter(Qt::Horizontal)),
       rightSplitter_(new QSplitter(Qt::Vertical)),
       runsPanel_(new RunsPanel(runsModel_)),
       startButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"))),
@@ -195,12 +215,25 @@ void MainWindow::setUpControls()
 
 void MainWindow::buildConfigScroll()
 {
-    configScroll_->setWidget(configPanel_);
-    configScroll_->setWidgetResizable(true);
-    configScroll_->setFrameShape(QFrame::NoFrame);
-    configScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    configScroll_->setMinimumWidth(configPanel_->sizeHint().width()
-                                   + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4);
+    // The panel grows as notes appear; a short window scrolls it.
+    scrollVertically(configScroll_, configPanel_);
+}
+
+void MainWindow::scrollVertically(QScrollArea* area, QWidget* content) const
+{
+    // The content follows the area's width and keeps at least its minimum
+    // height, scrolling up and down; the area is as wide as the content's
+    // minimum and the scroll bar, so that the bar never covers it.
+    area->setWidget(content);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    area->setMinimumWidth(scrolledWidthFor(content->minimumSizeHint()));
+}
+
+int MainWindow::scrolledWidthFor(QSize contentSize) const
+{
+    return contentSize.width() + style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 4;
 }
 
 void MainWindow::buildLayout()
@@ -217,29 +250,54 @@ void MainWindow::buildLayout()
     rightSplitter_->setStretchFactor(0, 2);
     rightSplitter_->setStretchFactor(1, 1);
 
-    auto* central = new QWidget;
-    auto* centralLayout = new QHBoxLayout(central);
-    centralLayout->addWidget(configScroll_);
-    centralLayout->addWidget(rightSplitter_, 1);
-    setCentralWidget(central);
-    // 1400x900 where the screen has room, else most of the screen (a 1280x720
-    // projector); the size and splitter the user left are restored below.
-    const QRect screenArea = screen()->availableGeometry();
-    resize(std::min(1400, screenArea.width() * 19 / 20), std::min(900, screenArea.height() * 19 / 20));
+    // The settings can be dragged narrower, down to their minimum; the views
+    // take what the window gains or loses.
+    settingsSplitter_->setObjectName(QStringLiteral("settingsSplitter"));
+    settingsSplitter_->addWidget(configScroll_);
+    settingsSplitter_->addWidget(rightSplitter_);
+    settingsSplitter_->setChildrenCollapsible(false);
+    settingsSplitter_->setStretchFactor(0, 0);
+    settingsSplitter_->setStretchFactor(1, 1);
+    setCentralWidget(settingsSplitter_);
+    resizeToScreen();
+    settingsSplitter_->setSizes({scrolledWidthFor(configPanel_->sizeHint()), width()});
     // The runs table keeps a third of the height: four rows or more at 720 px.
     rightSplitter_->setSizes({height() * 2 / 3, height() / 3});
+}
+
+void MainWindow::resizeToScreen()
+{
+    // 80% of a large screen (1920x1080, 4K), 1400x900 on a smaller one, and
+    // never more than most of the screen (a 1280x720 projector); centred.
+    // The size the user left is restored later.
+    const QRect screenArea = screen()->availableGeometry();
+    const QSize share = screenArea.size() * 4 / 5;
+    const QSize most = screenArea.size() * 19 / 20;
+    resize(share.expandedTo(QSize(1400, 900)).expandedTo(minimumSizeHint()).boundedTo(most));
+    move(screenArea.center() - rect().center());
 }
 
 void MainWindow::buildViewTabs()
 {
     // Charts: the run's progress on the left, how it scales on the right.
+    // The switches stay in view; the card and the charts scroll where the
+    // window is too short for both (a comparison's card on a 768-line screen).
+    auto* cardAndCharts = new FillingPage;
+    auto* cardAndChartsLayout = new QVBoxLayout(cardAndCharts);
+    cardAndChartsLayout->setContentsMargins(0, 0, 0, 0);
+    cardAndChartsLayout->setSpacing(2);
+    cardAndChartsLayout->addWidget(summaryCard_);
+    cardAndChartsLayout->addWidget(charts_, 1);
+    auto* chartsScroll = new QScrollArea;
+    chartsScroll->setObjectName(QStringLiteral("chartsScroll"));
+    scrollVertically(chartsScroll, cardAndCharts);
+
     auto* chartsPage = new QWidget;
     auto* chartsLayout = new QVBoxLayout(chartsPage);
     chartsLayout->setContentsMargins(0, 4, 0, 0);
     chartsLayout->setSpacing(2);
     chartsLayout->addWidget(chartSwitches_);
-    chartsLayout->addWidget(summaryCard_);
-    chartsLayout->addWidget(charts_, 1);
+    chartsLayout->addWidget(chartsScroll, 1);
 
     viewTabs_->addTab(chartsPage, tr("Charts"));
     viewTabs_->addTab(classroomPage_, tr("Classroom"));
@@ -417,7 +475,7 @@ void MainWindow::buildViewMenu()
     presenterAction_ = viewMenu->addAction(tr("&Presenter mode"));
     presenterAction_->setObjectName(QStringLiteral("presenterAction"));
     presenterAction_->setCheckable(true);
-    presenterAction_->setShortcuts({QKeySequence(Qt::Key_F11), QKeySequence(tr("Ctrl+Shift+P"))});
+    presenterAction_->setShortcuts(presenterShortcuts(false));
     presenterAction_->setToolTip(tr("Large fonts, no settings panel: for a projector"));
     connect(presenterAction_, &QAction::toggled, this, &MainWindow::setPresenterMode);
     secondsAxisAction_ = viewMenu->addAction(tr("X axis in training &seconds"));
@@ -884,7 +942,11 @@ void MainWindow::setPresenterMode(bool on)
         presenterAction_->setChecked(on);  // comes back here through toggled
         return;
     }
-    // The charts and classroom views get the whole window.
+    if (on)
+        beforePresenter_ = {windowState(), settingsSplitter_->sizes(), rightSplitter_->sizes()};
+    // The charts and classroom views get the whole window, or the whole
+    // screen for a window already on it (one not shown yet is sized by
+    // whoever shows it: --presenter, the tests).
     configScroll_->setVisible(!on);
     bottomTabs_->setVisible(!on);
     QFont font = QApplication::font();
@@ -892,6 +954,34 @@ void MainWindow::setPresenterMode(bool on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
     centralWidget()->setFont(font);
     charts_->setFontScale(on ? kPresenterFontScale : 1.0);
+    presenterAction_->setShortcuts(presenterShortcuts(on));
+    if (on) {
+        if (isVisible())
+            showFullScreen();
+    } else if (isVisible() && windowState() != beforePresenter_.windowState) {
+        // The window gets its size back with its state, then the splitters
+        // theirs (resizeEvent), as the user left them.
+        splittersToRestore_ = true;
+        setWindowState(beforePresenter_.windowState);
+    } else {
+        restoreSplitters();
+    }
+}
+
+void MainWindow::restoreSplitters()
+{
+    splittersToRestore_ = false;
+    if (!beforePresenter_.settingsSizes.isEmpty())
+        settingsSplitter_->setSizes(beforePresenter_.settingsSizes);
+    if (!beforePresenter_.viewSizes.isEmpty())
+        rightSplitter_->setSizes(beforePresenter_.viewSizes);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    if (splittersToRestore_ && !isFullScreen())
+        restoreSplitters();
 }
 
 void MainWindow::setXAxisMode(XAxisMode mode)

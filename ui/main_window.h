@@ -88,6 +88,8 @@ signals:
 protected:
     // Quitting during a run asks first; the window's size and splitters are remembered.
     void closeEvent(QCloseEvent* event) override;
+    // Back from presenter mode's full screen, the splitters as they were.
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     // The menus, and the chart switches that mirror View's actions.
@@ -106,6 +108,13 @@ private:
     // The settings beside the views, the runs table and log below them, and
     // the window's first size.
     void buildLayout();
+    // 80% of a large screen, most of a small one, centred.
+    void resizeToScreen();
+    // Puts `content` in `area`, scrolled up and down only.
+    void scrollVertically(QScrollArea* area, QWidget* content) const;
+    // A vertical scroll area's width for content of `contentSize`.
+    int scrolledWidthFor(QSize contentSize) const;
+    void restoreSplitters();
     void buildViewTabs();
     // The view tabs above the run controls and the status line.
     QWidget* buildViewColumn();
@@ -152,7 +161,8 @@ private:
     QTabWidget* viewTabs_;
     QWidget* chartSwitches_ = nullptr;  // x axis, smoothing and log loss, above the charts
     QTabWidget* bottomTabs_;
-    QSplitter* rightSplitter_;  // the views above, the runs table and log below
+    QSplitter* settingsSplitter_;  // the settings, then everything else
+    QSplitter* rightSplitter_;     // the views above, the runs table and log below
     RunsPanel* runsPanel_;
     QPushButton* startButton_;
     QPushButton* compareButton_;
@@ -167,6 +177,15 @@ private:
     QAction* secondsAxisAction_;
     QAction* smoothLossAction_;
     QAction* logLossAction_;
+
+    // What presenter mode gives back when it ends: the window's state and
+    // both splitters' sizes.
+    struct WindowLayout {
+        Qt::WindowStates windowState;
+        QList<int> settingsSizes, viewSizes;
+    };
+    WindowLayout beforePresenter_;
+    bool splittersToRestore_ = false;  // once the window is out of full screen
 
     bool stopRequested_ = false;
     Confirmation confirm_;

@@ -6,7 +6,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -69,7 +69,7 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
       seedSpin_(createSpin(QStringLiteral("seedSpin"), "seed", this)),
       precisionCombo_(new QComboBox(this)),
       datasetCombo_(new QComboBox(this)),
-      dataForm_(new QFormLayout),
+      dataForm_(new QGridLayout),
       dataFolder_(new DataFolderField(this)),
       inputSizeSpin_(createSpin(QStringLiteral("inputSizeSpin"), "input_size", this)),
       samplesSpin_(createSpin(QStringLiteral("samplesSpin"), "samples", this)),
@@ -162,9 +162,11 @@ void RunConfigPanel::layOutBoxes()
     QGroupBox* devicesBox = buildDevicesBox();
     QGroupBox* advancedBox = buildAdvancedBox();
 
-    // The boxes keep their natural height; spare room goes below them.
+    // Spare room goes to the stretch below the boxes. A box may grow past its
+    // size hint, never be capped at it: a note wrapped over more lines than
+    // the hint's width allows for would squeeze the field rows under it.
     for (QGroupBox* box : {modelBox, trainingBox, dataBox, devicesBox, advancedBox})
-        box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+        box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -190,7 +192,7 @@ QGroupBox* RunConfigPanel::buildModelBox()
 QGroupBox* RunConfigPanel::buildTrainingBox()
 {
     auto* trainingBox = new QGroupBox(tr("Training"), this);
-    auto* trainingForm = new QFormLayout(trainingBox);
+    auto* trainingForm = new QGridLayout(trainingBox);
     addFieldRow(trainingForm, "batch_size", batchSizeSpin_);
     addFieldRow(trainingForm, "lr", learningRateSpin_);
     addFieldRow(trainingForm, "epochs", epochsSpin_);
@@ -230,7 +232,7 @@ QGroupBox* RunConfigPanel::buildDevicesBox()
 QGroupBox* RunConfigPanel::buildAdvancedBox()
 {
     auto* advancedBox = new QGroupBox(tr("Advanced"), this);
-    auto* advancedForm = new QFormLayout(advancedBox);
+    auto* advancedForm = new QGridLayout(advancedBox);
     for (const dp::ConfigField& field : dp::config_fields()) {
         if (!(field.scope & dp::ConfigField::advanced))
             continue;
@@ -267,11 +269,26 @@ void RunConfigPanel::connectFields()
         connect(editor, &SettingEditor::changed, this, &RunConfigPanel::revalidate);
 }
 
-void RunConfigPanel::addFieldRow(QFormLayout* form, const char* field, QWidget* widget)
+// A grid rather than a QFormLayout: QFormLayout (Qt 6.4) under-reports the
+// height a wrapped note needs once notes have come and gone, and the box
+// then squeezes the rows below the note to nothing.
+void RunConfigPanel::addFieldRow(QGridLayout* form, const char* field, QWidget* widget)
 {
-    form->addRow(settingLabel(field), widget);
+    const int row = form->count() == 0 ? 0 : form->rowCount();
+    auto* label = new QLabel(settingLabel(field), this);
+    label->setBuddy(widget);
+    fieldLabels_[widget] = label;
+    form->addWidget(label, row, 0);
+    form->addWidget(widget, row, 1);
+    form->setColumnStretch(1, 1);
     // The full width under the row: a note may quote a long path.
-    form->addRow(addNote(field));
+    form->addWidget(addNote(field), row + 1, 0, 1, 2);
+}
+
+void RunConfigPanel::setFieldRowVisible(QWidget* widget, bool visible)
+{
+    fieldLabels_.at(widget)->setVisible(visible);
+    widget->setVisible(visible);
 }
 
 FieldNote* RunConfigPanel::addNote(const char* field)
@@ -460,9 +477,9 @@ void RunConfigPanel::showDatasetSettings()
     const QString dataset = datasetCombo_->currentData().toString();
     const bool synthetic = dataset == QLatin1String("random");
     dataFolder_->setDataset(dataset);
-    dataForm_->setRowVisible(dataFolder_, !synthetic);
-    dataForm_->setRowVisible(inputSizeSpin_, synthetic);
-    dataForm_->setRowVisible(samplesSpin_, synthetic);
-    dataForm_->setRowVisible(trainSamplesSpin_, !synthetic);
-    dataForm_->setRowVisible(testSamplesSpin_, !synthetic);
+    setFieldRowVisible(dataFolder_, !synthetic);
+    setFieldRowVisible(inputSizeSpin_, synthetic);
+    setFieldRowVisible(samplesSpin_, synthetic);
+    setFieldRowVisible(trainSamplesSpin_, !synthetic);
+    setFieldRowVisible(testSamplesSpin_, !synthetic);
 }

@@ -19,7 +19,7 @@ class QAbstractSpinBox;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
-class QFormLayout;
+class QGridLayout;
 class QGroupBox;
 class QLabel;
 class QSpinBox;
@@ -75,7 +75,9 @@ protected:
 
 private:
     // A row of `form` labeled as config_fields labels `field`, with its note below.
-    void addFieldRow(QFormLayout* form, const char* field, QWidget* widget);
+    void addFieldRow(QGridLayout* form, const char* field, QWidget* widget);
+    // Shows or hides a field with its label (a data set's own settings).
+    void setFieldRowVisible(QWidget* widget, bool visible);
     FieldNote* addNote(const char* field);
     // Each field's name, choices, range and tooltip, by the box it sits in.
     void setUpModelFields();
@@ -106,7 +108,7 @@ private:
     QSpinBox* seedSpin_;
     QComboBox* precisionCombo_;
     QComboBox* datasetCombo_;
-    QFormLayout* dataForm_;
+    QGridLayout* dataForm_;
     DataFolderField* dataFolder_;
     QSpinBox* inputSizeSpin_;
     QSpinBox* samplesSpin_;
@@ -124,4 +126,5 @@ private:
     // problems of no field shown here (a checkpoint path, say).
     std::map<std::string, FieldNote*> fieldNotes_;
     FieldNote* generalNote_;
+    std::map<QWidget*, QLabel*> fieldLabels_;  // each field's label, by field
 };

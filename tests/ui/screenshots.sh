@@ -2,7 +2,8 @@
 # Saves screenshots of dp-workbench in each state a user meets, under xvfb
 # (a real X server, so fonts and styles render as on a desktop), for docs and
 # UI review: idle, mid-run, a finished 1 vs 2 comparison, the classroom views
-# and presenter mode (also on a 1280x720 projector). Each state starts from
+# and presenter mode (also on a 1280x720 projector); idle and a comparison on
+# a 1024x768 screen, idle on 1920x1080. Each state starts from
 # fresh settings and an empty history in a temporary folder. Needs a Release
 # build and xvfb-run.
 #
@@ -52,3 +53,8 @@ SCREEN=1280x720 DP_CPU_DEVICES=8 shot presenter-classroom-8-devices "${data[@]}"
   --start --presenter --show-tab classroom --screenshot-after-epochs 1
 SCREEN=1280x720 shot presenter-720p "${data[@]}" --epochs 10 --start --presenter \
   --screenshot-after-epochs 2
+# The smallest screen the window fits: the charts two a row beside the settings.
+SCREEN=1024x768 shot idle-1024x768
+SCREEN=1024x768 shot comparison-1024x768 "${data[@]}" --epochs 3 --devices cpu:0,cpu:1 --compare
+# A full-HD desktop: the window takes 80% of it, centred.
+SCREEN=1920x1080 shot idle-1920x1080

@@ -1,6 +1,7 @@
 // Drives the workbench window like a user would, on the offscreen platform,
 // with the real engine on the real Fashion-MNIST files. Settings and the run
 // history live in temporary folders, never the user's.
+#include <QAbstractProxyModel>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -141,7 +142,10 @@ struct WindowParts {
           logView(window.findChild<QPlainTextEdit*>(QStringLiteral("logView"))),
           runsTable(window.findChild<QTableView*>(QStringLiteral("runsTable"))),
           queueView(window.findChild<QListView*>(QStringLiteral("queueView"))),
-          runs(runsTable ? qobject_cast<RunsTableModel*>(runsTable->model()) : nullptr)
+          // The table shows the runs through its sorting and filtering proxy.
+          runs(runsTable ? qobject_cast<RunsTableModel*>(
+                                   qobject_cast<QAbstractProxyModel*>(runsTable->model())->sourceModel())
+                         : nullptr)
     {
     }
 
@@ -1371,10 +1375,12 @@ void TestMainWindow::presenterModeLeavesTheChartsRoomAt1280x720()
             record.epochs.push_back({epoch, 1.0 / epoch, 0.5 + 0.04 * epoch, 0.45 + 0.04 * epoch, 3.0});
         QVERIFY(importRecord(window, folder, record));
     }
+    // Before show: a window on screen would go full screen, the offscreen
+    // platform's 800x600 rather than the projector's 1280x720.
+    window.setPresenterMode(true);
     window.resize(1280, 720);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.setPresenterMode(true);
     QTest::qWait(50);  // the layouts settle
     for (const RunChartView* chart : std::initializer_list<const RunChartView*>{
                  parts.accuracyChart, parts.lossChart, parts.secondsChart, parts.speedupChart}) {

@@ -38,7 +38,7 @@ ChartBoard::ChartBoard(QWidget* parent)
     : QWidget(parent),
       legend_(new RunLegend),
       resetZoomButton_(new QPushButton(tr("Reset zoom"))),
-      grid_(new QGridLayout),
+      boardLayout_(new QVBoxLayout(this)),
       gap_(new GapWaterfallChart)
 {
     legend_->setObjectName(QStringLiteral("runLegend"));
@@ -50,42 +50,34 @@ ChartBoard::ChartBoard(QWidget* parent)
     top->setContentsMargins(4, 0, 4, 0);
     top->addWidget(legend_, 1);
     top->addWidget(resetZoomButton_, 0, Qt::AlignTop);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    layout->addLayout(top);
-    layout->addLayout(grid_, 1);
-    grid_->setContentsMargins(0, 0, 0, 0);
-    grid_->setSpacing(2);
+    boardLayout_->setContentsMargins(0, 0, 0, 0);
+    boardLayout_->setSpacing(2);
+    boardLayout_->addLayout(top);
 
-    // What each run measures on top; how the runs scale under it (the
-    // speedup, and where an N-device run's time goes: a waterfall of eight
-    // labelled bars, which needs the wider cell), drift at the bottom. Six
-    // columns: three charts a row above, two below.
     auto* accuracy = add(new EpochMetricChart(
                                  tr("Accuracy"),
                                  {{tr("test acc"), [](const dp::EpochMetrics& e) { return e.test_acc; }},
                                   {tr("train acc"),
                                    [](const dp::EpochMetrics& e) { return e.train_acc; },
                                    Qt::DashLine}}),
-                         "accuracyChart", "accuracy", 0, 0, 2);
+                         "accuracyChart", "accuracy");
     accuracy->setValueBounds(0, 1);
     accuracy->setValuesAlwaysShown(0, 1);  // as d2l's and MATLAB's monitor draw it
     epochCharts_.push_back(accuracy);
-    loss_ = add(new LossChart, "lossChart", "training_loss", 0, 2, 2);
+    loss_ = add(new LossChart, "lossChart", "training_loss");
     auto* seconds = add(
             new EpochMetricChart(tr("Seconds per epoch"),
                                  {{tr("sec/epoch"), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
-            "secondsChart", "seconds_per_epoch", 0, 4, 2);
+            "secondsChart", "seconds_per_epoch");
     seconds->setValuesAlwaysShown(0, 0);  // from 0: 5.1 -> 4.4 s is not a collapse
     epochCharts_.push_back(seconds);
-    speedup_ = add(new SpeedupChart, "speedupChart", "speedup", 1, 0, 3);
+    speedup_ = add(new SpeedupChart, "speedupChart", "speedup");
     gap_->setObjectName(QStringLiteral("gapWaterfallChart"));
-    grid_->addWidget(gap_, 1, 3, 1, 3);
+    gridOrder_.push_back(gap_);
     drift_ = add(new EpochMetricChart(
                          tr("N devices vs 1: parameter drift ‖θN − θ1‖ / ‖θ1‖"),
                          {{tr("drift"), [](const dp::EpochMetrics& e) { return e.parameter_drift; }}}),
-                 "driftChart", "parameter_drift", 2, 0, 6);
+                 "driftChart", "parameter_drift");
     drift_->setLogScaleY(true);  // from 1e-9 to 1e-3
     drift_->setToolTip(
             tr("After each epoch, how far the N-device run's parameters are from its 1-device "
@@ -93,10 +85,7 @@ ChartBoard::ChartBoard(QWidget* parent)
                "parallelism computes the same update, so only float rounding tells them apart; "
                "training amplifies rounding as it leaves a plateau, as much as between two "
                "1-device runs whose kernels round differently."));
-    grid_->setRowStretch(0, 3);
-    grid_->setRowStretch(1, 3);
-    for (int column = 0; column < 6; ++column)
-        grid_->setColumnStretch(column, 1);
+    arrange(kWide);
     showDrift(false);  // until a comparison measures drift
 
     for (const auto& [chart, name] : charts_) {
@@ -110,13 +99,70 @@ ChartBoard::ChartBoard(QWidget* parent)
 }
 
 template <typename Chart>
-Chart* ChartBoard::add(Chart* chart, const char* objectName, const char* exportName, int row,
-                       int column, int columns)
+Chart* ChartBoard::add(Chart* chart, const char* objectName, const char* exportName)
 {
     chart->setObjectName(QLatin1String(objectName));
-    grid_->addWidget(chart, row, column, 1, columns);
+    gridOrder_.push_back(chart);
     charts_.emplace_back(chart, QLatin1String(exportName));
     return chart;
+}
+
+// What each run measures on top; how the runs scale under it (the speedup,
+// and where an N-device run's time goes: a waterfall of eight labelled bars,
+// which needs the wider cell), drift at the bottom. Six columns: three charts
+// a row above, two below.
+const ChartBoard::Arrangement ChartBoard::kWide{
+        3, 2, {{{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {1, 0, 3}, {1, 3, 3}, {2, 0, 6}}}};
+// Two a row: accuracy and loss, seconds and speedup, then the waterfall and
+// drift across the board.
+const ChartBoard::Arrangement ChartBoard::kNarrow{
+        2, 3, {{{0, 0, 1}, {0, 1, 1}, {1, 0, 1}, {1, 1, 1}, {2, 0, 2}, {3, 0, 2}}}};
+
+void ChartBoard::arrange(const Arrangement& arrangement)
+{
+    if (arrangement_ == &arrangement)
+        return;
+    arrangement_ = &arrangement;
+    delete grid_;  // its items only: the charts belong to the board
+    grid_ = new QGridLayout;
+    grid_->setContentsMargins(0, 0, 0, 0);
+    grid_->setSpacing(2);
+    int columns = 0;
+    for (std::size_t i = 0; i < gridOrder_.size(); ++i) {
+        const Cell& cell = arrangement.cells[i];
+        grid_->addWidget(gridOrder_[i], cell.row, cell.column, 1, cell.columns);
+        columns = std::max(columns, cell.column + cell.columns);
+    }
+    for (int row = 0; row < arrangement.driftRow; ++row)
+        grid_->setRowStretch(row, 3);
+    grid_->setRowStretch(arrangement.driftRow, drift_->isHidden() ? 0 : 2);
+    for (int column = 0; column < columns; ++column)
+        grid_->setColumnStretch(column, 1);
+    boardLayout_->addLayout(grid_, 1);
+}
+
+int ChartBoard::minimumWidth(const Arrangement& arrangement) const
+{
+    int chartWidth = 0;
+    for (const QWidget* chart : gridOrder_)
+        chartWidth = std::max({chartWidth, chart->minimumWidth(), chart->minimumSizeHint().width()});
+    return arrangement.chartsPerRow * chartWidth + (arrangement.chartsPerRow - 1) * grid_->spacing();
+}
+
+QSize ChartBoard::minimumSizeHint() const
+{
+    return {minimumWidth(kNarrow), QWidget::minimumSizeHint().height()};
+}
+
+int ChartBoard::chartsPerRow() const
+{
+    return arrangement_->chartsPerRow;
+}
+
+void ChartBoard::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    arrange(width() >= minimumWidth(kWide) ? kWide : kNarrow);
 }
 
 void ChartBoard::startRun(const dp::RunRecord& record, const QColor& color)
@@ -214,7 +260,7 @@ void ChartBoard::updateSharedXRange()
 void ChartBoard::showDrift(bool shown)
 {
     drift_->setVisible(shown);
-    grid_->setRowStretch(2, shown ? 2 : 0);  // a hidden row takes no room
+    grid_->setRowStretch(arrangement_->driftRow, shown ? 2 : 0);  // a hidden row takes no room
 }
 
 void ChartBoard::setSpeedupMeasurements(std::vector<SpeedupChart::Measurement> measurements)

@@ -3,6 +3,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ class LossChart;
 class QDir;
 class QGridLayout;
 class QPushButton;
+class QVBoxLayout;
 class RunChartView;
 class RunLegend;
 
@@ -27,7 +29,9 @@ class RunLegend;
 // need to know (which runs are shown, the x axis and its range, presenter
 // fonts, zoom, export), so a new chart is one class and one line in the
 // constructor. The charts over epochs or seconds share one x range, so that
-// a run's points line up from chart to chart.
+// a run's points line up from chart to chart. Narrower than three charts
+// side by side (a 1024-px screen beside the settings), the grid reflows to
+// two charts a row.
 class ChartBoard : public QWidget {
     Q_OBJECT
 
@@ -65,7 +69,29 @@ public:
     QString exportTo(const QDir& folder) const;
     static constexpr QSize kExportSize{800, 450};
 
+    // As narrow as two charts a row: the grid reflows rather than pushing the
+    // window off a small screen.
+    QSize minimumSizeHint() const override;
+    // How many charts share the top row now: 3, or 2 in a narrow board.
+    int chartsPerRow() const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    // Where each chart sits in one arrangement of the grid.
+    struct Cell {
+        int row, column, columns;
+    };
+    struct Arrangement {
+        int chartsPerRow;
+        int driftRow;  // the last row, which takes no room while drift is hidden
+        // accuracy, loss, seconds, speedup, gap, drift
+        std::array<Cell, 6> cells;
+    };
+    static const Arrangement kWide;
+    static const Arrangement kNarrow;
+
     struct ShownRun {
         QString name;
         QColor color;
@@ -73,10 +99,13 @@ private:
         int epochsDone = 0;
     };
 
-    // Places `chart` at (row, column), spanning `columns`, exported as `name`.
+    // Names `chart` and keeps it for the grid and the export as `name`.
     template <typename Chart>
-    Chart* add(Chart* chart, const char* objectName, const char* exportName, int row, int column,
-               int columns = 1);
+    Chart* add(Chart* chart, const char* objectName, const char* exportName);
+    // The width `arrangement` needs: its top row's charts at their minimum.
+    int minimumWidth(const Arrangement& arrangement) const;
+    // Lays the charts out in a new grid as `arrangement` places them.
+    void arrange(const Arrangement& arrangement);
     void showDrift(bool shown);
     void remember(const dp::RunRecord& record, const QColor& color);
     void forget(const std::string& id);
@@ -87,7 +116,10 @@ private:
 
     RunLegend* legend_;
     QPushButton* resetZoomButton_;
-    QGridLayout* grid_;
+    QVBoxLayout* boardLayout_;  // the legend row above the grid
+    QGridLayout* grid_ = nullptr;
+    const Arrangement* arrangement_ = nullptr;
+    std::vector<QWidget*> gridOrder_;  // as Arrangement::cells lists them
     std::vector<std::pair<RunChartView*, QString>> charts_;  // with their export names
     std::vector<RunChartView*> sharedXCharts_;               // all but speedup
     std::vector<EpochMetricChart*> epochCharts_;             // told about every run's epochs

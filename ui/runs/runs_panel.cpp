@@ -5,7 +5,9 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -13,16 +15,44 @@
 
 #include "runs_table_model.h"
 
+namespace {
+
+// The runs as the table shows them: sorted by a clicked column, numbers as
+// numbers (9 before 10; a dash, no number, first), text as text; and only
+// the rows with the filter's text somewhere in them.
+class RunsSortFilter : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+protected:
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override
+    {
+        const QVariant a = left.data(Qt::UserRole);
+        const QVariant b = right.data(Qt::UserRole);
+        if (a.isValid() || b.isValid())
+            return !a.isValid() ? b.isValid() : b.isValid() && a.toDouble() < b.toDouble();
+        return QString::localeAwareCompare(left.data().toString(), right.data().toString()) < 0;
+    }
+};
+
+}  // namespace
+
 RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
     : QWidget(parent),
       model_(model),
+      shownRuns_(new RunsSortFilter(this)),
+      filterEdit_(new QLineEdit(this)),
       table_(new QTableView(this)),
       targetSpin_(new QDoubleSpinBox(this)),
       deleteButton_(new QPushButton(tr("Delete from history"), this)),
       historyProblem_(new QLabel(this))
 {
+    setUpFilter();
     table_->setObjectName(QStringLiteral("runsTable"));
-    table_->setModel(model);
+    table_->setModel(shownRuns_);
+    // In the order the runs started until a header is clicked.
+    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    table_->setSortingEnabled(true);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setAlternatingRowColors(true);
     table_->verticalHeader()->hide();
@@ -55,6 +85,7 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(hint, 1);
+    controls->addWidget(filterEdit_);
     controls->addWidget(new QLabel(tr("Target accuracy"), this));
     controls->addWidget(targetSpin_);
     controls->addWidget(deleteButton_);
@@ -79,6 +110,20 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
     updateDeleteButton();
 }
 
+void RunsPanel::setUpFilter()
+{
+    shownRuns_->setSourceModel(model_);
+    shownRuns_->setFilterKeyColumn(-1);  // any column
+    shownRuns_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    filterEdit_->setObjectName(QStringLiteral("runsFilter"));
+    filterEdit_->setPlaceholderText(tr("Filter runs"));
+    filterEdit_->setClearButtonEnabled(true);
+    filterEdit_->setToolTip(tr("Show only the runs with this text in their row: a model, "
+                               "\"2×\", a status, a date"));
+    connect(filterEdit_, &QLineEdit::textChanged, shownRuns_,
+            &QSortFilterProxyModel::setFilterFixedString);
+}
+
 void RunsPanel::setBusyRun(const std::string& id)
 {
     busyRun_ = id;
@@ -100,7 +145,7 @@ std::vector<std::string> RunsPanel::selectedIds() const
 {
     std::vector<std::string> ids;
     for (const QModelIndex& index : table_->selectionModel()->selectedRows())
-        ids.push_back(model_->record(index.row()).id);
+        ids.push_back(model_->record(shownRuns_->mapToSource(index).row()).id);
     return ids;
 }
 

@@ -7,12 +7,14 @@
 
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QPushButton;
+class QSortFilterProxyModel;
 class QTableView;
 class RunsTableModel;
 
-// The runs table with what acts on it: the target accuracy of its "time to"
-// column, and deleting runs from the history.
+// The runs table with what acts on it: sorting by a column, a filter, the
+// target accuracy of its "time to" column, and deleting runs from the history.
 class RunsPanel : public QWidget {
     Q_OBJECT
 
@@ -31,10 +33,14 @@ signals:
     void deleteRequested(const std::vector<std::string>& ids);
 
 private:
+    // The proxy the table shows and the filter box that narrows it.
+    void setUpFilter();
     std::vector<std::string> selectedIds() const;
     void updateDeleteButton();
 
     RunsTableModel* model_;
+    QSortFilterProxyModel* shownRuns_;  // sorted and filtered, as the table shows them
+    QLineEdit* filterEdit_;
     QTableView* table_;
     QDoubleSpinBox* targetSpin_;
     QPushButton* deleteButton_;

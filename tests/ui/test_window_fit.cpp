@@ -1,0 +1,197 @@
+// The window on every screen, on the offscreen platform: it fits a 1024x768
+// screen, the settings keep every field whole whatever notes appear, and
+// presenter mode fills the screen and gives the window back as it was.
+#include <QAbstractSpinBox>
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGroupBox>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "chart_board.h"
+#include "field_note.h"
+#include "main_window.h"
+#include "run_config_panel.h"
+
+namespace {
+
+// The settings fields a user edits: spin boxes, combos and check boxes.
+QList<QWidget*> settingsFields(const RunConfigPanel& panel)
+{
+    QList<QWidget*> fields;
+    for (QWidget* widget : panel.findChildren<QWidget*>()) {
+        const bool field = qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QComboBox*>(widget)
+                        || qobject_cast<QCheckBox*>(widget);
+        if (field && widget->isVisibleTo(&panel))
+            fields.append(widget);
+    }
+    return fields;
+}
+
+// Why a field of `panel` is not shown whole (squeezed below its size hint,
+// outside its group, or under another field or a note), or empty.
+QString hiddenField(const RunConfigPanel& panel)
+{
+    QList<QWidget*> shown = settingsFields(panel);
+    for (FieldNote* note : panel.findChildren<FieldNote*>()) {
+        if (note->isVisibleTo(&panel))
+            shown.append(note);
+    }
+    for (QWidget* field : settingsFields(panel)) {
+        const QRect inPanel(field->mapTo(&panel, QPoint(0, 0)), field->size());
+        if (field->height() < field->sizeHint().height())
+            return QStringLiteral("%1 is %2 px high of %3").arg(field->objectName()).arg(field->height())
+                    .arg(field->sizeHint().height());
+        const auto* group = qobject_cast<QGroupBox*>(field->parentWidget());
+        if (group && !QRect(group->mapTo(&panel, QPoint(0, 0)), group->size()).contains(inPanel))
+            return QStringLiteral("%1 sticks out of %2").arg(field->objectName(), group->title());
+        for (const QWidget* other : shown) {
+            if (other != field && QRect(other->mapTo(&panel, QPoint(0, 0)), other->size()).intersects(inPanel))
+                return QStringLiteral("%1 overlaps %2").arg(field->objectName(), other->objectName());
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+class TestWindowFit : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void windowFitsA1024By768Screen();
+    void fieldNotesNeverHideAField();
+    void presenterModeFillsTheScreenAndGivesTheWindowBack();
+
+private:
+    QTemporaryDir scratch_;
+    int dataDirs_ = 0;
+};
+
+void TestWindowFit::initTestCase()
+{
+    QVERIFY(scratch_.isValid());
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("dp-workbench-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_window_fit"));
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+}
+
+// Every test starts with default settings and an empty history.
+void TestWindowFit::init()
+{
+    QSettings().clear();
+    qputenv("DP_WORKBENCH_DATA_DIR",
+            scratch_.filePath(QStringLiteral("data-%1").arg(++dataDirs_)).toUtf8());
+}
+
+// A 1024x768 screen (less a panel) holds the whole window: the charts go two
+// a row beside the settings rather than pushing the window wider.
+void TestWindowFit::windowFitsA1024By768Screen()
+{
+    MainWindow window;
+    QVERIFY2(window.minimumSizeHint().width() <= 1024 && window.minimumSizeHint().height() <= 700,
+             qPrintable(QStringLiteral("minimum %1x%2").arg(window.minimumSizeHint().width())
+                                .arg(window.minimumSizeHint().height())));
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.minimumSize().width() <= 1024 && window.minimumSize().height() <= 700);
+    QTRY_COMPARE(window.size(), QSize(1024, 700));
+    auto* charts = window.findChild<ChartBoard*>();
+    QVERIFY(charts);
+    QTRY_COMPARE(charts->chartsPerRow(), 2);
+    QVERIFY(charts->mapTo(&window, QPoint(charts->width(), 0)).x() <= window.width());
+    QVERIFY(charts->width() >= charts->minimumSizeHint().width());
+
+    // Wide again, three a row.
+    window.resize(1600, 900);
+    QTRY_COMPARE(charts->chartsPerRow(), 3);
+}
+
+// A problem or a hint under a Training field makes its box taller: the
+// Precision row under them stays whole (it used to be squeezed away).
+void TestWindowFit::fieldNotesNeverHideAField()
+{
+    MainWindow window;
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* panel = window.findChild<RunConfigPanel*>();
+    auto* precision = window.findChild<QComboBox*>(QStringLiteral("precisionCombo"));
+    QVERIFY(panel && precision);
+    QTRY_COMPARE(hiddenField(*panel), QString());
+
+    // LeNet for 1 epoch of 512 images: "too few steps", a hint under the batch size.
+    dp::TrainConfig config = window.runConfig();
+    config.model = "lenet";
+    config.epochs = 1;
+    config.limit_train = 512;
+    window.setRunConfig(config);
+    auto* batchNote = window.findChild<FieldNote*>(QStringLiteral("batch_sizeNote"));
+    QVERIFY(batchNote && batchNote->isVisibleTo(panel) && batchNote->kind() == FieldNote::Kind::hint);
+    QTRY_COMPARE(hiddenField(*panel), QString());
+
+    // tf32 on CPUs: a problem under the precision; then fp32 again, the hint back.
+    precision->setCurrentIndex(precision->findData(QStringLiteral("tf32")));
+    auto* precisionNote = window.findChild<FieldNote*>(QStringLiteral("precisionNote"));
+    QVERIFY(precisionNote && precisionNote->isVisibleTo(panel));
+    QTRY_COMPARE(hiddenField(*panel), QString());
+    precision->setCurrentIndex(precision->findData(QStringLiteral("fp32")));
+    QVERIFY(batchNote->isVisibleTo(panel));
+    QTRY_COMPARE(hiddenField(*panel), QString());
+
+    // A negative learning rate: a problem under it, above the precision.
+    config.lr = -0.1f;
+    window.setRunConfig(config);
+    auto* lrNote = window.findChild<FieldNote*>(QStringLiteral("lrNote"));
+    QVERIFY(lrNote && lrNote->isVisibleTo(panel) && lrNote->kind() == FieldNote::Kind::problem);
+    QTRY_COMPARE(hiddenField(*panel), QString());
+    const auto* training = qobject_cast<QGroupBox*>(precision->parentWidget());
+    QVERIFY(training);
+    QVERIFY(precision->geometry().bottom() <= training->contentsRect().bottom());
+}
+
+// F11 fills the screen; F11 or Esc gives back the window's state and both
+// splitters' sizes as they were.
+void TestWindowFit::presenterModeFillsTheScreenAndGivesTheWindowBack()
+{
+    MainWindow window;
+    window.resize(1200, 760);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* presenter = window.findChild<QAction*>(QStringLiteral("presenterAction"));
+    auto* settingsSplitter = window.findChild<QSplitter*>(QStringLiteral("settingsSplitter"));
+    auto* viewSplitter = window.findChild<QSplitter*>(QStringLiteral("rightSplitter"));
+    QVERIFY(presenter && settingsSplitter && viewSplitter);
+    QVERIFY(presenter->shortcuts().contains(QKeySequence(Qt::Key_F11)));
+    settingsSplitter->setSizes({settingsSplitter->widget(0)->minimumWidth() + 20, 800});
+    viewSplitter->setSizes({400, 300});
+    const QList<int> settingsSizes = settingsSplitter->sizes();
+    const QList<int> viewSizes = viewSplitter->sizes();
+
+    for (const QKeySequence& leave : {QKeySequence(Qt::Key_F11), QKeySequence(Qt::Key_Escape)}) {
+        presenter->trigger();
+        QVERIFY(window.isFullScreen());
+        QVERIFY(!settingsSplitter->widget(0)->isVisible());
+        QVERIFY(presenter->shortcuts().contains(leave));
+        presenter->trigger();  // what either key does
+        QVERIFY(!presenter->isChecked());
+        QVERIFY(!window.isFullScreen());
+        QTRY_COMPARE(window.size(), QSize(1200, 760));
+        QCOMPARE(settingsSplitter->sizes(), settingsSizes);
+        QCOMPARE(viewSplitter->sizes(), viewSizes);
+    }
+    // Esc is presenter mode's only: elsewhere it belongs to the fields.
+    QVERIFY(!presenter->shortcuts().contains(QKeySequence(Qt::Key_Escape)));
+}
+
+QTEST_MAIN(TestWindowFit)
+#include "test_window_fit.moc"
