@@ -32,9 +32,9 @@ struct JsonNumber {
 // "<error_prefix> at byte <n><error_suffix>: <reason>".
 class JsonReader {
 public:
-    // How deeply skip_value lets arrays and objects nest (Qt's JSON parser's
-    // limit, which the run record reader had): a deeper document is refused
-    // rather than read with unbounded work per level.
+    // How deeply skip_value lets arrays and objects nest: Qt's JSON parser's
+    // limit, which the run record's reader had when it was Qt's. A deeper
+    // document is refused, so the stack of open ones stays small.
     static constexpr std::size_t kMaxDepth = 1024;
 
     JsonReader(std::string_view text, std::string error_prefix, std::string error_suffix = {})
