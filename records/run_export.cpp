@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <variant>
 
 #include "number_text.h"
 #include "run_comparison.h"
@@ -106,6 +107,24 @@ QJsonValue optionalNumber(const std::optional<double>& value)
     return value ? QJsonValue(*value) : QJsonValue(QJsonValue::Null);
 }
 
+// One object per device with every field of record/step_timing_fields.h,
+// as the run record's "step_totals" (dp::step_totals_json) holds them.
+QJsonArray stepTotals(const std::vector<dp::DeviceStepTiming>& totals)
+{
+    QJsonArray devices;
+    for (const dp::DeviceStepTiming& timing : totals) {
+        QJsonObject device;
+        for (const dp::StepTimingField& field : dp::step_timing_fields()) {
+            const double value = dp::step_timing_value(field, timing);
+            device[QLatin1String(field.name)] = std::holds_alternative<int dp::DeviceStepTiming::*>(field.member)
+                    ? QJsonValue(qint64(value))
+                    : QJsonValue(value);
+        }
+        devices.append(device);
+    }
+    return devices;
+}
+
 // Each run as its runsToJson object; the CSV writes the values in runColumns()' order.
 std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double targetAccuracy)
 {
@@ -136,8 +155,7 @@ std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double 
         // JSON only (no CSV column holds a list of objects): the run's step
         // timings, as its record keeps them.
         row[QStringLiteral("steps")] = qint64(run.steps);
-        row[QStringLiteral("step_totals")] =
-                QJsonDocument::fromJson(QByteArray::fromStdString(dp::step_totals_json(run.step_totals))).array();
+        row[QStringLiteral("step_totals")] = stepTotals(run.step_totals);
         rows.push_back(row);
     }
     return rows;

@@ -24,7 +24,7 @@
 #include "core/exception_message.h"
 #include "io/output_file.h"
 #include "number_text.h"
-#include "run_record_json.h"
+#include "record/run_record_json.h"
 #include "config/config_fields.h"
 #include "record/step_timing_fields.h"
 
@@ -198,9 +198,7 @@ const std::vector<RunColumn>& runColumns()
              },
              [](dp::RunRecord& r, const QVariant& v) {
                  try {
-                     r.step_totals = stepTotalsFromJson(
-                             QJsonDocument::fromJson(v.toString().toUtf8()).array(),
-                             QStringLiteral("step_totals"));
+                     r.step_totals = dp::step_totals_from_json(v.toString().toStdString(), "step_totals");
                  } catch (const dp::Error&) {
                      r.step_totals.clear();
                  }

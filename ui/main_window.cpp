@@ -49,7 +49,7 @@
 #include "run_export.h"
 #include "run_history.h"
 #include "run_manager.h"
-#include "run_record_json.h"
+#include "record/run_record_json.h"
 #include "run_settings.h"
 #include "runs_panel.h"
 #include "runs_table_model.h"
@@ -864,7 +864,7 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
 bool MainWindow::importRunRecord(const QString& path, QString* problem)
 {
     try {
-        const dp::RunRecord record = readRunRecord(path);
+        const dp::RunRecord record = dp::read_run_record(QFile::encodeName(path).toStdString());
         if (runsModel_->rowOf(record.id) >= 0) {
             // The same run twice would be one row updated, said as a second import.
             showStatus(tr("Already in the history: %1").arg(QString::fromStdString(record.label())));

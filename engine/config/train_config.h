@@ -84,7 +84,7 @@ std::vector<DeviceInfo> validate_and_select_devices(const TrainConfig& config);
 // and precision, every number within its range (config_fields.h), and the
 // settings that exclude each other. It reads neither the devices nor the
 // file system, so it also checks the settings of a run recorded elsewhere
-// (an imported run record, records/run_record_rules.h).
+// (an imported run record, record/run_record_rules.h).
 void validate_settings(const TrainConfig& config);
 
 // Throws dp::Error if this one setting is impossible whatever the others are:

@@ -209,6 +209,160 @@ std::vector<std::uint64_t> JsonReader::parse_unsigned_array() {
     }
 }
 
+JsonType JsonReader::peek_type() {
+    skip_whitespace();
+    switch (peek()) {
+        case '{': return JsonType::object;
+        case '[': return JsonType::array;
+        case '"': return JsonType::string;
+        case 't':
+        case 'f': return JsonType::boolean;
+        case 'n': return JsonType::null;
+        default:
+            if (peek() == '-' || (peek() >= '0' && peek() <= '9')) return JsonType::number;
+            syntax_error(at_end() ? "unexpected end of the text" : "expected a value");
+    }
+}
+
+JsonNumber JsonReader::parse_number() {
+    skip_whitespace();
+    const std::size_t start = position_;
+    const auto digits = [&] {
+        if (peek() < '0' || peek() > '9') syntax_error("expected a digit");
+        while (peek() >= '0' && peek() <= '9') ++position_;
+    };
+    if (peek() == '-') ++position_;
+    // RFC 8259: no leading zeros, no '+', no bare '.' or exponent.
+    if (peek() == '0') ++position_;
+    else digits();
+    bool integer = true;
+    if (peek() == '.') {
+        ++position_;
+        digits();
+        integer = false;
+    }
+    if (peek() == 'e' || peek() == 'E') {
+        ++position_;
+        if (peek() == '+' || peek() == '-') ++position_;
+        digits();
+        integer = false;
+    }
+    const char* first = text_.data() + start;
+    const char* last = text_.data() + position_;
+    JsonNumber number;
+    if (integer) {
+        std::int64_t whole = 0;
+        if (std::from_chars(first, last, whole).ec == std::errc{}) {
+            number.whole = whole;
+            number.value = double(whole);
+            return number;
+        }
+    }
+    // from_chars, not strtod: the C library's decimal point follows the
+    // locale (Qt programs set it from the environment), JSON's is '.'.
+    if (std::from_chars(first, last, number.value).ec != std::errc{})
+        syntax_error_at(start, "number out of range");
+    // Whole and within int64 (2^63 itself is not).
+    constexpr double kTwoTo63 = 9223372036854775808.0;
+    if (std::trunc(number.value) == number.value && number.value >= -kTwoTo63 && number.value < kTwoTo63)
+        number.whole = std::int64_t(number.value);
+    return number;
+}
+
+void JsonReader::expect_word(std::string_view word) {
+    skip_whitespace();
+    if (text_.substr(position_, word.size()) != word) syntax_error("expected a value");
+    position_ += word.size();
+}
+
+bool JsonReader::parse_boolean() {
+    skip_whitespace();
+    if (peek() == 't') {
+        expect_word("true");
+        return true;
+    }
+    if (peek() != 'f') syntax_error("expected true or false");
+    expect_word("false");
+    return false;
+}
+
+void JsonReader::parse_null() { expect_word("null"); }
+
+void JsonReader::parse_array(const std::function<void(std::size_t)>& on_item) {
+    expect('[', "'['");
+    skip_whitespace();
+    if (peek() == ']') {
+        ++position_;
+        return;
+    }
+    for (std::size_t index = 0;; ++index) {
+        skip_whitespace();
+        on_item(index);
+        skip_whitespace();
+        if (peek() == ']') {
+            ++position_;
+            return;
+        }
+        expect(',', "',' or ']'");
+    }
+}
+
+void JsonReader::skip_scalar() {
+    switch (peek_type()) {
+        case JsonType::string: parse_string(); return;
+        case JsonType::number: parse_number(); return;
+        case JsonType::boolean: parse_boolean(); return;
+        case JsonType::null: parse_null(); return;
+        default: syntax_error("expected a value");
+    }
+}
+
+void JsonReader::skip_value() {
+    // Iterative, with the open containers on a stack of '{' and '[': the
+    // depth costs heap, never the call stack.
+    std::vector<char> open;
+    while (true) {
+        // At the start of a value.
+        const JsonType type = peek_type();
+        if (type == JsonType::object || type == JsonType::array) {
+            if (open.size() == kMaxDepth) syntax_error("arrays and objects nested too deeply");
+            const char opening = peek(), closing = type == JsonType::object ? '}' : ']';
+            ++position_;
+            skip_whitespace();
+            if (peek() == closing) {
+                ++position_;
+            } else {
+                open.push_back(opening);
+                if (opening == '{') {
+                    parse_string();
+                    expect(':', "':'");
+                }
+                continue;
+            }
+        } else {
+            skip_scalar();
+        }
+        // After a value: close what it ends, or go on to the next item.
+        while (!open.empty()) {
+            skip_whitespace();
+            const bool in_object = open.back() == '{';
+            if (peek() == (in_object ? '}' : ']')) {
+                ++position_;
+                open.pop_back();
+                continue;
+            }
+            expect(',', in_object ? "',' or '}'" : "',' or ']'");
+            if (in_object) {
+                skip_whitespace();
+                parse_string();
+                expect(':', "':'");
+            }
+            break;
+        }
+        if (open.empty()) return;
+    }
+}
+
 void append_json_string(std::string& out, std::string_view text) {
     constexpr std::string_view kShortEscaped = "\b\f\n\r\t", kShortEscapes = "bfnrt";
     constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";  // U+FFFD in UTF-8

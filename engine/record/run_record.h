@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string_view>
 #include <string>
@@ -76,11 +75,6 @@ RunRecord start_run_record(const TrainConfig& config, const std::string& source)
 // A new id for the runs of one comparison (RunRecord::comparison_group).
 std::string new_comparison_group();
 
-// The JSON text of a record (format version 1, documented in run_record.cpp).
-std::string to_json(const RunRecord& record);
-
-// Writes to_json(record) to `file` atomically (temporary file, then rename),
-// so a crash mid-write leaves the previous record. Throws dp::Error.
-void write_run_record(const std::filesystem::path& file, const RunRecord& record);
+// The record's JSON, written and read: record/run_record_json.h.
 
 }  // namespace dp

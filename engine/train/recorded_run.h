@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "record/run_record.h"
+#include "record/run_record_json.h"
 #include "train/trainer.h"
 
 namespace dp {

@@ -1,5 +1,5 @@
 // Fuzzes the history import: what File > Import run record... does
-// (MainWindow::importRunRecord): readRunRecord(path) reads the file, then
+// (MainWindow::importRunRecord): dp::read_run_record(path) reads the file, then
 // RunHistory::save() stores it in the SQLite history. Bad input must end in
 // dp::Error. An imported run must read back from the history as it was
 // imported; it is then removed, so the database stays small.
@@ -8,13 +8,14 @@
 #include <QString>
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
 #include "core/error.h"
 #include "fuzz_check.h"
+#include "record/run_record_json.h"
 #include "run_history.h"
-#include "run_record_json.h"
 #include "scratch_file.h"
 
 namespace {
@@ -34,11 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     application();
     static ScratchFile scratch("import.json");
     static RunHistory history(QString::fromStdString((scratch.folder() / "runs.sqlite").string()));
-    const QString path = QString::fromStdString(scratch.write(data, size).string());
+    const std::filesystem::path path = scratch.write(data, size);
 
     dp::RunRecord record;
     try {
-        record = readRunRecord(path);
+        record = dp::read_run_record(path);
     } catch (const dp::Error&) {
         return 0;
     }

@@ -30,12 +30,23 @@
 #include "run_comparison.h"
 #include "run_export.h"
 #include "run_history.h"
-#include "run_record_json.h"
-#include "run_record_rules.h"
+#include "record/run_record_json.h"
+#include "record/run_record_rules.h"
 #include "config/config_fields.h"
 #include "record/step_timing_fields.h"
 
 namespace {
+
+// The engine's run record reader (record/run_record_json.h), on Qt's bytes and paths.
+dp::RunRecord recordFromJson(const QByteArray& json)
+{
+    return dp::run_record_from_json(std::string_view(json.constData(), std::size_t(json.size())));
+}
+
+dp::RunRecord readRecordFile(const QString& path)
+{
+    return dp::read_run_record(QFile::encodeName(path).toStdString());
+}
 
 bool sameDouble(double a, double b)
 {
@@ -455,8 +466,8 @@ private slots:
     {
         const QString fifo = path("record.json");
         QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0644), 0);
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(fifo); }), QStringLiteral("not a regular file"));
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(QStringLiteral("/dev/zero")); }),
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRecordFile(fifo); }), QStringLiteral("not a regular file"));
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRecordFile(QStringLiteral("/dev/zero")); }),
                               QStringLiteral("not a regular file"));
     }
 
@@ -598,7 +609,7 @@ private slots:
         record.epochs[1].seconds = 3600.5;
         record.config.seed = 1234567890123456789ull;
         const dp::RunRecord imported =
-                runRecordFromJson(QByteArray::fromStdString(dp::to_json(record)));
+                recordFromJson(QByteArray::fromStdString(dp::to_json(record)));
         QCOMPARE(dp::to_json(imported), dp::to_json(record));
         QVERIFY(imported.config.lr == record.config.lr);
         QCOMPARE(imported.config.seed, record.config.seed);
@@ -608,7 +619,7 @@ private slots:
 
         const QString file = path("run.json");
         dp::write_run_record(file.toStdString(), record);
-        QCOMPARE(dp::to_json(readRunRecord(file)), dp::to_json(record));
+        QCOMPARE(dp::to_json(readRecordFile(file)), dp::to_json(record));
     }
 
     // A record written before step timings were kept still imports, with none.
@@ -622,12 +633,12 @@ private slots:
         QVERIFY(steps > 0);
         json = json.left(steps) + "\n}\n";  // as version 1 records were before
         QVERIFY(!json.contains("step_totals"));
-        const dp::RunRecord imported = runRecordFromJson(json);
+        const dp::RunRecord imported = recordFromJson(json);
         QCOMPARE(imported.steps, std::int64_t(0));
         QVERIFY(imported.step_totals.empty());
         QCOMPARE(imported.epochs.size(), std::size_t(2));
         // With them, every phase of every device comes back.
-        const dp::RunRecord whole = runRecordFromJson(QByteArray::fromStdString(dp::to_json(record)));
+        const dp::RunRecord whole = recordFromJson(QByteArray::fromStdString(dp::to_json(record)));
         QCOMPARE(whole.steps, std::int64_t(12));
         QCOMPARE(whole.step_totals.size(), std::size_t(2));
         QCOMPARE(whole.step_totals[1].shard, 64);
@@ -688,10 +699,10 @@ private slots:
     {
         QFETCH(QByteArray, json);
         QFETCH(QString, problem);
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { runRecordFromJson(json); }), problem);
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { recordFromJson(json); }), problem);
         const QString file = path("bad.json");
         writeFile(file, json);
-        const QString fileError = errorOf([&] { readRunRecord(file); });
+        const QString fileError = errorOf([&] { readRecordFile(file); });
         VERIFY_ONE_LINE_ERROR(fileError, file);
         VERIFY_ONE_LINE_ERROR(fileError, problem);
     }
@@ -699,7 +710,7 @@ private slots:
     void importNamesAMissingFile()
     {
         const QString missing = path("missing.json");
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(missing); }), missing);
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRecordFile(missing); }), missing);
     }
 
     // Records whose fields are each of the right type but out of what a run
@@ -755,7 +766,7 @@ private slots:
         QTest::newRow("10,001 epochs") << with([](dp::RunRecord& r) {
             r.config.epochs = 450000;
             r.epochs.clear();
-            for (int epoch = 1; epoch <= kMaxRecordEpochs + 1; ++epoch)
+            for (int epoch = 1; epoch <= dp::kMaxRecordEpochs + 1; ++epoch)
                 r.epochs.push_back({epoch, 1.0, 0.5, 0.5, 1.0});
         }) << "\"epochs\" lists 10001 epochs; the workbench takes records of at most 10000";
         QTest::newRow("lr a string") << QByteArray(with([](dp::RunRecord&) {}))
@@ -777,9 +788,9 @@ private slots:
     {
         QFETCH(QByteArray, json);
         QFETCH(QString, problem);
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { runRecordFromJson(json); }), problem);
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { recordFromJson(json); }), problem);
         // The one line quotes no huge value back.
-        QVERIFY(errorOf([&] { runRecordFromJson(json); }).size() < 1000);
+        QVERIFY(errorOf([&] { recordFromJson(json); }).size() < 1000);
     }
 
     // A record whose run the file left running comes in as interrupted: no
@@ -790,10 +801,10 @@ private slots:
         record.status = dp::RunStatus::running;
         const QString file = path("running.json");
         dp::write_run_record(file.toStdString(), record);
-        QCOMPARE(readRunRecord(file).status, dp::RunStatus::interrupted);
+        QCOMPARE(readRecordFile(file).status, dp::RunStatus::interrupted);
         // A byte-order mark some editors add is no reason to refuse a record.
         writeFile(file, "\xef\xbb\xbf" + QByteArray::fromStdString(dp::to_json(record)));
-        QCOMPARE(readRunRecord(file).id, record.id);
+        QCOMPARE(readRecordFile(file).id, record.id);
     }
 
     // File > Import of a link to /dev/zero read until memory ran out, and
@@ -803,18 +814,18 @@ private slots:
     {
         const QString fifo = path("fifo.json");
         QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(fifo); }), "not a regular file");
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRecordFile(fifo); }), "not a regular file");
         const QString zero = path("zero.json");
         QVERIFY(QFile::link(QStringLiteral("/dev/zero"), zero));
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(zero); }), "not a regular file");
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(m_dir->path()); }), "not a regular file");
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRecordFile(zero); }), "not a regular file");
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRecordFile(m_dir->path()); }), "not a regular file");
         const QString huge = path("huge.json");
         {
             QFile file(huge);
             QVERIFY(file.open(QIODevice::WriteOnly));
-            QVERIFY(file.resize(kMaxRunRecordBytes + 1));  // sparse: nothing written
+            QVERIFY(file.resize(dp::kMaxRunRecordBytes + 1));  // sparse: nothing written
         }
-        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRunRecord(huge); }), "MiB a file of its kind may hold");
+        VERIFY_ONE_LINE_ERROR(errorOf([&] { readRecordFile(huge); }), "MiB a file of its kind may hold");
     }
 
     // One row out of range (epochs 99999999999, lr 1e300) emptied the whole

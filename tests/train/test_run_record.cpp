@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "record/run_record.h"
+#include "record/run_record_json.h"
 #include "record/step_timing_fields.h"
 
 namespace {

@@ -54,7 +54,7 @@
 #include "run_history.h"
 #include "runs_table_model.h"
 #include "speedup_chart.h"
-#include "record/run_record.h"
+#include "record/run_record_json.h"
 
 namespace {
 

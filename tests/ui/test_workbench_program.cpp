@@ -9,7 +9,7 @@
 
 #include <sys/stat.h>
 
-#include "record/run_record.h"
+#include "record/run_record_json.h"
 
 namespace {
 

@@ -1,6 +1,4 @@
-#include "run_record_rules.h"
-
-#include <QString>
+#include "record/run_record_rules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include "parallel/communicator_factory.h"
 #include "config/config_fields.h"
 
+namespace dp {
 namespace {
 
 // Linux's PATH_MAX: no path setting of a real run is longer.
@@ -117,9 +116,22 @@ void checkEpochs(const dp::RunRecord& record)
     }
 }
 
+// How many UTF-16 code units `text` (UTF-8) takes: how Qt, and so the
+// window, counts characters (a character past U+FFFF takes two).
+std::size_t utf16_length(const std::string& text)
+{
+    std::size_t length = 0;
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte & 0xC0) != 0x80)  // not a continuation byte: a character starts
+            length += byte >= 0xF0 ? 2 : 1;
+    }
+    return length;
+}
+
 }  // namespace
 
-void checkRecordedRun(const dp::RunRecord& record)
+void check_recorded_run(const RunRecord& record)
 {
     requireLength("id", record.id, kMaxWordBytes);
     if (record.id.empty())
@@ -128,9 +140,9 @@ void checkRecordedRun(const dp::RunRecord& record)
     requireLength("source", record.source, kMaxWordBytes);
     requireLength("comparison_group", record.comparison_group, kMaxWordBytes);
     requireLength("error", record.error, kMaxErrorBytes);
-    if (const qsizetype length = QString::fromStdString(record.name).size(); length > kMaxRunNameLength)
-        fail(dp::format("\"name\" is %lld characters long; a run's name takes at most %d",
-                        (long long)length, kMaxRunNameLength));
+    if (const std::size_t length = utf16_length(record.name); length > std::size_t(kMaxRunNameLength))
+        fail(dp::format("\"name\" is %zu characters long; a run's name takes at most %d", length,
+                        kMaxRunNameLength));
     // Legends, the status line and messages show the name on one line.
     if (std::any_of(record.name.begin(), record.name.end(),
                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
@@ -141,3 +153,5 @@ void checkRecordedRun(const dp::RunRecord& record)
     if (record.steps < 0)
         fail("\"steps\" is negative");
 }
+
+}  // namespace dp

@@ -4,6 +4,8 @@
 
 #include "record/run_record.h"
 
+namespace dp {
+
 // What a run record from outside (File > Import, dp-workbench --import) must
 // satisfy before it joins the history: the settings by dp-train's own rules
 // (dp::validate_settings: known model and data set, every number in its
@@ -17,9 +19,12 @@ inline constexpr std::int64_t kMaxRunRecordBytes = std::int64_t(16) << 20;
 inline constexpr int kMaxRecordEpochs = 10000;
 // The most devices (one per rank in an mpirun record) a record may list.
 inline constexpr int kMaxRecordDevices = 4096;
-// The longest run name, in characters (the runs table's name column).
+// The longest run name, in characters as the workbench counts them (UTF-16
+// code units: the runs table's name column).
 inline constexpr int kMaxRunNameLength = 200;
 
 // Throws dp::Error with one line naming the first field out of range and
 // its value ("\"epochs[2].test_acc\" must be between 0 and 1 (got 5)").
-void checkRecordedRun(const dp::RunRecord& record);
+void check_recorded_run(const RunRecord& record);
+
+}  // namespace dp

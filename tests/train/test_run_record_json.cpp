@@ -1,0 +1,223 @@
+// The run record's JSON read back by the engine's own reader
+// (record/run_record_json.h), the one reader the workbench imports with:
+// what to_json writes reads back field by field, and what is not a record
+// is refused with one line naming the field. Qt is only the test harness.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include "config/config_fields.h"
+#include "core/error.h"
+#include "error_of.h"
+#include "record/run_record_json.h"
+#include "record/step_timing_fields.h"
+
+namespace {
+
+// Every field set, each away from its default, and within what a run can write.
+dp::RunRecord every_field_record() {
+    dp::RunRecord record;
+    record.id = "2026-11-22T01:30:00Z-4242-1";
+    record.started_at = "2026-11-22T01:30:00Z";
+    record.source = "mpirun";
+    record.status = dp::RunStatus::failed;
+    record.error = "rank 1: \"loss is NaN\", lower --lr\t(tab)";
+    record.processes = 4;
+    record.comparison_group = "compare-2026-11-22T01:30:00Z-4242-2";
+    record.deterministic = false;
+    record.name = "baseline, 'tuned' \xC2\xB7 \xC3\xBC \xF0\x9F\x98\x80";  // ·, ü, an emoji
+    dp::TrainConfig& c = record.config;
+    c.model = "resnet18-narrow";
+    c.batch_size = 512;
+    c.lr = 0.1f;
+    c.epochs = 7;
+    c.seed = std::uint64_t(std::numeric_limits<std::int64_t>::max());  // the largest a record keeps
+    c.dataset = "mnist-format";
+    c.data_dir = "/data/my mnist, 'copy' \xC2\xB7 \\ \"quoted\"";
+    c.input_size = 7;
+    c.samples = 33;
+    c.limit_train = 1000;
+    c.limit_test = 200;
+    c.shuffle = false;
+    c.load_path = "/tmp/start.safetensors";
+    c.save_path = "/tmp/end.safetensors";
+    c.record_path = "/tmp/run.json";
+    c.preview_samples = 8;
+    c.devices = {"cpu:0", "cpu:1", "cpu:2", "cpu:3"};
+    c.allreduce = "naive";
+    c.bucket_mb = 0.1;
+    c.sync_bn = true;
+    c.collective_timeout_s = 0.1 + 0.2;
+    record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567, 3.1e-6},
+                     {2, 0.25, 5e-324, 0.9999999999999999, 3600.5}};  // drift not measured: NaN
+    record.steps = 47;
+    record.step_totals = {{3000, 0.1 + 0.2, 1.0 / 3.0, 2.5, 0.125, 1e-7},
+                          {3000, 0.5, 0.75, 2.25, 1.0 / 7.0, 0},
+                          {2992, 0, 0, 0, 0, 0},
+                          {2992, 1e300, 5e-324, 1, 2, 3}};
+    return record;
+}
+
+bool same_double(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+// `json` with the first `from` replaced by `to` (which must be there).
+std::string replaced(std::string json, const std::string& from, const std::string& to) {
+    const std::size_t at = json.find(from);
+    if (at == std::string::npos) qFatal("'%s' is not in the JSON", from.c_str());
+    return json.replace(at, from.size(), to);
+}
+
+#define VERIFY_REFUSED(json, problem)                                                          \
+    do {                                                                                       \
+        const std::string error = error_of([&] { dp::run_record_from_json(json); });           \
+        QVERIFY2(error.find(problem) != std::string::npos, error.c_str());                     \
+        QVERIFY2(error.find('\n') == std::string::npos, error.c_str());                        \
+    } while (false)
+
+}  // namespace
+
+class TestRunRecordJson : public QObject {
+    Q_OBJECT
+
+private slots:
+    void readsBackEveryFieldAsWritten() {
+        const dp::RunRecord record = every_field_record();
+        const dp::RunRecord read = dp::run_record_from_json(dp::to_json(record));
+        QCOMPARE(read.id, record.id);
+        QCOMPARE(read.started_at, record.started_at);
+        QCOMPARE(read.source, record.source);
+        QVERIFY(read.status == record.status);
+        QCOMPARE(read.error, record.error);
+        QCOMPARE(read.processes, record.processes);
+        QCOMPARE(read.comparison_group, record.comparison_group);
+        QCOMPARE(read.deterministic, record.deterministic);
+        QCOMPARE(read.name, record.name);
+        // Every setting of the schema, as its exact text (0.1f stays 0.1f).
+        for (const dp::ConfigField& field : dp::config_fields())
+            QVERIFY2(dp::field_text(field, read.config) == dp::field_text(field, record.config), field.name);
+        QCOMPARE(read.config.seed, record.config.seed);
+        QCOMPARE(read.config.devices, record.config.devices);
+        QCOMPARE(read.epochs.size(), record.epochs.size());
+        for (std::size_t i = 0; i < record.epochs.size(); ++i) {
+            const dp::EpochMetrics &a = read.epochs[i], &b = record.epochs[i];
+            QCOMPARE(a.epoch, b.epoch);
+            QVERIFY(a.train_loss == b.train_loss);
+            QVERIFY(a.train_acc == b.train_acc);
+            QVERIFY(a.test_acc == b.test_acc);
+            QVERIFY(a.seconds == b.seconds);
+            QVERIFY(same_double(a.parameter_drift, b.parameter_drift));
+        }
+        QCOMPARE(read.steps, record.steps);
+        QCOMPARE(read.step_totals.size(), record.step_totals.size());
+        for (std::size_t i = 0; i < record.step_totals.size(); ++i)
+            for (const dp::StepTimingField& field : dp::step_timing_fields())
+                QVERIFY2(dp::step_timing_value(field, read.step_totals[i]) ==
+                             dp::step_timing_value(field, record.step_totals[i]),
+                         field.name);
+        QCOMPARE(dp::to_json(read), dp::to_json(record));
+    }
+
+    void readsAFileAndCallsARunItLeftRunningInterrupted() {
+        QTemporaryDir dir;
+        const std::filesystem::path file = dir.filePath("run.json").toStdString();
+        dp::RunRecord record = every_field_record();
+        record.status = dp::RunStatus::running;
+        dp::write_run_record(file, record);
+        QVERIFY(dp::read_run_record(file).status == dp::RunStatus::interrupted);
+        const std::string missing = dir.filePath("missing.json").toStdString();
+        const std::string error = error_of([&] { dp::read_run_record(missing); });
+        QVERIFY2(error.find(missing) != std::string::npos, error.c_str());
+    }
+
+    // What Qt's JSON reader, the one this replaced, accepted besides what
+    // to_json writes: members it does not know, a key given twice (the last
+    // counts), a byte-order mark, whole numbers written as fractions.
+    void acceptsWhatTheFormatAllows() {
+        const std::string good = dp::to_json(every_field_record());
+        const std::string unknown =
+            replaced(good, "\"version\": 1,", "\"version\": 1, \"extra\": {\"a\": [1, 2.5e3, null, true, \"x\"]},");
+        QCOMPARE(dp::run_record_from_json(unknown).id, every_field_record().id);
+        const std::string twice = replaced(good, "\"processes\": 4,", "\"processes\": 9, \"processes\": 4,");
+        QCOMPARE(dp::run_record_from_json(twice).processes, 4);
+        QCOMPARE(dp::run_record_from_json("\xef\xbb\xbf" + good).id, every_field_record().id);
+        QCOMPARE(dp::run_record_from_json(replaced(good, "\"processes\": 4", "\"processes\": 4.0e0")).processes, 4);
+        // Arrays and objects nested 1024 deep, as Qt took them.
+        const std::string deep = replaced(good, "\"version\": 1,",
+                                          "\"version\": 1, \"deep\": " + std::string(1023, '[') +
+                                              std::string(1023, ']') + ",");
+        QCOMPARE(dp::run_record_from_json(deep).id, every_field_record().id);
+    }
+
+    void refusesWhatIsNotARecord() {
+        const std::string good = dp::to_json(every_field_record());
+        VERIFY_REFUSED(replaced(good, "\"lr\": ", "\"learning_rate\": "), "\"config.lr\" is missing");
+        VERIFY_REFUSED(replaced(good, "\"processes\": 4", "\"processes\": \"4\""), "\"processes\" is not a number");
+        VERIFY_REFUSED(replaced(good, "\"test_acc\": 0.3333333333333333", "\"test_acc\": null"),
+                       "not a valid run record: \"epochs[0].test_acc\" is not a number");
+        VERIFY_REFUSED(replaced(good, "\"deterministic\": false", "\"deterministic\": 0"),
+                       "\"deterministic\" is not true or false");
+        VERIFY_REFUSED(replaced(good, "\"cpu:1\"", "1"), "\"config.devices[1]\" is not a string");
+        VERIFY_REFUSED(replaced(good, "\"epochs\": [", "\"epochs\": [1, "), "\"epochs[0]\" is not an object");
+        // 2^64 - 1 and 2^63 are past what an int64 holds exactly: refused, not rounded.
+        VERIFY_REFUSED(replaced(good, "\"seed\": 9223372036854775807", "\"seed\": 18446744073709551615"),
+                       "\"config.seed\" is not a whole number in range");
+        VERIFY_REFUSED(replaced(good, "\"seed\": 9223372036854775807", "\"seed\": 9223372036854775808"),
+                       "\"config.seed\" is not a whole number in range");
+        VERIFY_REFUSED(replaced(good, "\"seed\": 9223372036854775807", "\"seed\": -1"),
+                       "\"config.seed\" is not a whole number in range");
+        VERIFY_REFUSED(replaced(good, "\"epochs\": 7", "\"epochs\": 2.5"), "\"config.epochs\" is not a whole number");
+        VERIFY_REFUSED(replaced(good, "\"shard\": 3000", "\"shard\": -3000"), "\"step_totals[0].shard\" is negative");
+        VERIFY_REFUSED(replaced(good, "\"version\": 1", "\"version\": 2"), "unsupported run record version 2");
+        VERIFY_REFUSED(replaced(good, "dp-workbench run record", "safetensors"), "\"format\" is not");
+        VERIFY_REFUSED(replaced(good, "\"status\": \"failed\"", "\"status\": \"done\""),
+                       "\"status\" is not a run status: done");
+        VERIFY_REFUSED(std::string("[1, 2]"), "not a run record: the JSON is not an object");
+    }
+
+    // Not JSON at all: each said with the byte it was found at.
+    void refusesWhatIsNotJson() {
+        const std::string good = dp::to_json(every_field_record());
+        VERIFY_REFUSED(good + "x", "not a run record: not JSON at byte " + std::to_string(good.size()));
+        VERIFY_REFUSED(good.substr(0, good.size() / 2), "not JSON");
+        VERIFY_REFUSED(std::string(), "not JSON at byte 0");
+        VERIFY_REFUSED(std::string("7"), "not JSON at byte 0");
+        VERIFY_REFUSED(replaced(good, "\"processes\": 4", "\"processes\": 04"), "not JSON");
+        VERIFY_REFUSED(replaced(good, "\"processes\": 4", "\"processes\": +4"), "not JSON");
+        VERIFY_REFUSED(replaced(good, "\"processes\": 4", "\"processes\": 4."), "not JSON");
+        VERIFY_REFUSED(replaced(good, "\"processes\": 4,", "\"processes\": 4,,"), "not JSON");
+        VERIFY_REFUSED(replaced(good, "\"processes\": 4", "\"processes\": 1e400"), "number out of range");
+        VERIFY_REFUSED(replaced(good, "\"processes\": 4", "\"processes\": tru"), "not JSON");
+        VERIFY_REFUSED(replaced(good, "\"processes\": 4", "\"processes\": NaN"), "not JSON");
+        VERIFY_REFUSED(replaced(good, "\"mpirun\"", "'mpirun'"), "not JSON");
+        // One level past the 1024 Qt's reader took, even in a member no one reads.
+        VERIFY_REFUSED(replaced(good, "\"version\": 1,",
+                                "\"version\": 1, \"deep\": " + std::string(1024, '[') + std::string(1024, ']') + ","),
+                       "nested too deeply");
+        VERIFY_REFUSED(std::string("\xff\xfe{\0\"\0", 6), "UTF-16 text, not UTF-8");
+        VERIFY_REFUSED(replaced(good, "mpirun", "mpi\xe9run"), "not UTF-8 text");
+    }
+
+    // The history's step_totals column reads through the same code.
+    void readsStepTotalsAsTheHistoryKeepsThem() {
+        const dp::RunRecord record = every_field_record();
+        const auto totals = dp::step_totals_from_json(dp::step_totals_json(record.step_totals), "step_totals");
+        QCOMPARE(totals.size(), record.step_totals.size());
+        QCOMPARE(totals[3].shard, 2992);
+        QVERIFY(totals[3].data == 1e300);
+        QVERIFY(dp::step_totals_from_json("[]", "step_totals").empty());
+        const auto refused = [](const std::string& json) {
+            return error_of([&] { dp::step_totals_from_json(json, "step_totals"); });
+        };
+        QVERIFY(refused("[{\"shard\": 1}]").find("\"step_totals[0].data\" is missing") != std::string::npos);
+        QVERIFY(refused("{}").find("\"step_totals\" is not an array") != std::string::npos);
+        QVERIFY(refused("[").find("\"step_totals\" is not JSON at byte 1") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunRecordJson)
+#include "test_run_record_json.moc"
