@@ -78,7 +78,9 @@ const std::vector<ConfigField> kFields = {
      "gradient accumulation: each device's share of a batch in K micro-batches,\n"
      "one all-reduce and one update per batch (1 device with K=N computes\n"
      "N devices' update)",
-     HelpSection::parallelism, &TrainConfig::accumulate, kSharedRemembered | S::advanced, 1},
+     // Not required: records from before gradient accumulation read as 1.
+     HelpSection::parallelism, &TrainConfig::accumulate,
+     S::shared | S::remembered | S::command | S::advanced, 1},
     {"precision", "precision", "--precision", "NAME",
      "fp32, bf16 (bfloat16 convolutions and linear layers with float32 weights,\n"
      "loss and BatchNorm, as PyTorch's autocast; CPUs with AVX512_BF16 or AMX,\n"

@@ -151,6 +151,11 @@ private slots:
                                           "\"version\": 1, \"deep\": " + std::string(1023, '[') +
                                               std::string(1023, ']') + ",");
         QCOMPARE(dp::run_record_from_json(deep).id, every_field_record().id);
+        // A record from before gradient accumulation (the fuzz corpus's seeds) reads as 1.
+        dp::RunRecord older = every_field_record();
+        older.config.accumulate = 3;
+        const std::string json = dp::to_json(older);
+        QCOMPARE(dp::run_record_from_json(replaced(json, "\"accumulate\": 3,", "")).config.accumulate, 1);
     }
 
     void refusesWhatIsNotARecord() {
