@@ -20,10 +20,15 @@ std::optional<std::size_t> findBaseline(const std::vector<dp::RunRecord>& runs,
                 return i;
         }
     }
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        if (isFairBaseline(runs[i], run))
-            return i;
-    }
+    // An identical-settings baseline measures what the devices add; a scaled
+    // one (weak scaling) also changes the work per step, so it comes second.
+    for (const bool identical : {true, false})
+        for (std::size_t i = 0; i < runs.size(); ++i) {
+            const bool same = runs[i].config.batch_size == run.config.batch_size
+                              && runs[i].config.lr == run.config.lr;
+            if (same == identical && isFairBaseline(runs[i], run))
+                return i;
+        }
     // The nearest candidate's first difference, else what a baseline needs.
     for (const dp::RunRecord& candidate : runs) {
         if (candidate.config.devices.size() == 1 && !candidate.epochs.empty()
@@ -78,6 +83,9 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
             const auto rows = dp::compare_runs({baseline.config, run.config},
                                                {baselineSummary, summary});
             comparison.speedup = rows[1].speedup;
+            if (&baseline != &run)
+                comparison.scaling = baseline.config.batch_size == run.config.batch_size ? "strong"
+                                                                                         : "weak";
             comparison.efficiency = rows[1].efficiency;
             if (run.config.devices.size() > 1 && baseline.config.devices.size() == 1
                 && dp::has_step_timings(summary) && dp::has_step_timings(baselineSummary))

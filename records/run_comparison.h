@@ -12,12 +12,17 @@
 // (dp::compare_runs, as dp-train --compare prints it); this adds which run
 // is the baseline and the time to a target accuracy.
 struct RunComparison {
-    double secondsPerEpoch = 0;  // mean over the completed epochs
+    double secondsPerEpoch = 0;  // the median of the epochs after the first (dp::EpochTime)
     double finalTestAcc = 0;     // after the last completed epoch
     // The 1-device run of its comparison group, else the first 1-device run
     // in the list that is a fair baseline (dp::baseline_mismatch): same model,
-    // data, samples, epochs, seed, and batch rule.
+    // data, samples, epochs, seed, and batch rule; one with the same global
+    // batch and lr before one scaled down from them.
     std::optional<std::size_t> baseline;
+    // How the speedup over the baseline was measured: "strong" (the same
+    // global batch), "weak" (the batch grew with the devices, each device's
+    // share unchanged); empty without a baseline or for the baseline itself.
+    std::string scaling;
     // Without a baseline: why, in a sentence (the runs table's tooltip).
     std::string noBaselineReason;
     // Throughput over the baseline's; empty without a baseline or epochs.

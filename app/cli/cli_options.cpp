@@ -140,6 +140,47 @@ std::optional<CliCommand::Action> answered_at_once(const std::string& flag) {
     return std::nullopt;
 }
 
+// The options that only make sense together (--repeat with --compare, ...),
+// then the settings themselves, as validate() holds them.
+void check_option_combinations(const CliCommand& command) {
+    if (command.scale_lr && command.action != CliCommand::Action::compare)
+        throw Error("--scale-lr only applies to --compare");
+    if (command.repeats > 1 && command.action != CliCommand::Action::compare)
+        throw Error("--repeat repeats a comparison: add --compare 1,N");
+    if (command.predict && command.config.epochs < 1)
+        throw Error("--predict needs a run to predict from: set --epochs to 1 or more");
+    if (!command.config.record_path.empty() && command.action == CliCommand::Action::compare)
+        throw Error("--record keeps one run; --compare makes several");
+    if (command.action == CliCommand::Action::compare && command.config.epochs < 1)
+        throw Error("--compare measures training speed: set --epochs to 1 or more");
+    if (!command.report_path.empty()) {
+        if (command.action != CliCommand::Action::compare)
+            throw Error("--report writes a comparison: add --compare 1,N");
+        // Checked before any run, as --record and --save are.
+        check_run_outputs(command.config, {{command.report_path, "--report"}});
+    }
+    if (command.distributed) {
+#ifndef DP_HAVE_MPI
+        throw Error("--distributed needs MPI: this dp-train was built without it "
+                    "(install libopenmpi-dev and configure with -DDP_MPI=ON)");
+#endif
+        if (command.action == CliCommand::Action::compare)
+            throw Error("--compare runs in one process; it does not combine with --distributed");
+        if (command.predict)
+            throw Error("--predict models one process's devices; run it without --distributed");
+        if (!command.config.devices.empty())
+            throw Error("--devices does not combine with --distributed: each rank takes the "
+                        "device of its local rank");
+        // Each rank's device is chosen once MPI says which rank it is; any
+        // one device stands in for it here.
+        TrainConfig one_device = command.config;
+        one_device.devices = {available_devices().front().id};
+        validate(one_device);
+    } else {
+        validate(command.config);
+    }
+}
+
 CliCommand parse_arguments(const std::vector<std::string>& args) {
     CliCommand command;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -183,42 +224,7 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
             }
         }
     }
-    if (command.scale_lr && command.action != CliCommand::Action::compare)
-        throw Error("--scale-lr only applies to --compare");
-    if (command.repeats > 1 && command.action != CliCommand::Action::compare)
-        throw Error("--repeat repeats a comparison: add --compare 1,N");
-    if (command.predict && command.config.epochs < 1)
-        throw Error("--predict needs a run to predict from: set --epochs to 1 or more");
-    if (!command.config.record_path.empty() && command.action == CliCommand::Action::compare)
-        throw Error("--record keeps one run; --compare makes several");
-    if (command.action == CliCommand::Action::compare && command.config.epochs < 1)
-        throw Error("--compare measures training speed: set --epochs to 1 or more");
-    if (!command.report_path.empty()) {
-        if (command.action != CliCommand::Action::compare)
-            throw Error("--report writes a comparison: add --compare 1,N");
-        // Checked before any run, as --record and --save are.
-        check_run_outputs(command.config, {{command.report_path, "--report"}});
-    }
-    if (command.distributed) {
-#ifndef DP_HAVE_MPI
-        throw Error("--distributed needs MPI: this dp-train was built without it "
-                    "(install libopenmpi-dev and configure with -DDP_MPI=ON)");
-#endif
-        if (command.action == CliCommand::Action::compare)
-            throw Error("--compare runs in one process; it does not combine with --distributed");
-        if (command.predict)
-            throw Error("--predict models one process's devices; run it without --distributed");
-        if (!command.config.devices.empty())
-            throw Error("--devices does not combine with --distributed: each rank takes the "
-                        "device of its local rank");
-        // Each rank's device is chosen once MPI says which rank it is; any
-        // one device stands in for it here.
-        TrainConfig one_device = command.config;
-        one_device.devices = {available_devices().front().id};
-        validate(one_device);
-    } else {
-        validate(command.config);
-    }
+    check_option_combinations(command);
     return command;
 }
 

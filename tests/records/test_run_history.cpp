@@ -880,6 +880,31 @@ private slots:
 
     // Time to 0.8: 30 s on 1 device, 12 s on 2, so 2.5 times sooner (1.67
     // times per epoch: the 2-device run needs fewer epochs too).
+    // With a scaled-down and an identical 1-device run both checked, the
+    // identical one is the baseline (strong scaling); without it, the scaled
+    // one is (weak scaling). Each speedup says which.
+    void anIdenticalBaselineIsPreferredOverAScaledOne()
+    {
+        dp::RunRecord scaled = madeRun("scaled", "lenet", 1, {10, 10}, {0.5, 0.8});
+        scaled.config.batch_size = 64;
+        scaled.config.lr = 0.2f;
+        dp::RunRecord identical = madeRun("identical", "lenet", 1, {7, 7}, {0.5, 0.8});
+        identical.config.batch_size = 128;
+        identical.config.lr = 0.4f;
+        dp::RunRecord two = madeRun("two", "lenet", 2, {6, 6}, {0.5, 0.8});
+        two.config.batch_size = 128;
+        two.config.lr = 0.4f;
+        const std::vector<RunComparison> both = compareRuns({scaled, identical, two});
+        QCOMPARE(both[2].baseline, std::optional<std::size_t>(1));
+        QCOMPARE(both[2].scaling, std::string("strong"));
+        QCOMPARE(*both[2].speedup, 7.0 / 6.0);
+        QCOMPARE(both[0].scaling, std::string());  // a baseline of itself
+        const std::vector<RunComparison> scaledOnly = compareRuns({scaled, two});
+        QCOMPARE(scaledOnly[1].baseline, std::optional<std::size_t>(0));
+        QCOMPARE(scaledOnly[1].scaling, std::string("weak"));
+        QCOMPARE(*scaledOnly[1].speedup, 10.0 / 6.0);
+    }
+
     void speedupToTargetComparesTimesToTheTarget()
     {
         const std::vector<RunComparison> rows = compareRuns(comparisonRuns());

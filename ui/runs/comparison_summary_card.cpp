@@ -67,12 +67,17 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
                                                                                : c.noBaselineReason));
             continue;
         }
-        text += (*c.speedup >= 1 ? tr(" %1 devices: <b>%2× faster</b> per epoch, %3% scaling efficiency.")
+        text += (*c.speedup >= 1 ? tr(" %1 devices: <b>%2× faster</b> per epoch, %3% scaling efficiency")
                                  : tr(" %1 devices: <b>%2× the speed</b> of 1 device per epoch (slower), "
-                                      "%3% scaling efficiency."))
+                                      "%3% scaling efficiency"))
                     .arg(devices)
                     .arg(*c.speedup, 0, 'f', 2)
                     .arg(*c.efficiency * 100, 0, 'f', 0);
+        text += c.scaling == "weak"
+                    ? tr(" (weak scaling: batch and lr grew with the devices, each device's share "
+                         "unchanged).")
+                    : c.scaling == "strong" ? tr(" (strong scaling: the same global batch).")
+                                            : QStringLiteral(".");
     }
     QStringList accuracies;
     for (std::size_t i = 0; i < runs.size(); ++i)

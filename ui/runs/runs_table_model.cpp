@@ -136,9 +136,15 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
         if (index.column() == SpeedupColumn || index.column() == EfficiencyColumn
             || index.column() == SpeedupToTargetColumn) {
             const std::optional<RunComparison>& comparison = comparisons_[std::size_t(index.row())];
-            if (comparison && comparison->baseline)
-                return tr("against %1").arg(
+            if (comparison && comparison->baseline) {
+                const QString against = tr("against %1").arg(
                     QString::fromStdString(rows_[*comparison->baseline].record.label()));
+                if (comparison->scaling == "strong")
+                    return tr("Strong scaling (the same global batch), %1").arg(against);
+                if (comparison->scaling == "weak")
+                    return tr("Weak scaling (the batch grew with the devices), %1").arg(against);
+                return against;
+            }
             if (comparison)
                 return QString::fromStdString(comparison->noBaselineReason);
             return tr("Check the run to compare it");
