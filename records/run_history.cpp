@@ -185,6 +185,14 @@ const std::vector<RunColumn>& runColumns()
             {QStringLiteral("deterministic"), QStringLiteral("INTEGER NOT NULL DEFAULT 1"),
              [](const dp::RunRecord& r) -> QVariant { return r.deterministic; },
              [](dp::RunRecord& r, const QVariant& v) { r.deterministic = v.toBool(); }},
+            // The machine's load while the run trained: histories from before
+            // it was kept read as not measured.
+            {QStringLiteral("other_cores"), QStringLiteral("REAL NOT NULL DEFAULT -1"),
+             [](const dp::RunRecord& r) -> QVariant { return r.other_cores; },
+             [](dp::RunRecord& r, const QVariant& v) { r.other_cores = v.toDouble(); }},
+            {QStringLiteral("busy"), QStringLiteral("INTEGER NOT NULL DEFAULT 0"),
+             [](const dp::RunRecord& r) -> QVariant { return r.busy; },
+             [](dp::RunRecord& r, const QVariant& v) { r.busy = v.toBool(); }},
             // The step timings (RunRecord::step_totals), as the run record's
             // JSON holds them. Histories from before them get 0 and [] (no
             // timings); a value this build cannot read counts as none rather

@@ -48,6 +48,12 @@ struct RunRecord {
     // ends, and in records written before they were kept.
     std::vector<DeviceStepTiming> step_totals;
     std::int64_t steps = 0;
+    // How busy the rest of the machine was while the run trained
+    // (core/machine_load.h): the cores other processes kept busy on average,
+    // -1 where not measured (older records, no /proc), and whether that was
+    // more than a fifth of the cores, which makes the run's times untrusted.
+    double other_cores = -1;
+    bool busy = false;
 
     // The devices the run trained on. config.devices lists every one of
     // them, an mpirun record one per rank (rank 0 gathers them), so this is

@@ -282,7 +282,9 @@ std::string utf16_prefix(const std::string& text, std::size_t units) {
 // readers take a record without them as a single, deterministic, unnamed run.
 // "steps" and "step_totals" (each device's step phases summed over the run,
 // record/step_timing_fields.h) came later still: a record without them has no
-// step timings (steps 0), so no speedup-gap breakdown.
+// step timings (steps 0), so no speedup-gap breakdown. "other_cores" and
+// "busy" (the machine's load while the run trained) came last: a record
+// without them was not measured (-1, not busy).
 std::string to_json(const RunRecord& r) {
     std::string epochs = "[";
     for (std::size_t i = 0; i < r.epochs.size(); ++i)
@@ -295,6 +297,8 @@ std::string to_json(const RunRecord& r) {
            std::to_string(r.processes) + ",\n  \"comparison_group\": " +
            quoted(r.comparison_group) + ",\n  \"deterministic\": " +
            (r.deterministic ? "true" : "false") + ",\n  \"name\": " + quoted(r.name) +
+           ",\n  \"other_cores\": " + json_number(r.other_cores) +
+           ",\n  \"busy\": " + (r.busy ? "true" : "false") +
            ",\n  \"label\": " + quoted(r.label()) +
            ",\n  \"config\": " + config_json(r.config) + ",\n  \"epochs\": " + epochs +
            ",\n  \"steps\": " + std::to_string(r.steps) +
@@ -360,6 +364,8 @@ RunRecord run_record_from_json(std::string_view bytes) {
         record.steps = r.integer<std::int64_t>("steps");
         if (record.steps < 0) fail(r.name("steps") + " is negative");
     }
+    if (r.has("other_cores")) record.other_cores = r.number("other_cores");
+    if (r.has("busy")) record.busy = r.boolean("busy");
     if (r.has("step_totals")) {
         JsonReader totals = r.array("step_totals");
         record.step_totals = read_step_totals(text, totals, r.field_path("step_totals"));

@@ -3,13 +3,14 @@
 namespace dp {
 
 RecordedRun::RecordedRun(RunRecord record, std::vector<std::unique_ptr<RunRecordSink>> sinks)
-    : record_(std::move(record)), sinks_(std::move(sinks)) {
+    : record_(std::move(record)), started_(read_cpu_clock()), sinks_(std::move(sinks)) {
     record_.status = RunStatus::running;
     write();
 }
 
 void RecordedRun::add_epoch(const EpochMetrics& metrics) {
     record_.epochs.push_back(metrics);
+    measure_load();
     write();
 }
 
@@ -25,6 +26,7 @@ std::string RecordedRun::finish(RunOutcome outcome, const std::string& error) {
     case RunOutcome::failed: record_.status = RunStatus::failed; break;
     }
     record_.error = outcome == RunOutcome::failed ? error : std::string();
+    measure_load();
     std::string failed;
     for (const auto& sink : sinks_) {
         try {
@@ -34,6 +36,13 @@ std::string RecordedRun::finish(RunOutcome outcome, const std::string& error) {
         }
     }
     return failed;
+}
+
+void RecordedRun::measure_load() {
+    const MachineLoad load = machine_load_between(started_, read_cpu_clock());
+    if (!load.known) return;
+    record_.other_cores = load.other_cores;
+    record_.busy = load.busy();
 }
 
 void RecordedRun::write() {

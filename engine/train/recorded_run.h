@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/machine_load.h"
 #include "record/run_record_json.h"
 #include "train/trainer.h"
 
@@ -50,8 +51,11 @@ public:
 
 private:
     void write();
+    // The machine's load from the run's start until now, into the record.
+    void measure_load();
 
     RunRecord record_;
+    CpuClock started_;  // for the machine's load while the run trains
     std::vector<std::unique_ptr<RunRecordSink>> sinks_;
 };
 

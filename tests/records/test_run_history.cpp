@@ -94,6 +94,8 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
     QCOMPARE(a.processes, b.processes);
     QCOMPARE(a.comparison_group, b.comparison_group);
     QCOMPARE(a.deterministic, b.deterministic);
+    QCOMPARE(a.other_cores, b.other_cores);
+    QCOMPARE(a.busy, b.busy);
     QCOMPARE(a.name, b.name);
     compareConfigs(a.config, b.config);
     QCOMPARE(a.epochs.size(), b.epochs.size());
@@ -125,6 +127,8 @@ dp::RunRecord everyFieldRecord()
     record.processes = 4;
     record.comparison_group = "compare 2026-11-22T01:30:00Z-4242";
     record.deterministic = false;
+    record.other_cores = 0.5;
+    record.busy = true;
     record.name = "baseline, 'tuned' · ü";
     dp::TrainConfig& c = record.config;
     c.model = "resnet18-narrow";

@@ -30,6 +30,8 @@ dp::RunRecord every_field_record() {
     record.processes = 4;
     record.comparison_group = "compare-2026-11-22T01:30:00Z-4242-2";
     record.deterministic = false;
+    record.other_cores = 1.25;
+    record.busy = true;
     record.name = "baseline, 'tuned' \xC2\xB7 \xC3\xBC \xF0\x9F\x98\x80";  // ·, ü, an emoji
     dp::TrainConfig& c = record.config;
     c.model = "resnet18-narrow";
@@ -96,6 +98,8 @@ private slots:
         QCOMPARE(read.processes, record.processes);
         QCOMPARE(read.comparison_group, record.comparison_group);
         QCOMPARE(read.deterministic, record.deterministic);
+        QCOMPARE(read.other_cores, record.other_cores);
+        QCOMPARE(read.busy, record.busy);
         QCOMPARE(read.name, record.name);
         // Every setting of the schema, as its exact text (0.1f stays 0.1f).
         for (const dp::ConfigField& field : dp::config_fields())

@@ -1,5 +1,7 @@
 #include "comparison_summary_card.h"
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QStyle>
@@ -79,6 +81,10 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
                     : c.scaling == "strong" ? tr(" (strong scaling: the same global batch).")
                                             : QStringLiteral(".");
     }
+    // A timing taken while other processes took cores says little.
+    if (std::any_of(runs.begin(), runs.end(), [](const dp::RunRecord& run) { return run.busy; }))
+        text += tr(" <i>Measured while the machine was busy (other processes took cores): the "
+                   "speedups are not trusted; run the comparison again on an idle machine.</i>");
     QStringList accuracies;
     for (std::size_t i = 0; i < runs.size(); ++i)
         accuracies << tr("%1 on %2").arg(comparisons[i].finalTestAcc, 0, 'f', 3)

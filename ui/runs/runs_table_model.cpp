@@ -137,8 +137,11 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             || index.column() == SpeedupToTargetColumn) {
             const std::optional<RunComparison>& comparison = comparisons_[std::size_t(index.row())];
             if (comparison && comparison->baseline) {
-                const QString against = tr("against %1").arg(
+                QString against = tr("against %1").arg(
                     QString::fromStdString(rows_[*comparison->baseline].record.label()));
+                if (row.record.busy || rows_[*comparison->baseline].record.busy)
+                    against += tr(" (measured while the machine was busy: other processes took "
+                                  "cores, so the speedup is not trusted)");
                 if (comparison->scaling == "strong")
                     return tr("Strong scaling (the same global batch), %1").arg(against);
                 if (comparison->scaling == "weak")
