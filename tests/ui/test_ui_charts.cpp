@@ -127,6 +127,7 @@ class TestUiCharts : public QObject {
 
 private slots:
     void driftIsWordedAsPathsNotDivergence();
+    void busyAndScalingAreSaidOnTheCard();
     void twelveRunColoursStayDistinctAndAvoidTheIdealGrey();
     void axisEndsRoundToLabelsCloseToTheData();
     void logAxisLabelsRoundValues();
@@ -541,6 +542,27 @@ void TestUiCharts::driftIsWordedAsPathsNotDivergence()
                  && !agree.contains("diverged"),
              qPrintable(agree));
     QVERIFY(summary(0.3, 0.75).contains("their test accuracies differ by 0.040."));
+}
+
+// Issue 30: a speedup says whether it is strong or weak scaling, and a run
+// measured while other processes took cores is flagged, not trusted.
+void TestUiCharts::busyAndScalingAreSaidOnTheCard()
+{
+    dp::RunRecord one = finishedRun("one", 1, 2, 2), two = finishedRun("two", 2, 2, 2);
+    std::vector<RunComparison> comparisons(2);
+    comparisons[1].speedup = 1.9;
+    comparisons[1].efficiency = 0.95;
+    comparisons[1].scaling = "weak";
+    QString text = ComparisonSummaryCard::summaryText({one, two}, comparisons);
+    QVERIFY2(text.contains("<b>1.90× faster</b> per epoch, 95% scaling efficiency (weak scaling: "
+                           "batch and lr grew with the devices"),
+             qPrintable(text));
+    QVERIFY(!text.contains("busy"));
+    comparisons[1].scaling = "strong";
+    two.busy = true;
+    text = ComparisonSummaryCard::summaryText({one, two}, comparisons);
+    QVERIFY(text.contains("(strong scaling: the same global batch)."));
+    QVERIFY2(text.contains("Measured while the machine was busy"), qPrintable(text));
 }
 
 QTEST_MAIN(TestUiCharts)
