@@ -29,6 +29,7 @@
 #include "history_sink.h"
 #include "run_comparison.h"
 #include "run_export.h"
+#include "every_field_record.h"
 #include "run_history.h"
 #include "record/run_record_json.h"
 #include "record/run_record_rules.h"
@@ -115,51 +116,14 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
                                dp::step_timing_value(field, b.step_totals[d]));
 }
 
-// Every field away from its default, with values that decimal text rounds.
+// every_field_record, with what the history keeps beyond a run record's
+// JSON: a seed above 2^63 - 1, a NaN loss, the largest double.
 dp::RunRecord everyFieldRecord()
 {
-    dp::RunRecord record;
-    record.id = "2026-11-22T01:30:00Z-4242";
-    record.started_at = "2026-11-22T01:30:00Z";
-    record.source = "mpirun";
-    record.status = dp::RunStatus::failed;
-    record.error = "rank 1: \"loss is NaN\", lower --lr";
-    record.processes = 4;
-    record.comparison_group = "compare 2026-11-22T01:30:00Z-4242";
-    record.deterministic = false;
-    record.other_cores = 0.5;
-    record.busy = true;
-    record.name = "baseline, 'tuned' · ü";
-    dp::TrainConfig& c = record.config;
-    c.model = "resnet18-narrow";
-    c.batch_size = 512;
-    c.lr = 0.1f;
-    c.epochs = 7;
-    c.seed = std::numeric_limits<std::uint64_t>::max();
-    c.dataset = "mnist-format";
-    c.data_dir = "/data/my mnist, 'copy' · ü";
-    c.input_size = 7;
-    c.samples = 33;
-    c.limit_train = 1000;
-    c.limit_test = 200;
-    c.shuffle = false;
-    c.load_path = "/tmp/start.safetensors";
-    c.save_path = "/tmp/end.safetensors";
-    c.record_path = "/tmp/run.json";
-    c.preview_samples = 8;
-    c.devices = {"cpu:0", "cpu:1", "cpu:2", "cpu:3"};
-    c.allreduce = "naive";
-    c.bucket_mb = 0.1;
-    c.sync_bn = true;
-    c.collective_timeout_s = 0.1 + 0.2;
-    record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567, 3.1e-6},
-                     {2, std::numeric_limits<double>::quiet_NaN(), 5e-324, 0.9999999999999999,
-                      std::numeric_limits<double>::max()}};
-    record.steps = 47;
-    record.step_totals = {{3000, 0.1 + 0.2, 1.0 / 3.0, 2.5, 0.125, 1e-7},
-                          {3000, 0.5, 0.75, 2.25, 1.0 / 7.0, 0},
-                          {2992, 0, 0, 0, 0, 0},
-                          {2992, 1e300, 5e-324, 1, 2, 3}};
+    dp::RunRecord record = every_field_record();
+    record.config.seed = std::numeric_limits<std::uint64_t>::max();
+    record.epochs[1] = {2, std::numeric_limits<double>::quiet_NaN(), 5e-324, 0.9999999999999999,
+                        std::numeric_limits<double>::max()};
     return record;
 }
 

@@ -14,56 +14,11 @@
 #include "config/config_fields.h"
 #include "core/error.h"
 #include "error_of.h"
+#include "every_field_record.h"
 #include "record/run_record_json.h"
 #include "record/step_timing_fields.h"
 
 namespace {
-
-// Every field set, each away from its default, and within what a run can write.
-dp::RunRecord every_field_record() {
-    dp::RunRecord record;
-    record.id = "2026-11-22T01:30:00Z-4242-1";
-    record.started_at = "2026-11-22T01:30:00Z";
-    record.source = "mpirun";
-    record.status = dp::RunStatus::failed;
-    record.error = "rank 1: \"loss is NaN\", lower --lr\t(tab)";
-    record.processes = 4;
-    record.comparison_group = "compare-2026-11-22T01:30:00Z-4242-2";
-    record.deterministic = false;
-    record.other_cores = 1.25;
-    record.busy = true;
-    record.name = "baseline, 'tuned' \xC2\xB7 \xC3\xBC \xF0\x9F\x98\x80";  // ·, ü, an emoji
-    dp::TrainConfig& c = record.config;
-    c.model = "resnet18-narrow";
-    c.batch_size = 512;
-    c.lr = 0.1f;
-    c.epochs = 7;
-    c.seed = std::uint64_t(std::numeric_limits<std::int64_t>::max());  // the largest a record keeps
-    c.dataset = "mnist-format";
-    c.data_dir = "/data/my mnist, 'copy' \xC2\xB7 \\ \"quoted\"";
-    c.input_size = 7;
-    c.samples = 33;
-    c.limit_train = 1000;
-    c.limit_test = 200;
-    c.shuffle = false;
-    c.load_path = "/tmp/start.safetensors";
-    c.save_path = "/tmp/end.safetensors";
-    c.record_path = "/tmp/run.json";
-    c.preview_samples = 8;
-    c.devices = {"cpu:0", "cpu:1", "cpu:2", "cpu:3"};
-    c.allreduce = "naive";
-    c.bucket_mb = 0.1;
-    c.sync_bn = true;
-    c.collective_timeout_s = 0.1 + 0.2;
-    record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567, 3.1e-6},
-                     {2, 0.25, 5e-324, 0.9999999999999999, 3600.5}};  // drift not measured: NaN
-    record.steps = 47;
-    record.step_totals = {{3000, 0.1 + 0.2, 1.0 / 3.0, 2.5, 0.125, 1e-7},
-                          {3000, 0.5, 0.75, 2.25, 1.0 / 7.0, 0},
-                          {2992, 0, 0, 0, 0, 0},
-                          {2992, 1e300, 5e-324, 1, 2, 3}};
-    return record;
-}
 
 bool same_double(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
