@@ -88,8 +88,10 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
                                                                                          : "weak";
             comparison.efficiency = rows[1].efficiency;
             if (run.config.devices.size() > 1 && baseline.config.devices.size() == 1
-                && dp::has_step_timings(summary) && dp::has_step_timings(baselineSummary))
+                && dp::has_step_timings(summary) && dp::has_step_timings(baselineSummary)) {
                 comparison.gap = dp::speedup_gap(baselineSummary, summary);
+                dp::fit_gap_to_settings(*comparison.gap, baseline.config, run.config);
+            }
         }
         comparisons.push_back(comparison);
     }

@@ -45,6 +45,7 @@
 #include "epoch_metric_chart.h"
 #include "loss_chart.h"
 #include "prediction_strip.h"
+#include "help_menu.h"
 #include "run_config_panel.h"
 #include "run_export.h"
 #include "run_history.h"
@@ -431,6 +432,7 @@ void MainWindow::buildMenus()
     buildFileMenu();
     buildRunMenu();
     buildViewMenu();
+    addHelpMenu(this);
     buildChartSwitches();
 }
 

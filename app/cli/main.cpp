@@ -111,6 +111,7 @@ std::vector<dp::SpeedupGap> print_comparison(const std::vector<dp::TrainConfig>&
     if (configs.front().devices.size() == 1)
         for (std::size_t i = 1; i < runs.size(); ++i) {
             dp::SpeedupGap gap = dp::speedup_gap(runs[0], runs[i]);
+            dp::fit_gap_to_settings(gap, configs[0], configs[i]);
             for (dp::GapPart& part : gap.parts)  // the settings named by their flags
                 part.advice = dp::render_settings(part.advice, dp::flag_or_label);
             std::printf("\n%s", dp::format_speedup_gap(gap).c_str());

@@ -1,34 +1,22 @@
 #include "version_text.h"
 
-#include "backend/backend_factory.h"
-
-// Set by app/CMakeLists.txt when the build is configured.
-#ifndef DP_VERSION
-#define DP_VERSION "unknown"
-#endif
-#ifndef DP_GIT_COMMIT
-#define DP_GIT_COMMIT ""
-#endif
+#include "train/build_info.h"
 
 namespace dp {
 
 std::string version_text() {
-    const std::string commit = DP_GIT_COMMIT;
-    std::string text = "dp-train ";
-    text += DP_VERSION;
-    if (commit.empty()) {
+    const BuildInfo build = build_info();
+    std::string text = "dp-train " + build.version;
+    if (build.commit.empty()) {
         text += " (not built from a git checkout)\n";
     } else {
         text += " (git ";
-        text += commit;
+        text += build.commit;
         text += ")\n";
     }
-    text += "backends: " + backend_versions() + "\n";
-#ifdef DP_HAVE_MPI
-    text += "MPI: built (--distributed, under mpirun)\n";
-#else
-    text += "MPI: not built (no --distributed)\n";
-#endif
+    text += "backends: " + build.backends + "\n";
+    text += build.mpi ? "MPI: built (--distributed, under mpirun)\n"
+                      : "MPI: not built (no --distributed)\n";
     return text;
 }
 

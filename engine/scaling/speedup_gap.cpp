@@ -83,6 +83,25 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
     return gap;
 }
 
+void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainConfig& many) {
+    if (gap.parts.size() < 2) return;
+    GapPart& compute = gap.parts[0];
+    const int devices = std::max(1, int(many.devices.size()));
+    if (many.batch_size / devices >= one.batch_size) {
+        compute.name = "compute at 1 device's per-device batch";
+        compute.advice = "each device computes as much as 1 device did: devices sharing cores or "
+                         "memory bandwidth slow it down";
+    }
+    GapPart& allreduce = gap.parts[1];
+    allreduce.advice = format("try larger buckets (%s, now %g MB)", setting("bucket_mb").c_str(),
+                              many.bucket_mb);
+    if (many.allreduce != "ring")
+        allreduce.advice += ", ring all-reduce (" + setting("allreduce") + ")";
+    allreduce.advice += ", or fewer all-reduces per epoch: a larger global batch (" +
+                        setting("batch_size") + "), which " + setting("accumulate") +
+                        " fits in memory";
+}
+
 std::string SpeedupGap::verdict() const {
     if (within_noise())
         return format("within noise: %d devices are about %d times faster (a gap of %+.2f s per "

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "config/train_config.h"
 #include "record/run_metrics.h"
 
 namespace dp {
@@ -61,6 +62,13 @@ bool has_step_timings(const RunSummary& run);
 // `one` ran on 1 device, `many` on more; both need epochs and step timings
 // (has_step_timings), else dp::Error.
 SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many);
+
+// Words the gap's parts for the settings the runs used, so that its advice
+// can be followed: the all-reduce advice quotes the bucket size in use and
+// offers ring all-reduce only to a run not already on it; when the N-device
+// run kept 1 device's per-device batch (weak scaling), its compute part is
+// named for that, not for "smaller per-device batches".
+void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainConfig& many);
 
 // A plain-text table: each part's seconds per epoch and share of the gap, then the verdict.
 std::string format_speedup_gap(const SpeedupGap& gap);

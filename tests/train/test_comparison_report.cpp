@@ -171,6 +171,28 @@ private slots:
         QVERIFY(!dp::speedup_gap(one, two).within_noise());
     }
 
+    // Advice that can be followed: never what is already chosen, and the
+    // compute part named for weak scaling when each device kept its batch.
+    void adviceFitsTheSettingsUsed() {
+        dp::TrainConfig one, many;
+        one.devices = {"cpu:0"};
+        many.devices = {"cpu:0", "cpu:1"};
+        many.allreduce = "ring";
+        many.bucket_mb = 25;
+        dp::SpeedupGap gap = dp::speedup_gap(one_device(), two_devices());
+        const std::string compute = gap.parts[0].name;
+        dp::fit_gap_to_settings(gap, one, many);
+        QCOMPARE(gap.parts[0].name, compute);  // the same global batch: smaller shares
+        QVERIFY2(gap.parts[1].advice.starts_with("try larger buckets ({bucket_mb}, now 25 MB)") &&
+                     gap.parts[1].advice.find("ring") == std::string::npos,
+                 gap.parts[1].advice.c_str());
+        many.allreduce = "naive";
+        many.batch_size = 2 * one.batch_size;  // weak scaling
+        dp::fit_gap_to_settings(gap, one, many);
+        QVERIFY(gap.parts[1].advice.find("ring all-reduce ({allreduce})") != std::string::npos);
+        QCOMPARE(gap.parts[0].name, std::string("compute at 1 device's per-device batch"));
+    }
+
     // Repeats: each count's speedup is the median of its repeats, with the range.
     void repeatsGiveTheMedianSpeedupAndItsRange() {
         std::vector<std::vector<dp::ComparisonRow>> repeats;

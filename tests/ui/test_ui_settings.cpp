@@ -4,6 +4,7 @@
 // first-run hint, the devices a GPU machine starts with (on a made-up
 // machine: there may be no GPU here), and the resources compiled into dp_ui.
 // The data folders are made-up too: the checks look at file names only.
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -24,9 +25,11 @@
 #include "dataset_metadata.h"
 #include "devices/device.h"
 #include "field_note.h"
+#include "help_menu.h"
 #include "main_window.h"
 #include "run_config_panel.h"
 #include "run_settings.h"
+#include "train/build_info.h"
 #include "workbench_resources.h"
 
 namespace {
@@ -105,6 +108,7 @@ private slots:
     void aDataFolderStaysWithItsDataSet();
     void engineProblemsAreShownByTheirField();
     void advancedSettingsAreEditedFromTheSchema();
+    void theHelpMenuSaysWhatThisBuildIs();
     void tooFewStepsForLeNetGiveAHint();
     void classNamesComeFromTheDatasetMetadata();
     void theIconIsCompiledIn();
@@ -451,6 +455,26 @@ void TestUiSettings::advancedSettingsAreEditedFromTheSchema()
     decay->setValue(0.001);
     QVERIFY(panel->isValid());
     QCOMPARE(panel->config().weight_decay, 0.001f);
+}
+
+// Help: About names the build as dp-train --version does (version, commit,
+// backends, MPI) and this machine's devices; Shortcuts and Glossary are there.
+void TestUiSettings::theHelpMenuSaysWhatThisBuildIs()
+{
+    MainWindow window;
+    for (const char* name : {"aboutAction", "shortcutsAction", "glossaryAction"})
+        QVERIFY2(window.findChild<QAction*>(QString::fromLatin1(name)), name);
+    const dp::BuildInfo build = dp::build_info();
+    const QString about = aboutText();
+    QVERIFY2(about.contains(QStringLiteral("DP Workbench %1").arg(QString::fromStdString(build.version)))
+                 && about.contains(QStringLiteral("oneDNN"))
+                 && about.contains(QString::fromStdString(dp::available_devices().front().id)),
+             qPrintable(about));
+    if (!build.commit.empty())
+        QVERIFY(about.contains(QString::fromStdString(build.commit)));
+    QVERIFY(shortcutsText().contains(QStringLiteral("F11")));
+    for (const char* word : {"Speedup", "Strong scaling", "Weak scaling", "Gap", "Drift", "Busy"})
+        QVERIFY2(glossaryText().contains(QString::fromLatin1(word)), word);
 }
 
 void TestUiSettings::tooFewStepsForLeNetGiveAHint()
