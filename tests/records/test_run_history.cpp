@@ -1150,6 +1150,11 @@ private slots:
                                 "--batch-size 256 --lr 0.2 --epochs 10 --seed 0 "
                                 "--dataset random --samples 1000 "
                                 "--bucket-mb 0.5 --record run.json"));
+
+        // A setting added to the schema alone (weight decay) is passed on too.
+        random.weight_decay = 0.0005f;
+        QVERIFY2(mpirunCommand(random, 3, QString()).contains(QStringLiteral("--weight-decay 5e-04 ")),
+                 qPrintable(mpirunCommand(random, 3, QString())));
     }
 
     // The dialog's command: lines of at most the width, broken between
