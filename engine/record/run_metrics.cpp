@@ -1,8 +1,7 @@
 #include "record/run_metrics.h"
 
-#include <algorithm>
-
 #include "core/format.h"
+#include "core/median.h"
 
 namespace dp {
 
@@ -22,12 +21,10 @@ EpochTime epoch_time(const std::vector<EpochMetrics>& epochs) {
     std::vector<double> steady;
     for (std::size_t i = epochs.size() > 1 ? 1 : 0; i < epochs.size(); ++i)
         steady.push_back(epochs[i].seconds);
-    std::sort(steady.begin(), steady.end());
-    const std::size_t n = steady.size();
-    time.median = n % 2 ? steady[n / 2] : (steady[n / 2 - 1] + steady[n / 2]) / 2;
+    time.median = median_of(steady);  // sorts them
     time.min = steady.front();
     time.max = steady.back();
-    time.steady_epochs = int(n);
+    time.steady_epochs = int(steady.size());
     return time;
 }
 

@@ -1,6 +1,5 @@
 #include "scaling/scaling_comparison.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -9,6 +8,7 @@
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/median.h"
 #include "core/setting_ref.h"
 #include "devices/device.h"
 
@@ -141,11 +141,9 @@ std::vector<RepeatedSpeedup> repeated_speedups(
     for (std::size_t i = 0; i < repeats.front().size(); ++i) {
         std::vector<double> values;
         for (const auto& rows : repeats) values.push_back(rows.at(i).speedup);
-        std::sort(values.begin(), values.end());
-        const std::size_t n = values.size();
-        speedups.push_back({repeats.front()[i].devices,
-                            n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2,
-                            values.front(), values.back(), int(n)});
+        const double median = median_of(values);  // sorts them
+        speedups.push_back({repeats.front()[i].devices, median, values.front(), values.back(),
+                            int(values.size())});
     }
     return speedups;
 }
