@@ -1,5 +1,8 @@
 #include "run_comparison.h"
 
+#include <map>
+#include <utility>
+
 #include "scaling/scaling_comparison.h"
 
 namespace {
@@ -10,15 +13,27 @@ bool isFairBaseline(const dp::RunRecord& candidate, const dp::RunRecord& run)
             && dp::baseline_mismatch(candidate.config, run.config).empty();
 }
 
-std::optional<std::size_t> findBaseline(const std::vector<dp::RunRecord>& runs,
-                                        const dp::RunRecord& run, std::string& why)
+std::optional<std::size_t> findBaseline(const std::vector<dp::RunRecord>& runs, std::size_t index,
+                                        const std::string& chosenBaseline, std::string& why)
 {
-    // A comparison's pair stays together, whatever else is in the list.
+    const dp::RunRecord& run = runs[index];
+    // The user's pick (the runs table's "Use as baseline"), where it is fair.
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (!chosenBaseline.empty() && runs[i].id == chosenBaseline && isFairBaseline(runs[i], run))
+            return i;
+    // A comparison's runs stay together, whatever else is in the list; in a
+    // repeated one (1, N, 1, N, ...) each N-device run pairs with the
+    // 1-device run just before it, which ran under the same machine load.
     if (!run.comparison_group.empty()) {
+        std::optional<std::size_t> inGroup;
         for (std::size_t i = 0; i < runs.size(); ++i) {
-            if (runs[i].comparison_group == run.comparison_group && isFairBaseline(runs[i], run))
-                return i;
+            if (runs[i].comparison_group != run.comparison_group || !isFairBaseline(runs[i], run))
+                continue;
+            if (!inGroup || i <= index)
+                inGroup = i;
         }
+        if (inGroup)
+            return inGroup;
     }
     // An identical-settings baseline measures what the devices add; a scaled
     // one (weak scaling) also changes the work per step, so it comes second.
@@ -44,6 +59,26 @@ std::optional<std::size_t> findBaseline(const std::vector<dp::RunRecord>& runs,
     return std::nullopt;
 }
 
+// A comparison run R times holds R runs of each device count: each N-device
+// run gets the median and range of its count's speedups.
+void summarizeRepeats(const std::vector<dp::RunRecord>& runs, std::vector<RunComparison>& comparisons)
+{
+    std::map<std::pair<std::string, int>, std::vector<std::size_t>> repeats;  // (group, devices)
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (!runs[i].comparison_group.empty() && comparisons[i].speedup && runs[i].device_count() > 1)
+            repeats[{runs[i].comparison_group, runs[i].device_count()}].push_back(i);
+    for (const auto& [key, members] : repeats) {
+        if (members.size() < 2)
+            continue;
+        std::vector<double> speedups;
+        for (const std::size_t i : members)
+            speedups.push_back(*comparisons[i].speedup);
+        const dp::RepeatedSpeedup summary = dp::summarize_speedups(key.second, std::move(speedups));
+        for (const std::size_t i : members)
+            comparisons[i].repeated = summary;
+    }
+}
+
 } // namespace
 
 std::vector<double> cumulativeSeconds(const dp::RunRecord& run)
@@ -66,17 +101,18 @@ std::optional<double> secondsToAccuracy(const dp::RunRecord& run, double targetA
 }
 
 std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
-                                       double targetAccuracy)
+                                       double targetAccuracy, const std::string& chosenBaseline)
 {
     std::vector<RunComparison> comparisons;
-    for (const dp::RunRecord& run : runs) {
+    for (std::size_t index = 0; index < runs.size(); ++index) {
+        const dp::RunRecord& run = runs[index];
         const dp::RunSummary summary = run.summary();
         RunComparison comparison;
         // The steady epochs' median, as the speedup beside it (record/run_metrics.h).
         comparison.secondsPerEpoch = summary.epoch_time().median;
         comparison.finalTestAcc = summary.final_test_acc();
         comparison.secondsToTarget = secondsToAccuracy(run, targetAccuracy);
-        comparison.baseline = findBaseline(runs, run, comparison.noBaselineReason);
+        comparison.baseline = findBaseline(runs, index, chosenBaseline, comparison.noBaselineReason);
         if (comparison.baseline && !run.epochs.empty() && !run.config.devices.empty()) {
             const dp::RunRecord& baseline = runs[*comparison.baseline];
             const dp::RunSummary baselineSummary = baseline.summary();
@@ -87,14 +123,19 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
                 comparison.scaling = baseline.config.batch_size == run.config.batch_size ? "strong"
                                                                                          : "weak";
             comparison.efficiency = rows[1].efficiency;
+            const int cores = run.cpu_cores_used();
+            if (cores > 0 && cores < run.device_count() && baseline.cpu_cores_used() > 0)
+                comparison.ceiling = double(cores) / baseline.cpu_cores_used();
             if (run.config.devices.size() > 1 && baseline.config.devices.size() == 1
                 && dp::has_step_timings(summary) && dp::has_step_timings(baselineSummary)) {
                 comparison.gap = dp::speedup_gap(baselineSummary, summary);
                 dp::fit_gap_to_settings(*comparison.gap, baseline.config, run.config);
+                dp::account_core_sharing(*comparison.gap, cores);
             }
         }
         comparisons.push_back(comparison);
     }
+    summarizeRepeats(runs, comparisons);
     // Once every run knows its own time to the target.
     for (RunComparison& comparison : comparisons) {
         if (!comparison.baseline || !comparison.secondsToTarget)

@@ -2,9 +2,11 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "record/run_record.h"
+#include "scaling/scaling_comparison.h"
 #include "scaling/speedup_gap.h"
 
 // How each run of a list compares with the others: what the runs table shows
@@ -14,7 +16,9 @@
 struct RunComparison {
     double secondsPerEpoch = 0;  // the median of the epochs after the first (dp::EpochTime)
     double finalTestAcc = 0;     // after the last completed epoch
-    // The 1-device run of its comparison group, else the first 1-device run
+    // The run the user chose as baseline where it is fair, else the
+    // 1-device run of its comparison group (in a repeated comparison, the
+    // one just before this run), else the first 1-device run
     // in the list that is a fair baseline (dp::baseline_mismatch): same model,
     // data, samples, epochs, seed, and batch rule; one with the same global
     // batch and lr before one scaled down from them.
@@ -27,8 +31,16 @@ struct RunComparison {
     std::string noBaselineReason;
     // Throughput over the baseline's; empty without a baseline or epochs.
     std::optional<double> speedup;
+    // For a comparison repeated R times (1, N, 1, N, ...): the median and
+    // range of its R speedups at this run's device count, which a speedup
+    // quotes rather than one repeat's; empty for runs not repeated.
+    std::optional<dp::RepeatedSpeedup> repeated;
     // speedup / (devices / baseline devices): 1 is perfect scaling.
     std::optional<double> efficiency;
+    // The most speedup this run's cores allow over its baseline, where its
+    // CPU devices took turns on fewer cores than devices (4 on 2 cores: 2);
+    // empty where every device had its own core, or that is not known.
+    std::optional<double> ceiling;
     // Training seconds up to the first epoch reaching the target; empty if none did.
     std::optional<double> secondsToTarget;
     // The baseline's secondsToTarget over this run's: how much sooner it
@@ -49,6 +61,8 @@ std::vector<double> cumulativeSeconds(const dp::RunRecord& run);
 // accuracy is at least `targetAccuracy`; empty if no epoch reached it.
 std::optional<double> secondsToAccuracy(const dp::RunRecord& run, double targetAccuracy);
 
-// One entry per run, in the same order.
+// One entry per run, in the same order. `chosenBaseline`: the id of a run
+// the user picked as every run's baseline, where it is fair; empty: none.
 std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
-                                       double targetAccuracy = 0.8);
+                                       double targetAccuracy = 0.8,
+                                       const std::string& chosenBaseline = {});

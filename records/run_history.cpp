@@ -193,6 +193,9 @@ const std::vector<RunColumn>& runColumns()
             {QStringLiteral("busy"), QStringLiteral("INTEGER NOT NULL DEFAULT 0"),
              [](const dp::RunRecord& r) -> QVariant { return r.busy; },
              [](dp::RunRecord& r, const QVariant& v) { r.busy = v.toBool(); }},
+            {QStringLiteral("usable_cores"), QStringLiteral("INTEGER NOT NULL DEFAULT 0"),
+             [](const dp::RunRecord& r) -> QVariant { return r.usable_cores; },
+             [](dp::RunRecord& r, const QVariant& v) { r.usable_cores = v.toInt(); }},
             // The step timings (RunRecord::step_totals), as the run record's
             // JSON holds them. Histories from before them get 0 and [] (no
             // timings); a value this build cannot read counts as none rather

@@ -22,6 +22,7 @@ inline dp::RunRecord every_field_record() {
     record.deterministic = false;
     record.other_cores = 1.25;
     record.busy = true;
+    record.usable_cores = 3;
     record.name = "baseline, 'tuned' \xC2\xB7 \xC3\xBC \xF0\x9F\x98\x80";  // ·, ü, an emoji
     dp::TrainConfig& c = record.config;
     c.model = "resnet18-narrow";

@@ -66,6 +66,7 @@ constexpr int kMaxLogLines = 10000;
 constexpr double kPresenterFontScale = 1.6;
 
 const QString kScaleKey = QStringLiteral("compare/scale_batch_and_lr");
+const QString kRepeatsKey = QStringLiteral("compare/repeats");
 const QString kSecondsAxisKey = QStringLiteral("view/seconds_axis");
 const QString kSmoothLossKey = QStringLiteral("view/smooth_loss");
 const QString kGeometryKey = QStringLiteral("window/geometry");
@@ -398,6 +399,7 @@ void MainWindow::restoreSettings()
     const QSettings settings;
     const dp::TrainConfig lastConfig = loadRunConfig(settings);
     const bool scale = settings.value(kScaleKey, false).toBool();
+    const int repeats = settings.value(kRepeatsKey, 0).toInt();
     const bool secondsAxis = settings.value(kSecondsAxisKey, false).toBool();
     const bool smoothLoss = settings.value(kSmoothLossKey, false).toBool();
     const bool logLoss = settings.value(kLogLossKey, false).toBool();
@@ -406,6 +408,7 @@ void MainWindow::restoreSettings()
     configPanel_->setDataFolders(loadDataFolders(settings));
     configPanel_->setConfig(lastConfig);
     configPanel_->setScalesWithDeviceCount(scale);
+    configPanel_->setComparisonRepeatsField(repeats);
     secondsAxisAction_->setChecked(secondsAxis);
     smoothLossAction_->setChecked(smoothLoss);
     logLossAction_->setChecked(logLoss);
@@ -580,6 +583,11 @@ void MainWindow::setComparisonScaling(bool scaleBatchAndLr)
     configPanel_->setScalesWithDeviceCount(scaleBatchAndLr);
 }
 
+void MainWindow::setComparisonRepeats(int repeats)
+{
+    configPanel_->setComparisonRepeatsField(repeats);
+}
+
 bool MainWindow::isRunning() const
 {
     return runs_->isRunning() || !runs_->queue()->isEmpty();
@@ -644,15 +652,21 @@ void MainWindow::startComparison()
         comparisonSnapshots_.push_back(std::move(snapshots));
         for (const dp::TrainConfig& config : configs)
             dp::validate(config);
+        // Repeats alternate the counts (1, N, 1, N, ...) within one group:
+        // load that drifts hits each alike, and the runs table pairs each
+        // N-device run with the 1-device run before it.
+        const int repeats = configPanel_->comparisonRepeats();
         const std::string group = dp::new_comparison_group();
-        for (const dp::TrainConfig& config : configs)
-            runs_->enqueue(withRetuneRequest(config), group);
+        for (int repeat = 0; repeat < repeats; ++repeat)
+            for (const dp::TrainConfig& config : configs)
+                runs_->enqueue(repeat == 0 ? withRetuneRequest(config) : config, group);
         retuneAction_->setChecked(false);
-        appendLog(tr("— compare 1 vs %1 devices%2")
+        appendLog(tr("— compare 1 vs %1 devices%2%3")
                       .arg(devices)
                       .arg(configPanel_->scalesWithDeviceCount()
                                ? tr(", batch and learning rate scaled with the device count")
-                               : QString()));
+                               : QString())
+                      .arg(repeats > 1 ? tr(", %1 repeats").arg(repeats) : QString()));
     } catch (const dp::Error& error) {
         showStatus(tr("Cannot compare: %1").arg(engineMessage(error.what())), true);
     }
@@ -805,18 +819,37 @@ void MainWindow::showRunOnCharts(const dp::RunRecord& record, bool shown)
 
 void MainWindow::updateSpeedupChart()
 {
+    // Each N-device run in its own colour; a repeated comparison once, at its
+    // median with its range, in the colour and name of its last repeat.
     std::vector<SpeedupChart::Measurement> measurements;
     for (int row = 0; row < runsModel_->rowCount(); ++row) {
         const std::optional<RunComparison> comparison = runsModel_->comparison(row);
-        if (!comparison || !comparison->speedup || !comparison->baseline)
+        const dp::RunRecord& record = runsModel_->record(row);
+        if (!comparison || !comparison->speedup || !comparison->baseline || record.device_count() < 2)
             continue;
-        const int baselineRow = int(*comparison->baseline);
-        const dp::RunRecord& baseline = runsModel_->record(baselineRow);
-        measurements.push_back({QString::fromStdString(baseline.id),
-                                tr("vs %1").arg(QString::fromStdString(baseline.label())),
-                                runsModel_->color(baselineRow),
-                                int(runsModel_->record(row).config.devices.size()),
-                                *comparison->speedup});
+        SpeedupChart::Measurement measurement{QString::fromStdString(record.id),
+                                              runsModel_->displayLabel(row),
+                                              runsModel_->color(row),
+                                              record.device_count(),
+                                              *comparison->speedup,
+                                              0,
+                                              0,
+                                              comparison->ceiling.value_or(0)};
+        if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison->repeated) {
+            measurement.key = QStringLiteral("%1/%2").arg(QString::fromStdString(record.comparison_group))
+                                  .arg(record.device_count());
+            measurement.name = tr("%1 (median of %2 repeats)").arg(measurement.name).arg(repeated->repeats);
+            measurement.speedup = repeated->median;
+            measurement.min = repeated->min;
+            measurement.max = repeated->max;
+            const auto same = std::find_if(measurements.begin(), measurements.end(),
+                                           [&](const auto& m) { return m.key == measurement.key; });
+            if (same != measurements.end()) {
+                *same = measurement;  // the later repeat names it
+                continue;
+            }
+        }
+        measurements.push_back(measurement);
     }
     charts_->setSpeedupMeasurements(std::move(measurements));
 
@@ -1050,6 +1083,7 @@ void MainWindow::saveSettings()
     storeRunConfig(settings, configPanel_->config());
     storeDataFolders(settings, configPanel_->dataFolders());
     settings.setValue(kScaleKey, configPanel_->scalesWithDeviceCount());
+    settings.setValue(kRepeatsKey, configPanel_->comparisonRepeatsField());
     settings.setValue(kSecondsAxisKey, secondsAxisAction_->isChecked());
     settings.setValue(kSmoothLossKey, smoothLossAction_->isChecked());
     settings.setValue(kLogLossKey, logLossAction_->isChecked());

@@ -46,6 +46,8 @@ public:
     void setRunConfig(const dp::TrainConfig& config);
     // How Compare 1 vs N sizes the N-device run (dp::comparison_configs).
     void setComparisonScaling(bool scaleBatchAndLr);
+    // How many times Compare 1 vs N runs its pair; 0: auto (RunConfigPanel::comparisonRepeats).
+    void setComparisonRepeats(int repeats);
     // Whether a run is training or waiting in the queue.
     bool isRunning() const;
     // The status line under the charts: what the window is doing, or why

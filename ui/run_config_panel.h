@@ -49,6 +49,12 @@ public:
     bool scalesWithDeviceCount() const;
     void setScalesWithDeviceCount(bool scale);
     int checkedDeviceCount() const;
+    // How many times Compare 1 vs N runs its pair, alternating 1, N, 1, N:
+    // the field's value, or on "auto" (0) 3 for short runs and 1 for long
+    // ones (kShortRunImages).
+    int comparisonRepeats() const;
+    int comparisonRepeatsField() const;  // as set: 0 for auto
+    void setComparisonRepeatsField(int repeats);
 
     // The range a numeric field's spin box takes, by config_fields name
     // ("batch_size": 0 to 65536); nothing for a field the panel has no spin
@@ -118,6 +124,7 @@ private:
     QComboBox* allreduceCombo_;
     QCheckBox* syncBnCheck_;
     QCheckBox* scaleCheck_;
+    QSpinBox* repeatsSpin_;
     // The Advanced box's settings, each edited generically from its schema row.
     std::vector<SettingEditor*> advancedEditors_;
     // Each numeric field's spin box, by config_fields name, for the notes' quotes.

@@ -171,16 +171,25 @@ struct SlowStart {
 // trains this LeNet at 0.9), so the hint is a hint, not a refusal.
 constexpr SlowStart kSlowStarts[] = {{"lenet", 1000}};
 
+}  // namespace
+
+int trainingImages(const dp::TrainConfig& config)
+{
+    const int setSize = config.dataset == "random" ? config.samples
+                                                   : datasetMetadata(config.dataset).trainImages;
+    return config.limit_train > 0 && config.dataset != "random"
+               ? (setSize > 0 ? std::min(config.limit_train, setSize) : config.limit_train)
+               : setSize;
+}
+
+namespace {
+
 // The optimizer steps the run takes: batches per epoch (a batch above the
 // training set is one batch of it, as the trainer does) times epochs; 0 when
 // the training set's size is unknown (an MNIST-format folder read whole).
 long long optimizerSteps(const dp::TrainConfig& config)
 {
-    const int setSize = config.dataset == "random" ? config.samples
-                                                   : datasetMetadata(config.dataset).trainImages;
-    const int images = config.limit_train > 0 && config.dataset != "random"
-                           ? (setSize > 0 ? std::min(config.limit_train, setSize) : config.limit_train)
-                           : setSize;
+    const int images = trainingImages(config);
     if (images <= 0 || config.batch_size <= 0)
         return 0;
     const int batch = std::min(config.batch_size, images);

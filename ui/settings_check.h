@@ -19,6 +19,11 @@ struct SettingsNote {
     QString text;       // in the panel's words, naming fields by their labels
 };
 
+// The training images one epoch of `config` reads (the training set, or the
+// first limit_train of it); 0 when the set's size is unknown (an
+// MNIST-format folder read whole).
+int trainingImages(const dp::TrainConfig& config);
+
 // The notes on `config`, problems first. `devices` are the devices that
 // config.devices names (the panel's checked ones, none or of two kinds
 // included); `shownValues` are the numbers as the panel shows them, by field

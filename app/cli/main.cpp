@@ -112,6 +112,8 @@ std::vector<dp::SpeedupGap> print_comparison(const std::vector<dp::TrainConfig>&
         for (std::size_t i = 1; i < runs.size(); ++i) {
             dp::SpeedupGap gap = dp::speedup_gap(runs[0], runs[i]);
             dp::fit_gap_to_settings(gap, configs[0], configs[i]);
+            dp::account_core_sharing(
+                gap, dp::distinct_cpu_cores(configs[i].devices, int(dp::usable_cores().size())));
             for (dp::GapPart& part : gap.parts)  // the settings named by their flags
                 part.advice = dp::render_settings(part.advice, dp::flag_or_label);
             std::printf("\n%s", dp::format_speedup_gap(gap).c_str());
@@ -150,8 +152,10 @@ int compare(const dp::CliCommand& command) {
     std::vector<dp::SpeedupGap> gaps;
     bool busy = false;
     // Repeats alternate the counts (1, N, 1, N, ...): load that drifts hits each alike.
+    // One group for all of them: the workbench pairs each N-device run with
+    // the 1-device run before it and shows the repeats' median and range.
+    const std::string group = dp::new_comparison_group();
     for (int repeat = 0; repeat < command.repeats; ++repeat) {
-        const std::string group = dp::new_comparison_group();
         for (std::size_t i = 0; i < configs.size(); ++i) {
             std::printf("== run %zu of %zu%s: %zu device(s), global batch %d, lr %g\n", i + 1,
                         configs.size(),

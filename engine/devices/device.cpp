@@ -99,6 +99,20 @@ std::vector<DeviceInfo> available_devices() {
     return devices;
 }
 
+int distinct_cpu_cores(const std::vector<std::string>& ids, int usable) {
+    if (usable <= 0) return 0;
+    std::set<int> cores;
+    for (const std::string& id : ids) {
+        if (id.rfind("cpu:", 0) != 0) return 0;
+        try {
+            cores.insert(std::stoi(id.substr(4)) % usable);  // stops at a replica's '#'
+        } catch (const std::exception&) {
+            return 0;
+        }
+    }
+    return int(cores.size());
+}
+
 std::vector<DeviceInfo> default_devices(const std::vector<DeviceInfo>& available) {
     const auto gpus = of_kind(available, DeviceKind::cuda);
     return gpus.empty() ? of_kind(available, DeviceKind::cpu) : gpus;

@@ -49,6 +49,12 @@ std::vector<DeviceInfo> available_devices();
 // whatever DP_CPU_DEVICES asks: what CPU devices share.
 std::vector<int> usable_cores();
 
+// How many distinct cores CPU devices `ids` ("cpu:2", replicas "cpu:0#1")
+// ran on, on a machine with `usable` usable cores: available_devices() puts
+// cpu:i on core i mod usable, replicas on their device's core. 0 when an id
+// is not a CPU device's or `usable` is not known (0).
+int distinct_cpu_cores(const std::vector<std::string>& ids, int usable);
+
 // The devices a run uses when none are named: every GPU of `available`, or
 // every CPU device when it has no GPU (one run computes on one kind, and the
 // GPUs are the fast kind). select_devices({}) and the workbench's first

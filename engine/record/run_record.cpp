@@ -8,6 +8,7 @@
 
 #include "backend/cuda_backend_options.h"
 #include "core/format.h"
+#include "devices/device.h"
 #include "models/model_registry.h"
 
 namespace dp {
@@ -78,6 +79,10 @@ std::optional<RunStatus> parse_run_status(std::string_view name) {
 }
 
 std::string new_comparison_group() { return "compare-" + unique_id(utc_now()); }
+
+int RunRecord::cpu_cores_used() const {
+    return distinct_cpu_cores(config.devices, usable_cores);
+}
 
 RunRecord start_run_record(const TrainConfig& config, const std::string& source) {
     RunRecord record;

@@ -54,11 +54,18 @@ struct RunRecord {
     // more than a fifth of the cores, which makes the run's times untrusted.
     double other_cores = -1;
     bool busy = false;
+    // The cores this process could use where it ran (taskset and cgroups
+    // respected); 0 where not known (older records). With the device ids it
+    // says which devices took turns on one core.
+    int usable_cores = 0;
 
     // The devices the run trained on. config.devices lists every one of
     // them, an mpirun record one per rank (rank 0 gathers them), so this is
     // never multiplied by processes.
     int device_count() const { return int(config.devices.size()); }
+    // The distinct cores a CPU run's devices had (4 devices on 2 cores: 2);
+    // 0 for GPU runs and where usable_cores is not known.
+    int cpu_cores_used() const;
 
     // Whether the record kept its step timings (records from before they
     // were kept have none).

@@ -283,8 +283,9 @@ std::string utf16_prefix(const std::string& text, std::size_t units) {
 // "steps" and "step_totals" (each device's step phases summed over the run,
 // record/step_timing_fields.h) came later still: a record without them has no
 // step timings (steps 0), so no speedup-gap breakdown. "other_cores" and
-// "busy" (the machine's load while the run trained) came last: a record
-// without them was not measured (-1, not busy).
+// "busy" (the machine's load while the run trained) came later: a record
+// without them was not measured (-1, not busy). "usable_cores" (the cores
+// the run's process could use) came last: without it, 0 (not known).
 std::string to_json(const RunRecord& r) {
     std::string epochs = "[";
     for (std::size_t i = 0; i < r.epochs.size(); ++i)
@@ -299,6 +300,7 @@ std::string to_json(const RunRecord& r) {
            (r.deterministic ? "true" : "false") + ",\n  \"name\": " + quoted(r.name) +
            ",\n  \"other_cores\": " + json_number(r.other_cores) +
            ",\n  \"busy\": " + (r.busy ? "true" : "false") +
+           ",\n  \"usable_cores\": " + std::to_string(r.usable_cores) +
            ",\n  \"label\": " + quoted(r.label()) +
            ",\n  \"config\": " + config_json(r.config) + ",\n  \"epochs\": " + epochs +
            ",\n  \"steps\": " + std::to_string(r.steps) +
@@ -366,6 +368,10 @@ RunRecord run_record_from_json(std::string_view bytes) {
     }
     if (r.has("other_cores")) record.other_cores = r.number("other_cores");
     if (r.has("busy")) record.busy = r.boolean("busy");
+    if (r.has("usable_cores")) {
+        record.usable_cores = r.integer<int>("usable_cores");
+        if (record.usable_cores < 0) fail(r.name("usable_cores") + " is negative");
+    }
     if (r.has("step_totals")) {
         JsonReader totals = r.array("step_totals");
         record.step_totals = read_step_totals(text, totals, r.field_path("step_totals"));

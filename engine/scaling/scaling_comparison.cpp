@@ -134,6 +134,12 @@ std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,
     return rows;
 }
 
+RepeatedSpeedup summarize_speedups(int devices, std::vector<double> speedups) {
+    if (speedups.empty()) return {devices, 0, 0, 0, 0};
+    const double median = median_of(speedups);  // sorts them
+    return {devices, median, speedups.front(), speedups.back(), int(speedups.size())};
+}
+
 std::vector<RepeatedSpeedup> repeated_speedups(
     const std::vector<std::vector<ComparisonRow>>& repeats) {
     std::vector<RepeatedSpeedup> speedups;
@@ -141,9 +147,7 @@ std::vector<RepeatedSpeedup> repeated_speedups(
     for (std::size_t i = 0; i < repeats.front().size(); ++i) {
         std::vector<double> values;
         for (const auto& rows : repeats) values.push_back(rows.at(i).speedup);
-        const double median = median_of(values);  // sorts them
-        speedups.push_back({repeats.front()[i].devices, median, values.front(), values.back(),
-                            int(values.size())});
+        speedups.push_back(summarize_speedups(repeats.front()[i].devices, std::move(values)));
     }
     return speedups;
 }

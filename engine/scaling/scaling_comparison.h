@@ -71,6 +71,8 @@ struct RepeatedSpeedup {
     double median = 0, min = 0, max = 0;
     int repeats = 0;
 };
+// The median and range of one device count's speedups, one per repeat.
+RepeatedSpeedup summarize_speedups(int devices, std::vector<double> speedups);
 // `repeats[r]` is repeat r's compare_runs rows, the same counts in each.
 std::vector<RepeatedSpeedup> repeated_speedups(const std::vector<std::vector<ComparisonRow>>& repeats);
 // "2 devices: 1.95x (1.88-2.02) over 3 repeats", a line each.

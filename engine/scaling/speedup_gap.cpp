@@ -83,16 +83,28 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
     return gap;
 }
 
+namespace {
+
+GapPart* part_named(SpeedupGap& gap, const std::string& short_name) {
+    const auto part = std::find_if(gap.parts.begin(), gap.parts.end(),
+                                   [&](const GapPart& p) { return p.short_name == short_name; });
+    return part == gap.parts.end() ? nullptr : &*part;
+}
+
+}  // namespace
+
 void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainConfig& many) {
-    if (gap.parts.size() < 2) return;
-    GapPart& compute = gap.parts[0];
+    GapPart* compute_part = part_named(gap, "compute");
+    GapPart* allreduce_part = part_named(gap, "all-reduce");
+    if (!compute_part || !allreduce_part) return;
+    GapPart& compute = *compute_part;
     const int devices = std::max(1, int(many.devices.size()));
     if (many.batch_size / devices >= one.batch_size) {
         compute.name = "compute at 1 device's per-device batch";
         compute.advice = "each device computes as much as 1 device did: devices sharing cores or "
                          "memory bandwidth slow it down";
     }
-    GapPart& allreduce = gap.parts[1];
+    GapPart& allreduce = *allreduce_part;
     allreduce.advice = format("try larger buckets (%s, now %g MB)", setting("bucket_mb").c_str(),
                               many.bucket_mb);
     if (many.allreduce != "ring")
@@ -100,6 +112,22 @@ void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainCon
     allreduce.advice += ", or fewer all-reduces per epoch: a larger global batch (" +
                         setting("batch_size") + "), which " + setting("accumulate") +
                         " fits in memory";
+}
+
+void account_core_sharing(SpeedupGap& gap, int cores) {
+    if (cores <= 0 || cores >= gap.devices || gap.gap() <= 0) return;
+    // 1 device's time over the cores: the fastest these devices can be here.
+    const double ceiling_time = gap.ideal * gap.devices / cores;
+    const double sharing = std::min(ceiling_time, gap.measured) - gap.ideal;
+    const double scale = (gap.gap() - sharing) / gap.gap();
+    for (GapPart& part : gap.parts) part.seconds *= scale;
+    gap.parts.insert(gap.parts.begin(),
+                     {"devices share cores", "shared cores",
+                      format("%d devices take turns on %d cores, so they cannot be more than %d "
+                             "times faster than 1: give each device its own core (fewer devices, "
+                             "or a machine with more cores)",
+                             gap.devices, cores, cores),
+                      sharing});
 }
 
 std::string SpeedupGap::verdict() const {

@@ -70,6 +70,15 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many);
 // named for that, not for "smaller per-device batches".
 void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainConfig& many);
 
+// Devices that take turns on fewer cores than there are devices (4 CPU
+// devices on 2 cores) cannot beat `cores` times 1 device's speed: the gap up
+// to that ceiling is put first as its own part, "devices share cores", and
+// the measured parts are scaled down to the rest in proportion (time-slicing
+// stretches every phase: the all-reduce waits for a device whose core is
+// busy with another). `cores`: the distinct cores the N-device run's devices
+// had; none (0) or as many as devices changes nothing.
+void account_core_sharing(SpeedupGap& gap, int cores);
+
 // A plain-text table: each part's seconds per epoch and share of the gap, then the verdict.
 std::string format_speedup_gap(const SpeedupGap& gap);
 

@@ -1,10 +1,13 @@
 #include "train/recorded_run.h"
 
+#include "devices/device.h"
+
 namespace dp {
 
 RecordedRun::RecordedRun(RunRecord record, std::vector<std::unique_ptr<RunRecordSink>> sinks)
     : record_(std::move(record)), started_(read_cpu_clock()), sinks_(std::move(sinks)) {
     record_.status = RunStatus::running;
+    record_.usable_cores = int(usable_cores().size());
     write();
 }
 

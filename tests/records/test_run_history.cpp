@@ -97,6 +97,7 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
     QCOMPARE(a.deterministic, b.deterministic);
     QCOMPARE(a.other_cores, b.other_cores);
     QCOMPARE(a.busy, b.busy);
+    QCOMPARE(a.usable_cores, b.usable_cores);
     QCOMPARE(a.name, b.name);
     compareConfigs(a.config, b.config);
     QCOMPARE(a.epochs.size(), b.epochs.size());
@@ -974,6 +975,94 @@ private slots:
         // Without the group, the first fair baseline in the list.
         pair.comparison_group.clear();
         QCOMPARE(compareRuns({first, grouped, pair})[2].baseline, std::optional<std::size_t>(0));
+    }
+
+    // A comparison repeated 3 times (1, N, 1, N, 1, N in one group): each
+    // N-device run pairs with the 1-device run just before it, and every one
+    // of them quotes the median and range of the 3 speedups.
+    void repeatedComparisonQuotesTheMedianAndRange()
+    {
+        std::vector<dp::RunRecord> runs;
+        const std::vector<std::pair<double, double>> repeats{{10, 6}, {12, 6}, {10, 4}};
+        for (std::size_t r = 0; r < repeats.size(); ++r) {
+            runs.push_back(madeRun("one " + std::to_string(r), "lenet", 1,
+                                   {repeats[r].first, repeats[r].first}, {0.5, 0.6}));
+            runs.push_back(madeRun("two " + std::to_string(r), "lenet", 2,
+                                   {repeats[r].second, repeats[r].second}, {0.5, 0.6}));
+        }
+        for (dp::RunRecord& run : runs)
+            run.comparison_group = "compare-3";
+        const std::vector<RunComparison> rows = compareRuns(runs);
+        QCOMPARE(rows[1].baseline, std::optional<std::size_t>(0));
+        QCOMPARE(rows[3].baseline, std::optional<std::size_t>(2));
+        QCOMPARE(rows[5].baseline, std::optional<std::size_t>(4));
+        QCOMPARE(*rows[3].speedup, 2.0);
+        for (const std::size_t i : {1, 3, 5}) {
+            QVERIFY(rows[i].repeated);
+            QCOMPARE(rows[i].repeated->repeats, 3);
+            QCOMPARE(rows[i].repeated->median, 2.0);
+            QCOMPARE(rows[i].repeated->min, 10.0 / 6.0);
+            QCOMPARE(rows[i].repeated->max, 2.5);
+        }
+        for (const std::size_t i : {0, 2, 4})
+            QVERIFY(!rows[i].repeated);  // the baselines
+        // One pair alone is not a repeat.
+        runs.resize(2);
+        QVERIFY(!compareRuns(runs)[1].repeated);
+    }
+
+    // The user's baseline (the runs table's "Use as baseline") wins where it
+    // is fair, over the identical-settings one compareRuns would choose.
+    void aChosenBaselineIsUsedWhereFair()
+    {
+        dp::RunRecord scaled = madeRun("scaled", "lenet", 1, {10, 10}, {0.5, 0.8});
+        scaled.config.batch_size = 64;
+        scaled.config.lr = 0.2f;
+        dp::RunRecord identical = madeRun("identical", "lenet", 1, {7, 7}, {0.5, 0.8});
+        identical.config.batch_size = 128;
+        identical.config.lr = 0.4f;
+        dp::RunRecord two = madeRun("two", "lenet", 2, {6, 6}, {0.5, 0.8});
+        two.config.batch_size = 128;
+        two.config.lr = 0.4f;
+        const std::vector<RunComparison> chosen = compareRuns({scaled, identical, two}, 0.8, "scaled");
+        QCOMPARE(chosen[2].baseline, std::optional<std::size_t>(0));
+        QCOMPARE(chosen[2].scaling, std::string("weak"));
+        // A choice that is no fair baseline (another model) changes nothing.
+        dp::RunRecord other = madeRun("other", "resnet18", 1, {5, 5}, {0.5, 0.8});
+        const std::vector<RunComparison> unfair =
+            compareRuns({scaled, identical, two, other}, 0.8, "other");
+        QCOMPARE(unfair[2].baseline, std::optional<std::size_t>(1));
+    }
+
+    // 4 CPU devices on a 2-core machine take turns: at most 2 times faster.
+    // The comparison knows the ceiling, and the gap puts the cores' share
+    // first instead of blaming the all-reduce for it.
+    void devicesSharingCoresGetACeilingAndAGapPart()
+    {
+        dp::RunRecord one = madeRun("one", "lenet", 1, {8, 8}, {0.5, 0.6});
+        dp::RunRecord four = madeRun("four", "lenet", 4, {7, 7}, {0.5, 0.6});
+        one.usable_cores = four.usable_cores = 2;
+        one.steps = 20;  // 10 steps an epoch
+        one.step_totals = {{2560, 1, 25, 50, 0, 4}};
+        four.steps = 20;
+        four.step_totals.assign(4, {640, 2, 10, 20, 30, 4});
+        QCOMPARE(four.cpu_cores_used(), 2);
+        const RunComparison row = compareRuns({one, four})[1];
+        QCOMPARE(row.ceiling, std::optional<double>(2.0));
+        QVERIFY(row.gap);
+        const dp::SpeedupGap& gap = *row.gap;
+        QCOMPARE(gap.parts.front().short_name, std::string("shared cores"));
+        // 1 device's 8 s over 2 cores, less the ideal 8 s / 4.
+        QVERIFY(std::abs(gap.parts.front().seconds - (4.0 - 2.0)) < 1e-9);
+        double seconds = 0;
+        for (const dp::GapPart& part : gap.parts)
+            seconds += part.seconds;
+        QVERIFY(std::abs(seconds - gap.gap()) < 1e-9);
+        // With a core each, no ceiling and no such part.
+        four.usable_cores = 4;
+        const RunComparison ownCores = compareRuns({one, four})[1];
+        QVERIFY(!ownCores.ceiling);
+        QVERIFY(ownCores.gap->parts.front().short_name != "shared cores");
     }
 
     void aRunWithoutAnyBaselineSaysWhatOneNeeds()

@@ -55,6 +55,7 @@ private slots:
         QCOMPARE(read.deterministic, record.deterministic);
         QCOMPARE(read.other_cores, record.other_cores);
         QCOMPARE(read.busy, record.busy);
+        QCOMPARE(read.usable_cores, record.usable_cores);
         QCOMPARE(read.name, record.name);
         // Every setting of the schema, as its exact text (0.1f stays 0.1f).
         for (const dp::ConfigField& field : dp::config_fields())

@@ -4,6 +4,7 @@
 // name the right runs through both.
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -56,6 +57,8 @@ private slots:
     void cleanup();
     void clickedHeaderSortsAndKeepsChecksAndSelection();
     void filterKeepsTheRowsWithItsText();
+    void rightClickChoosesTheBaseline();
+    void repeatedComparisonShowsItsMedianAndRange();
 
 private:
     std::unique_ptr<RunsTableModel> model_;
@@ -121,6 +124,77 @@ void TestRunsPanel::filterKeepsTheRowsWithItsText()
              std::vector<std::string>{"run-c"});
     filter->clear();
     QCOMPARE(shownBatches(*table_), (QList<int>{512, 64, 128}));
+}
+
+// Two 1-device runs, at batch 64 and lr 0.2 and at 128 and 0.4; a 2-device
+// run at 128 and 0.4 compares with the second (identical settings) until the
+// user makes the first its baseline (weak scaling), and back with the
+// automatic choice.
+void TestRunsPanel::rightClickChoosesTheBaseline()
+{
+    model_ = std::make_unique<RunsTableModel>();
+    panel_ = std::make_unique<RunsPanel>(model_.get());
+    dp::RunRecord half = finishedRun("run-b", 64);
+    dp::RunRecord same = finishedRun("run-c", 128);
+    dp::RunRecord two = finishedRun("run-d", 128);
+    same.config.lr = two.config.lr = 0.4f;
+    for (dp::RunRecord* one : {&half, &same})
+        one->config.devices = {"cpu:0"};
+    two.config.devices = {"cpu:0", "cpu:1"};
+    two.epochs.back().seconds = 1.0;
+    for (const dp::RunRecord& run : {half, same, two})
+        model_->upsert(run);
+    const int row = model_->rowOf("run-d");
+    const auto speedup = [&] { return model_->index(row, RunsTableModel::SpeedupColumn).data().toString(); };
+    QCOMPARE(model_->comparison(row)->baseline, std::optional<std::size_t>(model_->rowOf("run-c")));
+    QVERIFY2(speedup().endsWith(QStringLiteral("strong")), qPrintable(speedup()));
+
+    QMenu menu;
+    panel_->fillRunMenu(menu, model_->rowOf("run-b"));
+    auto* use = menu.findChild<QAction*>(QStringLiteral("useAsBaselineAction"));
+    QVERIFY(use && use->isEnabled() && !use->isChecked());
+    use->trigger();
+    QCOMPARE(model_->chosenBaseline(), std::string("run-b"));
+    QCOMPARE(model_->comparison(row)->baseline, std::optional<std::size_t>(model_->rowOf("run-b")));
+    QVERIFY2(speedup().endsWith(QStringLiteral("weak")), qPrintable(speedup()));
+
+    QMenu again;
+    panel_->fillRunMenu(again, model_->rowOf("run-b"));
+    QVERIFY(again.findChild<QAction*>(QStringLiteral("useAsBaselineAction"))->isChecked());
+    again.actions().back()->trigger();  // "Choose baselines automatically"
+    QVERIFY(model_->chosenBaseline().empty());
+    QCOMPARE(model_->comparison(row)->baseline, std::optional<std::size_t>(model_->rowOf("run-c")));
+
+    // A 2-device run is no baseline.
+    QMenu ofTwo;
+    panel_->fillRunMenu(ofTwo, row);
+    QVERIFY(!ofTwo.findChild<QAction*>(QStringLiteral("useAsBaselineAction"))->isEnabled());
+}
+
+// Compare 1 vs 2 repeated 3 times: the 2-device rows show the median speedup
+// with the range of the 3 repeats, and sort by the median.
+void TestRunsPanel::repeatedComparisonShowsItsMedianAndRange()
+{
+    const double twoDeviceSeconds[] = {1.25, 1.0, 0.8};  // against 2.0 s: 1.6x, 2x, 2.5x
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        dp::RunRecord one = finishedRun("one-" + std::to_string(repeat), 256);
+        dp::RunRecord two = finishedRun("two-" + std::to_string(repeat), 256);
+        one.config.devices = {"cpu:0"};
+        two.config.devices = {"cpu:0", "cpu:1"};
+        two.epochs.back().seconds = twoDeviceSeconds[repeat];
+        one.comparison_group = two.comparison_group = "compare-repeated";
+        model_->upsert(one);
+        model_->upsert(two);
+    }
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        const int row = model_->rowOf("two-" + std::to_string(repeat));
+        const QModelIndex cell = model_->index(row, RunsTableModel::SpeedupColumn);
+        QCOMPARE(cell.data().toString(), QStringLiteral("2.00× (1.60–2.50) strong"));
+        QCOMPARE(cell.data(Qt::UserRole).toDouble(), 2.0);
+        QVERIFY(cell.data(Qt::ToolTipRole).toString().contains(QStringLiteral("3 repeats")));
+        QCOMPARE(model_->index(row, RunsTableModel::EfficiencyColumn).data().toString(),
+                 QStringLiteral("100% (80–125)"));
+    }
 }
 
 QTEST_MAIN(TestRunsPanel)

@@ -7,18 +7,23 @@
 
 #include "run_chart_view.h"
 
-// Measured speedup against the device count, a line per baseline (runs of one
-// workload compared with its 1-device run), beside the ideal line y = x.
+// Measured speedup against the device count: each N-device run (or each
+// repeated comparison's median, with its range as an error bar) as a segment
+// from (1, 1) in its own colour, named for its run; beside the ideal line
+// y = x and, where devices took turns on fewer cores than devices, the
+// ceiling those cores allow.
 class SpeedupChart : public RunChartView {
     Q_OBJECT
 
 public:
     struct Measurement {
-        QString group;  // the baseline's key: one line per baseline
-        QString groupName;
-        QColor color;
+        QString key;   // the run's id, or a repeated comparison's group and device count
+        QString name;  // the run's label, as the legend names it
+        QColor color;  // the N-device run's
         int devices = 0;
         double speedup = 0;
+        double min = 0, max = 0;  // the repeats' range; both 0 for one run
+        double ceiling = 0;       // the cores' ceiling; 0 for none
 
         bool operator==(const Measurement&) const = default;
     };
@@ -29,5 +34,7 @@ public:
     int measurementCount() const { return int(shown_.size()); }
 
 private:
+    void drawCeiling(int maxDevices);
+
     std::vector<Measurement> shown_;
 };

@@ -52,14 +52,28 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
     if (runs.empty())
         return {};
     const dp::RunRecord& first = runs.front();
+    // A repeated comparison (1, N, 1, N, ...) speaks through each device
+    // count's last run, whose comparison carries the repeats' median and range.
+    std::vector<std::size_t> shown;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto same = std::find_if(shown.begin(), shown.end(), [&](std::size_t j) {
+            return runs[j].device_count() == runs[i].device_count();
+        });
+        if (same == shown.end())
+            shown.push_back(i);
+        else
+            *same = i;
+    }
     QStringList counts;
-    for (const dp::RunRecord& run : runs)
-        counts << QString::number(run.config.devices.size());
+    for (const std::size_t i : shown)
+        counts << QString::number(runs[i].device_count());
     QString text = tr("<b>Comparison done: %1 on %2 devices.</b>")
                        .arg(QString::fromStdString(
                                 first.settings_label().substr(0, first.settings_label().find(" · "))),
                             counts.join(tr(" vs ")));
-    for (std::size_t i = 1; i < runs.size(); ++i) {
+    for (const std::size_t i : shown) {
+        if (i == shown.front())
+            continue;
         const RunComparison& c = comparisons[i];
         const int devices = int(runs[i].config.devices.size());
         if (!c.speedup || !c.efficiency) {
@@ -69,12 +83,20 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
                                                                                : c.noBaselineReason));
             continue;
         }
-        text += (*c.speedup >= 1 ? tr(" %1 devices: <b>%2× faster</b> per epoch, %3% scaling efficiency")
-                                 : tr(" %1 devices: <b>%2× the speed</b> of 1 device per epoch (slower), "
-                                      "%3% scaling efficiency"))
+        // Repeats quote their median and range; one run its own figure.
+        const double speedup = c.repeated ? c.repeated->median : *c.speedup;
+        const QString range = c.repeated ? tr(" (%1–%2 over %3 repeats)")
+                                               .arg(c.repeated->min, 0, 'f', 2)
+                                               .arg(c.repeated->max, 0, 'f', 2)
+                                               .arg(c.repeated->repeats)
+                                         : QString();
+        text += (speedup >= 1 ? tr(" %1 devices: <b>%2× faster</b>%3 per epoch, %4% scaling efficiency")
+                              : tr(" %1 devices: <b>%2× the speed</b>%3 of 1 device per epoch (slower), "
+                                   "%4% scaling efficiency"))
                     .arg(devices)
-                    .arg(*c.speedup, 0, 'f', 2)
-                    .arg(*c.efficiency * 100, 0, 'f', 0);
+                    .arg(speedup, 0, 'f', 2)
+                    .arg(range)
+                    .arg(speedup * *c.efficiency / *c.speedup * 100, 0, 'f', 0);
         text += c.scaling == "weak"
                     ? tr(" (weak scaling: batch and lr grew with the devices, each device's share "
                          "unchanged).")
@@ -86,7 +108,7 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
         text += tr(" <i>Measured while the machine was busy (other processes took cores): the "
                    "speedups are not trusted; run the comparison again on an idle machine.</i>");
     QStringList accuracies;
-    for (std::size_t i = 0; i < runs.size(); ++i)
+    for (const std::size_t i : shown)
         accuracies << tr("%1 on %2").arg(comparisons[i].finalTestAcc, 0, 'f', 3)
                           .arg(runs[i].config.devices.size());
     text += tr(" Test accuracy: %1.").arg(accuracies.join(QStringLiteral(", ")));
@@ -95,10 +117,12 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
     // rounding of sums taken in another order, step by step (over one LeNet
     // epoch, 1e-7 grows past 1e-2 on one CPU alike), so it is worded as
     // paths, and "diverged" stays for a run that blew up (NaN).
-    for (std::size_t i = 1; i < runs.size(); ++i)
-        if (!runs[i].epochs.empty() && std::isfinite(runs[i].epochs.back().parameter_drift)) {
+    for (const std::size_t i : shown)
+        if (i != shown.front() && !runs[i].epochs.empty()
+            && std::isfinite(runs[i].epochs.back().parameter_drift)) {
             const double drift = runs[i].epochs.back().parameter_drift;
-            const double accuracyGap = std::abs(comparisons[i].finalTestAcc - comparisons[0].finalTestAcc);
+            const double accuracyGap =
+                std::abs(comparisons[i].finalTestAcc - comparisons[shown.front()].finalTestAcc);
             const QString meaning =
                 drift < 1e-3        ? tr("float rounding only")
                 : accuracyGap < 0.01 ? tr("the runs took slightly different paths (float rounding, "
@@ -113,7 +137,7 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
         }
     // Why each N-device run is not N times faster: the largest part of its
     // gap (or, at or beyond N times, that there is none).
-    for (std::size_t i = 1; i < runs.size(); ++i)
+    for (const std::size_t i : shown)
         if (const std::optional<dp::SpeedupGap>& gap = comparisons[i].gap) {
             const QString verdict = engineMessage(gap->verdict()).toHtmlEscaped();
             text += gap->gap() > 0 && !gap->within_noise() ? tr("<br><b>Why not %1× faster on %1 devices:</b> %2.")

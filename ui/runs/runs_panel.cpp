@@ -6,6 +6,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -66,7 +67,11 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
                                                      QHeaderView::Interactive);
     table_->horizontalHeader()->resizeSection(RunsTableModel::RunColumn, 300);
     table_->horizontalHeader()->setStretchLastSection(true);
-    table_->setTextElideMode(Qt::ElideMiddle);
+    // Names elide at their end (the tooltip has them whole): a label's first
+    // part, the model and devices, is what is read first.
+    table_->setTextElideMode(Qt::ElideRight);
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(table_, &QWidget::customContextMenuRequested, this, &RunsPanel::showRunMenu);
 
     targetSpin_->setObjectName(QStringLiteral("targetAccuracySpin"));
     targetSpin_->setRange(0.05, 1.0);
@@ -78,7 +83,8 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
     deleteButton_->setToolTip(tr("Remove the selected runs from the table and the history database"));
 
     auto* hint = new QLabel(tr("Check runs to draw and compare them; speedup is against a checked "
-                               "1-device run with the same settings (hover a dash to see why none)."),
+                               "1-device run with the same settings (hover a dash to see why none; "
+                               "right-click a run to make it the baseline)."),
                             this);
     hint->setForegroundRole(QPalette::PlaceholderText);
     hint->setWordWrap(true);
@@ -147,6 +153,37 @@ std::vector<std::string> RunsPanel::selectedIds() const
     for (const QModelIndex& index : table_->selectionModel()->selectedRows())
         ids.push_back(model_->record(shownRuns_->mapToSource(index).row()).id);
     return ids;
+}
+
+void RunsPanel::showRunMenu(const QPoint& position)
+{
+    const QModelIndex index = table_->indexAt(position);
+    if (!index.isValid())
+        return;
+    QMenu menu(this);
+    fillRunMenu(menu, shownRuns_->mapToSource(index).row());
+    menu.exec(table_->viewport()->mapToGlobal(position));
+}
+
+void RunsPanel::fillRunMenu(QMenu& menu, int row)
+{
+    const dp::RunRecord& record = model_->record(row);
+    const std::string id = record.id;
+    QAction* use = menu.addAction(tr("Use as baseline"));
+    use->setObjectName(QStringLiteral("useAsBaselineAction"));
+    use->setCheckable(true);
+    use->setChecked(model_->chosenBaseline() == id);
+    const bool oneDevice = record.device_count() == 1 && record.processes == 1;
+    use->setEnabled(oneDevice);
+    use->setToolTip(oneDevice ? tr("Compare every checked run with this one where it is a fair "
+                                   "baseline (same model, data, epochs and seed)")
+                              : tr("A baseline runs on 1 device"));
+    connect(use, &QAction::toggled, model_,
+            [this, id](bool on) { model_->setChosenBaseline(on ? id : std::string()); });
+    QAction* automatic = menu.addAction(tr("Choose baselines automatically"));
+    automatic->setEnabled(!model_->chosenBaseline().empty());
+    connect(automatic, &QAction::triggered, model_, [this] { model_->setChosenBaseline({}); });
+    menu.setToolTipsVisible(true);
 }
 
 void RunsPanel::updateDeleteButton()

@@ -8,6 +8,7 @@
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
@@ -28,6 +29,9 @@ public:
     // hides it.
     void showHistoryProblem(const QString& text);
     QString historyProblem() const;
+    // What a right-click on the model's row `row` offers: use that run as
+    // every run's baseline, or go back to the automatic choice.
+    void fillRunMenu(QMenu& menu, int row);
 
 signals:
     void deleteRequested(const std::vector<std::string>& ids);
@@ -37,6 +41,7 @@ private:
     void setUpFilter();
     std::vector<std::string> selectedIds() const;
     void updateDeleteButton();
+    void showRunMenu(const QPoint& position);
 
     RunsTableModel* model_;
     QSortFilterProxyModel* shownRuns_;  // sorted and filtered, as the table shows them

@@ -31,6 +31,38 @@ QString startedText(const dp::RunRecord& record, bool past)
     return text;
 }
 
+// A range as "(1.88–2.02)" after its median, for a repeated comparison.
+QString rangeText(double min, double max, int decimals)
+{
+    return QStringLiteral(" (%1–%2)").arg(min, 0, 'f', decimals).arg(max, 0, 'f', decimals);
+}
+
+// "1.95× (1.88–2.02) strong": a repeated comparison's median and range of
+// speedups, else the run's own; and which scaling it measured.
+QString speedupText(const RunComparison& comparison)
+{
+    QString text;
+    if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison.repeated)
+        text = QStringLiteral("%1×").arg(repeated->median, 0, 'f', 2)
+               + rangeText(repeated->min, repeated->max, 2);
+    else
+        text = QStringLiteral("%1×").arg(*comparison.speedup, 0, 'f', 2);
+    if (!comparison.scaling.empty())
+        text += QLatin1Char(' ') + QString::fromStdString(comparison.scaling);
+    return text;
+}
+
+// "97% (94–101)": efficiency is speedup over the device ratio, so the
+// repeats' range scales the same way.
+QString efficiencyText(const RunComparison& comparison)
+{
+    const double perSpeedup = *comparison.efficiency / *comparison.speedup;
+    if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison.repeated)
+        return QStringLiteral("%1%").arg(repeated->median * perSpeedup * 100, 0, 'f', 0)
+               + rangeText(repeated->min * perSpeedup * 100, repeated->max * perSpeedup * 100, 0);
+    return QStringLiteral("%1%").arg(*comparison.efficiency * 100, 0, 'f', 0);
+}
+
 }  // namespace
 
 RunsTableModel::RunsTableModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -69,9 +101,15 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         switch (section) {
         case RunColumn: return tr("Checked runs are drawn on the charts and compared with each other");
         case GlobalBatchColumn: return tr("Samples per step, split across the devices");
-        case SecondsPerEpochColumn: return tr("Mean training seconds per epoch (evaluation excluded)");
+        case SecondsPerEpochColumn:
+            return tr("Training seconds per epoch (evaluation excluded): the median of the epochs "
+                      "after the first, which includes kernel tuning and warm-up");
         case SpeedupColumn:
-            return tr("Training throughput over the first checked 1-device run of the same model and data");
+            return tr("Training throughput over a 1-device baseline of the same model and data: "
+                      "its comparison's, else one with the same settings, else one with batch and "
+                      "lr scaled down (right-click a run to choose). \"strong\": the same global "
+                      "batch; \"weak\": the batch grew with the devices. A repeated comparison "
+                      "shows the median and range of its repeats.");
         case EfficiencyColumn:
             return tr("Speedup divided by the device ratio: 100% is perfect linear scaling");
         case TestAccuracyColumn: return tr("Test accuracy after the last completed epoch");
@@ -115,8 +153,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             return color(index.row());
         return {};
     case Qt::ForegroundRole:
-        if (row.past)
-            return QGuiApplication::palette().color(QPalette::PlaceholderText);
+        // Past runs read in normal text (the Started column marks them): grey
+        // would say "disabled".
         if (index.column() == StatusColumn && row.record.status == dp::RunStatus::failed)
             return QColor(0xc6, 0x28, 0x28);
         return {};
@@ -125,6 +163,9 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ToolTipRole:
+        if (index.column() == RunColumn)  // the cell elides a long name
+            return displayLabel(index.row())
+                   + (row.record.id == chosenBaseline_ ? tr("\nThe chosen baseline") : QString());
         if (index.column() == StatusColumn && !row.record.error.empty())
             return QString::fromStdString(row.record.error);
         if (index.column() == DevicesColumn) {
@@ -142,6 +183,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
                 if (row.record.busy || rows_[*comparison->baseline].record.busy)
                     against += tr(" (measured while the machine was busy: other processes took "
                                   "cores, so the speedup is not trusted)");
+                if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison->repeated)
+                    against += tr("; the median and range of %1 repeats (this run: %2×)")
+                                   .arg(repeated->repeats)
+                                   .arg(*comparison->speedup, 0, 'f', 2);
                 if (comparison->scaling == "strong")
                     return tr("Strong scaling (the same global batch), %1").arg(against);
                 if (comparison->scaling == "weak")
@@ -190,13 +235,9 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
         return seconds.isValid() ? QString::number(seconds.toDouble(), 'f', 2) : dash();
     }
     case SpeedupColumn:
-        return comparison && comparison->speedup
-            ? QStringLiteral("%1×").arg(*comparison->speedup, 0, 'f', 2)
-            : dash();
+        return comparison && comparison->speedup ? speedupText(*comparison) : dash();
     case EfficiencyColumn:
-        return comparison && comparison->efficiency
-            ? QStringLiteral("%1%").arg(*comparison->efficiency * 100, 0, 'f', 0)
-            : dash();
+        return comparison && comparison->efficiency ? efficiencyText(*comparison) : dash();
     case TestAccuracyColumn:
         return epochsDone == 0 ? dash() : QString::number(record.epochs.back().test_acc, 'f', 3);
     case TimeToTargetColumn:
@@ -231,8 +272,15 @@ QVariant RunsTableModel::number(int rowIndex, int column) const
         return comparison ? comparison->secondsPerEpoch
                           : compareRuns({record}).front().secondsPerEpoch;
     }
-    case SpeedupColumn: return comparison ? optionalNumber(comparison->speedup) : QVariant();
-    case EfficiencyColumn: return comparison ? optionalNumber(comparison->efficiency) : QVariant();
+    // A repeated comparison's median, as the cell shows.
+    case SpeedupColumn:
+        if (comparison && comparison->repeated && comparison->speedup)
+            return comparison->repeated->median;
+        return comparison ? optionalNumber(comparison->speedup) : QVariant();
+    case EfficiencyColumn:
+        if (comparison && comparison->repeated && comparison->speedup && comparison->efficiency)
+            return comparison->repeated->median * *comparison->efficiency / *comparison->speedup;
+        return comparison ? optionalNumber(comparison->efficiency) : QVariant();
     case TestAccuracyColumn:
         return record.epochs.empty() ? QVariant() : QVariant(record.epochs.back().test_acc);
     case TimeToTargetColumn:
@@ -318,6 +366,14 @@ void RunsTableModel::upsert(const dp::RunRecord& record, bool past)
     recompare();
 }
 
+void RunsTableModel::setChosenBaseline(const std::string& id)
+{
+    if (id == chosenBaseline_)
+        return;
+    chosenBaseline_ = id;
+    recompare();
+}
+
 void RunsTableModel::remove(const std::string& id)
 {
     const int row = rowOf(id);
@@ -384,7 +440,7 @@ void RunsTableModel::recompare()
         if (rows_[i].checked)
             checkedRows.push_back(i);
     }
-    const std::vector<RunComparison> results = compareRuns(checkedRecords(), targetAccuracy_);
+    const std::vector<RunComparison> results = compareRuns(checkedRecords(), targetAccuracy_, chosenBaseline_);
     std::fill(comparisons_.begin(), comparisons_.end(), std::nullopt);
     for (std::size_t i = 0; i < checkedRows.size(); ++i) {
         RunComparison result = results[i];

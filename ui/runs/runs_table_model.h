@@ -10,11 +10,11 @@
 #include "record/run_record.h"
 
 // The runs of this session and of the history, one row each, oldest first:
-// devices, global batch, lr, mean sec/epoch, and for the runs checked in the
+// devices, global batch, lr, sec/epoch, and for the runs checked in the
 // first column (the ones drawn on the charts) the comparison of
-// compareRuns(): speedup and scaling efficiency against the first checked
-// 1-device run of the same workload, time to the target accuracy and the
-// speedup in that time.
+// compareRuns(): speedup and scaling efficiency against a checked 1-device
+// run of the same workload (the user's choice, else compareRuns'), time to
+// the target accuracy and the speedup in that time.
 // Qt::UserRole gives a cell's number (or an invalid QVariant) for sorting,
 // exports and tests.
 class RunsTableModel : public QAbstractTableModel {
@@ -69,6 +69,11 @@ public:
     // The comparison of a checked row; empty for unchecked rows.
     std::optional<RunComparison> comparison(int row) const;
 
+    // The run the user chose as the baseline of every run it is fair for
+    // (compareRuns' chosenBaseline); empty: chosen automatically.
+    const std::string& chosenBaseline() const { return chosenBaseline_; }
+    void setChosenBaseline(const std::string& id);
+
     double targetAccuracy() const { return targetAccuracy_; }
     void setTargetAccuracy(double accuracy);
 
@@ -98,4 +103,5 @@ private:
     std::vector<std::optional<RunComparison>> comparisons_;
     int colorsUsed_ = 0;
     double targetAccuracy_ = 0.8;
+    std::string chosenBaseline_;
 };
