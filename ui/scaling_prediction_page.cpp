@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QTextDocumentFragment>
 #include <QThread>
 #include <QVBoxLayout>
 
@@ -174,6 +175,7 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
 
     status_->setWordWrap(true);
     caption_->setWordWrap(true);
+    caption_->setTextFormat(Qt::RichText);
     details_->setWordWrap(true);
     details_->setTextFormat(Qt::RichText);
     details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -210,7 +212,7 @@ QString ScalingPredictionPage::statusText() const
 
 QString ScalingPredictionPage::captionText() const
 {
-    return caption_->text();
+    return QTextDocumentFragment::fromHtml(caption_->text()).toPlainText();
 }
 
 void ScalingPredictionPage::setRuns(const std::vector<std::pair<dp::RunRecord, QColor>>& runs)
@@ -383,18 +385,31 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
                                          QString::fromUtf8(dp::scaling_name(settings.scaling))));
     const MeasuredRuns measured = measuredRuns(runs_, record, profile, settings, points.front().seconds_per_epoch);
     chart_->setMeasured(measured.compared);
-    QStringList caption(showSpread(profile, settings, probes));
-    caption.removeAll(QString());
-    caption << measured.otherScaling;
-    caption_->setText(caption.join(QLatin1Char('\n')));
-    status_->setText(tr("Predicting from %1: %2 s/epoch on %3, %4 images an epoch. "
-                        "Diamonds: the checked runs of this workload, in their colours; "
-                        "time: the predicted epoch against the measured one.")
+    showCaption(showSpread(profile, settings, probes), measured.compared, measured.otherScaling);
+    status_->setText(tr("Predicting from %1: %2 s/epoch on %3, %4 images an epoch.")
                          .arg(QString::fromStdString(record.label()))
                          .arg(meanSecondsPerEpoch(record), 0, 'f', 2)
                          .arg(ScalingPredictionChart::devicesText(baseDevices))
                          .arg(samples));
     showPredictionDetails(settings.link, settings.sharing, timed);
+}
+
+void ScalingPredictionPage::showCaption(const QString& spread,
+                                        const std::vector<ScalingPredictionChart::MeasuredSpeedup>& compared,
+                                        const QStringList& otherScaling)
+{
+    QStringList lines;
+    if (!spread.isEmpty())
+        lines << spread.toHtmlEscaped();
+    // The legend elides its entries on a small window; the caption wraps.
+    for (const ScalingPredictionChart::MeasuredSpeedup& point : compared)
+        lines << QStringLiteral("<span style=\"color:%1\">◆</span> %2")
+                         .arg(point.color.name(), point.comparisonText().toHtmlEscaped());
+    for (const QString& line : otherScaling)
+        lines << line.toHtmlEscaped();
+    if (!compared.empty())
+        lines << tr("Time error: the predicted epoch against the measured one.");
+    caption_->setText(lines.join(QStringLiteral("<br>")));
 }
 
 QString ScalingPredictionPage::showSpread(const dp::WorkloadProfile& profile, dp::PredictionSettings settings,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QColor>
+#include <QStringList>
 #include <QWidget>
 
 #include <map>
@@ -10,13 +11,13 @@
 #include <vector>
 
 #include "record/run_record.h"
+#include "scaling_prediction_chart.h"
 #include "scaling/scaling_predictor.h"
 #include "scaling/scaling_probes.h"
 
 class QComboBox;
 class QLabel;
 class QThread;
-class ScalingPredictionChart;
 
 // The Scaling tab: what if the checked run ran on 1..64 devices. The user
 // picks a link (this machine's threads, measured by a short all-reduce probe
@@ -78,6 +79,10 @@ private:
     // the caption's line for 2 devices; none without probes.
     QString showSpread(const dp::WorkloadProfile& profile, dp::PredictionSettings settings,
                        const std::vector<dp::ThreadLinkProbe>& probes);
+    // Under the chart: `spread`, each `compared` run's comparison in its
+    // colour, and the lines on the runs of the other scaling.
+    void showCaption(const QString& spread, const std::vector<ScalingPredictionChart::MeasuredSpeedup>& compared,
+                     const QStringList& otherScaling);
     // The link's and cores' sources and the model's assumptions, under the chart.
     void showPredictionDetails(const dp::LinkModel& link, const dp::CoreSharing& sharing, bool timed);
     // What the prediction still lacks from this machine (the core sharing,

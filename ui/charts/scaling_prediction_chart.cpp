@@ -71,10 +71,7 @@ ScalingPredictionChart::ScalingPredictionChart(QWidget* parent)
         series->attachAxis(xAxis_);
         series->attachAxis(yAxis_);
     }
-    // The page's caption says what the band is; the legend keeps to the lines and the runs.
-    for (QLegendMarker* marker : chart->legend()->markers(spread_))
-        marker->setVisible(false);
-    fitY();
+    setSpread({}, {});
 }
 
 void ScalingPredictionChart::setPrediction(const QList<QPointF>& points, const QString& name)
@@ -91,7 +88,7 @@ QString ScalingPredictionChart::devicesText(int devices)
 
 QString ScalingPredictionChart::MeasuredSpeedup::comparisonText() const
 {
-    return ScalingPredictionChart::tr("%1 (%2): measured %3x, predicted %4x, time %5%")
+    return ScalingPredictionChart::tr("%1 (%2): measured %3x, predicted %4x, time error %5%")
             .arg(name, devicesText(devices))
             .arg(speedup, 0, 'f', 2)
             .arg(predicted, 0, 'f', 2)
@@ -108,6 +105,9 @@ void ScalingPredictionChart::setSpread(const QList<QPointF>& low, const QList<QP
     spreadLow_->replace(low);
     spreadHigh_->replace(high);
     spread_->setVisible(!low.isEmpty());
+    // Showing a series shows its legend entry again: the caption names the band.
+    for (QLegendMarker* marker : chart()->legend()->markers(spread_))
+        marker->setVisible(false);
     fitY();
 }
 

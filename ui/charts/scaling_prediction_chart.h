@@ -33,7 +33,7 @@ public:
         // The predicted epoch's error against the measured one, as
         // dp-train --predict prints it: (predicted - measured) / measured.
         double timeError() const { return speedup / predicted - 1; }
-        // "two (2 devices): measured 0.73x, predicted 1.05x, time -30%"
+        // "two (2 devices): measured 0.73x, predicted 1.05x, time error -30%"
         QString comparisonText() const;
     };
 
