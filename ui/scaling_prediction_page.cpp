@@ -176,6 +176,8 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     status_->setWordWrap(true);
     caption_->setWordWrap(true);
     caption_->setTextFormat(Qt::RichText);
+    caption_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    caption_->setMinimumWidth(220);
     details_->setWordWrap(true);
     details_->setTextFormat(Qt::RichText);
     details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -196,8 +198,12 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls);
     layout->addWidget(status_);
-    layout->addWidget(chart_, 3);
-    layout->addWidget(caption_);
+    // The caption beside the chart, not under it: at 1280 x 720 a few lines
+    // under it leave the plot too short for its axis labels.
+    auto* chartRow = new QHBoxLayout;
+    chartRow->addWidget(chart_, 3);
+    chartRow->addWidget(caption_, 1);
+    layout->addLayout(chartRow, 3);
     layout->addWidget(detailsScroll, 1);
 
     for (QComboBox* box : {linkCombo_, algorithmCombo_, scalingCombo_})
@@ -380,9 +386,8 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
     for (const dp::PredictedPoint& point : points)
         line.append(QPointF(point.devices, point.speedup));
     chart_->setIdealName(idealName(settings.scaling));
-    chart_->setPrediction(line, tr("predicted (%1, %2 scaling)")
-                                    .arg(QString::fromUtf8(dp::algorithm_name(settings.algorithm)),
-                                         QString::fromUtf8(dp::scaling_name(settings.scaling))));
+    // The ideal's name says the scaling: the legend elides long entries.
+    chart_->setPrediction(line, tr("predicted (%1)").arg(QString::fromUtf8(dp::algorithm_name(settings.algorithm))));
     const MeasuredRuns measured = measuredRuns(runs_, record, profile, settings, points.front().seconds_per_epoch);
     chart_->setMeasured(measured.compared);
     showCaption(showSpread(profile, settings, probes), measured.compared, measured.otherScaling);

@@ -40,7 +40,7 @@ ScalingPredictionChart::ScalingPredictionChart(QWidget* parent)
     chart->setTitle(tr("Predicted speedup over 1 device"));
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->legend()->setAlignment(Qt::AlignBottom);
-    // Diamonds in the legend too, so that its entries name the markers.
+    // Dashed and solid lines in the legend, as on the plot.
     chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
     setChart(chart);
 
@@ -88,11 +88,12 @@ QString ScalingPredictionChart::devicesText(int devices)
 
 QString ScalingPredictionChart::MeasuredSpeedup::comparisonText() const
 {
+    const double percent = std::round(100 * timeError());
     return ScalingPredictionChart::tr("%1 (%2): measured %3x, predicted %4x, time error %5%")
             .arg(name, devicesText(devices))
             .arg(speedup, 0, 'f', 2)
             .arg(predicted, 0, 'f', 2)
-            .arg(QString::asprintf("%+.0f", 100 * timeError()));
+            .arg(QString::asprintf("%+.0f", percent == 0 ? 0.0 : percent));  // "+0", never "-0"
 }
 
 void ScalingPredictionChart::setIdealName(const QString& name)
@@ -129,6 +130,11 @@ void ScalingPredictionChart::setMeasured(const std::vector<MeasuredSpeedup>& mea
         chart()->addSeries(series);
         series->attachAxis(xAxis_);
         series->attachAxis(yAxis_);
+        // Their entries would crowd the legend's one row, which elides every
+        // entry then (the ideal's scaling too): the page's caption is their
+        // legend, the same diamond in the run's colour with this name.
+        for (QLegendMarker* marker : chart()->legend()->markers(series))
+            marker->setVisible(false);
         measured_.push_back(series);
     }
     fitY();

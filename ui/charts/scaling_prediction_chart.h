@@ -17,7 +17,8 @@ class QValueAxis;
 // Predicted speedup against the device count on a log2 axis from 1 to 64
 // (scaling/scaling_predictor.h), beside the ideal y = x, with measured
 // speedups drawn as black-bordered diamonds in their runs' colours, each
-// with a legend entry naming the run and the prediction's error there, and
+// named for the run and the prediction's error there (comparisonText: the
+// page lists them beside the chart, the legend keeps to the two lines), and
 // an optional shaded band: the spread of the prediction over the link's
 // probes.
 class ScalingPredictionChart : public QChartView {
