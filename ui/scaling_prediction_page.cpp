@@ -406,7 +406,7 @@ void ScalingPredictionPage::showCaption(const QString& spread,
     QStringList lines;
     if (!spread.isEmpty())
         lines << spread.toHtmlEscaped();
-    // The legend elides its entries on a small window; the caption wraps.
+    // The diamonds' legend: the chart's one row would elide such entries.
     for (const ScalingPredictionChart::MeasuredSpeedup& point : compared)
         lines << QStringLiteral("<span style=\"color:%1\">◆</span> %2")
                          .arg(point.color.name(), point.comparisonText().toHtmlEscaped());
