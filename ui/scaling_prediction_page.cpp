@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QTextDocumentFragment>
 #include <QThread>
 #include <QVBoxLayout>
 
@@ -53,28 +54,64 @@ QString assumptionsHtml()
     return ScalingPredictionPage::tr("<b>Assumptions</b><br>%1").arg(assumptions.join(QStringLiteral("<br>")));
 }
 
-// Runs of the same workload at this scaling's batch, against the predicted 1-device epoch.
-std::vector<ScalingPredictionChart::MeasuredSpeedup> measuredSpeedups(
-        const std::vector<std::pair<dp::RunRecord, QColor>>& runs, const dp::RunRecord& record,
-        dp::Scaling scaling, double oneDevice)
+// The global batch a run on `devices` has at `scaling` from `record`'s:
+// the same (strong), or the same per device (weak); none on overflow.
+std::optional<int> scalingBatch(const dp::RunRecord& record, dp::Scaling scaling, int devices)
 {
+    if (scaling == dp::Scaling::strong)
+        return record.config.batch_size;
     const int perDevice = record.config.batch_size / std::max(1, record.device_count());
-    std::vector<ScalingPredictionChart::MeasuredSpeedup> measured;
+    return dp::checked_multiply(perDevice, devices);
+}
+
+// Whether `run` trains `record`'s workload, whatever its batch and lr.
+bool sameWorkload(const dp::RunRecord& record, const dp::RunRecord& run)
+{
+    dp::TrainConfig asBase = run.config;
+    asBase.batch_size = record.config.batch_size;
+    asBase.lr = record.config.lr;
+    return dp::baseline_mismatch(record.config, asBase).empty();
+}
+
+// The checked runs of the predicted workload: those at the chosen scaling's
+// batch, each with the speedup predicted at its device count; and a line
+// for each run of the other scaling, which the chosen line would misjudge.
+struct MeasuredRuns {
+    std::vector<ScalingPredictionChart::MeasuredSpeedup> compared;
+    QStringList otherScaling;
+};
+
+MeasuredRuns measuredRuns(const std::vector<std::pair<dp::RunRecord, QColor>>& runs,
+                          const dp::RunRecord& record, const dp::WorkloadProfile& profile,
+                          const dp::PredictionSettings& settings, double oneDevice)
+{
+    const dp::Scaling other = settings.scaling == dp::Scaling::strong ? dp::Scaling::weak : dp::Scaling::strong;
+    MeasuredRuns measured;
     for (const auto& [run, color] : runs) {
         const int devices = run.device_count();
-        const std::optional<int> batch = scaling == dp::Scaling::strong
-                ? record.config.batch_size
-                : dp::checked_multiply(perDevice, devices);
-        dp::TrainConfig asBase = run.config;
-        asBase.batch_size = record.config.batch_size;
-        asBase.lr = record.config.lr;
-        if (run.epochs.empty() || run.config.batch_size != batch
-            || !dp::baseline_mismatch(record.config, asBase).empty())
+        if (run.epochs.empty() || !sameWorkload(record, run))
             continue;
-        measured.push_back({QString::fromStdString(run.label()), color, devices,
-                            oneDevice / meanSecondsPerEpoch(run)});
+        const QString name = QString::fromStdString(run.label());
+        if (run.config.batch_size == scalingBatch(record, settings.scaling, devices)) {
+            const double predicted = dp::predict(profile, settings, {devices}).front().speedup;
+            measured.compared.push_back({name, color, devices, oneDevice / meanSecondsPerEpoch(run), predicted});
+        } else if (run.config.batch_size == scalingBatch(record, other, devices)) {
+            const QString otherName = QString::fromUtf8(dp::scaling_name(other));
+            measured.otherScaling << ScalingPredictionPage::tr(
+                    "%1 (%2) ran %3 scaling (batch %4): choose %3 scaling to compare it.")
+                    .arg(name, ScalingPredictionChart::devicesText(devices), otherName)
+                    .arg(run.config.batch_size);
+        }
     }
     return measured;
+}
+
+// What the ideal line is at `scaling`: both are N at N devices, but of a
+// different thing (one epoch's time, or the images a second).
+QString idealName(dp::Scaling scaling)
+{
+    return scaling == dp::Scaling::strong ? ScalingPredictionPage::tr("ideal: N× as fast (strong scaling)")
+                                          : ScalingPredictionPage::tr("ideal: N× the throughput (weak scaling)");
 }
 
 }  // namespace
@@ -108,12 +145,14 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
       scalingCombo_(new QComboBox),
       status_(new QLabel),
       chart_(new ScalingPredictionChart),
+      caption_(new QLabel),
       details_(new QLabel)
 {
     linkCombo_->setObjectName(QStringLiteral("predictionLink"));
     algorithmCombo_->setObjectName(QStringLiteral("predictionAlgorithm"));
     scalingCombo_->setObjectName(QStringLiteral("predictionScaling"));
     status_->setObjectName(QStringLiteral("predictionStatus"));
+    caption_->setObjectName(QStringLiteral("predictionCaption"));
     details_->setObjectName(QStringLiteral("predictionAssumptions"));
 
     linkCombo_->addItem(tr("This machine's threads (measured)"));
@@ -135,6 +174,10 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     controls->addWidget(scalingCombo_, 1);
 
     status_->setWordWrap(true);
+    caption_->setWordWrap(true);
+    caption_->setTextFormat(Qt::RichText);
+    caption_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    caption_->setMinimumWidth(220);
     details_->setWordWrap(true);
     details_->setTextFormat(Qt::RichText);
     details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -155,7 +198,12 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls);
     layout->addWidget(status_);
-    layout->addWidget(chart_, 3);
+    // The caption beside the chart, not under it: at 1280 x 720 a few lines
+    // under it leave the plot too short for its axis labels.
+    auto* chartRow = new QHBoxLayout;
+    chartRow->addWidget(chart_, 3);
+    chartRow->addWidget(caption_, 1);
+    layout->addLayout(chartRow, 3);
     layout->addWidget(detailsScroll, 1);
 
     for (QComboBox* box : {linkCombo_, algorithmCombo_, scalingCombo_})
@@ -166,6 +214,11 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
 QString ScalingPredictionPage::statusText() const
 {
     return status_->text();
+}
+
+QString ScalingPredictionPage::captionText() const
+{
+    return QTextDocumentFragment::fromHtml(caption_->text()).toPlainText();
 }
 
 void ScalingPredictionPage::setRuns(const std::vector<std::pair<dp::RunRecord, QColor>>& runs)
@@ -193,7 +246,14 @@ dp::LinkModel ScalingPredictionPage::chosenLink(const LinkKey& threads) const
 {
     if (linkCombo_->currentIndex() != kThreadsLink)
         return dp::link_presets().at(std::size_t(linkCombo_->currentIndex() - 1));
-    return threadLinks_.at(threads);
+    return threadLinks_.at(threads).link;
+}
+
+std::vector<dp::ThreadLinkProbe> ScalingPredictionPage::chosenLinkProbes(const LinkKey& threads) const
+{
+    if (linkCombo_->currentIndex() != kThreadsLink)
+        return {};
+    return threadLinks_.at(threads).probes;
 }
 
 std::optional<QString> ScalingPredictionPage::missingMeasurement(const std::optional<LinkKey>& threads)
@@ -221,8 +281,8 @@ void ScalingPredictionPage::startProbe(const std::optional<LinkKey>& threads)
             if (needsSharing)
                 result->sharing = dp::measure_core_sharing({}, {});
             if (result->key)
-                result->link = dp::measure_thread_link(dp::AllReduceAlgorithm(result->key->first),
-                                                       result->key->second);
+                result->link = dp::measure_thread_link_repeatedly(
+                        dp::AllReduceAlgorithm(result->key->first), result->key->second);
         } catch (...) {
             result->error = QString::fromStdString(dp::current_exception_message());
         }
@@ -278,7 +338,7 @@ void ScalingPredictionPage::updatePrediction()
         return;
     }
     try {
-        predictFrom(record, samples, {algorithm, chosenLink(threads), {}, scaling});
+        predictFrom(record, samples, {algorithm, chosenLink(threads), {}, scaling}, chosenLinkProbes(threads));
     } catch (...) {
         clearPrediction(QString::fromStdString(dp::current_exception_message()));
     }
@@ -302,11 +362,14 @@ void ScalingPredictionPage::clearPrediction(const QString& why)
     status_->setText(why);
     chart_->setPrediction({}, tr("predicted"));
     chart_->setMeasured({});
+    chart_->setSpread({}, {});
+    caption_->clear();
     details_->setText(assumptionsHtml());
 }
 
 void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_t samples,
-                                        dp::PredictionSettings settings)
+                                        dp::PredictionSettings settings,
+                                        const std::vector<dp::ThreadLinkProbe>& probes)
 {
     const int baseDevices = record.device_count();
     // Records with step timings (every run since they were kept) give the
@@ -322,18 +385,68 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
     QList<QPointF> line;
     for (const dp::PredictedPoint& point : points)
         line.append(QPointF(point.devices, point.speedup));
-    chart_->setPrediction(line, tr("predicted (%1, %2 scaling)")
-                                    .arg(QString::fromUtf8(dp::algorithm_name(settings.algorithm)),
-                                         QString::fromUtf8(dp::scaling_name(settings.scaling))));
-    chart_->setMeasured(measuredSpeedups(runs_, record, settings.scaling,
-                                         points.front().seconds_per_epoch));
-    status_->setText(tr("Predicting from %1: %2 s/epoch on %n device(s), %3 images an epoch. "
-                        "Dots: the checked runs of this workload, in their colours.",
-                        nullptr, baseDevices)
+    chart_->setIdealName(idealName(settings.scaling));
+    // The ideal's name says the scaling: the legend elides long entries.
+    chart_->setPrediction(line, tr("predicted (%1)").arg(QString::fromUtf8(dp::algorithm_name(settings.algorithm))));
+    const MeasuredRuns measured = measuredRuns(runs_, record, profile, settings, points.front().seconds_per_epoch);
+    chart_->setMeasured(measured.compared);
+    showCaption(showSpread(profile, settings, probes), measured.compared, measured.otherScaling);
+    status_->setText(tr("Predicting from %1: %2 s/epoch on %3, %4 images an epoch.")
                          .arg(QString::fromStdString(record.label()))
                          .arg(meanSecondsPerEpoch(record), 0, 'f', 2)
+                         .arg(ScalingPredictionChart::devicesText(baseDevices))
                          .arg(samples));
     showPredictionDetails(settings.link, settings.sharing, timed);
+}
+
+void ScalingPredictionPage::showCaption(const QString& spread,
+                                        const std::vector<ScalingPredictionChart::MeasuredSpeedup>& compared,
+                                        const QStringList& otherScaling)
+{
+    QStringList lines;
+    if (!spread.isEmpty())
+        lines << spread.toHtmlEscaped();
+    // The diamonds' legend: the chart's one row would elide such entries.
+    for (const ScalingPredictionChart::MeasuredSpeedup& point : compared)
+        lines << QStringLiteral("<span style=\"color:%1\">◆</span> %2")
+                         .arg(point.color.name(), point.comparisonText().toHtmlEscaped());
+    for (const QString& line : otherScaling)
+        lines << line.toHtmlEscaped();
+    if (!compared.empty())
+        lines << tr("Time error: the predicted epoch against the measured one.");
+    caption_->setText(lines.join(QStringLiteral("<br>")));
+}
+
+QString ScalingPredictionPage::showSpread(const dp::WorkloadProfile& profile, dp::PredictionSettings settings,
+                                          const std::vector<dp::ThreadLinkProbe>& probes)
+{
+    if (probes.empty()) {
+        chart_->setSpread({}, {});
+        return {};
+    }
+    const double median = dp::predict(profile, settings, {2}).front().speedup;
+    const std::vector<int> counts = dp::prediction_device_counts();
+    QList<QPointF> low, high;
+    for (const dp::ThreadLinkProbe& probe : probes) {
+        settings.link = probe.link;
+        const auto points = dp::predict(profile, settings, counts);
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            const QPointF point(points[i].devices, points[i].speedup);
+            if (low.size() <= qsizetype(i)) {
+                low.append(point);
+                high.append(point);
+            }
+            low[qsizetype(i)].setY(std::min(low[qsizetype(i)].y(), point.y()));
+            high[qsizetype(i)].setY(std::max(high[qsizetype(i)].y(), point.y()));
+        }
+    }
+    chart_->setSpread(low, high);
+    // counts[1] is 2 devices: the spread where a first comparison can check it.
+    return tr("At 2 devices: %1x predicted from the probes' median link, %2x-%3x over the %n probes' "
+              "links (the shaded band).", nullptr, int(probes.size()))
+            .arg(median, 0, 'f', 2)
+            .arg(low[1].y(), 0, 'f', 2)
+            .arg(high[1].y(), 0, 'f', 2);
 }
 
 void ScalingPredictionPage::showPredictionDetails(const dp::LinkModel& link,
@@ -345,8 +458,9 @@ void ScalingPredictionPage::showPredictionDetails(const dp::LinkModel& link,
                           .arg(sharing.cores)
                           .arg(sharing.busy_slowdown, 0, 'f', 2)
                           .arg(QString::fromStdString(sharing.source).toHtmlEscaped());
-    details_->setText(tr("<b>Link</b>: %1%2<br>%3")
-                          .arg(QString::fromStdString(link.source).toHtmlEscaped(), sharingLine,
+    details_->setText(tr("<b>Link</b>: %1: %2%3<br>%4")
+                          .arg(QString::fromStdString(link.name).toHtmlEscaped(),
+                               QString::fromStdString(link.source).toHtmlEscaped(), sharingLine,
                                assumptionsHtml())
                       + (timed ? QString()
                                : tr("<br>• This run's record has no step timings (it predates "

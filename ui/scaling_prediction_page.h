@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QColor>
+#include <QStringList>
 #include <QWidget>
 
 #include <map>
@@ -10,19 +11,22 @@
 #include <vector>
 
 #include "record/run_record.h"
+#include "scaling_prediction_chart.h"
 #include "scaling/scaling_predictor.h"
+#include "scaling/scaling_probes.h"
 
 class QComboBox;
 class QLabel;
 class QThread;
-class ScalingPredictionChart;
 
 // The Scaling tab: what if the checked run ran on 1..64 devices. The user
 // picks a link (this machine's threads, measured by a short all-reduce probe
 // the first time the tab shows, or a preset: PCIe, NVLink, Ethernet), the
 // all-reduce (naive or ring) and strong or weak scaling; the chart draws the
-// predicted speedup with the checked runs of the same workload as markers,
-// and the model's assumptions and the link's source are listed under it.
+// predicted speedup with the checked runs of the same workload as markers
+// (each with the prediction's error there), the caption under it the
+// prediction's spread over the thread link's probes and the runs of the
+// other scaling, and the model's assumptions and the link's source follow.
 // This machine's cores and threads are measured on a worker thread, never
 // on the GUI thread: the page says so meanwhile, and predicts when they end.
 class ScalingPredictionPage : public QWidget {
@@ -43,6 +47,9 @@ public:
     ScalingPredictionChart* chart() const { return chart_; }
     // What the page says above the chart: which run it predicts from, or why none.
     QString statusText() const;
+    // What the caption under the chart says: the spread at 2 devices and
+    // the runs measured at the other scaling.
+    QString captionText() const;
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -53,7 +60,7 @@ private:
     struct ProbeResult {
         std::optional<dp::CoreSharing> sharing;
         std::optional<LinkKey> key;
-        dp::LinkModel link;
+        dp::ThreadLinkMeasurement link;
         QString error;
     };
 
@@ -64,8 +71,18 @@ private:
     // No prediction: `why` above the chart, the assumptions under it.
     void clearPrediction(const QString& why);
     // The predicted speedups from `record`, with `settings`' sharing fitted
-    // from the checked runs; the measured ones; what it was predicted from.
-    void predictFrom(const dp::RunRecord& record, std::int64_t samples, dp::PredictionSettings settings);
+    // from the checked runs; the measured ones; what it was predicted from;
+    // with `probes` (this machine's threads), the spread over their links.
+    void predictFrom(const dp::RunRecord& record, std::int64_t samples, dp::PredictionSettings settings,
+                     const std::vector<dp::ThreadLinkProbe>& probes);
+    // The band of `settings` predicted over each of `probes`' links, and
+    // the caption's line for 2 devices; none without probes.
+    QString showSpread(const dp::WorkloadProfile& profile, dp::PredictionSettings settings,
+                       const std::vector<dp::ThreadLinkProbe>& probes);
+    // Under the chart: `spread`, each `compared` run's comparison in its
+    // colour, and the lines on the runs of the other scaling.
+    void showCaption(const QString& spread, const std::vector<ScalingPredictionChart::MeasuredSpeedup>& compared,
+                     const QStringList& otherScaling);
     // The link's and cores' sources and the model's assumptions, under the chart.
     void showPredictionDetails(const dp::LinkModel& link, const dp::CoreSharing& sharing, bool timed);
     // What the prediction still lacks from this machine (the core sharing,
@@ -78,6 +95,8 @@ private:
     void takeProbeResult();
     // The link chosen: a preset, or this machine's threads as measured.
     dp::LinkModel chosenLink(const LinkKey& threads) const;
+    // The probes behind the chosen link: none for a preset.
+    std::vector<dp::ThreadLinkProbe> chosenLinkProbes(const LinkKey& threads) const;
     // The core sharing fitted from the checked runs of `base`'s workload on 1
     // and 2.. devices (with step timings); none without such runs.
     std::optional<dp::CoreSharing> fittedSharing(const dp::RunRecord& base) const;
@@ -87,10 +106,11 @@ private:
     QComboBox* scalingCombo_;
     QLabel* status_;
     ScalingPredictionChart* chart_;
+    QLabel* caption_;
     QLabel* details_;
     std::vector<std::pair<dp::RunRecord, QColor>> runs_;
     std::optional<dp::CoreSharing> sharing_;
-    std::map<LinkKey, dp::LinkModel> threadLinks_;
+    std::map<LinkKey, dp::ThreadLinkMeasurement> threadLinks_;
     QString probeError_;  // why the last measurement failed (tried again for other runs)
     QThread* probe_ = nullptr;  // the measurement in flight, if any
     std::shared_ptr<ProbeResult> probeResult_;  // written by probe_ alone until it ends

@@ -2,9 +2,11 @@
 // the predicted speedup on 1..64 devices, marks the runs of the same
 // workload at the chosen scaling, and lists the link's source and the
 // model's assumptions. No training, no timing-based assertions.
+#include <QAreaSeries>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QtTest>
 
 #include <algorithm>
@@ -19,6 +21,7 @@ dp::RunRecord lenetRun(const std::string& id, int devices, int batch, double sec
 {
     dp::RunRecord record;
     record.id = id;
+    record.name = id;  // the label the legend and the caption name it by
     record.status = dp::RunStatus::finished;
     record.config.model = "lenet";
     record.config.batch_size = batch;
@@ -84,6 +87,14 @@ QString assumptions(const ScalingPredictionPage& page)
     return page.findChild<QLabel*>(QStringLiteral("predictionAssumptions"))->text();
 }
 
+// Whether the ideal line has the point (devices, devices).
+bool idealPassesThrough(const ScalingPredictionChart& chart, double devices)
+{
+    const QList<QPointF> ideal = chart.idealLine()->points();
+    return std::any_of(ideal.begin(), ideal.end(),
+                       [&](const QPointF& p) { return p.x() == devices && p.y() == devices; });
+}
+
 }  // namespace
 
 class TestScalingPrediction : public QObject {
@@ -106,6 +117,92 @@ private slots:
         // Dense enough that no segment strays visibly from y = x on the log axis.
         for (int i = 1; i < ideal.size(); ++i)
             QVERIFY(ideal[i].x() / ideal[i - 1].x() <= std::exp2(1.0 / 8) + 1e-12);
+    }
+
+    // Weak scaling's speedup is the throughput's: N devices ideally train N
+    // times the images a second, so its ideal is y = x too, named for it.
+    void weakScalingsIdealIsNTimesTheThroughput()
+    {
+        ScalingPredictionPage page;
+        showOver(page, QStringLiteral("PCIe"));
+        page.setRuns({{lenetRun("one", 1, 256, 2.0), Qt::blue}});
+        waitForMeasurements(page);
+        const ScalingPredictionChart& chart = *page.chart();
+        QVERIFY2(chart.idealLine()->name().contains(QStringLiteral("strong scaling")),
+                 qPrintable(chart.idealLine()->name()));
+
+        choose(page, "predictionScaling", QStringLiteral("weak"));
+        QCOMPARE(chart.idealLine()->name(), QStringLiteral("ideal: N× the throughput (weak scaling)"));
+        // The plot reaches 8x, so the ideal is drawn through 8 devices.
+        QVERIFY(chart.predictedLine()->at(6).y() > 8);
+        for (const double devices : {2.0, 4.0, 8.0})
+            QVERIFY2(idealPassesThrough(chart, devices), qPrintable(QString::number(devices)));
+        for (const QPointF& point : chart.idealLine()->points())
+            QCOMPARE(point.y(), point.x());
+    }
+
+    // Issue 30: measured points looked like predicted ones and their error
+    // was not shown. They are black-bordered diamonds, bigger than the
+    // line's dots, each named for the run with the error of the predicted
+    // epoch against the measured one (as dp-train --predict) in the caption.
+    void measuredRunsAreDiamondsWithTheirError()
+    {
+        ScalingPredictionPage page;
+        showOver(page, QStringLiteral("PCIe"));
+        page.setRuns({{lenetRun("one", 1, 256, 2.0), Qt::blue}, {lenetRun("two", 2, 256, 1.2), Qt::red}});
+        waitForMeasurements(page);
+        const ScalingPredictionChart& chart = *page.chart();
+        QCOMPARE(chart.measuredCount(), 2);
+        const QScatterSeries* two = chart.measuredSeries()[1];
+        QCOMPARE(two->markerShape(), QScatterSeries::MarkerShapeRotatedRectangle);
+        QCOMPARE(two->borderColor(), QColor(Qt::black));
+        QCOMPARE(two->color(), QColor(Qt::red));
+        QVERIFY(two->markerSize() > chart.predictedLine()->markerSize());
+        QCOMPARE(two->at(0).x(), 2.0);
+        // The error in time, from the speedups: the 1-device epoch over each.
+        const double measured = two->at(0).y();
+        const double predicted = chart.predictedLine()->at(1).y();
+        QCOMPARE(chart.predictedLine()->at(1).x(), 2.0);
+        const double oneDevice = measured * 1.2;
+        const double error = (oneDevice / predicted - 1.2) / 1.2;
+        QVERIFY2(error < -0.01, qPrintable(QString::number(error)));  // PCIe predicts faster than 1.2 s
+        const QString expected = QStringLiteral("two (2 devices): measured %1x, predicted %2x, time error %3%")
+                                         .arg(measured, 0, 'f', 2)
+                                         .arg(predicted, 0, 'f', 2)
+                                         .arg(QString::asprintf("%+.0f", 100 * error));
+        QCOMPARE(two->name(), expected);
+        QVERIFY(expected.contains(QStringLiteral("time error -")));
+        // Beside the chart, a diamond in the run's colour and the same words:
+        // the legend's one row would elide them at 1280 x 720.
+        QVERIFY2(page.captionText().contains(QStringLiteral("◆ ") + expected), qPrintable(page.captionText()));
+        const QString captionHtml = page.findChild<QLabel*>(QStringLiteral("predictionCaption"))->text();
+        QVERIFY2(captionHtml.contains(QStringLiteral("color:#ff0000\">◆")), qPrintable(captionHtml));
+        // The base run is the prediction's input: its own error rounds to +0%, never -0%.
+        QVERIFY2(chart.measuredSeries()[0]->name().startsWith(QStringLiteral("one (1 device): measured 1.00x, predicted 1.00x, time error +0%")),
+                 qPrintable(chart.measuredSeries()[0]->name()));
+    }
+
+    // A run of the other scaling is named under the chart, not set against
+    // the chosen line.
+    void aRunOfTheOtherScalingIsNamedNotCompared()
+    {
+        ScalingPredictionPage page;
+        showOver(page, QStringLiteral("PCIe"));
+        page.setRuns({{lenetRun("one", 1, 256, 2.0), Qt::blue}, {lenetRun("weak", 2, 512, 1.1), Qt::red}});
+        waitForMeasurements(page);
+        QCOMPARE(page.chart()->measuredCount(), 1);
+        QVERIFY2(page.captionText().contains(
+                         QStringLiteral("weak (2 devices) ran weak scaling (batch 512): choose weak scaling to compare it.")),
+                 qPrintable(page.captionText()));
+
+        choose(page, "predictionScaling", QStringLiteral("weak"));
+        QCOMPARE(page.chart()->measuredCount(), 2);
+        QVERIFY2(!page.captionText().contains(QStringLiteral("ran weak")), qPrintable(page.captionText()));
+
+        page.setRuns({{lenetRun("one", 1, 256, 2.0), Qt::blue}, {lenetRun("two", 2, 256, 1.2), Qt::red}});
+        QCOMPARE(page.chart()->measuredCount(), 1);
+        QVERIFY2(page.captionText().contains(QStringLiteral("two (2 devices) ran strong scaling (batch 256)")),
+                 qPrintable(page.captionText()));
     }
 
     void withoutRunsItSaysWhatToCheck()
@@ -198,6 +295,26 @@ private slots:
         QCOMPARE(page.chart()->predictedLine()->count(), 7);
         QVERIFY2(assumptions(page).contains(QStringLiteral("measured:")), qPrintable(assumptions(page)));
         QVERIFY(assumptions(page).contains(QStringLiteral("Cores")));
+
+        // Issue 30: one probe moved the 2-device prediction from 1.37x to
+        // 2.0x between launches. Five are taken: the link quotes their
+        // median and range, the caption and a band the prediction's spread.
+        QVERIFY2(assumptions(page).contains(QStringLiteral("this machine's threads: ")), qPrintable(assumptions(page)));
+        QVERIFY2(assumptions(page).contains(QStringLiteral(" over 5 probes")), qPrintable(assumptions(page)));
+        QVERIFY2(page.captionText().startsWith(QStringLiteral("At 2 devices: ")), qPrintable(page.captionText()));
+        QVERIFY2(page.captionText().contains(QStringLiteral("over the 5 probes' links")), qPrintable(page.captionText()));
+        const QAreaSeries* band = page.chart()->spreadBand();
+        QVERIFY(band->isVisible());
+        QCOMPARE(band->lowerSeries()->count(), 7);
+        for (int i = 0; i < 7; ++i) {
+            QCOMPARE(band->lowerSeries()->at(i).x(), band->upperSeries()->at(i).x());
+            QVERIFY(band->lowerSeries()->at(i).y() > 0);
+            QVERIFY(band->lowerSeries()->at(i).y() <= band->upperSeries()->at(i).y());
+        }
+        // A preset link has no probes: no band, no spread.
+        choose(page, "predictionLink", QStringLiteral("PCIe"));
+        QVERIFY(!band->isVisible());
+        QVERIFY(!page.captionText().contains(QStringLiteral("At 2 devices")));
     }
 
     // An mpirun record lists one device per rank: 2 ranks are 2 devices

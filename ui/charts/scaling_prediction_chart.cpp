@@ -1,5 +1,6 @@
 #include "scaling_prediction_chart.h"
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -16,6 +17,11 @@
 namespace {
 
 constexpr double kMaxDevices = 64;
+// The predicted line's dots, and the measured diamonds well above them:
+// a measured point must never pass for a predicted one.
+constexpr double kPredictedDotSize = 7;
+constexpr double kMeasuredMarkerSize = 16;
+const QColor kPredictedColor(0x1f, 0x77, 0xb4);
 
 }  // namespace
 
@@ -23,6 +29,9 @@ ScalingPredictionChart::ScalingPredictionChart(QWidget* parent)
     : QChartView(parent),
       predicted_(new QLineSeries),
       ideal_(new QLineSeries),
+      spreadLow_(new QLineSeries(this)),
+      spreadHigh_(new QLineSeries(this)),
+      spread_(new QAreaSeries(spreadHigh_, spreadLow_)),
       xAxis_(new QLogValueAxis),
       yAxis_(new QValueAxis)
 {
@@ -31,6 +40,8 @@ ScalingPredictionChart::ScalingPredictionChart(QWidget* parent)
     chart->setTitle(tr("Predicted speedup over 1 device"));
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->legend()->setAlignment(Qt::AlignBottom);
+    // Dashed and solid lines in the legend, as on the plot.
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
     setChart(chart);
 
     xAxis_->setBase(2);
@@ -44,23 +55,60 @@ ScalingPredictionChart::ScalingPredictionChart(QWidget* parent)
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
 
-    ideal_->setName(tr("ideal (linear)"));
+    ideal_->setName(tr("ideal: N× as fast"));
     ideal_->setPen(QPen(referenceLineColor(), 1.5, Qt::DashLine));
-    QPen predictedPen(QColor(0x1f, 0x77, 0xb4), 2.5);
-    predicted_->setPen(predictedPen);
+    predicted_->setPen(QPen(kPredictedColor, 2.5));
     predicted_->setPointsVisible(true);
-    for (QLineSeries* line : {ideal_, predicted_}) {
-        chart->addSeries(line);
-        line->attachAxis(xAxis_);
-        line->attachAxis(yAxis_);
+    predicted_->setMarkerSize(kPredictedDotSize);
+    QColor band = kPredictedColor;
+    band.setAlpha(50);
+    spread_->setBrush(band);
+    spread_->setPen(Qt::NoPen);
+    spread_->setName(tr("spread over the link's probes"));
+    // Under the predicted line, which it surrounds.
+    for (QAbstractSeries* series : std::initializer_list<QAbstractSeries*>{ideal_, spread_, predicted_}) {
+        chart->addSeries(series);
+        series->attachAxis(xAxis_);
+        series->attachAxis(yAxis_);
     }
-    fitY();
+    setSpread({}, {});
 }
 
 void ScalingPredictionChart::setPrediction(const QList<QPointF>& points, const QString& name)
 {
     predicted_->setName(name);
     predicted_->replace(points);
+    fitY();
+}
+
+QString ScalingPredictionChart::devicesText(int devices)
+{
+    return devices == 1 ? tr("1 device") : tr("%1 devices").arg(devices);
+}
+
+QString ScalingPredictionChart::MeasuredSpeedup::comparisonText() const
+{
+    const double percent = std::round(100 * timeError());
+    return ScalingPredictionChart::tr("%1 (%2): measured %3x, predicted %4x, time error %5%")
+            .arg(name, devicesText(devices))
+            .arg(speedup, 0, 'f', 2)
+            .arg(predicted, 0, 'f', 2)
+            .arg(QString::asprintf("%+.0f", percent == 0 ? 0.0 : percent));  // "+0", never "-0"
+}
+
+void ScalingPredictionChart::setIdealName(const QString& name)
+{
+    ideal_->setName(name);
+}
+
+void ScalingPredictionChart::setSpread(const QList<QPointF>& low, const QList<QPointF>& high)
+{
+    spreadLow_->replace(low);
+    spreadHigh_->replace(high);
+    spread_->setVisible(!low.isEmpty());
+    // Showing a series shows its legend entry again: the caption names the band.
+    for (QLegendMarker* marker : chart()->legend()->markers(spread_))
+        marker->setVisible(false);
     fitY();
 }
 
@@ -73,16 +121,18 @@ void ScalingPredictionChart::setMeasured(const std::vector<MeasuredSpeedup>& mea
     measured_.clear();
     for (const MeasuredSpeedup& point : measured) {
         auto* series = new QScatterSeries;
-        series->setName(tr("%1 (measured, %n device(s))", nullptr, point.devices).arg(point.name));
+        series->setName(point.comparisonText());
+        series->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
         series->setColor(point.color);
-        series->setBorderColor(Qt::black);
-        series->setMarkerSize(11);
+        series->setPen(QPen(Qt::black, 1.5));
+        series->setMarkerSize(kMeasuredMarkerSize);
         series->append(point.devices, point.speedup);
         chart()->addSeries(series);
         series->attachAxis(xAxis_);
         series->attachAxis(yAxis_);
-        // The runs table and the page's caption name the colours; the legend
-        // keeps to the two lines, so that it stays one short row.
+        // Their entries would crowd the legend's one row, which elides every
+        // entry then (the ideal's scaling too): the page's caption is their
+        // legend, the same diamond in the run's colour with this name.
         for (QLegendMarker* marker : chart()->legend()->markers(series))
             marker->setVisible(false);
         measured_.push_back(series);
@@ -96,8 +146,9 @@ void ScalingPredictionChart::setMeasured(const std::vector<MeasuredSpeedup>& mea
 void ScalingPredictionChart::fitY()
 {
     double top = 2;
-    for (const QPointF& point : predicted_->points())
-        top = std::max(top, point.y());
+    for (const QLineSeries* line : {predicted_, spreadHigh_})
+        for (const QPointF& point : line->points())
+            top = std::max(top, point.y());
     for (const QScatterSeries* series : measured_)
         for (const QPointF& point : series->points())
             top = std::max(top, point.y());
