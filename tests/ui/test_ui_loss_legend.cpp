@@ -190,6 +190,13 @@ private slots:
         emit shown.legend()->linkHovered(QString());
         QCOMPARE(a->pen().widthF(), width);
         QCOMPARE(b->pen().color().alpha(), 255);
+        // Leaving the legend from an entry ends the highlight too.
+        emit shown.legend()->linkHovered(QStringLiteral("run:run-b"));
+        QVERIFY(a->pen().color().alpha() < 128);
+        QEvent leave(QEvent::Leave);
+        QApplication::sendEvent(shown.legend(), &leave);
+        QCOMPARE(a->pen().color().alpha(), 255);
+        QCOMPARE(b->pen().widthF(), width);
     }
 };
 

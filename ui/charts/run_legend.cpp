@@ -59,6 +59,12 @@ void RunLegend::toggleHidden(const QString& key)
     emit runHiddenChanged(key, hidden);
 }
 
+void RunLegend::leaveEvent(QEvent* event)
+{
+    QLabel::leaveEvent(event);
+    emit runHovered(QString());
+}
+
 void RunLegend::render()
 {
     QStringList items;

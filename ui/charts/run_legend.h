@@ -36,6 +36,10 @@ signals:
     // Empty when the pointer leaves the entries.
     void runHovered(const QString& key);
 
+protected:
+    // The pointer off the legend: no run highlighted.
+    void leaveEvent(QEvent* event) override;
+
 private:
     void render();
 
