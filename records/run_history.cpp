@@ -33,8 +33,9 @@ namespace {
 // PRAGMA application_id marks the file as ours ("DPWB"); PRAGMA user_version
 // is the schema version, raised with each change to the tables below that an
 // older build could not live with. Columns added with a default (name, steps,
-// step_totals) leave it: a build that lacks them still opens the file, reads
-// its own columns, and its upserts leave the others as they are.
+// step_totals, epochs.test_loss) leave it: a build that lacks them still opens
+// the file, reads its own columns, and its upserts leave the others as they
+// are (the epochs it rewrites lose their test loss: NULL, read as not measured).
 constexpr int kApplicationId = 0x44505742;
 constexpr int kSchemaVersion = 2;
 constexpr auto kSqliteNotADatabase = "26";  // SQLITE_NOTADB
