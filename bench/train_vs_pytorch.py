@@ -32,7 +32,7 @@ CEILING_INPUT = (64, 64, 28, 28)  # [N, C, H, W] of the ceiling's 64->64 3x3 con
 CEILING_WARMUP, CEILING_ROUNDS, CEILING_ITERATIONS = 3, 5, 5  # best round of 5 x 5 iterations
 
 COUNT_LINE = re.compile(r"(\d+) training and \d+ test images")
-EPOCH_LINE = re.compile(r"epoch \d+/\d+: train loss \S+, train acc \S+, test acc ([\d.]+), ([\d.]+) sec")
+EPOCH_LINE = re.compile(r"epoch \d+/\d+: train loss \S+, train acc \S+, (?:test loss \S+, )?test acc ([\d.]+), ([\d.]+) sec")
 SUMMARY_LINE = re.compile(r"sec/epoch on \[(.*)\]")
 
 

@@ -33,8 +33,9 @@ namespace {
 // PRAGMA application_id marks the file as ours ("DPWB"); PRAGMA user_version
 // is the schema version, raised with each change to the tables below that an
 // older build could not live with. Columns added with a default (name, steps,
-// step_totals) leave it: a build that lacks them still opens the file, reads
-// its own columns, and its upserts leave the others as they are.
+// step_totals, epochs.test_loss) leave it: a build that lacks them still opens
+// the file, reads its own columns, and its upserts leave the others as they
+// are (the epochs it rewrites lose their test loss: NULL, read as not measured).
 constexpr int kApplicationId = 0x44505742;
 constexpr int kSchemaVersion = 2;
 constexpr auto kSqliteNotADatabase = "26";  // SQLITE_NOTADB
@@ -227,12 +228,17 @@ const std::vector<RunColumn>& runColumns()
 constexpr auto kCreateEpochs =
         "CREATE TABLE epochs (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
         "position INTEGER NOT NULL, epoch INTEGER NOT NULL, train_loss REAL, train_acc REAL, "
-        "test_acc REAL, seconds REAL, parameter_drift REAL, PRIMARY KEY (run_id, position))";
+        "test_acc REAL, seconds REAL, parameter_drift REAL, test_loss REAL, "
+        "PRIMARY KEY (run_id, position))";
 constexpr auto kEpochColumns =
-        "run_id, position, epoch, train_loss, train_acc, test_acc, seconds, parameter_drift";
-constexpr int kEpochColumnCount = 8;
-// Epoch columns later than schema 1, added to older histories.
-constexpr auto kLaterEpochColumns = {std::pair{"parameter_drift", "REAL"}};
+        "run_id, position, epoch, train_loss, train_acc, test_acc, seconds, parameter_drift, "
+        "test_loss";
+constexpr int kEpochColumnCount = 9;
+// Epoch columns later than schema 1, added to older histories. NULL (NaN)
+// in the rows they had, so no schema version of their own: an older build
+// writes its epochs without them.
+constexpr auto kLaterEpochColumns = {std::pair{"parameter_drift", "REAL"},
+                                     std::pair{"test_loss", "REAL"}};
 
 // "a, b, c": each column of the runs table as `format` writes it.
 QString runColumnList(QString (*format)(const QString& name, const QString& declaration))
@@ -493,6 +499,7 @@ std::vector<dp::RunRecord> selectRuns(const Database& database, const QString& c
         epoch.test_acc = real(epochRows.value(5));
         epoch.seconds = real(epochRows.value(6));
         epoch.parameter_drift = real(epochRows.value(7));
+        epoch.test_loss = real(epochRows.value(8));
         // The epochs of a run left out above go with it.
         if (const auto run = indexById.constFind(epochRows.value(0).toString()); run != indexById.cend())
             runs[*run].epochs.push_back(epoch);
@@ -593,6 +600,7 @@ void RunHistory::save(const dp::RunRecord& record, std::chrono::milliseconds loc
         epochColumns[5] << real(epoch.test_acc);
         epochColumns[6] << real(epoch.seconds);
         epochColumns[7] << real(epoch.parameter_drift);
+        epochColumns[8] << real(epoch.test_loss);
     }
 
     Transaction transaction(database);

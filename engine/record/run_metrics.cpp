@@ -1,5 +1,7 @@
 #include "record/run_metrics.h"
 
+#include <cmath>
+
 #include "core/format.h"
 #include "core/median.h"
 
@@ -35,8 +37,11 @@ std::string RunSummary::device_list() const {
 }
 
 std::string epoch_line(const EpochMetrics& m, int planned_epochs) {
-    return format("epoch %d/%d: train loss %.4f, train acc %.3f, test acc %.3f, %.1f sec", m.epoch,
-                  planned_epochs, m.train_loss, m.train_acc, m.test_acc, m.seconds);
+    std::string line = format("epoch %d/%d: train loss %.4f, train acc %.3f, ", m.epoch,
+                              planned_epochs, m.train_loss, m.train_acc);
+    if (!std::isnan(m.test_loss)) line += format("test loss %.4f, ", m.test_loss);
+    line += format("test acc %.3f, %.1f sec", m.test_acc, m.seconds);
+    return line;
 }
 
 std::string RunSummary::summary_line() const {

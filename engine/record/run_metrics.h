@@ -21,6 +21,10 @@ struct EpochMetrics {
     // same epoch of the same comparison (TrainConfig::drift_from,
     // train/parameter_drift.h); NaN when not measured.
     double parameter_drift = std::numeric_limits<double>::quiet_NaN();
+    // Mean cross-entropy over the test set, from the same pass as test_acc
+    // (nn.CrossEntropyLoss(reduction='mean')); NaN in records made before it
+    // was kept. Last, so that positional initializers stay valid.
+    double test_loss = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct BatchProgress {
@@ -96,7 +100,8 @@ struct RunSummary {
 };
 
 // d2l's line after each epoch, as dp-train and the workbench's log print it:
-// "epoch 3/10: train loss 0.5214, train acc 0.807, test acc 0.812, 4.4 sec".
+// "epoch 3/10: train loss 0.5214, train acc 0.807, test loss 0.5302, test acc 0.812, 4.4 sec"
+// (without "test loss" when it is NaN).
 std::string epoch_line(const EpochMetrics& epoch, int planned_epochs);
 
 }  // namespace dp

@@ -1,6 +1,7 @@
 #include "record/run_record_json.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -52,9 +53,10 @@ std::string config_json(const TrainConfig& c) {
 }
 
 std::string epoch_json(const EpochMetrics& m) {
-    // A drift that was not measured (NaN) is null.
+    // A drift or test loss that was not measured (NaN) is null.
     return "{\"epoch\": " + std::to_string(m.epoch) + ", \"train_loss\": " + json_number(m.train_loss) +
-           ", \"train_acc\": " + json_number(m.train_acc) + ", \"test_acc\": " + json_number(m.test_acc) +
+           ", \"train_acc\": " + json_number(m.train_acc) + ", \"test_loss\": " +
+           json_number(m.test_loss) + ", \"test_acc\": " + json_number(m.test_acc) +
            ", \"seconds\": " + json_number(m.seconds) + ", \"parameter_drift\": " +
            json_number(m.parameter_drift) + "}";
 }
@@ -206,6 +208,12 @@ TrainConfig read_config(const FieldReader& c) {
     return config;
 }
 
+// A field older records lack, or null when not measured: NaN then.
+double optional_number(const FieldReader& e, const std::string& key) {
+    if (!e.has(key) || e.type(key) == JsonType::null) return std::numeric_limits<double>::quiet_NaN();
+    return e.number(key);
+}
+
 EpochMetrics read_epoch(const FieldReader& e) {
     EpochMetrics metrics;
     metrics.epoch = e.integer<int>("epoch");
@@ -213,9 +221,8 @@ EpochMetrics read_epoch(const FieldReader& e) {
     metrics.train_acc = e.number("train_acc");
     metrics.test_acc = e.number("test_acc");
     metrics.seconds = e.number("seconds");
-    // Optional (older records lack it); null: not measured.
-    if (e.has("parameter_drift") && e.type("parameter_drift") != JsonType::null)
-        metrics.parameter_drift = e.number("parameter_drift");
+    metrics.parameter_drift = optional_number(e, "parameter_drift");
+    metrics.test_loss = optional_number(e, "test_loss");
     return metrics;
 }
 

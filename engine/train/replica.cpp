@@ -147,14 +147,16 @@ const float* Replica::forward_samples(const Dataset& set, int first, int rows) {
     return model_->forward({.batch = rows, .training = false}, images_.get());
 }
 
-std::int64_t Replica::count_correct(const Dataset& set, int first, int count) {
-    std::int64_t correct = 0;
+Backend::LossResult Replica::evaluate(const Dataset& set, int first, int count) {
+    Backend::LossResult total;
     for (int offset = 0; offset < count; offset += max_rows_) {
         const int rows = std::min(max_rows_, count - offset);
         const float* logits = forward_samples(set, first + offset, rows);
-        correct += compute_loss(logits, rows, nullptr, 0.f).correct;
+        const Backend::LossResult rows_result = compute_loss(logits, rows, nullptr, 0.f);
+        total.loss_sum += rows_result.loss_sum;
+        total.correct += rows_result.correct;
     }
-    return correct;
+    return total;
 }
 
 std::vector<int> Replica::predict(const Dataset& set, int first, int count) {

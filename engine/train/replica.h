@@ -40,8 +40,10 @@ public:
                                 float lr, GradientReducer& reducer, Backend::LossResult& loss,
                                 float weight_decay = 0);
 
-    // Test samples [first, first + count) of `set` that the model classifies correctly.
-    std::int64_t count_correct(const Dataset& set, int first, int count);
+    // Test samples [first, first + count) of `set` in one evaluation pass:
+    // how many the model classifies correctly and their summed loss (the
+    // training loss, cross-entropy of the logits, without gradients).
+    Backend::LossResult evaluate(const Dataset& set, int first, int count);
 
     // The model's class (its largest output) for samples [first, first + count) of `set`.
     std::vector<int> predict(const Dataset& set, int first, int count);

@@ -130,8 +130,8 @@ std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
     return timings_;
 }
 
-double ReplicaGroup::evaluate(const Dataset& set) {
-    std::vector<double> correct(replicas_.size());
+Evaluation ReplicaGroup::evaluate(const Dataset& set) {
+    std::vector<Backend::LossResult> results(replicas_.size());
     communicator_->set_phase(phase_between_steps());
     on_all_devices([&](int local) {
         // BatchNorm keeps statistics per replica while training (DataParallel's
@@ -145,12 +145,16 @@ double ReplicaGroup::evaluate(const Dataset& set) {
             replica.backend().scale(store.buffers_size(), 1.f / float(world()), store.buffers());
         }
         const BatchShard shard = batch_shard(set.count, world(), rank);
-        correct[local] = double(replica.count_correct(set, shard.offset, shard.rows));
+        results[local] = replica.evaluate(set, shard.offset, shard.rows);
     });
-    double total[] = {0};
-    for (double count : correct) total[0] += count;
-    sum_over_processes(total);
-    return set.count ? total[0] / set.count : 0;
+    double totals[] = {0, 0};  // correct, loss sum
+    for (const auto& result : results) {
+        totals[0] += double(result.correct);
+        totals[1] += result.loss_sum;
+    }
+    sum_over_processes(totals);
+    if (set.count == 0) return {};
+    return {.accuracy = totals[0] / set.count, .loss = totals[1] / set.count};
 }
 
 std::vector<int> ReplicaGroup::predict(const Dataset& set, int count) {

@@ -15,6 +15,13 @@
 
 namespace dp {
 
+// A model's score on a whole set: the share classified correctly and the mean
+// per-sample loss (nn.CrossEntropyLoss(reduction='mean') over the set).
+struct Evaluation {
+    double accuracy = 0;
+    double loss = 0;
+};
+
 // The data-parallel engine: one replica per device, each on its device's
 // thread, kept identical by broadcasting rank 0's parameters at start and
 // all-reducing gradients every step (d2l 12.5's split -> forward/backward ->
@@ -50,8 +57,9 @@ public:
     std::span<const DeviceStepTiming> train_step(const Dataset& set, std::span<const int> batch,
                                                  float lr, Backend::LossResult& loss);
 
-    // Test accuracy over all of `set`, split across every rank of the run.
-    double evaluate(const Dataset& set);
+    // Test accuracy and mean loss over all of `set` from one pass, split
+    // across every rank of the run.
+    Evaluation evaluate(const Dataset& set);
 
     // The model's classes for the first `count` samples of `set`, computed
     // by rank 0; empty in a process without rank 0.

@@ -179,8 +179,11 @@ TrainingRun::TrainingRun(const TrainConfig& config,
     if (!config_.load_path.empty()) {
         replicas_->load(config_.load_path, config_.model);
         observer_.on_log("loaded " + config_.load_path);
-        if (config_.epochs == 0)
-            observer_.on_log(format("test acc: %.4f (evaluation only)", replicas_->evaluate(data_.test)));
+        if (config_.epochs == 0) {
+            const Evaluation test = replicas_->evaluate(data_.test);
+            observer_.on_log(format("test loss: %.4f, test acc: %.4f (evaluation only)", test.loss,
+                                    test.accuracy));
+        }
     }
 
     // Every rank draws the same permutation and trains its share of each
@@ -242,9 +245,14 @@ void TrainingRun::finish_epoch(int epoch, double seconds) {
     double sums[] = {epoch_loss_.loss_sum, double(epoch_loss_.correct)};
     replicas_->sum_over_processes(sums);
     const double samples = data_.train.count;
-    const EpochMetrics metrics{epoch, sums[0] / samples, sums[1] / samples,
-                               replicas_->evaluate(data_.test), seconds,
-                               parameter_drift_after(config_, *replicas_, epoch)};
+    const Evaluation test = replicas_->evaluate(data_.test);
+    const EpochMetrics metrics{.epoch = epoch,
+                               .train_loss = sums[0] / samples,
+                               .train_acc = sums[1] / samples,
+                               .test_acc = test.accuracy,
+                               .seconds = seconds,
+                               .parameter_drift = parameter_drift_after(config_, *replicas_, epoch),
+                               .test_loss = test.loss};
     summary_.epochs.push_back(metrics);
     observer_.on_epoch(metrics);
     if (config_.preview_samples > 0 && replicas_->holds_rank0())

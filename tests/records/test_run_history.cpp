@@ -108,6 +108,7 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
         VERIFY_SAME_DOUBLE(a.epochs[i].test_acc, b.epochs[i].test_acc);
         VERIFY_SAME_DOUBLE(a.epochs[i].seconds, b.epochs[i].seconds);
         VERIFY_SAME_DOUBLE(a.epochs[i].parameter_drift, b.epochs[i].parameter_drift);
+        VERIFY_SAME_DOUBLE(a.epochs[i].test_loss, b.epochs[i].test_loss);
     }
     QCOMPARE(a.steps, b.steps);
     QCOMPARE(a.step_totals.size(), b.step_totals.size());
@@ -517,13 +518,16 @@ private slots:
         saveThenChange(file, record,
                        {QStringLiteral("ALTER TABLE runs DROP COLUMN comparison_group"),
                         QStringLiteral("ALTER TABLE runs DROP COLUMN deterministic"),
-                        QStringLiteral("ALTER TABLE epochs DROP COLUMN parameter_drift")});
+                        QStringLiteral("ALTER TABLE epochs DROP COLUMN parameter_drift"),
+                        QStringLiteral("ALTER TABLE epochs DROP COLUMN test_loss")});
         setUserVersion(file, 1);
         dp::RunRecord asSchema1 = record;  // what a schema 1 run reads as
         asSchema1.comparison_group.clear();
         asSchema1.deterministic = true;
-        for (dp::EpochMetrics& epoch : asSchema1.epochs)
+        for (dp::EpochMetrics& epoch : asSchema1.epochs) {
             epoch.parameter_drift = std::numeric_limits<double>::quiet_NaN();
+            epoch.test_loss = std::numeric_limits<double>::quiet_NaN();
+        }
         record.comparison_group = "group";
         expectUpgraded(file, asSchema1, record);
     }
@@ -544,6 +548,23 @@ private slots:
         untimed.step_totals.clear();
         expectUpgraded(file, untimed, record);
         QVERIFY(columnsIn(file).contains(QStringLiteral("step_totals")));
+    }
+
+    // A history of schema 2 from before the test loss was kept (no
+    // test_loss column) opens, its epochs' test loss NaN, gains the column,
+    // and keeps the test loss of runs saved from then on.
+    void historyFromBeforeTestLossGainsTheColumn()
+    {
+        const QString file = path("no-test-loss.sqlite");
+        dp::RunRecord record = everyFieldRecord();
+        saveThenChange(file, record, {QStringLiteral("ALTER TABLE epochs DROP COLUMN test_loss")});
+        QVERIFY(!columnsIn(file, QStringLiteral("epochs")).contains(QStringLiteral("test_loss")));
+        dp::RunRecord withoutTestLoss = record;
+        for (dp::EpochMetrics& epoch : withoutTestLoss.epochs)
+            epoch.test_loss = std::numeric_limits<double>::quiet_NaN();
+        expectUpgraded(file, withoutTestLoss, record);
+        QVERIFY(columnsIn(file, QStringLiteral("epochs")).contains(QStringLiteral("test_loss")));
+        QCOMPARE(RunHistory(file).run(record.id)->epochs[0].test_loss, record.epochs[0].test_loss);
     }
 
     // A step_totals cell this build cannot read loses the timings, not the history.
@@ -1373,11 +1394,11 @@ private:
         compareRecords(*RunHistory(file).run(saved.id), saved);
     }
 
-    static QStringList columnsIn(const QString& file)
+    static QStringList columnsIn(const QString& file, const QString& table = QStringLiteral("runs"))
     {
         QStringList names;
         withConnection(file, [&](QSqlDatabase& db) {
-            QSqlQuery query(QStringLiteral("PRAGMA table_info(runs)"), db);
+            QSqlQuery query(QStringLiteral("PRAGMA table_info(%1)").arg(table), db);
             while (query.next())
                 names << query.value(1).toString();
         });

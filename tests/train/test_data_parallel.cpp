@@ -147,7 +147,7 @@ private slots:
         // inner product blocks its batch sum by the shard size there); a wrong
         // split or average is off by 1e-3 or more.
         if (!sync_bn) QVERIFY(difference <= 5e-5);
-        QCOMPARE(three.evaluate(data_.test), one.evaluate(data_.test));
+        QCOMPARE(three.evaluate(data_.test).accuracy, one.evaluate(data_.test).accuracy);
     }
 
     // CPU devices reduce their buckets on communication threads while

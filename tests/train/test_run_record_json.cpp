@@ -71,6 +71,7 @@ private slots:
             QVERIFY(a.test_acc == b.test_acc);
             QVERIFY(a.seconds == b.seconds);
             QVERIFY(same_double(a.parameter_drift, b.parameter_drift));
+            QVERIFY(same_double(a.test_loss, b.test_loss));
         }
         QCOMPARE(read.steps, record.steps);
         QCOMPARE(read.step_totals.size(), record.step_totals.size());
@@ -116,6 +117,24 @@ private slots:
         older.config.accumulate = 3;
         const std::string json = dp::to_json(older);
         QCOMPARE(dp::run_record_from_json(replaced(json, "\"accumulate\": 3,", "")).config.accumulate, 1);
+    }
+
+    // The test loss: written as a number, null when not measured, and a
+    // record from before it was kept (no "test_loss") reads as NaN.
+    void testLossIsWrittenAndOlderRecordsReadWithout() {
+        const dp::RunRecord record = every_field_record();
+        const std::string json = dp::to_json(record);
+        QVERIFY(json.find("\"test_loss\": 2.302585093") != std::string::npos);
+        QVERIFY(json.find("\"test_loss\": null") != std::string::npos);
+        QCOMPARE(dp::run_record_from_json(json).epochs[0].test_loss, record.epochs[0].test_loss);
+        std::string older = json;  // every "test_loss": value, taken out
+        for (std::size_t at; (at = older.find("\"test_loss\": ")) != std::string::npos;)
+            older.erase(at, older.find(", ", at) + 2 - at);
+        QVERIFY2(older.find("\"test_acc\": ") != std::string::npos, older.c_str());
+        const dp::RunRecord read = dp::run_record_from_json(older);
+        QCOMPARE(read.epochs.size(), std::size_t(2));
+        QVERIFY(std::isnan(read.epochs[0].test_loss) && std::isnan(read.epochs[1].test_loss));
+        QCOMPARE(read.epochs[0].test_acc, record.epochs[0].test_acc);
     }
 
     void refusesWhatIsNotARecord() {

@@ -810,9 +810,14 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     // Checked when the window closed, so back on the charts.
     QVERIFY(parts.runs->isChecked(0));
     QCOMPARE(parts.accuracyChart->runCount(), 1);
-    // Per-batch losses are not kept: the loss chart draws each epoch's training loss.
-    QCOMPARE(parts.lossChart->lineCount(), 1);
+    // Per-batch losses are not kept: the loss chart draws each epoch's
+    // training loss, and beside it the test loss the history kept.
+    QCOMPARE(parts.lossChart->lineCount(), 2);
     QCOMPARE(parts.lossChart->lineOf(QString::fromStdString(id))->count(), 1);
+    const QLineSeries* testLoss =
+            parts.lossChart->lineOf(LossChart::testLossKey(QString::fromStdString(id)));
+    QVERIFY(testLoss && testLoss->count() == 1);
+    QCOMPARE(testLoss->at(0).y(), past.epochs[0].test_loss);
     QCOMPARE(parts.accuracyLine(0)->count(), 1);
     // Unchecked stays unchecked after the next restart.
     parts.runs->setData(parts.runs->index(0, 0), Qt::Unchecked, Qt::CheckStateRole);

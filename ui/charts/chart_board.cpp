@@ -46,6 +46,15 @@ ChartBoard::ChartBoard(QWidget* parent)
     resetZoomButton_->setToolTip(tr("Show all the data on every chart again (or double-click a chart)"));
     resetZoomButton_->hide();
     connect(resetZoomButton_, &QPushButton::clicked, this, &ChartBoard::resetZoom);
+    connect(legend_, &RunLegend::runHiddenChanged, this, [this](const QString& key, bool hidden) {
+        for (const auto& [chart, name] : charts_)
+            chart->setRunHidden(key, hidden);
+        updateSharedXRange();
+    });
+    connect(legend_, &RunLegend::runHovered, this, [this](const QString& key) {
+        for (const auto& [chart, name] : charts_)
+            chart->setHighlightedRun(key);
+    });
     auto* top = new QHBoxLayout;
     top->setContentsMargins(4, 0, 4, 0);
     top->addWidget(legend_, 1);
@@ -176,6 +185,7 @@ void ChartBoard::updateRun(const dp::RunRecord& record, const QColor& color)
     remember(record, color);
     for (EpochMetricChart* chart : epochCharts_)
         chart->showRun(record, color);
+    loss_->showTestLosses(record, color);
     if (measuresDrift(record)) {
         drift_->showRun(record, color);
         showDrift(true);
@@ -220,6 +230,9 @@ void ChartBoard::remember(const dp::RunRecord& record, const QColor& color)
 void ChartBoard::forget(const std::string& id)
 {
     shown_.erase(id);
+    // Hidden from the legend ends with its entry: checked again, the run shows.
+    for (const auto& [chart, name] : charts_)
+        chart->setRunHidden(QString::fromStdString(id), false);
     showLegend();
 }
 
@@ -227,7 +240,7 @@ void ChartBoard::showLegend()
 {
     std::vector<RunLegend::Entry> entries;
     for (const auto& [id, run] : shown_)
-        entries.push_back({run.name, run.color});
+        entries.push_back({QString::fromStdString(id), run.name, run.color});
     legend_->setEntries(entries);
 }
 

@@ -2,6 +2,8 @@
 
 #include <QLineSeries>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace {
@@ -9,7 +11,24 @@ namespace {
 // Repaints of a growing line cost the GUI thread; four a second look live.
 constexpr int kRefreshIntervalMs = 250;
 
+// The largest finite y of `points`; NaN when none.
+double topOf(const QList<QPointF>& points)
+{
+    double top = std::numeric_limits<double>::quiet_NaN();
+    for (const QPointF& point : points) {
+        if (std::isfinite(point.y()) && !(point.y() <= top))
+            top = point.y();
+    }
+    return top;
+}
+
 }  // namespace
+
+RunChartView::Span lossAxisMinimumSpan(double top)
+{
+    const double span = std::max(0.1 * top, 0.1);
+    return {std::max(0.0, top - span), top};
+}
 
 LossChart::LossChart(QWidget* parent)
     : RunChartView(tr("Training loss per batch"), tr("loss"), parent)
@@ -18,6 +37,8 @@ LossChart::LossChart(QWidget* parent)
     refreshTimer_.setInterval(kRefreshIntervalMs);
     connect(&refreshTimer_, &QTimer::timeout, this, &LossChart::refreshNow);
     setYBounds(0, std::numeric_limits<double>::max());
+    setStyleKey({{tr("train loss"), keyPen(Qt::SolidLine)}, {tr("test loss"), keyPen(Qt::DotLine)}},
+                Qt::TopRightCorner);
     setXAxisMode(XAxisMode::epochs);
 }
 
@@ -47,18 +68,75 @@ void LossChart::refreshNow()
         return;
     for (const QString& key : std::as_const(stale_)) {
         const auto trace = traces_.constFind(key);
-        if (trace != traces_.cend())
-            setLinePoints(key, trace->points(mode_, smoothed_));
+        if (trace != traces_.cend()) {
+            const QList<QPointF> points = trace->points(mode_, smoothed_);
+            topValues_[key] = topOf(points);
+            setLinePoints(key, points);
+        }
     }
     stale_.clear();
-    fitAxes();
+    fitLossAxes();
+}
+
+void LossChart::fitLossAxes()
+{
+    double top = std::numeric_limits<double>::quiet_NaN();
+    for (auto it = topValues_.cbegin(); it != topValues_.cend(); ++it) {
+        const QLineSeries* series = lineOf(it.key());
+        if (series && series->isVisible() && std::isfinite(it.value()) && !(it.value() <= top))
+            top = it.value();
+    }
+    if (std::isfinite(top)) {
+        const Span least = lossAxisMinimumSpan(top);
+        setYAlwaysShown(least.min, least.max);  // fits the axes
+    } else {
+        fitAxes();
+    }
+}
+
+QString LossChart::testLossKey(const QString& runKey)
+{
+    return runKey + QStringLiteral("/test loss");
+}
+
+void LossChart::showTestLosses(const dp::RunRecord& record, const QColor& color)
+{
+    const QString key = QString::fromStdString(record.id);
+    const bool any = std::any_of(record.epochs.begin(), record.epochs.end(),
+                                 [](const dp::EpochMetrics& epoch) { return !std::isnan(epoch.test_loss); });
+    if (!any)
+        return;
+    testEpochs_[key] = record.epochs;
+    line(testLossKey(key), QString::fromStdString(record.label()), color,
+         {.pen = Qt::DotLine, .markers = true, .namedInExport = false}, tr("test loss"));
+    plotTestLosses(key);
+    fitLossAxes();
+}
+
+void LossChart::plotTestLosses(const QString& key)
+{
+    const auto epochs = testEpochs_.constFind(key);
+    if (epochs == testEpochs_.cend())
+        return;
+    QList<QPointF> points;
+    double seconds = 0;
+    for (const dp::EpochMetrics& epoch : *epochs) {
+        seconds += epoch.seconds;  // training seconds at the epoch's end, as the batches' x
+        if (!std::isnan(epoch.test_loss))
+            points.append({mode_ == XAxisMode::epochs ? double(epoch.epoch) : seconds, epoch.test_loss});
+    }
+    topValues_[testLossKey(key)] = topOf(points);
+    setLinePoints(testLossKey(key), points);
 }
 
 void LossChart::redrawAll()
 {
+    for (auto it = testEpochs_.cbegin(); it != testEpochs_.cend(); ++it)
+        plotTestLosses(it.key());
     for (auto it = traces_.cbegin(); it != traces_.cend(); ++it)
         stale_.insert(it.key());
     refreshNow();
+    fitLossAxes();
 }
 
 void LossChart::showEpochLosses(const dp::RunRecord& record, const QColor& color)
@@ -81,19 +159,24 @@ void LossChart::showEpochLosses(const dp::RunRecord& record, const QColor& color
 void LossChart::setRunVisible(const std::string& id, bool visible)
 {
     const QString key = QString::fromStdString(id);
-    if (hasLine(key)) {
-        setLineVisible(key, visible);
-        fitAxes();
+    for (const QString& lineKey : {key, testLossKey(key)}) {
+        if (hasLine(lineKey))
+            setLineVisible(lineKey, visible);
     }
+    fitLossAxes();
 }
 
 void LossChart::removeRun(const std::string& id)
 {
     const QString key = QString::fromStdString(id);
     traces_.remove(key);
+    testEpochs_.remove(key);
     stale_.remove(key);
-    removeLine(key);
-    fitAxes();
+    for (const QString& lineKey : {key, testLossKey(key)}) {
+        topValues_.remove(lineKey);
+        removeLine(lineKey);
+    }
+    fitLossAxes();
 }
 
 void LossChart::setXAxisMode(XAxisMode mode)

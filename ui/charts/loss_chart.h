@@ -9,10 +9,20 @@
 #include "record/run_record.h"
 #include "loss_sample.h"
 
+#include <vector>
+
+// The least a loss chart's linear y axis shows below its top value `top`:
+// 10% of it or 0.1, whichever is larger, never below 0. A loss between 2.29
+// and 2.31 (an untrained 10-class model's ln 10) then sits at the top of an
+// axis from about 2.08 rather than filling the plot as a dramatic curve.
+RunChartView::Span lossAxisMinimumSpan(double top);
+
 // Training loss per batch of the runs trained in this window, a line each,
-// optionally smoothed, on a linear or log scale. Losses arrive in groups; the
-// chart redraws at most a few times a second, from a decimated trace, however
-// long the run.
+// optionally smoothed, on a linear or log scale, and each run's test loss as
+// a dot at every epoch's end in the run's colour. Losses arrive in groups;
+// the chart redraws at most a few times a second, from a decimated trace,
+// however long the run. On a linear scale the y axis spans at least
+// lossAxisMinimumSpan, so a nearly flat loss does not fill it as a dramatic curve.
 class LossChart : public RunChartView {
     Q_OBJECT
 
@@ -26,6 +36,11 @@ public:
     // per-epoch training loss, a point at each epoch's end, since per-batch
     // losses are not kept. Nothing for a run that has its batches here.
     void showEpochLosses(const dp::RunRecord& record, const QColor& color);
+    // The run's test loss after each of its epochs so far (none for epochs
+    // recorded without one).
+    void showTestLosses(const dp::RunRecord& record, const QColor& color);
+    // The key of a run's test-loss line.
+    static QString testLossKey(const QString& runKey);
     // Lines keep their data while hidden.
     void setRunVisible(const std::string& id, bool visible);
     void removeRun(const std::string& id);
@@ -37,8 +52,13 @@ public:
 
 private:
     void redrawAll();
+    void plotTestLosses(const QString& key);
+    // Fits the axes, the y axis at least lossAxisMinimumSpan below the top shown value.
+    void fitLossAxes();
 
     QHash<QString, DecimatedTrace> traces_;
+    QHash<QString, std::vector<dp::EpochMetrics>> testEpochs_;  // by run key
+    QHash<QString, double> topValues_;  // the largest value of each line, by line key
     QString currentKey_;
     QSet<QString> stale_;
     QTimer refreshTimer_;

@@ -175,7 +175,9 @@ QLineSeries* RunChartView::line(const QString& key, const QString& runName, cons
     chart()->addSeries(series);
     series->attachAxis(xAxis_);
     series->attachAxis(yAxis_);
-    lines_.insert(key, Line{series, {}, runName, valueName, color, style.namedInExport});
+    series->setVisible(!hiddenRuns_.contains(runKeyOf(key)));
+    const Line& made = *lines_.insert(key, Line{series, {}, runName, valueName, color, style.namedInExport});
+    applyHighlight(key, made);
     updateLegend(false);
     return series;
 }
@@ -205,7 +207,7 @@ void RunChartView::plot(Line& line)
 void RunChartView::setLineVisible(const QString& key, bool visible)
 {
     if (const auto it = lines_.constFind(key); it != lines_.cend()) {
-        it->series->setVisible(visible);
+        it->series->setVisible(visible && !hiddenRuns_.contains(runKeyOf(key)));
         updateLegend(false);
     }
 }
@@ -219,6 +221,47 @@ void RunChartView::removeLine(const QString& key)
         delete series;
         readout_->hide();  // it may point at the removed line
     }
+}
+
+QString RunChartView::runKeyOf(const QString& lineKey)
+{
+    return lineKey.section(QLatin1Char('/'), 0, 0);
+}
+
+void RunChartView::setRunHidden(const QString& runKey, bool hidden)
+{
+    if (hidden == hiddenRuns_.contains(runKey))
+        return;
+    if (hidden)
+        hiddenRuns_.insert(runKey);
+    else
+        hiddenRuns_.remove(runKey);
+    for (auto it = lines_.cbegin(); it != lines_.cend(); ++it) {
+        if (runKeyOf(it.key()) == runKey)
+            it->series->setVisible(!hidden);
+    }
+    readout_->hide();  // it may point at a hidden line
+    updateLegend(false);
+    fitAxes();
+}
+
+void RunChartView::setHighlightedRun(const QString& runKey)
+{
+    highlightedRun_ = runKey;
+    for (auto it = lines_.cbegin(); it != lines_.cend(); ++it)
+        applyHighlight(it.key(), *it);
+}
+
+void RunChartView::applyHighlight(const QString& lineKey, const Line& line)
+{
+    QPen pen = line.series->pen();
+    QColor color = line.color;
+    const bool own = runKeyOf(lineKey) == highlightedRun_;
+    pen.setWidthF(!highlightedRun_.isEmpty() && own ? 2 * kLineWidth : kLineWidth);
+    if (!highlightedRun_.isEmpty() && !own)
+        color.setAlphaF(0.25f);
+    pen.setColor(color);
+    line.series->setPen(pen);
 }
 
 void RunChartView::setStyleKey(std::vector<ChartKey::Entry> entries, Qt::Corner preferred)

@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QList>
 #include <QPointF>
+#include <QSet>
 
 #include <optional>
 #include <vector>
@@ -55,6 +56,13 @@ public:
 
     bool isZoomed() const { return zoomed_; }
     void resetZoom();
+
+    // The board legend's choices, by run key (a line's key, or the part of
+    // it before '/': a run's second line): a hidden run's lines are not
+    // drawn, however its chart shows or hides them; while a run is
+    // highlighted (not empty) its lines are drawn thicker and the others faded.
+    void setRunHidden(const QString& runKey, bool hidden);
+    void setHighlightedRun(const QString& runKey);
 
     // What the readout shows for the point nearest `viewPos`; empty if no
     // point is within reach. The shown one, or empty when hidden.
@@ -138,6 +146,9 @@ private:
     };
 
     void plot(Line& line);
+    static QString runKeyOf(const QString& lineKey);
+    // The line's pen for the highlighted run: thicker if its own, faded if another's.
+    void applyHighlight(const QString& lineKey, const Line& line);
     void applyFonts();
     // The legend lists the runs only in exports.
     void updateLegend(bool exporting);
@@ -172,4 +183,6 @@ private:
     std::optional<Span> lastXExtent_;
     std::optional<Span> yAlwaysShown_;  // setYAlwaysShown
     bool zoomed_ = false;
+    QSet<QString> hiddenRuns_;  // setRunHidden
+    QString highlightedRun_;    // setHighlightedRun
 };
