@@ -8,6 +8,8 @@
 #include <QPushButton>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTransform>
+#include <QXmlStreamReader>
 #include <QtTest>
 
 #include <algorithm>
@@ -89,6 +91,17 @@ dp::RunRecord finishedRun(const std::string& id, int devices, int planned, int e
     return record;
 }
 
+// A run that learns nothing: accuracy at chance level (10 classes), 0.105-0.110.
+dp::RunRecord chanceLevelRun(const std::string& id)
+{
+    dp::RunRecord record = finishedRun(id, 1, 3, 3);
+    for (dp::EpochMetrics& epoch : record.epochs) {
+        epoch.train_acc = 0.1 + 0.002 * epoch.epoch;
+        epoch.test_acc = 0.1075 + 0.0025 * (epoch.epoch - 2);
+    }
+    return record;
+}
+
 // A board at a usual size, on screen.
 struct ShownBoard {
     ShownBoard()
@@ -120,6 +133,64 @@ QPoint drawnAt(const RunChartView& view, const QLineSeries& series, QPointF posi
     return view.mapFromScene(view.chart()->mapToScene(view.chart()->mapToPosition(position, mapped)));
 }
 
+// A text of an SVG file and where it starts (its baseline's left end), in
+// the picture's coordinates.
+struct SvgText {
+    QString text;
+    QPointF at;
+};
+
+// The transform of an SVG group: QSvgGenerator writes matrix(a,b,c,d,e,f).
+QTransform svgTransform(QStringView attribute)
+{
+    if (!attribute.startsWith(u"matrix("))
+        return {};
+    const QStringList numbers =
+            attribute.mid(7, attribute.size() - 8).toString().split(QLatin1Char(','));
+    if (numbers.size() != 6)
+        return {};
+    return QTransform(numbers[0].toDouble(), numbers[1].toDouble(), numbers[2].toDouble(),
+                      numbers[3].toDouble(), numbers[4].toDouble(), numbers[5].toDouble());
+}
+
+std::vector<SvgText> svgTexts(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    std::vector<SvgText> texts;
+    std::vector<QTransform> groups{QTransform()};
+    QXmlStreamReader svg(&file);
+    while (!svg.atEnd()) {
+        svg.readNext();
+        if (svg.isStartElement() && svg.name() == u"g") {
+            groups.push_back(svgTransform(svg.attributes().value(QStringLiteral("transform")))
+                             * groups.back());
+        } else if (svg.isEndElement() && svg.name() == u"g") {
+            groups.pop_back();
+        } else if (svg.isStartElement() && svg.name() == u"text") {
+            const QPointF at(svg.attributes().value(QStringLiteral("x")).toDouble(),
+                             svg.attributes().value(QStringLiteral("y")).toDouble());
+            const QTransform& transform = groups.back();
+            const QString text = svg.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
+            if (!text.isEmpty())
+                texts.push_back({text, transform.map(at)});
+        }
+    }
+    return texts;
+}
+
+// Whether every label of `axis` is a whole number.
+bool labelsAreWholeNumbers(QCategoryAxis& axis)
+{
+    const QStringList labels = axis.categoriesLabels();
+    return !labels.isEmpty() && std::all_of(labels.begin(), labels.end(), [](const QString& label) {
+        bool number = false;
+        const double value = label.toDouble(&number);
+        return number && value == std::round(value);
+    });
+}
+
 }  // namespace
 
 class TestUiCharts : public QObject {
@@ -139,6 +210,10 @@ private slots:
     void dragAndWheelZoomAndDoubleClickResets();
     void logScaleReplotsTheLoss();
     void exportsHaveOneSizeWhateverTheScreen();
+    void exportedTextStaysBesideThePlot();
+    void accuracyAxisIsZeroToOneAtChanceLevel();
+    void secondsAndGapAxesStartAtZero();
+    void epochTicksAreWholeNumbers();
     void gapWaterfallWalksFromIdealToMeasured();
 };
 
@@ -418,7 +493,7 @@ void TestUiCharts::exportsHaveOneSizeWhateverTheScreen()
     QVERIFY(shown.board.exportTo(QDir(folder.path())).isEmpty());
     const QSize expected = ChartBoard::kExportSize * 2;
     for (const char* name : {"accuracy", "training_loss", "seconds_per_epoch", "speedup",
-                             "parameter_drift", "speedup_gap"}) {
+                             "speedup_gap"}) {
         const QImage png(folder.filePath(QLatin1String(name) + QStringLiteral(".png")));
         QCOMPARE(png.size(), expected);
         const QSvgRenderer svg(folder.filePath(QLatin1String(name) + QStringLiteral(".svg")));
@@ -427,6 +502,149 @@ void TestUiCharts::exportsHaveOneSizeWhateverTheScreen()
     }
     // The screen is as it was.
     QCOMPARE(accuracy->chart()->size(), onScreen);
+
+    // No drift measured: no empty drift chart in the export.
+    QVERIFY(!QFile::exists(folder.filePath(QStringLiteral("parameter_drift.png"))));
+    QVERIFY(!QFile::exists(folder.filePath(QStringLiteral("parameter_drift.svg"))));
+    dp::RunRecord twoDevices = finishedRun("run-2", 2, 3, 3);
+    for (dp::EpochMetrics& epoch : twoDevices.epochs)
+        epoch.parameter_drift = 1e-7 * epoch.epoch;
+    shown.board.setRunVisible(twoDevices, runColor(1), true);
+    QVERIFY(shown.board.exportTo(QDir(folder.path())).isEmpty());
+    QCOMPARE(QImage(folder.filePath(QStringLiteral("parameter_drift.png"))).size(), expected);
+    QVERIFY(QSvgRenderer(folder.filePath(QStringLiteral("parameter_drift.svg"))).isValid());
+}
+
+// Issue 31: an exported accuracy chart had a stray "0.05" under its plot,
+// and its title centred over the picture, legend included.
+void TestUiCharts::exportedTextStaysBesideThePlot()
+{
+    ShownBoard shown;
+    shown.board.setRunVisible(chanceLevelRun("chance"), runColor(0), true);
+    shown.board.setRunVisible(finishedRun("learns", 1, 3, 3), runColor(1), true);
+    // Small charts in presenter mode: the screen's ticks are not the export's.
+    shown.board.resize(700, 450);
+    shown.board.setFontScale(1.6);
+    QTemporaryDir folder;
+    QVERIFY(shown.board.exportTo(QDir(folder.path())).isEmpty());
+    for (const char* name : {"accuracy", "seconds_per_epoch"}) {
+        const auto* chart = shown.chart<RunChartView>(
+                name == QLatin1String("accuracy") ? "accuracyChart" : "secondsChart");
+        const QRectF plot = chart->exportedPlotArea();
+        QVERIFY2(plot.width() > 300 && plot.height() > 250, name);
+        const double line = QFontMetricsF(chart->font()).height();
+        const std::vector<SvgText> texts =
+                svgTexts(folder.filePath(QLatin1String(name) + QStringLiteral(".svg")));
+        QVERIFY2(texts.size() >= 8, name);
+        bool titled = false;
+        for (const SvgText& text : texts) {
+            const QString where = QStringLiteral("%1: \"%2\" at %3, %4 (plot %5, %6 to %7, %8)")
+                                          .arg(QLatin1String(name), text.text)
+                                          .arg(text.at.x())
+                                          .arg(text.at.y())
+                                          .arg(plot.left())
+                                          .arg(plot.top())
+                                          .arg(plot.right())
+                                          .arg(plot.bottom());
+            const bool inPlot = plot.contains(text.at);                   // the style key
+            const bool title = text.at.y() < plot.top();                  // above the plot
+            const bool legend = text.at.x() > plot.right();               // the runs, right of it
+            const bool yLabel = text.at.x() < plot.left() && text.at.y() > plot.top() - line
+                    && text.at.y() < plot.bottom() + line;                // left of it
+            const bool xLabel = text.at.y() > plot.bottom() && text.at.y() < plot.bottom() + 3 * line
+                    && text.at.x() > plot.left() - 2 * line && text.at.x() < plot.right();  // under it
+            QVERIFY2(inPlot || title || legend || yLabel || xLabel, qPrintable(where));
+            if (title) {
+                // Centred over the plot, not over the picture.
+                QVERIFY2(text.at.x() > plot.left(), qPrintable(where));
+                QFont bold = chart->font();
+                bold.setBold(true);
+                bold.setPointSizeF(bold.pointSizeF() * 1.1);
+                const double middle = text.at.x() + QFontMetricsF(bold).horizontalAdvance(text.text) / 2;
+                QVERIFY2(std::abs(middle - plot.center().x()) < line, qPrintable(where));
+                titled = true;
+            }
+        }
+        QVERIFY2(titled, name);
+    }
+}
+
+// Issue 30: chance-level accuracy (0.105-0.110) filled the plot as if it climbed.
+void TestUiCharts::accuracyAxisIsZeroToOneAtChanceLevel()
+{
+    ShownBoard shown;
+    shown.board.setRunVisible(chanceLevelRun("chance"), runColor(0), true);
+    auto* accuracy = shown.chart<RunChartView>("accuracyChart");
+    QValueAxis* y = axisOf(*accuracy, Qt::Vertical);
+    QCOMPARE(y->min(), 0.0);
+    QCOMPARE(y->max(), 1.0);
+    // The user still zooms in on it, and the reset gives 0-1 back.
+    const QRect plot =
+            accuracy->mapFromScene(accuracy->chart()->mapRectToScene(accuracy->chart()->plotArea()))
+                    .boundingRect();
+    QWheelEvent wheel(QPointF(plot.center()), QPointF(accuracy->mapToGlobal(plot.center())), QPoint(),
+                      QPoint(0, 480), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(accuracy->viewport(), &wheel);
+    QVERIFY(accuracy->isZoomed());
+    QVERIFY2(y->max() - y->min() < 0.8, qPrintable(QString::number(y->max() - y->min())));
+    shown.board.resetZoom();
+    QVERIFY(!accuracy->isZoomed());
+    QCOMPARE(y->min(), 0.0);
+    QCOMPARE(y->max(), 1.0);
+}
+
+// Issue 30: 5.1 -> 4.4 s per epoch read as a collapse on an axis from 4.3,
+// and the waterfall's axis started at 0.45-0.66 s in some comparisons.
+void TestUiCharts::secondsAndGapAxesStartAtZero()
+{
+    ShownBoard shown;
+    dp::RunRecord run = finishedRun("run-1", 1, 3, 3);
+    run.epochs[0].seconds = 5.1;
+    run.epochs[1].seconds = 4.4;
+    run.epochs[2].seconds = 4.5;
+    shown.board.setRunVisible(run, runColor(0), true);
+    QValueAxis* seconds = axisOf(*shown.chart<RunChartView>("secondsChart"), Qt::Vertical);
+    QCOMPARE(seconds->min(), 0.0);
+    QVERIFY(seconds->max() >= 5.1 && seconds->max() <= 6);
+
+    auto* waterfall = shown.chart<GapWaterfallChart>("gapWaterfallChart");
+    for (const auto& [ideal, measured] : {std::pair{0.45, 0.66}, std::pair{5.0, 5.3}, std::pair{2.0, 1.9}}) {
+        dp::SpeedupGap gap;
+        gap.devices = 2;
+        gap.ideal = ideal;
+        gap.measured = measured;
+        gap.parts = {{"all-reduce not hidden behind backward", "all-reduce", "try {bucket_mb}",
+                      (measured - ideal) * 0.8},
+                     {"data loading and host work", "data", "fewer steps", (measured - ideal) * 0.2}};
+        shown.board.setSpeedupGap(gap, QStringLiteral("LeNet · 2× cpu"), runColor(1));
+        const QString range = QStringLiteral("%1 to %2 s").arg(waterfall->axisMinimum()).arg(waterfall->axisMaximum());
+        QVERIFY2(waterfall->axisMinimum() == 0, qPrintable(range));
+        QVERIFY2(waterfall->axisMaximum() >= std::max(ideal, measured), qPrintable(range));
+    }
+}
+
+// Issue 30: a 1-epoch run's axis had a tick at 0.5 epochs.
+void TestUiCharts::epochTicksAreWholeNumbers()
+{
+    ChartAxis axis;
+    axis.setWholeNumberTicks(true);
+    axis.setMaxTicks(8);
+    axis.showPositions(0, 1.5);
+    QCOMPARE(axis.categoriesLabels(), (QStringList{"0", "1"}));
+
+    for (const int epochs : {1, 2, 3, 12}) {
+        ShownBoard shown;
+        shown.board.setRunVisible(finishedRun("run", 1, epochs, epochs), runColor(0), true);
+        for (const char* name : {"accuracyChart", "secondsChart", "lossChart"}) {
+            auto* x = qobject_cast<QCategoryAxis*>(
+                    axisOf(*shown.chart<RunChartView>(name), Qt::Horizontal));
+            QVERIFY2(x && labelsAreWholeNumbers(*x),
+                     qPrintable(QStringLiteral("%1 after %2 epochs: %3")
+                                        .arg(QLatin1String(name))
+                                        .arg(epochs)
+                                        .arg(x ? x->categoriesLabels().join(QLatin1Char(' ')) : QString())));
+        }
+    }
 }
 
 namespace {

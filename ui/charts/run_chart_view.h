@@ -14,6 +14,7 @@
 
 class ChartAxis;
 class ChartReadout;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 
 // A chart with a title, round-numbered axes and one line per key (a run, a
@@ -66,6 +67,11 @@ public:
     // full name in a legend beside the plot.
     QImage exportImage(QSize size, double pixelRatio);
     bool exportSvg(const QString& path, QSize size, const QString& title);
+    // Where the plot sat in the last exported picture, in its coordinates.
+    QRectF exportedPlotArea() const { return exportedPlotArea_; }
+
+    // The chart's title, as shown (elided where the chart is narrow).
+    QString title() const;
 
 signals:
     // The x values of the shown points reach further (or less far) than before.
@@ -141,6 +147,7 @@ private:
     void applyFonts();
     // The legend lists the runs only in exports.
     void updateLegend(bool exporting);
+    void placeTitle();
     void placeKey();
     // How many of the shown lines' segments cross `sceneRect`.
     int linesCrossing(const QRectF& sceneRect) const;
@@ -161,6 +168,8 @@ private:
     ChartAxis* yAxis_;
     ChartReadout* readout_;
     ChartKey* key_;
+    QGraphicsSimpleTextItem* title_;
+    QString fullTitle_;
     Qt::Corner preferredKeyCorner_ = Qt::BottomRightCorner;
     Qt::Corner keyCorner_ = Qt::BottomRightCorner;
     QHash<QString, Line> lines_;
@@ -171,5 +180,6 @@ private:
     Span xRange_{0, 1};
     std::optional<Span> lastXExtent_;
     std::optional<Span> yAlwaysShown_;  // setYAlwaysShown
+    QRectF exportedPlotArea_;
     bool zoomed_ = false;
 };
