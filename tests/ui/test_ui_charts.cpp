@@ -24,6 +24,9 @@
 #include "loss_chart.h"
 #include "run_legend.h"
 #include "run_palette.h"
+#include "batch_split_view.h"
+#include "scaling_prediction_chart.h"
+#include "widget_image_export.h"
 #include "speedup_chart.h"
 #include "record/run_record.h"
 
@@ -214,6 +217,7 @@ private slots:
     void accuracyAxisIsZeroToOneAtChanceLevel();
     void secondsAndGapAxesStartAtZero();
     void epochTicksAreWholeNumbers();
+    void stepViewAndScalingChartExportAtThePictureSize();
     void gapWaterfallWalksFromIdealToMeasured();
 };
 
@@ -798,6 +802,43 @@ void TestUiCharts::busyAndScalingAreSaidOnTheCard()
     text = ComparisonSummaryCard::summaryText({one, two}, comparisons);
     QVERIFY(text.contains("(strong scaling: the same global batch)."));
     QVERIFY2(text.contains("Measured while the machine was busy"), qPrintable(text));
+}
+
+
+// Issue 31: batch_split.png came out 622x142, as small as on screen.
+void TestUiCharts::stepViewAndScalingChartExportAtThePictureSize()
+{
+    BatchSplitView split;
+    split.startRun(64, 2);
+    dp::StepReport step{.epoch = 1, .batch = 1, .devices = {}};
+    for (const int shard : {32, 32})
+        step.devices.push_back({shard, 0.0001, 0.004, 0.008, 0.004, 0.0005});
+    split.showStep(step);
+    split.resize(622, 142);
+    ScalingPredictionChart scaling;
+    scaling.setPrediction({{1, 1}, {2, 1.8}, {4, 3.1}, {8, 4.6}}, QStringLiteral("LeNet"));
+    scaling.resize(500, 300);
+    QTemporaryDir folder;
+    for (QWidget* widget : std::initializer_list<QWidget*>{&split, &scaling}) {
+        const QSize onScreen = widget->size();
+        const QString name = QLatin1String(widget->metaObject()->className());
+        QVERIFY(exportWidget(*widget, QDir(folder.path()), name).isEmpty());
+        const QImage png(folder.filePath(name + QStringLiteral(".png")));
+        QCOMPARE(png.size(), QSize(1600, 900));
+        // Drawn across the picture, not in a corner of it: something other
+        // than the background in its bottom right quarter.
+        const QImage corner = png.copy(800, 450, 800, 450);
+        bool drawn = false;
+        const QRgb background = corner.pixel(corner.width() - 1, corner.height() - 1);
+        for (int y = 0; y < corner.height() && !drawn; y += 3)
+            for (int x = 0; x < corner.width() && !drawn; x += 3)
+                drawn = corner.pixel(x, y) != background;
+        QVERIFY2(drawn, widget->metaObject()->className());
+        const QSvgRenderer svg(folder.filePath(name + QStringLiteral(".svg")));
+        QVERIFY(svg.isValid());
+        QCOMPARE(svg.viewBox().size(), QSize(800, 450));
+        QCOMPARE(widget->size(), onScreen);  // the screen is as it was
+    }
 }
 
 QTEST_MAIN(TestUiCharts)

@@ -541,9 +541,9 @@ void RunChartView::renderExport(QSize size, Render render)
     updateLegend(true);
     exported->resize(size);
     updateTickCounts(size);
-    // Laid out now with the export's ticks: a layout of the screen's would
-    // leave their labels where the screen had them (a stray "0.05" under
-    // the plot).
+    // Laid out again once the export's ticks are set: Qt places (and hides
+    // out-of-range) axis labels when it lays the chart out, and a layout done
+    // before the ticks changed can leave a label where none belongs.
     exported->layout()->invalidate();
     exported->layout()->activate();
     placeTitle();

@@ -7,18 +7,31 @@
 #include <QSvgGenerator>
 #include <QWidget>
 
+#include <algorithm>
+
 namespace {
 
-// Paints `widget` laid out at `size`, then gives it its size back.
-template <typename Paint>
-bool paintAtSize(QWidget& widget, QSize size, Paint paint)
+// Paints `widget` laid out at `size` (as tall as its content where its
+// height follows its width, the step view's: centred, not stretched), on
+// the picture's white rather than the window's grey; then gives it its size
+// back.
+bool paintAtSize(QWidget& widget, QPaintDevice& picture, QSize size)
 {
+    QSize laidOut = size;
+    if (widget.hasHeightForWidth())
+        laidOut.setHeight(std::min(size.height(), widget.heightForWidth(size.width())));
     const QSize onScreen = widget.size();
-    widget.resize(size);
+    widget.resize(laidOut);
     // Layouts (a chart's included) follow the new size before it is painted,
     // not at the next turn of the event loop.
     QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-    const bool painted = paint();
+    QPainter painter;
+    const bool painted = painter.begin(&picture);
+    if (painted) {
+        widget.render(&painter, QPoint(0, (size.height() - laidOut.height()) / 2), QRegion(),
+                      QWidget::DrawChildren);
+        painter.end();
+    }
     widget.resize(onScreen);
     return painted;
 }
@@ -28,11 +41,7 @@ bool writePng(QWidget& widget, const QString& path)
     QImage image(kExportPictureSize * kExportPixelRatio, QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(kExportPixelRatio);
     image.fill(Qt::white);
-    paintAtSize(widget, kExportPictureSize, [&] {
-        widget.render(&image);
-        return true;
-    });
-    return image.save(path, "PNG");
+    return paintAtSize(widget, image, kExportPictureSize) && image.save(path, "PNG");
 }
 
 bool writeSvg(QWidget& widget, const QString& path, const QString& title)
@@ -43,13 +52,7 @@ bool writeSvg(QWidget& widget, const QString& path, const QString& title)
     generator.setSize(kExportPictureSize);
     generator.setResolution(96);  // CSS pixels: other programs open it at its size
     generator.setViewBox(QRect(QPoint(0, 0), kExportPictureSize));
-    return paintAtSize(widget, kExportPictureSize, [&] {
-        QPainter painter;
-        if (!painter.begin(&generator))
-            return false;
-        widget.render(&painter);
-        return painter.end();
-    });
+    return paintAtSize(widget, generator, kExportPictureSize);
 }
 
 }  // namespace
