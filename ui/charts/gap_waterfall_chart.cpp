@@ -185,8 +185,8 @@ GapWaterfallChart::Layout GapWaterfallChart::layout(const QRectF& area, const QF
     // plot has room, one, or none.
     out.valueLines = out.plot.height() >= 4 * 2.2 * line ? 2 : out.plot.height() >= 3.3 * line ? 1 : 0;
     const double roomAbove = std::max(out.valueLines * line * 1.1, line * 0.3);
-    // From 0 in every comparison, as the totals are: an axis from 0.45 s
-    // drew a gap of a fifth as the measured bar twice the ideal one.
+    // From 0 in every comparison, so that the bars' heights compare as
+    // their seconds do: an axis from 0.45 s made a small gap look large.
     out.axisMin = 0;
     const double perSecond = std::max(out.plot.height() - roomAbove, 1.0) / std::max(high, 1e-3);
     out.axisMax = high + roomAbove / perSecond;
