@@ -156,11 +156,16 @@ void RunChartView::updateTickCounts(QSizeF chartSize)
 void RunChartView::resizeEvent(QResizeEvent* event)
 {
     QChartView::resizeEvent(event);
+    showXTitleIfRoom();
+    updateTickCounts(size());
+}
+
+void RunChartView::showXTitleIfRoom()
+{
     // A short chart (a 720-px screen) gives its plot the title's line: the
     // "x:" switch above the charts names the axis (else Qt elides it to "...").
     constexpr int kMinHeightForXTitle = 170;
     xAxis_->setTitleVisible(height() >= kMinHeightForXTitle);
-    updateTickCounts(size());
 }
 
 const QLineSeries* RunChartView::lineOf(const QString& key) const
@@ -539,6 +544,7 @@ void RunChartView::renderExport(QSize size, Render render)
     fontScale_ = 1;
     applyFonts();
     updateLegend(true);
+    xAxis_->setTitleVisible(true);  // a picture has no "x:" switch above it
     exported->resize(size);
     updateTickCounts(size);
     // Laid out again once the export's ticks are set: Qt places (and hides
@@ -553,6 +559,7 @@ void RunChartView::renderExport(QSize size, Render render)
 
     exported->resize(onScreen);
     exported->layout()->invalidate();
+    showXTitleIfRoom();
     updateLegend(false);
     fontScale_ = screenFontScale;
     applyFonts();

@@ -145,6 +145,8 @@ private:
 
     void plot(Line& line);
     void applyFonts();
+    // The x axis' title where the chart on screen is tall enough for it.
+    void showXTitleIfRoom();
     // The legend lists the runs only in exports.
     void updateLegend(bool exporting);
     void placeTitle();
