@@ -584,8 +584,8 @@ void TestUiCharts::exportedTextStaysBesideThePlot()
             }
         }
         // The accuracy's y labels are the picture's (0 to 1 by 0.2 at 450
-        // pixels), not the small chart's on screen (which Qt kept when it
-        // laid the export out before its ticks changed).
+        // pixels), not the small chart's on screen: a main window's export
+        // once kept the screen's 0, 0.5, 1.
         if (name == QLatin1String("accuracy")) {
             QStringList yLabels;
             for (const SvgText& text : texts)
