@@ -9,6 +9,7 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTransform>
+#include <QVBoxLayout>
 #include <QXmlStreamReader>
 #include <QtTest>
 
@@ -826,16 +827,25 @@ void TestUiCharts::busyAndScalingAreSaidOnTheCard()
 // Issue 31: batch_split.png came out 622x142, as small as on screen.
 void TestUiCharts::stepViewAndScalingChartExportAtThePictureSize()
 {
-    BatchSplitView split;
+    // Each in a page's layout, as in the window: the layout keeps its size on screen.
+    QWidget page;
+    auto* layout = new QVBoxLayout(&page);
+    auto* splitView = new BatchSplitView;
+    auto* scalingChart = new ScalingPredictionChart;
+    layout->addWidget(splitView);
+    layout->addWidget(scalingChart);
+    page.resize(622, 460);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    BatchSplitView& split = *splitView;
     split.startRun(64, 2);
     dp::StepReport step{.epoch = 1, .batch = 1, .devices = {}};
     for (const int shard : {32, 32})
         step.devices.push_back({shard, 0.0001, 0.004, 0.008, 0.004, 0.0005});
     split.showStep(step);
-    split.resize(622, 142);
-    ScalingPredictionChart scaling;
+    ScalingPredictionChart& scaling = *scalingChart;
     scaling.setPrediction({{1, 1}, {2, 1.8}, {4, 3.1}, {8, 4.6}}, QStringLiteral("LeNet"));
-    scaling.resize(500, 300);
+    QTest::qWait(20);
     QTemporaryDir folder;
     for (QWidget* widget : std::initializer_list<QWidget*>{&split, &scaling}) {
         const QSize onScreen = widget->size();
@@ -843,14 +853,13 @@ void TestUiCharts::stepViewAndScalingChartExportAtThePictureSize()
         QVERIFY(exportWidget(*widget, QDir(folder.path()), name).isEmpty());
         const QImage png(folder.filePath(name + QStringLiteral(".png")));
         QCOMPARE(png.size(), QSize(1600, 900));
-        // Drawn across the picture, not in a corner of it: something other
-        // than the background in its bottom right quarter.
-        const QImage corner = png.copy(800, 450, 800, 450);
+        // Drawn across the picture, not in a corner of it at its size on
+        // screen: something on the white in its right fifth.
+        const QImage rightFifth = png.copy(1280, 0, 320, 900).convertToFormat(QImage::Format_RGB32);
         bool drawn = false;
-        const QRgb background = corner.pixel(corner.width() - 1, corner.height() - 1);
-        for (int y = 0; y < corner.height() && !drawn; y += 3)
-            for (int x = 0; x < corner.width() && !drawn; x += 3)
-                drawn = corner.pixel(x, y) != background;
+        for (int y = 0; y < rightFifth.height() && !drawn; y += 2)
+            for (int x = 0; x < rightFifth.width() && !drawn; x += 2)
+                drawn = rightFifth.pixel(x, y) != qRgb(255, 255, 255);
         QVERIFY2(drawn, widget->metaObject()->className());
         const QSvgRenderer svg(folder.filePath(name + QStringLiteral(".svg")));
         QVERIFY(svg.isValid());

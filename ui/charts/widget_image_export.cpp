@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QImage>
+#include <QLayout>
 #include <QPainter>
 #include <QSvgGenerator>
 #include <QWidget>
@@ -21,6 +22,11 @@ bool paintAtSize(QWidget& widget, QPaintDevice& picture, QSize size)
     if (widget.hasHeightForWidth())
         laidOut.setHeight(std::min(size.height(), widget.heightForWidth(size.width())));
     const QSize onScreen = widget.size();
+    // The layout the widget sits in would give it its size on screen back.
+    QLayout* placing = widget.parentWidget() ? widget.parentWidget()->layout() : nullptr;
+    const bool placingEnabled = placing && placing->isEnabled();
+    if (placing)
+        placing->setEnabled(false);
     widget.resize(laidOut);
     // Layouts (a chart's included) follow the new size before it is painted,
     // not at the next turn of the event loop.
@@ -33,6 +39,8 @@ bool paintAtSize(QWidget& widget, QPaintDevice& picture, QSize size)
         painter.end();
     }
     widget.resize(onScreen);
+    if (placing)
+        placing->setEnabled(placingEnabled);
     return painted;
 }
 
