@@ -5,8 +5,10 @@
 #include <QJsonObject>
 #include <QStringList>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <variant>
 
 #include "number_text.h"
@@ -15,6 +17,10 @@
 #include "record/step_timing_fields.h"
 
 namespace {
+
+// Spreadsheets (Excel) read a CSV as UTF-8, which run labels need ("1× cpu ·
+// b256"), only when it starts with the byte-order mark.
+constexpr char kUtf8ByteOrderMark[] = "\xEF\xBB\xBF";
 
 QByteArray csvField(const QString& text)
 {
@@ -47,6 +53,19 @@ const std::vector<const dp::ConfigField*>& exportedSettings()
         return given;
     }();
     return fields;
+}
+
+// Whether `field` means anything for a run of `config`: the random data
+// set's size settings for it alone, a data folder for the image sets alone.
+bool settingApplies(const dp::ConfigField& field, const dp::TrainConfig& config)
+{
+    const std::string_view name = field.name;
+    const bool random = config.dataset == "random";
+    if (name == "input_size" || name == "samples")
+        return random;
+    if (name == "data_dir")
+        return !random;
+    return true;
 }
 
 // The run's identity, its settings in the schema's order, then what it measured.
@@ -137,7 +156,9 @@ std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double 
         row[QStringLiteral("id")] = QString::fromStdString(run.id);
         row[QStringLiteral("label")] = QString::fromStdString(run.label());
         for (const dp::ConfigField* field : exportedSettings())
-            row[QLatin1String(field->name)] = settingValue(*field, run.config);
+            row[QLatin1String(field->name)] = settingApplies(*field, run.config)
+                    ? settingValue(*field, run.config)
+                    : QJsonValue(QJsonValue::Null);
         row[QStringLiteral("device_count")] = qint64(run.config.devices.size());
         row[QStringLiteral("processes")] = run.processes;
         row[QStringLiteral("epochs_done")] = qint64(run.epochs.size());
@@ -185,14 +206,33 @@ QString csvText(const QJsonValue& value)
     }
 }
 
+// runColumns() less those empty in every row: a table of Fashion-MNIST runs
+// has no columns for the random set's sizes, nor for checkpoints none saved.
+// Without rows, every column.
+QStringList filledColumns(const std::vector<QJsonObject>& rows)
+{
+    if (rows.empty())
+        return runColumns();
+    QStringList filled;
+    for (const QString& column : runColumns()) {
+        if (std::any_of(rows.begin(), rows.end(),
+                        [&](const QJsonObject& row) { return !csvText(row.value(column)).isEmpty(); }))
+            filled << column;
+    }
+    return filled;
+}
+
 } // namespace
 
 QByteArray runsToCsv(const std::vector<dp::RunRecord>& runs, double targetAccuracy)
 {
-    QByteArray csv = csvLine(runColumns());
-    for (const QJsonObject& row : runRows(runs, targetAccuracy)) {
+    const std::vector<QJsonObject> rows = runRows(runs, targetAccuracy);
+    const QStringList columns = filledColumns(rows);
+    QByteArray csv = kUtf8ByteOrderMark;
+    csv += csvLine(columns);
+    for (const QJsonObject& row : rows) {
         QStringList fields;
-        for (const QString& column : runColumns())
+        for (const QString& column : columns)
             fields << csvText(row.value(column));
         csv += csvLine(fields);
     }
@@ -209,7 +249,8 @@ QByteArray runsToJson(const std::vector<dp::RunRecord>& runs, double targetAccur
 
 QByteArray epochsToCsv(const std::vector<dp::RunRecord>& runs)
 {
-    QByteArray csv = csvLine({QStringLiteral("run_id"), QStringLiteral("label"),
+    QByteArray csv = kUtf8ByteOrderMark;
+    csv += csvLine({QStringLiteral("run_id"), QStringLiteral("label"),
                               QStringLiteral("epoch"), QStringLiteral("train_loss"),
                               QStringLiteral("train_acc"), QStringLiteral("test_acc"),
                               QStringLiteral("seconds"), QStringLiteral("cumulative_seconds")});

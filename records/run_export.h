@@ -8,8 +8,9 @@
 
 // Exports of the runs table and of the per-epoch metrics, for spreadsheets
 // and scripts. CSV follows RFC 4180 (CRLF lines, fields with commas, quotes
-// or line breaks quoted); CSV headers and JSON keys are the same snake_case
-// names. Numbers are written in their shortest exact form.
+// or line breaks quoted) after a UTF-8 byte-order mark, so that spreadsheets
+// read the labels' "·" and "×" as such; CSV headers and JSON keys are the
+// same snake_case names. Numbers are written in their shortest exact form.
 //
 // One row (CSV) or object (JSON array) per run: id, label; then every setting
 // a user gives (each field of config/config_fields.h with a dp-train flag,
@@ -21,7 +22,9 @@
 // adds steps and step_totals (the run's step timings, as its record has
 // them). Speedup and efficiency are against the first 1-device run of the
 // same workload in `runs` (see compareRuns); values that do not exist are
-// empty (CSV) or null (JSON).
+// empty (CSV) or null (JSON), as are settings that mean nothing for the run
+// (input_size and samples but for the random data set, data_dir for it).
+// The CSV leaves out the columns empty for every run it lists.
 // A setting's CSV cell is its text as dp-train's flag takes it (booleans
 // true / false, lists comma-separated); in JSON it is typed, except that a
 // seed past 2^63 - 1, beyond Qt's JSON integers, is its decimal string.

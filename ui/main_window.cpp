@@ -16,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLineSeries>
 #include <QListView>
 #include <QMessageBox>
 #include <QScreen>
@@ -41,6 +42,7 @@
 #include "engine_message.h"
 #include "chart_board.h"
 #include "classroom_page.h"
+#include "scaling_prediction_chart.h"
 #include "scaling_prediction_page.h"
 #include "epoch_metric_chart.h"
 #include "loss_chart.h"
@@ -931,13 +933,11 @@ bool MainWindow::exportTo(const QString& folder)
     }
     const QDir dir(folder);
     QString failed = charts_->exportTo(dir);
-    const QString splitPng = dir.filePath(QStringLiteral("batch_split.png"));
-    if (failed.isEmpty() && !writeWidgetPng(*classroomPage_->batchSplitView(), splitPng))
-        failed = splitPng;
-    const QString splitSvg = dir.filePath(QStringLiteral("batch_split.svg"));
-    if (failed.isEmpty()
-        && !writeWidgetSvg(*classroomPage_->batchSplitView(), splitSvg, QStringLiteral("batch_split")))
-        failed = splitSvg;
+    // The step view and the Scaling chart too, where they show something.
+    if (failed.isEmpty() && !classroomPage_->batchSplitView()->lastShards().empty())
+        failed = exportWidget(*classroomPage_->batchSplitView(), dir, QStringLiteral("batch_split"));
+    if (failed.isEmpty() && scalingPage_->chart()->predictedLine()->count() > 0)
+        failed = exportWidget(*scalingPage_->chart(), dir, QStringLiteral("scaling_prediction"));
     if (!failed.isEmpty()) {
         showStatus(tr("Export failed: cannot write %1").arg(failed), true);
         return false;

@@ -167,7 +167,9 @@ QList<QStringList> parseCsv(const QByteArray& csv)
     QStringList record;
     QByteArray field;
     bool quoted = false;
-    for (qsizetype i = 0; i < csv.size(); ++i) {
+    // The byte-order mark before the header is no part of it.
+    const qsizetype start = csv.startsWith("\xEF\xBB\xBF") ? 3 : 0;
+    for (qsizetype i = start; i < csv.size(); ++i) {
         const char c = csv[i];
         if (quoted) {
             if (c == '"' && i + 1 < csv.size() && csv[i + 1] == '"') {
@@ -1136,7 +1138,9 @@ private slots:
     }
 
     // The setting columns come from the schema: every setting with a dp-train
-    // flag, under its field name, written as the flag takes it.
+    // flag that the run has (not the random data set's sizes for a
+    // Fashion-MNIST run, nor paths left empty), under its field name,
+    // written as the flag takes it.
     void runsExportListsEverySetting()
     {
         dp::RunRecord run = madeRun("r", "lenet", 2, {6, 6}, {0.5, 0.6});
@@ -1151,7 +1155,10 @@ private slots:
         const QStringList& header = csv[0];
         for (const dp::ConfigField& field : dp::config_fields()) {
             const qsizetype column = header.indexOf(QLatin1String(field.name));
-            QVERIFY2((column >= 0) == (field.flag != nullptr), field.name);
+            const std::string name = field.name;
+            const bool listed = field.flag && name != "input_size" && name != "samples"
+                    && !dp::field_text(field, run.config).empty();
+            QVERIFY2((column >= 0) == listed, field.name);
             if (column >= 0)
                 QCOMPARE(csv[1][column], QString::fromStdString(dp::field_text(field, run.config)));
         }

@@ -8,6 +8,9 @@
 #include <QPushButton>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTransform>
+#include <QVBoxLayout>
+#include <QXmlStreamReader>
 #include <QtTest>
 
 #include <algorithm>
@@ -22,6 +25,9 @@
 #include "loss_chart.h"
 #include "run_legend.h"
 #include "run_palette.h"
+#include "batch_split_view.h"
+#include "scaling_prediction_chart.h"
+#include "widget_image_export.h"
 #include "speedup_chart.h"
 #include "record/run_record.h"
 
@@ -89,6 +95,17 @@ dp::RunRecord finishedRun(const std::string& id, int devices, int planned, int e
     return record;
 }
 
+// A run that learns nothing: accuracy at chance level (10 classes), 0.105-0.110.
+dp::RunRecord chanceLevelRun(const std::string& id)
+{
+    dp::RunRecord record = finishedRun(id, 1, 3, 3);
+    for (dp::EpochMetrics& epoch : record.epochs) {
+        epoch.train_acc = 0.1 + 0.002 * epoch.epoch;
+        epoch.test_acc = 0.1075 + 0.0025 * (epoch.epoch - 2);
+    }
+    return record;
+}
+
 // A board at a usual size, on screen.
 struct ShownBoard {
     ShownBoard()
@@ -120,6 +137,64 @@ QPoint drawnAt(const RunChartView& view, const QLineSeries& series, QPointF posi
     return view.mapFromScene(view.chart()->mapToScene(view.chart()->mapToPosition(position, mapped)));
 }
 
+// A text of an SVG file and where it starts (its baseline's left end), in
+// the picture's coordinates.
+struct SvgText {
+    QString text;
+    QPointF at;
+};
+
+// The transform of an SVG group: QSvgGenerator writes matrix(a,b,c,d,e,f).
+QTransform svgTransform(QStringView attribute)
+{
+    if (!attribute.startsWith(u"matrix("))
+        return {};
+    const QStringList numbers =
+            attribute.mid(7, attribute.size() - 8).toString().split(QLatin1Char(','));
+    if (numbers.size() != 6)
+        return {};
+    return QTransform(numbers[0].toDouble(), numbers[1].toDouble(), numbers[2].toDouble(),
+                      numbers[3].toDouble(), numbers[4].toDouble(), numbers[5].toDouble());
+}
+
+std::vector<SvgText> svgTexts(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    std::vector<SvgText> texts;
+    std::vector<QTransform> groups{QTransform()};
+    QXmlStreamReader svg(&file);
+    while (!svg.atEnd()) {
+        svg.readNext();
+        if (svg.isStartElement() && svg.name() == u"g") {
+            groups.push_back(svgTransform(svg.attributes().value(QStringLiteral("transform")))
+                             * groups.back());
+        } else if (svg.isEndElement() && svg.name() == u"g") {
+            groups.pop_back();
+        } else if (svg.isStartElement() && svg.name() == u"text") {
+            const QPointF at(svg.attributes().value(QStringLiteral("x")).toDouble(),
+                             svg.attributes().value(QStringLiteral("y")).toDouble());
+            const QTransform& transform = groups.back();
+            const QString text = svg.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
+            if (!text.isEmpty())
+                texts.push_back({text, transform.map(at)});
+        }
+    }
+    return texts;
+}
+
+// Whether every label of `axis` is a whole number.
+bool labelsAreWholeNumbers(QCategoryAxis& axis)
+{
+    const QStringList labels = axis.categoriesLabels();
+    return !labels.isEmpty() && std::all_of(labels.begin(), labels.end(), [](const QString& label) {
+        bool number = false;
+        const double value = label.toDouble(&number);
+        return number && value == std::round(value);
+    });
+}
+
 }  // namespace
 
 class TestUiCharts : public QObject {
@@ -139,6 +214,11 @@ private slots:
     void dragAndWheelZoomAndDoubleClickResets();
     void logScaleReplotsTheLoss();
     void exportsHaveOneSizeWhateverTheScreen();
+    void exportedTextStaysBesideThePlot();
+    void accuracyAxisIsZeroToOneAtChanceLevel();
+    void secondsAndGapAxesStartAtZero();
+    void epochTicksAreWholeNumbers();
+    void stepViewAndScalingChartExportAtThePictureSize();
     void gapWaterfallWalksFromIdealToMeasured();
 };
 
@@ -418,7 +498,7 @@ void TestUiCharts::exportsHaveOneSizeWhateverTheScreen()
     QVERIFY(shown.board.exportTo(QDir(folder.path())).isEmpty());
     const QSize expected = ChartBoard::kExportSize * 2;
     for (const char* name : {"accuracy", "training_loss", "seconds_per_epoch", "speedup",
-                             "parameter_drift", "speedup_gap"}) {
+                             "speedup_gap"}) {
         const QImage png(folder.filePath(QLatin1String(name) + QStringLiteral(".png")));
         QCOMPARE(png.size(), expected);
         const QSvgRenderer svg(folder.filePath(QLatin1String(name) + QStringLiteral(".svg")));
@@ -427,6 +507,184 @@ void TestUiCharts::exportsHaveOneSizeWhateverTheScreen()
     }
     // The screen is as it was.
     QCOMPARE(accuracy->chart()->size(), onScreen);
+
+    // No drift measured: no empty drift chart in the export.
+    QVERIFY(!QFile::exists(folder.filePath(QStringLiteral("parameter_drift.png"))));
+    QVERIFY(!QFile::exists(folder.filePath(QStringLiteral("parameter_drift.svg"))));
+    dp::RunRecord twoDevices = finishedRun("run-2", 2, 3, 3);
+    for (dp::EpochMetrics& epoch : twoDevices.epochs)
+        epoch.parameter_drift = 1e-7 * epoch.epoch;
+    shown.board.setRunVisible(twoDevices, runColor(1), true);
+    QVERIFY(shown.board.exportTo(QDir(folder.path())).isEmpty());
+    QCOMPARE(QImage(folder.filePath(QStringLiteral("parameter_drift.png"))).size(), expected);
+    QVERIFY(QSvgRenderer(folder.filePath(QStringLiteral("parameter_drift.svg"))).isValid());
+}
+
+// Issue 31: an exported accuracy chart had a stray "0.05" under its plot,
+// and its title centred over the picture, legend included.
+void TestUiCharts::exportedTextStaysBesideThePlot()
+{
+    ShownBoard shown;
+    shown.board.setRunVisible(chanceLevelRun("chance"), runColor(0), true);
+    shown.board.setRunVisible(finishedRun("learns", 1, 3, 3), runColor(1), true);
+    // Small charts in presenter mode, laid out on screen: the screen's ticks
+    // are not the export's.
+    shown.board.resize(700, 450);
+    shown.board.setFontScale(1.6);
+    QTest::qWait(50);
+    dp::RunRecord twoDevices = finishedRun("drift", 2, 3, 3);
+    for (dp::EpochMetrics& epoch : twoDevices.epochs)
+        epoch.parameter_drift = 1e-7 * epoch.epoch;
+    shown.board.setRunVisible(twoDevices, runColor(2), true);
+    QList<LossSample> losses;
+    for (int batch = 1; batch <= 24; ++batch)
+        losses.append({batch / 8.0, batch * 0.25, 2.0 / batch});
+    shown.board.lossChart()->appendLosses(losses);
+    shown.board.setSpeedupMeasurements({{QStringLiteral("lenet"), QStringLiteral("LeNet"), runColor(2), 1, 1.0},
+                                        {QStringLiteral("lenet"), QStringLiteral("LeNet"), runColor(2), 2, 1.6}});
+    QTemporaryDir folder;
+    QVERIFY(shown.board.exportTo(QDir(folder.path())).isEmpty());
+    const std::pair<const char*, const char*> charts[] = {{"accuracy", "accuracyChart"},
+                                                          {"seconds_per_epoch", "secondsChart"},
+                                                          {"training_loss", "lossChart"},
+                                                          {"speedup", "speedupChart"},
+                                                          {"parameter_drift", "driftChart"}};
+    for (const auto& [name, objectName] : charts) {
+        const auto* chart = shown.chart<RunChartView>(objectName);
+        const QRectF plot = chart->exportedPlotArea();
+        QVERIFY2(plot.width() > 300 && plot.height() > 250, name);
+        const double line = QFontMetricsF(chart->font()).height();
+        const std::vector<SvgText> texts =
+                svgTexts(folder.filePath(QLatin1String(name) + QStringLiteral(".svg")));
+        QVERIFY2(texts.size() >= 8, name);
+        // The title, in pieces where a fallback font draws some of its characters.
+        QFont titleFont = chart->font();
+        titleFont.setBold(true);
+        titleFont.setPointSizeF(titleFont.pointSizeF() * 1.1);
+        double titleLeft = plot.right(), titleRight = plot.left();
+        for (const SvgText& text : texts) {
+            const QString where = QStringLiteral("%1: \"%2\" at %3, %4 (plot %5, %6 to %7, %8)")
+                                          .arg(QLatin1String(name), text.text)
+                                          .arg(text.at.x())
+                                          .arg(text.at.y())
+                                          .arg(plot.left())
+                                          .arg(plot.top())
+                                          .arg(plot.right())
+                                          .arg(plot.bottom());
+            const bool inPlot = plot.contains(text.at);                   // the style key
+            const bool title = text.at.y() < plot.top();                  // above the plot
+            const bool legend = text.at.x() > plot.right();               // the runs, right of it
+            const bool yLabel = text.at.x() < plot.left() && text.at.y() > plot.top() - line
+                    && text.at.y() < plot.bottom() + line;                // left of it
+            const bool xLabel = text.at.y() > plot.bottom() && text.at.y() < plot.bottom() + 3 * line
+                    && text.at.x() > plot.left() - 2 * line && text.at.x() < plot.right();  // under it
+            QVERIFY2(inPlot || title || legend || yLabel || xLabel, qPrintable(where));
+            if (title) {
+                titleLeft = std::min(titleLeft, text.at.x());
+                titleRight = std::max(titleRight, text.at.x() + QFontMetricsF(titleFont).horizontalAdvance(text.text));
+            }
+        }
+        // The accuracy's y labels are the picture's (0 to 1 by 0.2 at 450
+        // pixels), not the small chart's on screen: a main window's export
+        // once kept the screen's 0, 0.5, 1.
+        if (name == QLatin1String("accuracy")) {
+            QStringList yLabels;
+            for (const SvgText& text : texts)
+                if (text.at.x() < plot.left() && text.at.y() > plot.top() - line
+                    && text.at.y() < plot.bottom() + line / 2)  // not the x axis' "0" under it
+                    yLabels << text.text;
+            QCOMPARE(yLabels, (QStringList{"0", "0.2", "0.4", "0.6", "0.8", "1"}));
+        }
+        // The x axis is named, however short the chart on screen.
+        const QString xTitle = chart == shown.chart<RunChartView>("speedupChart") ? QStringLiteral("devices")
+                                                                                  : QStringLiteral("epoch");
+        QVERIFY2(std::any_of(texts.begin(), texts.end(), [&](const SvgText& text) { return text.text == xTitle; }),
+                 name);
+        // Centred over the plot, not over the picture.
+        QVERIFY2(titleLeft > plot.left() && titleRight < plot.right(), name);
+        const double middle = (titleLeft + titleRight) / 2;
+        QVERIFY2(std::abs(middle - plot.center().x()) < line,
+                 qPrintable(QStringLiteral("%1: title's middle at %2, the plot's at %3")
+                                    .arg(QLatin1String(name)).arg(middle).arg(plot.center().x())));
+    }
+}
+
+// Issue 30: chance-level accuracy (0.105-0.110) filled the plot as if it climbed.
+void TestUiCharts::accuracyAxisIsZeroToOneAtChanceLevel()
+{
+    ShownBoard shown;
+    shown.board.setRunVisible(chanceLevelRun("chance"), runColor(0), true);
+    auto* accuracy = shown.chart<RunChartView>("accuracyChart");
+    QValueAxis* y = axisOf(*accuracy, Qt::Vertical);
+    QCOMPARE(y->min(), 0.0);
+    QCOMPARE(y->max(), 1.0);
+    // The user still zooms in on it, and the reset gives 0-1 back.
+    const QRect plot =
+            accuracy->mapFromScene(accuracy->chart()->mapRectToScene(accuracy->chart()->plotArea()))
+                    .boundingRect();
+    QWheelEvent wheel(QPointF(plot.center()), QPointF(accuracy->mapToGlobal(plot.center())), QPoint(),
+                      QPoint(0, 480), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(accuracy->viewport(), &wheel);
+    QVERIFY(accuracy->isZoomed());
+    QVERIFY2(y->max() - y->min() < 0.8, qPrintable(QString::number(y->max() - y->min())));
+    shown.board.resetZoom();
+    QVERIFY(!accuracy->isZoomed());
+    QCOMPARE(y->min(), 0.0);
+    QCOMPARE(y->max(), 1.0);
+}
+
+// Issue 30: 5.1 -> 4.4 s per epoch read as a collapse on an axis from 4.3,
+// and the waterfall's axis started at 0.45-0.66 s in some comparisons.
+void TestUiCharts::secondsAndGapAxesStartAtZero()
+{
+    ShownBoard shown;
+    dp::RunRecord run = finishedRun("run-1", 1, 3, 3);
+    run.epochs[0].seconds = 5.1;
+    run.epochs[1].seconds = 4.4;
+    run.epochs[2].seconds = 4.5;
+    shown.board.setRunVisible(run, runColor(0), true);
+    QValueAxis* seconds = axisOf(*shown.chart<RunChartView>("secondsChart"), Qt::Vertical);
+    QCOMPARE(seconds->min(), 0.0);
+    QVERIFY(seconds->max() >= 5.1 && seconds->max() <= 6);
+
+    auto* waterfall = shown.chart<GapWaterfallChart>("gapWaterfallChart");
+    for (const auto& [ideal, measured] : {std::pair{0.45, 0.66}, std::pair{5.0, 5.3}, std::pair{2.0, 1.9}}) {
+        dp::SpeedupGap gap;
+        gap.devices = 2;
+        gap.ideal = ideal;
+        gap.measured = measured;
+        gap.parts = {{"all-reduce not hidden behind backward", "all-reduce", "try {bucket_mb}",
+                      (measured - ideal) * 0.8},
+                     {"data loading and host work", "data", "fewer steps", (measured - ideal) * 0.2}};
+        shown.board.setSpeedupGap(gap, QStringLiteral("LeNet · 2× cpu"), runColor(1));
+        const QString range = QStringLiteral("%1 to %2 s").arg(waterfall->axisMinimum()).arg(waterfall->axisMaximum());
+        QVERIFY2(waterfall->axisMinimum() == 0, qPrintable(range));
+        QVERIFY2(waterfall->axisMaximum() >= std::max(ideal, measured), qPrintable(range));
+    }
+}
+
+// Issue 30: a 1-epoch run's axis had a tick at 0.5 epochs.
+void TestUiCharts::epochTicksAreWholeNumbers()
+{
+    ChartAxis axis;
+    axis.setWholeNumberTicks(true);
+    axis.setMaxTicks(8);
+    axis.showPositions(0, 1.5);
+    QCOMPARE(axis.categoriesLabels(), (QStringList{"0", "1"}));
+
+    for (const int epochs : {1, 2, 3, 12}) {
+        ShownBoard shown;
+        shown.board.setRunVisible(finishedRun("run", 1, epochs, epochs), runColor(0), true);
+        for (const char* name : {"accuracyChart", "secondsChart", "lossChart"}) {
+            auto* x = qobject_cast<QCategoryAxis*>(
+                    axisOf(*shown.chart<RunChartView>(name), Qt::Horizontal));
+            QVERIFY2(x && labelsAreWholeNumbers(*x),
+                     qPrintable(QStringLiteral("%1 after %2 epochs: %3")
+                                        .arg(QLatin1String(name))
+                                        .arg(epochs)
+                                        .arg(x ? x->categoriesLabels().join(QLatin1Char(' ')) : QString())));
+        }
+    }
 }
 
 namespace {
@@ -563,6 +821,51 @@ void TestUiCharts::busyAndScalingAreSaidOnTheCard()
     text = ComparisonSummaryCard::summaryText({one, two}, comparisons);
     QVERIFY(text.contains("(strong scaling: the same global batch)."));
     QVERIFY2(text.contains("Measured while the machine was busy"), qPrintable(text));
+}
+
+
+// Issue 31: batch_split.png came out 622x142, as small as on screen.
+void TestUiCharts::stepViewAndScalingChartExportAtThePictureSize()
+{
+    // Each in a page's layout, as in the window: the layout keeps its size on screen.
+    QWidget page;
+    auto* layout = new QVBoxLayout(&page);
+    auto* splitView = new BatchSplitView;
+    auto* scalingChart = new ScalingPredictionChart;
+    layout->addWidget(splitView);
+    layout->addWidget(scalingChart);
+    page.resize(622, 460);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    BatchSplitView& split = *splitView;
+    split.startRun(64, 2);
+    dp::StepReport step{.epoch = 1, .batch = 1, .devices = {}};
+    for (const int shard : {32, 32})
+        step.devices.push_back({shard, 0.0001, 0.004, 0.008, 0.004, 0.0005});
+    split.showStep(step);
+    ScalingPredictionChart& scaling = *scalingChart;
+    scaling.setPrediction({{1, 1}, {2, 1.8}, {4, 3.1}, {8, 4.6}}, QStringLiteral("LeNet"));
+    QTest::qWait(20);
+    QTemporaryDir folder;
+    for (QWidget* widget : std::initializer_list<QWidget*>{&split, &scaling}) {
+        const QSize onScreen = widget->size();
+        const QString name = QLatin1String(widget->metaObject()->className());
+        QVERIFY(exportWidget(*widget, QDir(folder.path()), name).isEmpty());
+        const QImage png(folder.filePath(name + QStringLiteral(".png")));
+        QCOMPARE(png.size(), QSize(1600, 900));
+        // Drawn across the picture, not in a corner of it at its size on
+        // screen: something on the white in its right fifth.
+        const QImage rightFifth = png.copy(1280, 0, 320, 900).convertToFormat(QImage::Format_RGB32);
+        bool drawn = false;
+        for (int y = 0; y < rightFifth.height() && !drawn; y += 2)
+            for (int x = 0; x < rightFifth.width() && !drawn; x += 2)
+                drawn = rightFifth.pixel(x, y) != qRgb(255, 255, 255);
+        QVERIFY2(drawn, widget->metaObject()->className());
+        const QSvgRenderer svg(folder.filePath(name + QStringLiteral(".svg")));
+        QVERIFY(svg.isValid());
+        QCOMPARE(svg.viewBox().size(), QSize(800, 450));
+        QCOMPARE(widget->size(), onScreen);  // the screen is as it was
+    }
 }
 
 QTEST_MAIN(TestUiCharts)

@@ -173,7 +173,7 @@ void ChartAxis::relabel()
         }
     } else {
         double step = niceStep(hi - lo, maxTicks_);
-        if (wholeNumbers_ && hi - lo >= 2)
+        if (wholeNumbers_)  // half an epoch or half a device is no tick
             step = std::max(step, 1.0);
         values = multiplesIn(lo, hi, step);
     }

@@ -30,7 +30,7 @@ public:
     // Values the axis never extends past when it fits data (accuracy is in
     // [0, 1]); unbounded by default.
     void setBounds(double min, double max);
-    // Ticks on whole numbers only (epochs, devices) once the axis spans two or more.
+    // Ticks on whole numbers only (epochs, devices), however short the axis.
     void setWholeNumberTicks(bool wholeNumbers);
     // The most labels it shows: fewer for short axes and large fonts.
     void setMaxTicks(int ticks);

@@ -16,12 +16,10 @@
 #include "gap_waterfall_chart.h"
 #include "loss_chart.h"
 #include "run_legend.h"
+#include "widget_image_export.h"
 
 namespace {
 
-// Exported PNGs have twice the pixels of kExportSize: sharp on slides and
-// high-density screens, with text sized as on a normal screen.
-constexpr double kExportPixelRatio = 2;
 // Room after the last epoch so that its dots show whole.
 constexpr double kEpochMargin = 0.5;
 
@@ -340,6 +338,8 @@ QString ChartBoard::exportTo(const QDir& folder) const
 {
     loss_->refreshNow();
     for (const auto& [chart, name] : charts_) {
+        if (chart == drift_ && drift_->runCount() == 0)
+            continue;  // an empty plot says nothing: drift is measured by comparisons only
         const QString png = folder.filePath(name + QStringLiteral(".png"));
         const QString svg = folder.filePath(name + QStringLiteral(".svg"));
         if (!chart->exportImage(kExportSize, kExportPixelRatio).save(png, "PNG"))

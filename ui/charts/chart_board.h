@@ -11,6 +11,7 @@
 #include "speedup_chart.h"
 #include "scaling/speedup_gap.h"
 #include "record/run_record.h"
+#include "widget_image_export.h"
 #include "x_axis_mode.h"
 
 class EpochMetricChart;
@@ -64,10 +65,11 @@ public:
     GapWaterfallChart* gapChart() const { return gap_; }
 
     // Every chart as <name>.png (kExportSize at twice its pixels) and
-    // <name>.svg in `folder`, whatever their size on screen; the path of the
-    // first file it could not write, or empty.
+    // <name>.svg in `folder`, whatever their size on screen (the drift chart
+    // only once a comparison measured drift); the path of the first file it
+    // could not write, or empty.
     QString exportTo(const QDir& folder) const;
-    static constexpr QSize kExportSize{800, 450};
+    static constexpr QSize kExportSize = kExportPictureSize;
 
     // As narrow as two charts a row: the grid reflows rather than pushing the
     // window off a small screen.

@@ -20,10 +20,6 @@ namespace {
 constexpr double kMargin = 6;
 // A bar's width as a fraction of its slot.
 constexpr double kBarFraction = 0.62;
-// The part of the plot below the lowest floating bar, at least: the ideal
-// and measured bars stay tall enough to read as totals even when the axis
-// starts above 0 so that small parts do not shrink to slivers.
-constexpr double kMinRoomBelow = 0.3;
 
 // A part's colour: warm when it costs time, green when it saves some.
 QColor partColor(double seconds)
@@ -176,29 +172,23 @@ GapWaterfallChart::Layout GapWaterfallChart::layout(const QRectF& area, const QF
     const double labelWidth = metrics.horizontalAdvance(QStringLiteral("00.00 s")) + kMargin;
     out.plot = QRectF(inner.left() + labelWidth, out.title.bottom(), inner.width() - labelWidth,
                       std::max(rest - captionHeight, line));
+    // The title centred over the plot, not over the plot and its labels.
+    out.title.setLeft(out.plot.left());
     out.names = QRectF(out.plot.left(), out.plot.bottom() + 2, out.plot.width(), namesHeight);
     out.caption = QRectF(inner.left(), out.names.bottom() + line * 0.3, inner.width(),
                          captionHeight - line * 0.3);
 
-    // The floating region: every part's ends and the totals' tops.
-    double low = bars_.front().end, high = low;
-    for (const Bar& bar : bars_) {
-        low = std::min(low, bar.kind == Bar::Kind::part ? bar.bottom() : bar.end);
+    double high = 0;  // the highest bar's top
+    for (const Bar& bar : bars_)
         high = std::max(high, bar.top());
-    }
-    const double spread = high - low > 0 ? high - low : std::max(high * 0.05, 1e-3);
-    // Pixels above the highest bar and below the lowest floating one for
-    // their numbers: two lines where the plot has room, one, or none.
+    // Pixels above the highest bar for its numbers: two lines where the
+    // plot has room, one, or none.
     out.valueLines = out.plot.height() >= 4 * 2.2 * line ? 2 : out.plot.height() >= 3.3 * line ? 1 : 0;
-    const double valueRoom = out.valueLines * line * 1.1;
-    const double roomAbove = std::max(valueRoom, line * 0.3);
-    const double roomBelow = std::max(valueRoom, out.plot.height() * kMinRoomBelow);
-    double perSecond = std::max(out.plot.height() - roomAbove - roomBelow, 1.0) / spread;
-    out.axisMin = low - roomBelow / perSecond;
-    if (out.axisMin < 0) {  // the totals fit whole: the axis starts at 0
-        out.axisMin = 0;
-        perSecond = std::max(out.plot.height() - roomAbove, 1.0) / std::max(high, spread);
-    }
+    const double roomAbove = std::max(out.valueLines * line * 1.1, line * 0.3);
+    // From 0 in every comparison, so that the bars' heights compare as
+    // their seconds do: an axis from 0.45 s made a small gap look large.
+    out.axisMin = 0;
+    const double perSecond = std::max(out.plot.height() - roomAbove, 1.0) / std::max(high, 1e-3);
     out.axisMax = high + roomAbove / perSecond;
     constexpr double pixelsPerTick = 24;
     out.tickStep = ChartAxis::niceStep(out.axisMax - out.axisMin,

@@ -61,6 +61,9 @@ public:
     QString caption() const { return caption_; }
     // What the chart says without a gap.
     static QString emptyText();
+    // The seconds per epoch at the y axis's ends, at the chart's size now.
+    double axisMinimum() const { return layout(rect(), scaledFont(fontScale_)).axisMin; }
+    double axisMaximum() const { return layout(rect(), scaledFont(fontScale_)).axisMax; }
 
     // 1 is normal; presenter mode enlarges the text.
     void setFontScale(double scale);

@@ -1,7 +1,9 @@
 #include "run_chart_view.h"
 
 #include <QChart>
+#include <QFontMetricsF>
 #include <QGraphicsLayout>
+#include <QGraphicsSimpleTextItem>
 #include <QImage>
 #include <QLegend>
 #include <QLegendMarker>
@@ -31,6 +33,8 @@ constexpr double kReadoutReach = 48;
 constexpr double kPixelsPerXLabel = 80;
 constexpr double kPixelsPerYLabel = 40;
 constexpr int kMaxYLabels = 8;
+// The chart's margins around its title, axes and legend.
+constexpr QMargins kChartMargins(6, 4, 10, 4);
 
 // The dot drawn on each point: as an image (Qt's "light marker") rather than
 // the series' own points, because Qt does not draw the points of a line that
@@ -64,21 +68,28 @@ RunChartView::RunChartView(const QString& title, const QString& valueName, QWidg
       yAxis_(new ChartAxis),
       readout_(new ChartReadout),
       key_(new ChartKey),
+      title_(new QGraphicsSimpleTextItem(title)),
+      fullTitle_(title),
       valueName_(valueName),
       xReadoutFormat_(QStringLiteral("%1"))
 {
     auto* chart = new QChart;
-    chart->setTitle(title);
     // The plot gets the room: no frame of window colour around the chart.
     chart->layout()->setContentsMargins(0, 0, 0, 0);
-    chart->setMargins(QMargins(6, 4, 10, 4));
+    // The title is the view's own (placeTitle): QChart centres its title
+    // over the whole chart, legend included, not over the plot.
+    title_->setParentItem(chart);
+    title_->setBrush(chart->titleBrush());
     chart->setBackgroundRoundness(0);
     chart->legend()->setShowToolTips(true);
     chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // a line sample
     chart->addAxis(xAxis_, Qt::AlignBottom);
     chart->addAxis(yAxis_, Qt::AlignLeft);
     setChart(chart);
-    connect(chart, &QChart::plotAreaChanged, this, &RunChartView::placeKey);
+    connect(chart, &QChart::plotAreaChanged, this, [this] {
+        placeTitle();
+        placeKey();
+    });
     scene()->addItem(readout_);
     scene()->addItem(key_);
     setRenderHint(QPainter::Antialiasing);
@@ -115,7 +126,11 @@ void RunChartView::applyFonts()
     // Enlarged text is large enough; a larger title would take the plot's room.
     if (fontScale_ <= 1)
         title.setPointSizeF(body.pointSizeF() * 1.1);
-    chart()->setTitleFont(title);
+    title_->setFont(title);
+    // The title's line above the plot, where QChart would have put its own.
+    QMargins margins = kChartMargins;
+    margins.setTop(margins.top() + int(std::ceil(QFontMetricsF(title).height())) + 2);
+    chart()->setMargins(margins);
     chart()->legend()->setFont(body);
     for (ChartAxis* axis : {xAxis_, yAxis_}) {
         axis->setLabelsFont(body);
@@ -141,11 +156,16 @@ void RunChartView::updateTickCounts(QSizeF chartSize)
 void RunChartView::resizeEvent(QResizeEvent* event)
 {
     QChartView::resizeEvent(event);
+    showXTitleIfRoom();
+    updateTickCounts(size());
+}
+
+void RunChartView::showXTitleIfRoom()
+{
     // A short chart (a 720-px screen) gives its plot the title's line: the
     // "x:" switch above the charts names the axis (else Qt elides it to "...").
     constexpr int kMinHeightForXTitle = 170;
     xAxis_->setTitleVisible(height() >= kMinHeightForXTitle);
-    updateTickCounts(size());
 }
 
 const QLineSeries* RunChartView::lineOf(const QString& key) const
@@ -274,6 +294,24 @@ void RunChartView::setStyleKey(std::vector<ChartKey::Entry> entries, Qt::Corner 
 QPen RunChartView::keyPen(Qt::PenStyle style, const QColor& color)
 {
     return QPen(color, kLineWidth, style);
+}
+
+QString RunChartView::title() const
+{
+    return title_->text();
+}
+
+void RunChartView::placeTitle()
+{
+    // Centred over the plot, as far as the chart's width lets it be.
+    const QRectF plot = chart()->plotArea();
+    const QRectF room = chart()->rect().marginsRemoved(kChartMargins.toMarginsF());
+    const QFontMetricsF metrics(title_->font());
+    title_->setText(metrics.elidedText(fullTitle_, Qt::ElideRight, room.width()));
+    const double width = metrics.horizontalAdvance(title_->text());
+    const double left = std::clamp(plot.center().x() - width / 2, room.left(),
+                                   std::max(room.left(), room.right() - width));
+    title_->setPos(left, room.top());
 }
 
 void RunChartView::placeKey()
@@ -549,12 +587,22 @@ void RunChartView::renderExport(QSize size, Render render)
     fontScale_ = 1;
     applyFonts();
     updateLegend(true);
+    xAxis_->setTitleVisible(true);  // a picture has no "x:" switch above it
     exported->resize(size);
-    exported->layout()->activate();
     updateTickCounts(size);
+    // Laid out again once the export's ticks are set: Qt places (and hides
+    // out-of-range) axis labels when it lays the chart out, and a layout done
+    // before the ticks changed can leave a label where none belongs.
+    exported->layout()->invalidate();
+    exported->layout()->activate();
+    placeTitle();
+    placeKey();
+    exportedPlotArea_ = exported->plotArea();
     render(QRectF(exported->pos(), QSizeF(size)));
 
     exported->resize(onScreen);
+    exported->layout()->invalidate();
+    showXTitleIfRoom();
     updateLegend(false);
     fontScale_ = screenFontScale;
     applyFonts();

@@ -15,6 +15,7 @@
 
 class ChartAxis;
 class ChartReadout;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 
 // A chart with a title, round-numbered axes and one line per key (a run, a
@@ -74,6 +75,11 @@ public:
     // full name in a legend beside the plot.
     QImage exportImage(QSize size, double pixelRatio);
     bool exportSvg(const QString& path, QSize size, const QString& title);
+    // Where the plot sat in the last exported picture, in its coordinates.
+    QRectF exportedPlotArea() const { return exportedPlotArea_; }
+
+    // The chart's title, as shown (elided where the chart is narrow).
+    QString title() const;
 
 signals:
     // The x values of the shown points reach further (or less far) than before.
@@ -150,8 +156,11 @@ private:
     // The line's pen for the highlighted run: thicker if its own, faded if another's.
     void applyHighlight(const QString& lineKey, const Line& line);
     void applyFonts();
+    // The x axis' title where the chart on screen is tall enough for it.
+    void showXTitleIfRoom();
     // The legend lists the runs only in exports.
     void updateLegend(bool exporting);
+    void placeTitle();
     void placeKey();
     // How many of the shown lines' segments cross `sceneRect`.
     int linesCrossing(const QRectF& sceneRect) const;
@@ -172,6 +181,8 @@ private:
     ChartAxis* yAxis_;
     ChartReadout* readout_;
     ChartKey* key_;
+    QGraphicsSimpleTextItem* title_;
+    QString fullTitle_;
     Qt::Corner preferredKeyCorner_ = Qt::BottomRightCorner;
     Qt::Corner keyCorner_ = Qt::BottomRightCorner;
     QHash<QString, Line> lines_;
@@ -182,6 +193,7 @@ private:
     Span xRange_{0, 1};
     std::optional<Span> lastXExtent_;
     std::optional<Span> yAlwaysShown_;  // setYAlwaysShown
+    QRectF exportedPlotArea_;
     bool zoomed_ = false;
     QSet<QString> hiddenRuns_;  // setRunHidden
     QString highlightedRun_;    // setHighlightedRun

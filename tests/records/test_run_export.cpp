@@ -1,0 +1,83 @@
+// runs.csv as a spreadsheet opens it (issue 31): UTF-8 marked as such, and
+// only the columns that apply to the runs it lists.
+#include <QtTest>
+
+#include <string>
+
+#include "run_export.h"
+#include "record/run_record.h"
+
+namespace {
+
+const QByteArray kByteOrderMark("\xEF\xBB\xBF");
+
+dp::RunRecord finishedRun(const std::string& id, const std::string& dataset, int devices)
+{
+    dp::RunRecord run;
+    run.id = id;
+    run.started_at = "2026-01-01T00:00:00Z";
+    run.status = dp::RunStatus::finished;
+    run.config.dataset = dataset;
+    for (int i = 0; i < devices; ++i)
+        run.config.devices.push_back("cpu:" + std::to_string(i));
+    run.epochs.push_back({1, 0.5, 0.8, 0.82, 4.0});
+    return run;
+}
+
+// The header's column names, after the byte-order mark.
+QStringList headerOf(const QByteArray& csv)
+{
+    const QByteArray firstLine = csv.mid(kByteOrderMark.size()).split('\r').value(0);
+    return QString::fromUtf8(firstLine).split(QLatin1Char(','));
+}
+
+}  // namespace
+
+class TestRunExport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void csvStartsWithTheUtf8ByteOrderMark()
+    {
+        const QByteArray runs = runsToCsv({finishedRun("a", "fashion-mnist", 1)});
+        QVERIFY(runs.startsWith(kByteOrderMark));
+        QVERIFY(runs.mid(kByteOrderMark.size()).startsWith("id,label,"));
+        // Once: a label's "×" is UTF-8 after it.
+        QCOMPARE(runs.count(kByteOrderMark), 1);
+        QVERIFY(runs.contains("1\xC3\x97 cpu"));
+        QVERIFY(epochsToCsv({finishedRun("a", "fashion-mnist", 1)}).startsWith(kByteOrderMark + "run_id,"));
+        QVERIFY(runsToCsv({}).startsWith(kByteOrderMark + "id,label,"));
+    }
+
+    void fashionMnistRunsHaveNoSyntheticDataColumns()
+    {
+        const QStringList header = headerOf(
+                runsToCsv({finishedRun("a", "fashion-mnist", 1), finishedRun("b", "fashion-mnist", 2)}));
+        QVERIFY2(header.contains(QStringLiteral("dataset")), qPrintable(header.join(',')));
+        QVERIFY(!header.contains(QStringLiteral("input_size")));
+        QVERIFY(!header.contains(QStringLiteral("samples")));
+        // Empty for every run: no checkpoints, records or traces, no baseline's speedup... 
+        for (const char* empty : {"load_path", "save_path", "record_path", "trace_path", "data_dir"})
+            QVERIFY2(!header.contains(QLatin1String(empty)), empty);
+        // ... but the 2-device run has one.
+        QVERIFY(header.contains(QStringLiteral("speedup")));
+        QVERIFY(header.contains(QStringLiteral("batch_size")));
+    }
+
+    void randomDataRunsKeepTheirSizes()
+    {
+        dp::RunRecord random = finishedRun("r", "random", 1);
+        random.config.samples = 1000;
+        const QByteArray csv = runsToCsv({finishedRun("a", "fashion-mnist", 1), random});
+        const QStringList header = headerOf(csv);
+        const qsizetype samples = header.indexOf(QStringLiteral("samples"));
+        QVERIFY(samples >= 0 && header.contains(QStringLiteral("input_size")));
+        const QList<QByteArray> lines = csv.split('\n');
+        // The Fashion-MNIST run's cell is empty, the random run's its size.
+        QCOMPARE(QString::fromUtf8(lines[1].trimmed()).split(',').value(samples), QString());
+        QCOMPARE(QString::fromUtf8(lines[2].trimmed()).split(',').value(samples), QStringLiteral("1000"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunExport)
+#include "test_run_export.moc"
