@@ -26,12 +26,11 @@ namespace {
 // The index of this machine's threads in the link box; presets follow.
 constexpr int kThreadsLink = 0;
 
-double meanSecondsPerEpoch(const dp::RunRecord& record)
+// A run's seconds per epoch as the runs table and comparisons quote it: the
+// median of the epochs after the first (record/run_metrics.h: EpochTime).
+double steadySecondsPerEpoch(const dp::RunRecord& record)
 {
-    double seconds = 0;
-    for (const dp::EpochMetrics& epoch : record.epochs)
-        seconds += epoch.seconds;
-    return record.epochs.empty() ? 0 : seconds / double(record.epochs.size());
+    return record.epochs.empty() ? 0 : record.summary().epoch_time().median;
 }
 
 // The training images one epoch of `config` visits; 0 when unknown.
@@ -94,7 +93,7 @@ MeasuredRuns measuredRuns(const std::vector<std::pair<dp::RunRecord, QColor>>& r
         const QString name = QString::fromStdString(run.label());
         if (run.config.batch_size == scalingBatch(record, settings.scaling, devices)) {
             const double predicted = dp::predict(profile, settings, {devices}).front().speedup;
-            measured.compared.push_back({name, color, devices, oneDevice / meanSecondsPerEpoch(run), predicted});
+            measured.compared.push_back({name, color, devices, oneDevice / steadySecondsPerEpoch(run), predicted});
         } else if (run.config.batch_size == scalingBatch(record, other, devices)) {
             const QString otherName = QString::fromUtf8(dp::scaling_name(other));
             measured.otherScaling << ScalingPredictionPage::tr(
@@ -380,7 +379,7 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
     const dp::WorkloadProfile profile =
         timed ? dp::workload_profile(record.config, record.summary(), settings.sharing)
               : dp::workload_profile_from_epochs(record.config, baseDevices,
-                                                 meanSecondsPerEpoch(record), samples, settings.sharing);
+                                                 steadySecondsPerEpoch(record), samples, settings.sharing);
     const auto points = dp::predict(profile, settings, dp::prediction_device_counts());
     QList<QPointF> line;
     for (const dp::PredictedPoint& point : points)
@@ -388,12 +387,16 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
     chart_->setIdealName(idealName(settings.scaling));
     // The ideal's name says the scaling: the legend elides long entries.
     chart_->setPrediction(line, tr("predicted (%1)").arg(QString::fromUtf8(dp::algorithm_name(settings.algorithm))));
-    const MeasuredRuns measured = measuredRuns(runs_, record, profile, settings, points.front().seconds_per_epoch);
+    // Measured speedups over the measured 1-device run, as the runs table
+    // has them; over the predicted one only when no 1-device run is checked.
+    const double oneDevice = baseDevices == 1 ? steadySecondsPerEpoch(record) : points.front().seconds_per_epoch;
+    const MeasuredRuns measured = measuredRuns(runs_, record, profile, settings, oneDevice);
     chart_->setMeasured(measured.compared);
     showCaption(showSpread(profile, settings, probes), measured.compared, measured.otherScaling);
-    status_->setText(tr("Predicting from %1: %2 s/epoch on %3, %4 images an epoch.")
+    status_->setText(tr("Predicting from %1: %2 sec/epoch on %3 (the median of its epochs after "
+                        "the first), %4 images an epoch.")
                          .arg(QString::fromStdString(record.label()))
-                         .arg(meanSecondsPerEpoch(record), 0, 'f', 2)
+                         .arg(steadySecondsPerEpoch(record), 0, 'f', 2)
                          .arg(ScalingPredictionChart::devicesText(baseDevices))
                          .arg(samples));
     showPredictionDetails(settings.link, settings.sharing, timed);
