@@ -2,6 +2,7 @@
 // are the last ones used); hidden ones let tests/ui/screenshots.sh and
 // bench/workbench_soak.sh start runs at launch and save the window.
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QScreen>
 #include <QTabWidget>
@@ -208,6 +209,9 @@ void declareOptions(QCommandLineParser& parser)
                 QStringLiteral("FILE")}),
         hidden({QStringLiteral("show-tab"), QStringLiteral("Show the view tab with this title."),
                 QStringLiteral("TITLE")}),
+        hidden({QStringLiteral("scaling-link"),
+                QStringLiteral("Predict on the Scaling tab over the link whose name starts so (NVLink)."),
+                QStringLiteral("NAME")}),
         hidden({QStringLiteral("screenshot"), QStringLiteral("Save the window to PATH, then quit."),
                 QStringLiteral("PATH")}),
         hidden({QStringLiteral("screenshot-after-epochs"),
@@ -283,6 +287,13 @@ std::optional<int> prepareWindow(MainWindow& window, const QCommandLineParser& p
         for (int i = 0; i < tabs->count(); ++i) {
             if (tabs->tabText(i).compare(parser.value(QStringLiteral("show-tab")), Qt::CaseInsensitive) == 0)
                 tabs->setCurrentIndex(i);
+        }
+    }
+    if (parser.isSet(QStringLiteral("scaling-link"))) {
+        auto* links = window.findChild<QComboBox*>(QStringLiteral("predictionLink"));
+        for (int i = 0; i < links->count(); ++i) {
+            if (links->itemText(i).startsWith(parser.value(QStringLiteral("scaling-link")), Qt::CaseInsensitive))
+                links->setCurrentIndex(i);
         }
     }
     return std::nullopt;

@@ -1,9 +1,12 @@
-// The speedup chart's measured points (issue 30): each N-device run in its
-// own colour, a repeated comparison at its median with its range as an error
-// bar, and the ceiling of devices that take turns on fewer cores.
+// How a comparison is drawn (issue 30): the speedup chart's measured points,
+// each N-device run in its own colour, a repeated comparison at its median
+// with its range as an error bar, the ceiling of devices that take turns on
+// fewer cores; and a gap inside the noise drawn without shares.
 #include <QLineSeries>
 #include <QtTest>
 
+#include "comparison_summary_card.h"
+#include "gap_waterfall_chart.h"
 #include "speedup_chart.h"
 
 class TestSpeedupChart : public QObject {
@@ -45,6 +48,39 @@ private slots:
         QCOMPARE(ceiling->points(), (QList<QPointF>{{1, 1}, {2, 2}, {4, 2}}));
         chart.setMeasurements({{"run-4", "LeNet · 4× cpu", Qt::blue, 4, 3.5, 0, 0, 0}});
         QVERIFY(!chart.lineOf(QStringLiteral("ceiling")));
+    }
+
+    // Epochs that vary by 0.3 s leave a 0.1 s gap unexplained: no part gets a
+    // share of it, on the waterfall or the card, which says "within noise".
+    void aGapInsideTheNoiseGetsNoShares()
+    {
+        dp::SpeedupGap gap;
+        gap.devices = 2;
+        gap.ideal = 1.0;
+        gap.measured = 1.1;
+        gap.noise = 0.3;
+        gap.parts = {{"compute on smaller per-device batches", "compute", "", 0.08},
+                     {"all-reduce not hidden behind backward", "all-reduce", "", 0.02}};
+        GapWaterfallChart waterfall;
+        waterfall.setGap(gap, QStringLiteral("two"));
+        QVERIFY(waterfall.hasGap());
+        QVERIFY(!waterfall.hasGapToSplit());
+        for (const GapWaterfallChart::Bar& bar : waterfall.bars())
+            QCOMPARE(bar.share, 0.0);
+        QVERIFY2(waterfall.caption().startsWith(QStringLiteral("within noise")), qPrintable(waterfall.caption()));
+
+        dp::RunRecord one, two;
+        one.config.devices = {"cpu:0"};
+        two.config.devices = {"cpu:0", "cpu:1"};
+        std::vector<RunComparison> comparisons(2);
+        comparisons[0].speedup = comparisons[0].efficiency = 1.0;
+        comparisons[1].speedup = 1.0 / 1.1 * 2;
+        comparisons[1].efficiency = 1.0 / 1.1;
+        comparisons[1].gap = gap;
+        const QString card = ComparisonSummaryCard::summaryText({one, two}, comparisons);
+        QVERIFY2(!card.contains(QStringLiteral("Why not")), qPrintable(card));
+        QVERIFY2(card.contains(QStringLiteral("Within noise")), qPrintable(card));
+        QVERIFY(!card.contains(QLatin1Char('%') + QStringLiteral(" of the gap")));
     }
 };
 
