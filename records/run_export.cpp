@@ -76,9 +76,13 @@ const QStringList& runColumns()
         for (const dp::ConfigField* field : exportedSettings())
             names << QLatin1String(field->name);
         names << QStringLiteral("device_count") << QStringLiteral("processes")
-              << QStringLiteral("epochs_done") << QStringLiteral("mean_seconds_per_epoch")
-              << QStringLiteral("final_test_acc") << QStringLiteral("baseline_id")
+              << QStringLiteral("epochs_done") << QStringLiteral("seconds_per_epoch")
+              << QStringLiteral("seconds_per_epoch_min") << QStringLiteral("seconds_per_epoch_max")
+              << QStringLiteral("busy") << QStringLiteral("final_test_acc")
+              << QStringLiteral("baseline_id") << QStringLiteral("scaling")
               << QStringLiteral("speedup") << QStringLiteral("efficiency")
+              << QStringLiteral("repeats") << QStringLiteral("speedup_median")
+              << QStringLiteral("speedup_min") << QStringLiteral("speedup_max")
               << QStringLiteral("target_test_acc") << QStringLiteral("seconds_to_target")
               << QStringLiteral("speedup_to_target") << QStringLiteral("status");
         return names;
@@ -145,9 +149,10 @@ QJsonArray stepTotals(const std::vector<dp::DeviceStepTiming>& totals)
 }
 
 // Each run as its runsToJson object; the CSV writes the values in runColumns()' order.
-std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double targetAccuracy)
+std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double targetAccuracy,
+                                 const std::string& chosenBaseline)
 {
-    const std::vector<RunComparison> comparisons = compareRuns(runs, targetAccuracy);
+    const std::vector<RunComparison> comparisons = compareRuns(runs, targetAccuracy, chosenBaseline);
     std::vector<QJsonObject> rows;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const dp::RunRecord& run = runs[i];
@@ -162,13 +167,31 @@ std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double 
         row[QStringLiteral("device_count")] = qint64(run.config.devices.size());
         row[QStringLiteral("processes")] = run.processes;
         row[QStringLiteral("epochs_done")] = qint64(run.epochs.size());
-        row[QStringLiteral("mean_seconds_per_epoch")] = comparison.secondsPerEpoch;
+        // The steady epochs' median and range (dp::EpochTime), as the table shows them.
+        const dp::EpochTime time = run.summary().epoch_time();
+        row[QStringLiteral("seconds_per_epoch")] = comparison.secondsPerEpoch;
+        row[QStringLiteral("seconds_per_epoch_min")] = run.epochs.empty() ? QJsonValue(QJsonValue::Null) : time.min;
+        row[QStringLiteral("seconds_per_epoch_max")] = run.epochs.empty() ? QJsonValue(QJsonValue::Null) : time.max;
+        row[QStringLiteral("busy")] = run.busy;
         row[QStringLiteral("final_test_acc")] = comparison.finalTestAcc;
         row[QStringLiteral("baseline_id")] = comparison.baseline
                 ? QJsonValue(QString::fromStdString(runs[*comparison.baseline].id))
                 : QJsonValue(QJsonValue::Null);
+        row[QStringLiteral("scaling")] = comparison.scaling.empty()
+                ? QJsonValue(QJsonValue::Null)
+                : QJsonValue(QString::fromStdString(comparison.scaling));
         row[QStringLiteral("speedup")] = optionalNumber(comparison.speedup);
         row[QStringLiteral("efficiency")] = optionalNumber(comparison.efficiency);
+        // A repeated comparison's median and range, which its speedup quotes.
+        if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison.repeated) {
+            row[QStringLiteral("repeats")] = repeated->repeats;
+            row[QStringLiteral("speedup_median")] = repeated->median;
+            row[QStringLiteral("speedup_min")] = repeated->min;
+            row[QStringLiteral("speedup_max")] = repeated->max;
+        } else {
+            for (const char* column : {"repeats", "speedup_median", "speedup_min", "speedup_max"})
+                row[QLatin1String(column)] = QJsonValue(QJsonValue::Null);
+        }
         row[QStringLiteral("target_test_acc")] = targetAccuracy;
         row[QStringLiteral("seconds_to_target")] = optionalNumber(comparison.secondsToTarget);
         row[QStringLiteral("speedup_to_target")] = optionalNumber(comparison.speedupToTarget);
@@ -224,9 +247,10 @@ QStringList filledColumns(const std::vector<QJsonObject>& rows)
 
 } // namespace
 
-QByteArray runsToCsv(const std::vector<dp::RunRecord>& runs, double targetAccuracy)
+QByteArray runsToCsv(const std::vector<dp::RunRecord>& runs, double targetAccuracy,
+                     const std::string& chosenBaseline)
 {
-    const std::vector<QJsonObject> rows = runRows(runs, targetAccuracy);
+    const std::vector<QJsonObject> rows = runRows(runs, targetAccuracy, chosenBaseline);
     const QStringList columns = filledColumns(rows);
     QByteArray csv = kUtf8ByteOrderMark;
     csv += csvLine(columns);
@@ -239,10 +263,11 @@ QByteArray runsToCsv(const std::vector<dp::RunRecord>& runs, double targetAccura
     return csv;
 }
 
-QByteArray runsToJson(const std::vector<dp::RunRecord>& runs, double targetAccuracy)
+QByteArray runsToJson(const std::vector<dp::RunRecord>& runs, double targetAccuracy,
+                      const std::string& chosenBaseline)
 {
     QJsonArray array;
-    for (const QJsonObject& row : runRows(runs, targetAccuracy))
+    for (const QJsonObject& row : runRows(runs, targetAccuracy, chosenBaseline))
         array.append(row);
     return QJsonDocument(array).toJson();
 }

@@ -945,8 +945,8 @@ bool MainWindow::exportTo(const QString& folder)
     const std::vector<dp::RunRecord> runs = runsModel_->checkedRecords();
     const double target = runsModel_->targetAccuracy();
     const std::vector<std::pair<QString, QByteArray>> tables = {
-        {QStringLiteral("runs.csv"), runsToCsv(runs, target)},
-        {QStringLiteral("runs.json"), runsToJson(runs, target)},
+        {QStringLiteral("runs.csv"), runsToCsv(runs, target, runsModel_->chosenBaseline())},
+        {QStringLiteral("runs.json"), runsToJson(runs, target, runsModel_->chosenBaseline())},
         {QStringLiteral("epochs.csv"), epochsToCsv(runs)},
     };
     for (const auto& [name, contents] : tables) {

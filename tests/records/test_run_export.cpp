@@ -1,5 +1,10 @@
 // runs.csv as a spreadsheet opens it (issue 31): UTF-8 marked as such, and
-// only the columns that apply to the runs it lists.
+// only the columns that apply to the runs it lists; a repeated comparison's
+// median and range, and the user's baseline, as the runs table has them
+// (issue 30).
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 #include <string>
@@ -76,6 +81,34 @@ private slots:
         // The Fashion-MNIST run's cell is empty, the random run's its size.
         QCOMPARE(QString::fromUtf8(lines[1].trimmed()).split(',').value(samples), QString());
         QCOMPARE(QString::fromUtf8(lines[2].trimmed()).split(',').value(samples), QStringLiteral("1000"));
+    }
+
+    // 1 vs 2 devices, twice (1, 2, 1, 2 in one group): 2x, then 2.5x.
+    void repeatedComparisonExportsItsMedianAndRange()
+    {
+        std::vector<dp::RunRecord> runs;
+        for (const double seconds : {2.0, 1.6}) {
+            runs.push_back(finishedRun("one-" + std::to_string(runs.size()), "fashion-mnist", 1));
+            runs.push_back(finishedRun("two-" + std::to_string(runs.size()), "fashion-mnist", 2));
+            runs.back().epochs.back().seconds = seconds;
+        }
+        for (dp::RunRecord& run : runs)
+            run.comparison_group = "compare-1";
+        const QJsonArray rows = QJsonDocument::fromJson(runsToJson(runs)).array();
+        const QJsonObject second = rows[3].toObject();
+        QCOMPARE(second[QStringLiteral("baseline_id")].toString(), QStringLiteral("one-2"));
+        QCOMPARE(second[QStringLiteral("speedup")].toDouble(), 2.5);
+        QCOMPARE(second[QStringLiteral("repeats")].toInt(), 2);
+        QCOMPARE(second[QStringLiteral("speedup_median")].toDouble(), 2.25);
+        QCOMPARE(second[QStringLiteral("speedup_min")].toDouble(), 2.0);
+        QCOMPARE(second[QStringLiteral("speedup_max")].toDouble(), 2.5);
+        QCOMPARE(second[QStringLiteral("scaling")].toString(), QStringLiteral("strong"));
+        QVERIFY(rows[0].toObject()[QStringLiteral("repeats")].isNull());  // a baseline
+        QVERIFY(headerOf(runsToCsv(runs)).contains(QStringLiteral("speedup_median")));
+
+        // The user's pick of baseline is the export's too.
+        const QJsonArray chosen = QJsonDocument::fromJson(runsToJson(runs, 0.8, "one-0")).array();
+        QCOMPARE(chosen[3].toObject()[QStringLiteral("baseline_id")].toString(), QStringLiteral("one-0"));
     }
 };
 

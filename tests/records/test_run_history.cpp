@@ -1120,7 +1120,7 @@ private slots:
         QCOMPARE(cell(1, "batch_size"), QStringLiteral("512"));
         QCOMPARE(cell(1, "lr"), QStringLiteral("0.4"));
         QCOMPARE(cell(1, "epochs_done"), QStringLiteral("3"));
-        QCOMPARE(cell(1, "mean_seconds_per_epoch"), QStringLiteral("6"));
+        QCOMPARE(cell(1, "seconds_per_epoch"), QStringLiteral("6"));
         QCOMPARE(cell(1, "final_test_acc"), QStringLiteral("0.86"));
         QCOMPARE(cell(1, "baseline_id"), cell(0, "id"));
         QCOMPARE(cell(1, "speedup").toDouble(), 10.0 / 6.0);
