@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 #include "cluster_command.h"
 #include "core/error.h"
@@ -157,6 +158,22 @@ std::vector<dp::RunRecord> comparisonRuns()
     dp::RunRecord otherModel = madeRun("narrow", "resnet18-narrow", 2, {4, 5}, {0.3, 0.4});
     otherModel.status = dp::RunStatus::stopped;
     return {baseline, twoDevices, otherModel};
+}
+
+// A 2-device run at batch 128 and lr 0.4 with two fair baselines: a
+// 1-device run at half of both (weak scaling), one at the same (strong).
+std::tuple<dp::RunRecord, dp::RunRecord, dp::RunRecord> scaledAndIdenticalBaselines()
+{
+    dp::RunRecord scaled = madeRun("scaled", "lenet", 1, {10, 10}, {0.5, 0.8});
+    scaled.config.batch_size = 64;
+    scaled.config.lr = 0.2f;
+    dp::RunRecord identical = madeRun("identical", "lenet", 1, {7, 7}, {0.5, 0.8});
+    dp::RunRecord two = madeRun("two", "lenet", 2, {6, 6}, {0.5, 0.8});
+    for (dp::RunRecord* run : {&identical, &two}) {
+        run->config.batch_size = 128;
+        run->config.lr = 0.4f;
+    }
+    return {scaled, identical, two};
 }
 
 // RFC 4180: fields separated by commas, quoted fields may hold commas,
@@ -877,15 +894,7 @@ private slots:
     // one is (weak scaling). Each speedup says which.
     void anIdenticalBaselineIsPreferredOverAScaledOne()
     {
-        dp::RunRecord scaled = madeRun("scaled", "lenet", 1, {10, 10}, {0.5, 0.8});
-        scaled.config.batch_size = 64;
-        scaled.config.lr = 0.2f;
-        dp::RunRecord identical = madeRun("identical", "lenet", 1, {7, 7}, {0.5, 0.8});
-        identical.config.batch_size = 128;
-        identical.config.lr = 0.4f;
-        dp::RunRecord two = madeRun("two", "lenet", 2, {6, 6}, {0.5, 0.8});
-        two.config.batch_size = 128;
-        two.config.lr = 0.4f;
+        const auto [scaled, identical, two] = scaledAndIdenticalBaselines();
         const std::vector<RunComparison> both = compareRuns({scaled, identical, two});
         QCOMPARE(both[2].baseline, std::optional<std::size_t>(1));
         QCOMPARE(both[2].scaling, std::string("strong"));
@@ -1038,15 +1047,7 @@ private slots:
     // is fair, over the identical-settings one compareRuns would choose.
     void aChosenBaselineIsUsedWhereFair()
     {
-        dp::RunRecord scaled = madeRun("scaled", "lenet", 1, {10, 10}, {0.5, 0.8});
-        scaled.config.batch_size = 64;
-        scaled.config.lr = 0.2f;
-        dp::RunRecord identical = madeRun("identical", "lenet", 1, {7, 7}, {0.5, 0.8});
-        identical.config.batch_size = 128;
-        identical.config.lr = 0.4f;
-        dp::RunRecord two = madeRun("two", "lenet", 2, {6, 6}, {0.5, 0.8});
-        two.config.batch_size = 128;
-        two.config.lr = 0.4f;
+        const auto [scaled, identical, two] = scaledAndIdenticalBaselines();
         const std::vector<RunComparison> chosen = compareRuns({scaled, identical, two}, 0.8, "scaled");
         QCOMPARE(chosen[2].baseline, std::optional<std::size_t>(0));
         QCOMPARE(chosen[2].scaling, std::string("weak"));
