@@ -312,16 +312,6 @@ QString RunChartView::title() const
     return title_->text();
 }
 
-QRectF RunChartView::styleKeyRect() const
-{
-    return key_->isVisible() ? key_->sceneBoundingRect() : QRectF();
-}
-
-QStringList RunChartView::styleKeyNames() const
-{
-    return key_->shownNames();
-}
-
 void RunChartView::layOutHeader(double width)
 {
     // Outside the plot, the key hides no data (issue 31: the accuracy key

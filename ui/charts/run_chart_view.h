@@ -85,10 +85,8 @@ public:
 
     // The chart's title, as shown (elided where the chart is narrow).
     QString title() const;
-    // The style key's box in scene coordinates; empty without a key.
-    QRectF styleKeyRect() const;
-    // The key's names as shown (elided where the chart is narrow).
-    QStringList styleKeyNames() const;
+    // What the line styles mean (setStyleKey), hidden while it has no entries.
+    const ChartKey* styleKey() const { return key_; }
 
 signals:
     // The x values of the shown points reach further (or less far) than before.
