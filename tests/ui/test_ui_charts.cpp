@@ -22,6 +22,7 @@
 
 #include "chart_axis.h"
 #include "chart_key.h"
+#include "chart_readout.h"
 #include "comparison_summary_card.h"
 #include "run_comparison.h"
 #include "chart_board.h"
@@ -442,6 +443,25 @@ void TestUiCharts::hoverReadsOutEveryRunAtTheMouseX()
                                  name1 + QStringLiteral(": train acc 0.66"), name1 + QStringLiteral(": test acc 0.61"),
                                  name2 + QStringLiteral(": train acc 0.46")}));
     QCOMPARE(accuracy->readoutAt(QPoint(point.x() + 3, plot.top() + 4)), lines.join(QLatin1Char('\n')));
+    // Presenter mode enlarges it with the rest of the chart's text.
+    const auto readoutItem = [&]() -> const ChartReadout* {
+        for (QGraphicsItem* item : accuracy->scene()->items())
+            if (const auto* readout = dynamic_cast<const ChartReadout*>(item))
+                return readout;
+        return nullptr;
+    };
+    QVERIFY(readoutItem());
+    const double normalHeight = readoutItem()->box().height();
+    accuracy->setFontScale(2);
+    QCoreApplication::processEvents();  // the plot shrinks under the larger title
+    const QRect enlargedPlot =
+            accuracy->mapFromScene(accuracy->chart()->mapRectToScene(accuracy->chart()->plotArea())).boundingRect();
+    const QPoint enlargedPoint = drawnAt(*accuracy, *test, test->at(1));
+    QTest::mouseMove(accuracy->viewport(), QPoint(enlargedPoint.x() + 2, enlargedPlot.top() + 4));
+    QCOMPARE(accuracy->shownReadout(), lines.join(QLatin1Char('\n')));
+    QVERIFY2(readoutItem()->box().height() > 1.5 * normalHeight,
+             qPrintable(QStringLiteral("%1 vs %2").arg(readoutItem()->box().height()).arg(normalHeight)));
+    accuracy->setFontScale(1);
     // A run hidden from the legend leaves the readout.
     accuracy->setRunHidden(QString::fromStdString(second.id), true);
     QVERIFY(!accuracy->readoutAt(QPoint(point.x(), plot.top() + 4)).contains(name2));

@@ -28,6 +28,8 @@ public:
     void setFont(const QFont& font);
     // The header and the entries, one a line; empty while hidden.
     QString text() const;
+    // The box of text, in scene coordinates.
+    QRectF box() const { return box_; }
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;

@@ -13,7 +13,6 @@
 #include <QSvgGenerator>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 
@@ -27,7 +26,7 @@ constexpr double kLineWidth = 2;
 constexpr double kMarkerDiameter = 8;
 // Room above and below the data, as a fraction of its span.
 constexpr double kYHeadroom = 0.05;
-// How far from the mouse (pixels) a point can be and still be read out.
+// How far across from the mouse (pixels) a line's nearest point can be and still be read out.
 constexpr double kReadoutReach = 48;
 // Pixels per label the axes need before they crowd: a label and its gap.
 constexpr double kPixelsPerXLabel = 80;
