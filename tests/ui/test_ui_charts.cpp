@@ -461,6 +461,9 @@ void TestUiCharts::hoverReadsOutEveryRunAtTheMouseX()
     QCOMPARE(accuracy->shownReadout(), lines.join(QLatin1Char('\n')));
     QVERIFY2(readoutItem()->box().height() > 1.5 * normalHeight,
              qPrintable(QStringLiteral("%1 vs %2").arg(readoutItem()->box().height()).arg(normalHeight)));
+    // Within the plot however narrow: run names give way, values stay.
+    QVERIFY(accuracy->chart()->mapRectToScene(accuracy->chart()->plotArea()).adjusted(-1, -1, 1, 1)
+                    .contains(readoutItem()->box()));
     accuracy->setFontScale(1);
     // A run hidden from the legend leaves the readout.
     accuracy->setRunHidden(QString::fromStdString(second.id), true);

@@ -40,8 +40,18 @@ QString ChartReadout::text() const
         return {};
     QStringList lines{header_};
     for (const Entry& entry : entries_)
-        lines.append(entry.text);
+        lines.append(entry.name + QStringLiteral(": ") + entry.value);
     return lines.join(QLatin1Char('\n'));
+}
+
+QString ChartReadout::shownLine(const Entry& entry) const
+{
+    // The value is what the readout is for: the name gives way, at its end
+    // (the start says which run, as the legend does).
+    const QFontMetricsF metrics(font_);
+    const QString tail = QStringLiteral(": ") + entry.value;
+    const double room = plot_.width() - 2 * kPadding - kSwatch - kSwatchGap - metrics.horizontalAdvance(tail);
+    return metrics.elidedText(entry.name, Qt::ElideRight, std::max(0.0, room)) + tail;
 }
 
 QSizeF ChartReadout::boxSize() const
@@ -49,7 +59,7 @@ QSizeF ChartReadout::boxSize() const
     const QFontMetricsF metrics(font_);
     double width = QFontMetricsF(boldFont()).horizontalAdvance(header_);
     for (const Entry& entry : entries_)
-        width = std::max(width, kSwatch + kSwatchGap + metrics.horizontalAdvance(entry.text));
+        width = std::max(width, kSwatch + kSwatchGap + metrics.horizontalAdvance(shownLine(entry)));
     const double height = metrics.lineSpacing() * double(entries_.size() + 1);
     return {width + 2 * kPadding, height + 2 * kPadding};
 }
@@ -112,6 +122,6 @@ void ChartReadout::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWi
         painter->drawEllipse(QPointF(baseline.x() + kSwatch / 2, middle), kSwatch / 2, kSwatch / 2);
         // The run's colour, darkened where a light one would be hard to read on white.
         painter->setPen(entry.color.lightnessF() > 0.55 ? entry.color.darker(150) : entry.color);
-        painter->drawText(baseline + QPointF(kSwatch + kSwatchGap, 0), entry.text);
+        painter->drawText(baseline + QPointF(kSwatch + kSwatchGap, 0), shownLine(entry));
     }
 }

@@ -16,7 +16,8 @@ public:
     struct Entry {
         QPointF at;  // the point, in scene coordinates
         QColor color;
-        QString text;
+        QString name;   // the run's; elided at the end where the plot is narrower than the box
+        QString value;  // "test acc 0.61", never elided
     };
 
     explicit ChartReadout(QGraphicsItem* parent = nullptr);
@@ -26,7 +27,7 @@ public:
     void show(double guideX, double mouseY, const QRectF& plot, const QString& header,
               std::vector<Entry> entries);
     void setFont(const QFont& font);
-    // The header and the entries, one a line; empty while hidden.
+    // The header and the entries ("name: value"), one a line, whole; empty while hidden.
     QString text() const;
     // The box of text, in scene coordinates.
     QRectF box() const { return box_; }
@@ -35,6 +36,8 @@ public:
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
 private:
+    // An entry's line as drawn, its name elided to the plot's width.
+    QString shownLine(const Entry& entry) const;
     QSizeF boxSize() const;
     QFont boldFont() const;
 

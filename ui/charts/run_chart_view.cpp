@@ -550,11 +550,10 @@ std::vector<RunChartView::Reading> RunChartView::readingsAt(QPointF scenePos) co
     return readings;
 }
 
-QString RunChartView::readoutLine(const Reading& reading) const
+QString RunChartView::readoutValue(const Reading& reading) const
 {
     const QString valueName = reading.line->valueName.isEmpty() ? valueName_ : reading.line->valueName;
-    return reading.line->runName + QStringLiteral(": ") + valueName + QLatin1Char(' ')
-            + number(reading.value.y());
+    return valueName + QLatin1Char(' ') + number(reading.value.y());
 }
 
 QString RunChartView::readoutHeader(const std::vector<Reading>& readings, QPointF scenePos) const
@@ -575,7 +574,7 @@ QString RunChartView::readoutAt(QPoint viewPos) const
         return {};
     QStringList lines{readoutHeader(readings, scenePos)};
     for (const Reading& reading : readings)
-        lines.append(readoutLine(reading));
+        lines.append(reading.line->runName + QStringLiteral(": ") + readoutValue(reading));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -593,7 +592,7 @@ void RunChartView::hoverAt(QPointF scenePos)
     }
     std::vector<ChartReadout::Entry> entries;
     for (const Reading& reading : readings)
-        entries.push_back({reading.position, reading.line->color, readoutLine(reading)});
+        entries.push_back({reading.position, reading.line->color, reading.line->runName, readoutValue(reading)});
     readout_->show(scenePos.x(), scenePos.y(), chart()->mapRectToScene(chart()->plotArea()),
                    readoutHeader(readings, scenePos), std::move(entries));
 }

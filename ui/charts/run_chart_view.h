@@ -190,7 +190,8 @@ private:
     std::vector<Reading> readingsAt(QPointF scenePos) const;
     // The x they are read at, as the readout's first line says it.
     QString readoutHeader(const std::vector<Reading>& readings, QPointF scenePos) const;
-    QString readoutLine(const Reading& reading) const;
+    // "test acc 0.61": what a reading's line measures, and its value.
+    QString readoutValue(const Reading& reading) const;
     void hoverAt(QPointF scenePos);
     void setZoomed(bool zoomed);
     // Lays the chart out at `size` with export fonts and legend, calls
