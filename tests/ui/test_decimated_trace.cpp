@@ -18,11 +18,11 @@ void TestDecimatedTrace::shortRunsKeepEveryBatch()
     DecimatedTrace trace(100);
     for (int i = 1; i <= 50; ++i)
         trace.append({i / 50.0, i * 0.1, double(i)});
-    const QList<QPointF> points = trace.points(XAxisMode::epochs, false);
+    const QList<QPointF> points = trace.points(XAxisMode::epochs);
     QCOMPARE(points.size(), 50);
     QCOMPARE(points.front(), QPointF(0.02, 1));
     QCOMPARE(points.back(), QPointF(1, 50));
-    QCOMPARE(trace.points(XAxisMode::seconds, false).back().x(), 5.0);
+    QCOMPARE(trace.points(XAxisMode::seconds).back().x(), 5.0);
 }
 
 void TestDecimatedTrace::longRunsStayWithinTwiceTheLimit()
@@ -35,7 +35,7 @@ void TestDecimatedTrace::longRunsStayWithinTwiceTheLimit()
         sum += loss;
         trace.append({double(i), double(i), loss});
     }
-    const QList<QPointF> points = trace.points(XAxisMode::epochs, false);
+    const QList<QPointF> points = trace.points(XAxisMode::epochs);
     QVERIFY(points.size() <= 2 * 100 + 1);
     QVERIFY(points.size() >= 100);
     QVERIFY(trace.samplesPerPoint() > 1);
@@ -53,11 +53,16 @@ void TestDecimatedTrace::smoothingFollowsTheLossWithALag()
         trace.append({double(i), double(i), 1.0});
     for (int i = 10; i < 20; ++i)
         trace.append({double(i), double(i), 0.0});
-    const QList<QPointF> raw = trace.points(XAxisMode::epochs, false);
-    const QList<QPointF> smoothed = trace.points(XAxisMode::epochs, true);
+    const QList<QPointF> raw = trace.points(XAxisMode::epochs);
+    const QList<QPointF> smoothed = trace.points(XAxisMode::epochs, 0.9);
     QCOMPARE(raw[10].y(), 0.0);
+    QCOMPARE(smoothed[0].y(), 1.0);   // debiased: the first point is its own loss
+    QCOMPARE(smoothed[9].y(), 1.0);
     QVERIFY(smoothed[10].y() > 0.5);  // the average lags the step down
     QVERIFY(smoothed[19].y() < smoothed[10].y());
+    // A lighter smoothing follows the step sooner; none is the raw loss.
+    QVERIFY(trace.points(XAxisMode::epochs, 0.5)[12].y() < smoothed[12].y());
+    QCOMPARE(trace.points(XAxisMode::epochs, 0.0), raw);
 }
 
 QTEST_GUILESS_MAIN(TestDecimatedTrace)

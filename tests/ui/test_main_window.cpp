@@ -811,8 +811,11 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     QVERIFY(parts.runs->isChecked(0));
     QCOMPARE(parts.accuracyChart->runCount(), 1);
     // Per-batch losses are not kept: the loss chart draws each epoch's
-    // training loss, and beside it the test loss the history kept.
-    QCOMPARE(parts.lossChart->lineCount(), 2);
+    // training loss, and beside it the test loss the history kept (the
+    // third line, the raw loss drawn behind a smoothed one, has no points
+    // while the loss is not smoothed).
+    QCOMPARE(parts.lossChart->lineCount(), 3);
+    QCOMPARE(parts.lossChart->lineOf(LossChart::rawLossKey(QString::fromStdString(id)))->count(), 0);
     QCOMPARE(parts.lossChart->lineOf(QString::fromStdString(id))->count(), 1);
     const QLineSeries* testLoss =
             parts.lossChart->lineOf(LossChart::testLossKey(QString::fromStdString(id)));

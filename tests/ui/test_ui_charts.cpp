@@ -1,9 +1,13 @@
 // The charts as a user meets them, without training: run records drawn on a
-// chart board (offscreen), its axes, legend, hover readout, zoom, log scale
-// and export; and the run palette.
+// chart board (offscreen), its axes, legend, hover readout, zoom (linked
+// across the charts over epochs), loss smoothing, style keys, log scale and
+// export; and the run palette.
 #include <QCategoryAxis>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QImage>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QLineSeries>
 #include <QPushButton>
 #include <QSvgRenderer>
@@ -17,6 +21,8 @@
 #include <cmath>
 
 #include "chart_axis.h"
+#include "chart_key.h"
+#include "chart_readout.h"
 #include "comparison_summary_card.h"
 #include "run_comparison.h"
 #include "chart_board.h"
@@ -201,6 +207,7 @@ class TestUiCharts : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase();
     void driftIsWordedAsPathsNotDivergence();
     void busyAndScalingAreSaidOnTheCard();
     void twelveRunColoursStayDistinctAndAvoidTheIdealGrey();
@@ -210,8 +217,11 @@ private slots:
     void aOneEpochRunShowsItsPointWithAMarker();
     void accuracyShowsTrainDashedInTheRunColour();
     void legendNamesEveryRunInFull();
-    void hoverReadsOutTheNearestPoint();
+    void hoverReadsOutEveryRunAtTheMouseX();
     void dragAndWheelZoomAndDoubleClickResets();
+    void zoomingOneChartZoomsTheOthersOverEpochs();
+    void smoothingStrengthRedrawsTheLossOverTheRawOne();
+    void styleKeysSitAboveThePlot();
     void logScaleReplotsTheLoss();
     void exportsHaveOneSizeWhateverTheScreen();
     void exportedTextStaysBesideThePlot();
@@ -220,7 +230,19 @@ private slots:
     void epochTicksAreWholeNumbers();
     void stepViewAndScalingChartExportAtThePictureSize();
     void gapWaterfallWalksFromIdealToMeasured();
+
+private:
+    QTemporaryDir scratch_;
 };
+
+void TestUiCharts::initTestCase()
+{
+    // The board remembers the smoothing strength: not in the user's settings.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, scratch_.filePath("settings"));
+    QSettings().clear();
+}
 
 void TestUiCharts::twelveRunColoursStayDistinctAndAvoidTheIdealGrey()
 {
@@ -394,23 +416,62 @@ void TestUiCharts::legendNamesEveryRunInFull()
     QCOMPARE(int(legend->entries().size()), 11);
 }
 
-void TestUiCharts::hoverReadsOutTheNearestPoint()
+void TestUiCharts::hoverReadsOutEveryRunAtTheMouseX()
 {
     ShownBoard shown;
-    const dp::RunRecord run = finishedRun("run-1", 2, 3, 3);
-    shown.board.setRunVisible(run, runColor(0), true);
+    const dp::RunRecord first = finishedRun("run-1", 2, 3, 3);
+    dp::RunRecord second = finishedRun("run-2", 1, 3, 3);
+    for (dp::EpochMetrics& epoch : second.epochs) {
+        epoch.test_acc += 0.2;
+        epoch.train_acc -= 0.2;
+    }
+    shown.board.setRunVisible(first, runColor(0), true);
+    shown.board.setRunVisible(second, runColor(1), true);
     auto* accuracy = shown.chart<EpochMetricChart>("accuracyChart");
-    const QLineSeries* test = accuracy->lineOf(run.id, 0);
-    const QPoint second = drawnAt(*accuracy, *test, test->at(1));
+    const QLineSeries* test = accuracy->lineOf(first.id, 0);
+    const QPoint point = drawnAt(*accuracy, *test, test->at(1));
+    const QRect plot = accuracy->mapFromScene(accuracy->chart()->mapRectToScene(accuracy->chart()->plotArea()))
+                               .boundingRect();
 
-    QTest::mouseMove(accuracy->viewport(), second + QPoint(3, -2));
-    const QString readout = accuracy->shownReadout();
-    QVERIFY2(readout.contains(QString::fromStdString(run.label())), qPrintable(readout));
-    QVERIFY2(readout.contains(QStringLiteral("epoch 2")), qPrintable(readout));
-    QVERIFY2(readout.contains(QStringLiteral("test acc 0.61")), qPrintable(readout));
-    // Far from every point: nothing.
-    const QRectF plot = accuracy->chart()->plotArea();
-    QVERIFY(accuracy->readoutAt(accuracy->mapFromScene(plot.topLeft() + QPointF(2, 2))).isEmpty());
+    // At epoch 2's x, near the plot's top, far above every point: each of
+    // the four lines' epoch-2 value, highest first.
+    QTest::mouseMove(accuracy->viewport(), QPoint(point.x() + 3, plot.top() + 4));
+    const QStringList lines = accuracy->shownReadout().split(QLatin1Char('\n'));
+    const QString name1 = QString::fromStdString(first.label());
+    const QString name2 = QString::fromStdString(second.label());
+    QCOMPARE(lines, (QStringList{QStringLiteral("epoch 2"), name2 + QStringLiteral(": test acc 0.81"),
+                                 name1 + QStringLiteral(": train acc 0.66"), name1 + QStringLiteral(": test acc 0.61"),
+                                 name2 + QStringLiteral(": train acc 0.46")}));
+    QCOMPARE(accuracy->readoutAt(QPoint(point.x() + 3, plot.top() + 4)), lines.join(QLatin1Char('\n')));
+    // Presenter mode enlarges it with the rest of the chart's text.
+    const auto readoutItem = [&]() -> const ChartReadout* {
+        for (QGraphicsItem* item : accuracy->scene()->items())
+            if (const auto* readout = dynamic_cast<const ChartReadout*>(item))
+                return readout;
+        return nullptr;
+    };
+    QVERIFY(readoutItem());
+    const double normalHeight = readoutItem()->box().height();
+    accuracy->setFontScale(2);
+    QCoreApplication::processEvents();  // the plot shrinks under the larger title
+    const QRect enlargedPlot =
+            accuracy->mapFromScene(accuracy->chart()->mapRectToScene(accuracy->chart()->plotArea())).boundingRect();
+    const QPoint enlargedPoint = drawnAt(*accuracy, *test, test->at(1));
+    QTest::mouseMove(accuracy->viewport(), QPoint(enlargedPoint.x() + 2, enlargedPlot.top() + 4));
+    QCOMPARE(accuracy->shownReadout(), lines.join(QLatin1Char('\n')));
+    QVERIFY2(readoutItem()->box().height() > 1.5 * normalHeight,
+             qPrintable(QStringLiteral("%1 vs %2").arg(readoutItem()->box().height()).arg(normalHeight)));
+    // Within the plot however narrow: run names give way, values stay.
+    QVERIFY(accuracy->chart()->mapRectToScene(accuracy->chart()->plotArea()).adjusted(-1, -1, 1, 1)
+                    .contains(readoutItem()->box()));
+    accuracy->setFontScale(1);
+    // A run hidden from the legend leaves the readout.
+    accuracy->setRunHidden(QString::fromStdString(second.id), true);
+    QVERIFY(!accuracy->readoutAt(QPoint(point.x(), plot.top() + 4)).contains(name2));
+    // At x 0, an epoch from the first points: nothing.
+    QVERIFY(accuracy->readoutAt(QPoint(plot.left() + 2, point.y())).isEmpty());
+    // Outside the plot: nothing.
+    QVERIFY(accuracy->readoutAt(QPoint(point.x(), plot.bottom() + 10)).isEmpty());
 }
 
 void TestUiCharts::dragAndWheelZoomAndDoubleClickResets()
@@ -453,6 +514,170 @@ void TestUiCharts::dragAndWheelZoomAndDoubleClickResets()
     QTest::mouseClick(reset, Qt::LeftButton);
     QVERIFY(!seconds->isZoomed());
     QCOMPARE(x->max(), 20.5);
+}
+
+// Issue 31: the README says the charts over epochs share one x range; they did not while zoomed.
+void TestUiCharts::zoomingOneChartZoomsTheOthersOverEpochs()
+{
+    ShownBoard shown;
+    const dp::RunRecord run = finishedRun("run-1", 1, 10, 10);
+    shown.board.setRunVisible(run, runColor(0), true);
+    auto* accuracy = shown.chart<RunChartView>("accuracyChart");
+    const std::vector<RunChartView*> linked{shown.chart<RunChartView>("secondsChart"), shown.board.lossChart(),
+                                            shown.chart<RunChartView>("driftChart")};
+    auto* speedup = shown.chart<RunChartView>("speedupChart");
+    const double speedupMax = axisOf(*speedup, Qt::Horizontal)->max();
+    QValueAxis* x = axisOf(*accuracy, Qt::Horizontal);
+    const double fullMax = x->max();
+    const QRect plot = accuracy->mapFromScene(accuracy->chart()->mapRectToScene(accuracy->chart()->plotArea()))
+                               .boundingRect();
+
+    QWheelEvent wheel(QPointF(plot.center()), QPointF(accuracy->mapToGlobal(plot.center())), QPoint(),
+                      QPoint(0, 480), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(accuracy->viewport(), &wheel);
+    QVERIFY(x->max() - x->min() < fullMax * 0.7);
+    for (RunChartView* chart : linked) {
+        QVERIFY2(chart->isZoomed(), qPrintable(chart->objectName()));
+        QCOMPARE(axisOf(*chart, Qt::Horizontal)->min(), x->min());
+        QCOMPARE(axisOf(*chart, Qt::Horizontal)->max(), x->max());
+    }
+    // The speedup's x is devices, not epochs.
+    QVERIFY(!speedup->isZoomed());
+    QCOMPARE(axisOf(*speedup, Qt::Horizontal)->max(), speedupMax);
+
+    // A double-click on one resets them all.
+    RunChartView* seconds = linked.front();
+    QWidget* viewport = seconds->viewport();
+    const QRect secondsPlot = seconds->mapFromScene(seconds->chart()->mapRectToScene(seconds->chart()->plotArea()))
+                                      .boundingRect();
+    QTest::mouseDClick(viewport, Qt::LeftButton, {}, secondsPlot.center());
+    QVERIFY(!accuracy->isZoomed());
+    QCOMPARE(x->max(), fullMax);
+    for (RunChartView* chart : linked) {
+        QVERIFY(!chart->isZoomed());
+        QCOMPARE(axisOf(*chart, Qt::Horizontal)->max(), fullMax);
+    }
+    auto* reset = shown.board.findChild<QPushButton*>(QStringLiteral("resetZoomButton"));
+    QVERIFY(!reset->isVisible());
+
+    // Panning another chart moves them all; the button resets them all.
+    QTest::mousePress(viewport, Qt::RightButton, {}, secondsPlot.center());
+    QTest::mouseMove(viewport, secondsPlot.center() - QPoint(40, 0));
+    QTest::mouseRelease(viewport, Qt::RightButton, {}, secondsPlot.center() - QPoint(40, 0));
+    QVERIFY(x->min() > 0);
+    QCOMPARE(x->min(), axisOf(*seconds, Qt::Horizontal)->min());
+    QCOMPARE(x->max(), axisOf(*seconds, Qt::Horizontal)->max());
+    QVERIFY(accuracy->isZoomed());
+    QTest::mouseClick(reset, Qt::LeftButton);
+    for (RunChartView* chart : linked)
+        QCOMPARE(axisOf(*chart, Qt::Horizontal)->max(), fullMax);
+    QVERIFY(!accuracy->isZoomed());
+}
+
+void TestUiCharts::smoothingStrengthRedrawsTheLossOverTheRawOne()
+{
+    ShownBoard shown;
+    const dp::RunRecord run = finishedRun("run-1", 1, 2, 0);
+    shown.board.startRun(run, runColor(0));
+    QList<LossSample> losses;
+    for (int batch = 1; batch <= 40; ++batch)
+        losses.append({batch / 20.0, batch * 0.1, 2.0 / batch + (batch % 2 == 0 ? 0.3 : 0.0)});
+    shown.board.lossChart()->appendLosses(losses);
+    shown.board.refreshNow();
+    LossChart* loss = shown.board.lossChart();
+    const QString key = QString::fromStdString(run.id);
+    const QLineSeries* line = loss->lineOf(key);
+    const QLineSeries* raw = loss->lineOf(LossChart::rawLossKey(key));
+    QVERIFY(line && raw);
+    const QList<QPointF> rawPoints = line->points();
+    QCOMPARE(raw->count(), 0);  // not smoothed: one line
+    auto* strength = shown.board.findChild<QDoubleSpinBox*>(QStringLiteral("smoothingStrength"));
+    QVERIFY(strength && !strength->isVisible());
+
+    shown.board.setSmoothedLoss(true);
+    QVERIFY(strength->isVisible());
+    QCOMPARE(strength->value(), LossChart::kDefaultSmoothingStrength);
+    QCOMPARE(raw->points(), rawPoints);  // the raw loss stays, faint, behind
+    QVERIFY(raw->pen().color().alphaF() < 0.5);
+    QVERIFY(raw->pen().widthF() < line->pen().widthF());
+    const QList<QPointF> strong = line->points();
+    QVERIFY(strong != rawPoints);
+
+    strength->setValue(0.3);
+    const QList<QPointF> light = line->points();
+    QVERIFY(light != strong);
+    QCOMPARE(raw->points(), rawPoints);
+    // Lighter smoothing stays closer to the raw loss.
+    double strongOff = 0, lightOff = 0;
+    for (qsizetype i = 0; i < rawPoints.size(); ++i) {
+        strongOff += std::abs(strong[i].y() - rawPoints[i].y());
+        lightOff += std::abs(light[i].y() - rawPoints[i].y());
+    }
+    QVERIFY2(lightOff < strongOff, qPrintable(QStringLiteral("%1 vs %2").arg(lightOff).arg(strongOff)));
+    // Remembered: a new board starts with it.
+    QCOMPARE(QSettings().value(ChartBoard::kSmoothingStrengthKey).toDouble(), 0.3);
+    ChartBoard next;
+    QCOMPARE(next.findChild<QDoubleSpinBox*>(QStringLiteral("smoothingStrength"))->value(), 0.3);
+    QCOMPARE(next.lossChart()->smoothingStrength(), 0.3);
+
+    shown.board.setSmoothedLoss(false);
+    QCOMPARE(line->points(), rawPoints);
+    QCOMPARE(raw->count(), 0);
+    QVERIFY(!strength->isVisible());
+    QSettings().remove(ChartBoard::kSmoothingStrengthKey);
+}
+
+// Issue 31: the accuracy key hid test-accuracy points; the empty speedup
+// chart's key ran into the gap chart at 1024 px.
+void TestUiCharts::styleKeysSitAboveThePlot()
+{
+    ShownBoard shown;
+    dp::RunRecord run = finishedRun("run-1", 1, 3, 3);
+    shown.board.setRunVisible(run, runColor(0), true);
+    for (const char* name : {"accuracyChart", "lossChart", "speedupChart"}) {
+        const auto* chart = shown.chart<RunChartView>(name);
+        const ChartKey* key = chart->styleKey();
+        QVERIFY2(key->isVisible(), name);
+        const QRectF keyRect = key->sceneBoundingRect();
+        const QRectF plot = chart->chart()->mapRectToScene(chart->chart()->plotArea());
+        QVERIFY2(keyRect.bottom() <= plot.top(), name);
+        QVERIFY2(chart->chart()->sceneBoundingRect().contains(keyRect), name);
+    }
+    // Not over any accuracy point, whatever the accuracy.
+    auto* accuracy = shown.chart<EpochMetricChart>("accuracyChart");
+    const QRectF keyRect = accuracy->styleKey()->sceneBoundingRect();
+    for (int line = 0; line < 2; ++line) {
+        const QLineSeries* series = accuracy->lineOf(run.id, line);
+        for (const QPointF& point : series->points())
+            QVERIFY(!keyRect.contains(accuracy->mapToScene(drawnAt(*accuracy, *series, point))));
+    }
+
+    // The board beside the settings on a 1024-px screen, and narrower: the
+    // empty speedup chart's key stays within its chart, elided at the end,
+    // the whole text in its tooltip. (A board in a window of its own keeps
+    // that window three charts wide; in a parent it reflows.)
+    QWidget host;
+    auto* board = new ChartBoard(&host);
+    board->setRunVisible(run, runColor(0), true);
+    host.resize(1024, 640);
+    host.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&host));
+    for (const int width : {1024 - 360, 2 * 300 + 2}) {
+        board->setGeometry(0, 0, width, 640);
+        QTRY_COMPARE(board->chartsPerRow(), 2);
+        for (const char* name : {"accuracyChart", "lossChart", "secondsChart", "speedupChart"}) {
+            const auto* chart = board->findChild<RunChartView*>(QLatin1String(name));
+            const QRectF chartRect = chart->chart()->sceneBoundingRect();
+            const QRectF keyRect = chart->styleKey()->sceneBoundingRect();
+            QVERIFY2(!chart->styleKey()->isVisible() || chartRect.contains(keyRect),
+                     qPrintable(QStringLiteral("%1 at %2").arg(QLatin1String(name)).arg(width)));
+        }
+    }
+    const ChartKey* speedupKey = board->findChild<RunChartView*>(QStringLiteral("speedupChart"))->styleKey();
+    const QStringList whole = speedupKey->names();
+    QVERIFY(speedupKey->shownNames() != whole);
+    QVERIFY(speedupKey->shownNames().front().endsWith(QChar(0x2026)));  // elided at the end
+    QCOMPARE(speedupKey->toolTip(), whole.join(QStringLiteral(" · ")));
 }
 
 void TestUiCharts::logScaleReplotsTheLoss()
@@ -571,14 +796,17 @@ void TestUiCharts::exportedTextStaysBesideThePlot()
                                           .arg(plot.top())
                                           .arg(plot.right())
                                           .arg(plot.bottom());
-            const bool inPlot = plot.contains(text.at);                   // the style key
-            const bool title = text.at.y() < plot.top();                  // above the plot
+            const QStringList keyNames = chart->styleKey()->names();
+            const bool key = text.at.y() < plot.top()                   // the style key, above the plot
+                    && std::any_of(keyNames.begin(), keyNames.end(),
+                                   [&](const QString& keyName) { return keyName.contains(text.text); });
+            const bool title = text.at.y() < plot.top() && !key;          // above the plot
             const bool legend = text.at.x() > plot.right();               // the runs, right of it
             const bool yLabel = text.at.x() < plot.left() && text.at.y() > plot.top() - line
                     && text.at.y() < plot.bottom() + line;                // left of it
             const bool xLabel = text.at.y() > plot.bottom() && text.at.y() < plot.bottom() + 3 * line
                     && text.at.x() > plot.left() - 2 * line && text.at.x() < plot.right();  // under it
-            QVERIFY2(inPlot || title || legend || yLabel || xLabel, qPrintable(where));
+            QVERIFY2(key || title || legend || yLabel || xLabel, qPrintable(where));
             if (title) {
                 titleLeft = std::min(titleLeft, text.at.x());
                 titleRight = std::max(titleRight, text.at.x() + QFontMetricsF(titleFont).horizontalAdvance(text.text));

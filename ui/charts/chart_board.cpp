@@ -2,10 +2,13 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QImage>
+#include <QLabel>
 #include <QPushButton>
+#include <QSettings>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -56,6 +59,7 @@ ChartBoard::ChartBoard(QWidget* parent)
     auto* top = new QHBoxLayout;
     top->setContentsMargins(4, 0, 4, 0);
     top->addWidget(legend_, 1);
+    addSmoothingControl(top);
     top->addWidget(resetZoomButton_, 0, Qt::AlignTop);
     boardLayout_->setContentsMargins(0, 0, 0, 0);
     boardLayout_->setSpacing(2);
@@ -72,6 +76,7 @@ ChartBoard::ChartBoard(QWidget* parent)
     accuracy->setValuesAlwaysShown(0, 1);  // as d2l's and MATLAB's monitor draw it
     epochCharts_.push_back(accuracy);
     loss_ = add(new LossChart, "lossChart", "training_loss");
+    loss_->setSmoothingStrength(smoothingStrength_->value());
     auto* seconds = add(
             new EpochMetricChart(tr("Seconds per epoch"),
                                  {{tr("sec/epoch"), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
@@ -100,9 +105,47 @@ ChartBoard::ChartBoard(QWidget* parent)
         if (chart != speedup_) {
             sharedXCharts_.push_back(chart);
             connect(chart, &RunChartView::xExtentChanged, this, &ChartBoard::updateSharedXRange);
+            connect(chart, &RunChartView::xNavigated, this,
+                    [this, chart](double min, double max) { linkXZoom(chart, min, max); });
+            connect(chart, &RunChartView::zoomResetRequested, this, &ChartBoard::resetZoom);
         }
     }
     updateSharedXRange();
+}
+
+const QString ChartBoard::kSmoothingStrengthKey = QStringLiteral("view/loss_smoothing_strength");
+
+void ChartBoard::addSmoothingControl(QHBoxLayout* row)
+{
+    smoothingLabel_ = new QLabel(tr("Smoothing"));
+    smoothingStrength_ = new QDoubleSpinBox;
+    smoothingStrength_->setObjectName(QStringLiteral("smoothingStrength"));
+    smoothingStrength_->setRange(0, 0.99);
+    smoothingStrength_->setSingleStep(0.05);
+    smoothingStrength_->setDecimals(2);
+    smoothingStrength_->setToolTip(
+            tr("How much each point of the smoothed loss keeps of the points before it: "
+               "0 draws the raw loss, 0.99 the smoothest line"));
+    smoothingLabel_->setBuddy(smoothingStrength_);
+    const double remembered =
+            QSettings().value(kSmoothingStrengthKey, LossChart::kDefaultSmoothingStrength).toDouble();
+    smoothingStrength_->setValue(remembered);
+    connect(smoothingStrength_, &QDoubleSpinBox::valueChanged, this, [this](double strength) {
+        loss_->setSmoothingStrength(strength);
+        QSettings().setValue(kSmoothingStrengthKey, strength);
+    });
+    row->addWidget(smoothingLabel_, 0, Qt::AlignTop);
+    row->addWidget(smoothingStrength_, 0, Qt::AlignTop);
+    smoothingLabel_->hide();  // until the loss is smoothed
+    smoothingStrength_->hide();
+}
+
+void ChartBoard::linkXZoom(const RunChartView* from, double min, double max)
+{
+    for (RunChartView* chart : sharedXCharts_) {
+        if (chart != from)
+            chart->zoomX(min, max);
+    }
 }
 
 template <typename Chart>
@@ -298,6 +341,8 @@ void ChartBoard::setXAxisMode(XAxisMode mode)
 void ChartBoard::setSmoothedLoss(bool smoothed)
 {
     loss_->setSmoothed(smoothed);
+    smoothingLabel_->setVisible(smoothed);
+    smoothingStrength_->setVisible(smoothed);
 }
 
 void ChartBoard::setLogScaleLoss(bool log)

@@ -18,7 +18,10 @@ class EpochMetricChart;
 class GapWaterfallChart;
 class LossChart;
 class QDir;
+class QHBoxLayout;
+class QDoubleSpinBox;
 class QGridLayout;
+class QLabel;
 class QPushButton;
 class QVBoxLayout;
 class RunChartView;
@@ -30,7 +33,10 @@ class RunLegend;
 // need to know (which runs are shown, the x axis and its range, presenter
 // fonts, zoom, export), so a new chart is one class and one line in the
 // constructor. The charts over epochs or seconds share one x range, so that
-// a run's points line up from chart to chart. Narrower than three charts
+// a run's points line up from chart to chart, zoomed or not: zooming or
+// panning one zooms the others to its x range, and a reset resets them all.
+// While the loss is smoothed, a strength beside the legend sets how much
+// (remembered in the settings). Narrower than three charts
 // side by side (a 1024-px screen beside the settings), the grid reflows to
 // two charts a row.
 class ChartBoard : public QWidget {
@@ -55,6 +61,8 @@ public:
                        const QColor& color = {});
     void setXAxisMode(XAxisMode mode);
     void setSmoothedLoss(bool smoothed);
+    // The settings' key of the loss smoothing's strength.
+    static const QString kSmoothingStrengthKey;
     void setLogScaleLoss(bool log);
     void setFontScale(double scale);
     // Every chart shows all its data again.
@@ -115,9 +123,15 @@ private:
     // The x range every chart over epochs or seconds shows.
     void updateSharedXRange();
     void updateZoomButton();
+    // The charts sharing the x range show `min` to `max`, `from` too.
+    void linkXZoom(const RunChartView* from, double min, double max);
+    // The loss smoothing's strength, shown while the loss is smoothed.
+    void addSmoothingControl(QHBoxLayout* row);
 
     RunLegend* legend_;
     QPushButton* resetZoomButton_;
+    QLabel* smoothingLabel_ = nullptr;
+    QDoubleSpinBox* smoothingStrength_ = nullptr;
     QVBoxLayout* boardLayout_;  // the legend row above the grid
     QGridLayout* grid_ = nullptr;
     const Arrangement* arrangement_ = nullptr;

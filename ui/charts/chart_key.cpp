@@ -3,19 +3,20 @@
 #include <QFontMetricsF>
 #include <QPainter>
 
+#include <algorithm>
+
 namespace {
 
-constexpr double kPadding = 5;
+constexpr double kPadding = 2;
 constexpr double kSampleLength = 24;  // the line sample before each name
 constexpr double kSpacing = 5;        // between a sample and its name
 constexpr double kEntryGap = 14;      // between entries
-constexpr double kInset = 6;          // from the plot's edges
 
 }  // namespace
 
 ChartKey::ChartKey(QGraphicsItem* parent) : QGraphicsItem(parent)
 {
-    setZValue(500);  // above the lines, below the hover readout
+    setZValue(500);  // below the hover readout
     hide();          // until it has entries
 }
 
@@ -24,12 +25,21 @@ void ChartKey::setEntries(std::vector<Entry> entries)
     prepareGeometryChange();
     entries_ = std::move(entries);
     setVisible(!entries_.empty());
+    fit();
 }
 
 void ChartKey::setFont(const QFont& font)
 {
     prepareGeometryChange();
     font_ = font;
+    fit();
+}
+
+void ChartKey::setMaxWidth(double width)
+{
+    prepareGeometryChange();
+    maxWidth_ = width;
+    fit();
 }
 
 QStringList ChartKey::names() const
@@ -40,43 +50,58 @@ QStringList ChartKey::names() const
     return names;
 }
 
-QRectF ChartKey::boundingRect() const
+QStringList ChartKey::shownNames() const
 {
-    const QFontMetricsF metrics(font_);
-    double width = 0;
-    for (const Entry& entry : entries_)
-        width += kSampleLength + kSpacing + metrics.horizontalAdvance(entry.name) + kEntryGap;
-    if (!entries_.empty())
-        width -= kEntryGap;
-    return QRectF(0, 0, width + 2 * kPadding, metrics.height() + 2 * kPadding);
+    return shownNames_;
 }
 
-void ChartKey::place(const QRectF& plotArea, Qt::Corner corner)
+double ChartKey::widthOf(const QStringList& names) const
 {
-    const QRectF box = boundingRect();
-    const QRectF area = plotArea.adjusted(kInset, kInset, -kInset, -kInset);
-    const bool left = corner == Qt::TopLeftCorner || corner == Qt::BottomLeftCorner;
-    const bool top = corner == Qt::TopLeftCorner || corner == Qt::TopRightCorner;
-    setPos(left ? area.left() : area.right() - box.width(),
-           top ? area.top() : area.bottom() - box.height());
+    const QFontMetricsF metrics(font_);
+    double width = 2 * kPadding;
+    for (const QString& name : names)
+        width += kSampleLength + kSpacing + metrics.horizontalAdvance(name) + kEntryGap;
+    return names.isEmpty() ? width : width - kEntryGap;
+}
+
+double ChartKey::fullWidth() const
+{
+    return widthOf(names());
+}
+
+void ChartKey::fit()
+{
+    shownNames_ = names();
+    const double excess = widthOf(shownNames_) - maxWidth_;
+    if (excess > 0 && !shownNames_.isEmpty()) {
+        // Each name gives up an equal share of what does not fit.
+        const QFontMetricsF metrics(font_);
+        const double share = excess / double(shownNames_.size());
+        for (QString& name : shownNames_)
+            name = metrics.elidedText(name, Qt::ElideRight, std::max(0.0, metrics.horizontalAdvance(name) - share));
+    }
+    setToolTip(shownNames_ == names() ? QString() : names().join(QStringLiteral(" · ")));
+}
+
+QRectF ChartKey::boundingRect() const
+{
+    return QRectF(0, 0, widthOf(shownNames_), QFontMetricsF(font_).height() + 2 * kPadding);
 }
 
 void ChartKey::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*)
 {
     painter->setRenderHint(QPainter::Antialiasing);
-    painter->setPen(QPen(QColor(0xd0, 0xd0, 0xd0), 1));
-    painter->setBrush(QColor(255, 255, 255, 225));
-    painter->drawRoundedRect(boundingRect().adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
     const QFontMetricsF metrics(font_);
     painter->setFont(font_);
     double x = kPadding;
     const double middle = kPadding + metrics.height() / 2;
-    for (const Entry& entry : entries_) {
-        painter->setPen(entry.pen);
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        const QString& name = shownNames_[qsizetype(i)];
+        painter->setPen(entries_[i].pen);
         painter->drawLine(QPointF(x, middle), QPointF(x + kSampleLength, middle));
         x += kSampleLength + kSpacing;
         painter->setPen(Qt::black);
-        painter->drawText(QPointF(x, kPadding + metrics.ascent()), entry.name);
-        x += metrics.horizontalAdvance(entry.name) + kEntryGap;
+        painter->drawText(QPointF(x, kPadding + metrics.ascent()), name);
+        x += metrics.horizontalAdvance(name) + kEntryGap;
     }
 }

@@ -6,9 +6,10 @@
 
 #include <vector>
 
-// What a chart's line styles mean ("── test acc  ‒ ‒ train acc"), in a small
-// box floating in a corner of the plot that the data leave empty, rather than
-// a legend row taken from the plot. The runs' colours are the board legend's.
+// What a chart's line styles mean ("── test acc  ‒ ‒ train acc"), in a row
+// above the plot (its chart places it) rather than over the data. Where the
+// row is narrower than the key, the names are elided at the end and the key's
+// tooltip gives them whole. The runs' colours are the board legend's.
 class ChartKey : public QGraphicsItem {
 public:
     struct Entry {
@@ -20,14 +21,24 @@ public:
 
     void setEntries(std::vector<Entry> entries);
     void setFont(const QFont& font);
-    // Puts the box in `corner` of `plotArea` (scene coordinates).
-    void place(const QRectF& plotArea, Qt::Corner corner);
+    // The most the key may take across; its names are elided to fit.
+    void setMaxWidth(double width);
+    // Its width with every name whole.
+    double fullWidth() const;
     QStringList names() const;
+    // As drawn: elided where the key is narrower than fullWidth().
+    QStringList shownNames() const;
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
 private:
+    // Elides the shown names to maxWidth_.
+    void fit();
+    double widthOf(const QStringList& names) const;
+
     std::vector<Entry> entries_;
+    QStringList shownNames_;
     QFont font_;
+    double maxWidth_ = 1e9;
 };

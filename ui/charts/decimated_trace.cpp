@@ -1,13 +1,7 @@
 #include "decimated_trace.h"
 
 #include <algorithm>
-
-namespace {
-
-// Weight of the newest loss in the moving average: about the last 20 batches.
-constexpr double kSmoothingWeight = 0.05;
-
-}  // namespace
+#include <cmath>
 
 DecimatedTrace::DecimatedTrace(int maxPoints) : maxPoints_(std::max(maxPoints, 1)) {}
 
@@ -18,15 +12,12 @@ void DecimatedTrace::Bucket::add(const Bucket& other)
     epoch = mean(epoch, other.epoch);
     seconds = mean(seconds, other.seconds);
     loss = mean(loss, other.loss);
-    smoothed = mean(smoothed, other.smoothed);
     count = total;
 }
 
 void DecimatedTrace::append(const LossSample& sample)
 {
-    average_ = hasAverage_ ? average_ + kSmoothingWeight * (sample.loss - average_) : sample.loss;
-    hasAverage_ = true;
-    filling_.add({sample.epoch, sample.seconds, sample.loss, average_, 1});
+    filling_.add({sample.epoch, sample.seconds, sample.loss, 1});
     if (filling_.count < bucketSize_)
         return;
     full_.push_back(filling_);
@@ -47,18 +38,25 @@ void DecimatedTrace::append(const LossSample& sample)
     bucketSize_ *= 2;
 }
 
-QList<QPointF> DecimatedTrace::points(XAxisMode mode, bool smoothed) const
+QList<QPointF> DecimatedTrace::points(XAxisMode mode, double smoothing) const
 {
     QList<QPointF> points;
     points.reserve(qsizetype(full_.size()) + 1);
-    const auto toPoint = [&](const Bucket& bucket) {
-        return QPointF(mode == XAxisMode::epochs ? bucket.epoch : bucket.seconds,
-                       smoothed ? bucket.smoothed : bucket.loss);
+    // Over the drawn points rather than the batches, so that a strength
+    // changed after training redraws at once, as TensorBoard's does.
+    const double weight = std::clamp(smoothing, 0.0, 0.999);
+    double average = 0;
+    double debias = 1;  // weight^n: the share of the average still at its start of 0
+    const auto append = [&](const Bucket& bucket) {
+        average = weight * average + (1 - weight) * bucket.loss;
+        debias *= weight;
+        const double loss = weight > 0 ? average / (1 - debias) : bucket.loss;
+        points.append(QPointF(mode == XAxisMode::epochs ? bucket.epoch : bucket.seconds, loss));
     };
     for (const Bucket& bucket : full_)
-        points.append(toPoint(bucket));
+        append(bucket);
     // The newest batches show before their bucket fills.
     if (filling_.count > 0)
-        points.append(toPoint(filling_));
+        append(filling_);
     return points;
 }

@@ -18,14 +18,16 @@ public:
 
     void append(const LossSample& sample);
 
-    // The buckets as chart points; `smoothed` gives the exponential moving
-    // average of the loss (TensorBoard's smoothing) instead of the raw mean.
-    QList<QPointF> points(XAxisMode mode, bool smoothed) const;
+    // The buckets as chart points. A `smoothing` weight above 0 gives the
+    // exponential moving average of the points' losses, TensorBoard's
+    // smoothing with its debiased start: each point keeps `smoothing` of the
+    // average before it (0: the raw means; 0.99: very smooth).
+    QList<QPointF> points(XAxisMode mode, double smoothing = 0) const;
     int samplesPerPoint() const { return bucketSize_; }
 
 private:
     struct Bucket {
-        double epoch = 0, seconds = 0, loss = 0, smoothed = 0;
+        double epoch = 0, seconds = 0, loss = 0;
         int count = 0;
 
         void add(const Bucket& other);
@@ -35,6 +37,4 @@ private:
     int bucketSize_ = 1;
     std::vector<Bucket> full_;
     Bucket filling_;
-    double average_ = 0;
-    bool hasAverage_ = false;
 };

@@ -13,7 +13,7 @@ EpochMetricChart::EpochMetricChart(const QString& title, std::vector<Measurement
         std::vector<ChartKey::Entry> key;
         for (const Measurement& measurement : measurements_)
             key.push_back({measurement.name, keyPen(measurement.pen)});
-        setStyleKey(std::move(key), Qt::BottomRightCorner);
+        setStyleKey(std::move(key));
     }
     setXAxisMode(XAxisMode::epochs);
 }

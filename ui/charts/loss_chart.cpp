@@ -37,8 +37,7 @@ LossChart::LossChart(QWidget* parent)
     refreshTimer_.setInterval(kRefreshIntervalMs);
     connect(&refreshTimer_, &QTimer::timeout, this, &LossChart::refreshNow);
     setYBounds(0, std::numeric_limits<double>::max());
-    setStyleKey({{tr("train loss"), keyPen(Qt::SolidLine)}, {tr("test loss"), keyPen(Qt::DotLine)}},
-                Qt::TopRightCorner);
+    setStyleKey({{tr("train loss"), keyPen(Qt::SolidLine)}, {tr("test loss"), keyPen(Qt::DotLine)}});
     setXAxisMode(XAxisMode::epochs);
 }
 
@@ -46,7 +45,13 @@ void LossChart::startRun(const dp::RunRecord& record, const QColor& color)
 {
     currentKey_ = QString::fromStdString(record.id);
     traces_.insert(currentKey_, DecimatedTrace());
-    line(currentKey_, QString::fromStdString(record.label()), color);
+    addLossLines(currentKey_, QString::fromStdString(record.label()), color);
+}
+
+void LossChart::addLossLines(const QString& key, const QString& runName, const QColor& color)
+{
+    line(rawLossKey(key), runName, color, {.namedInExport = false, .faint = true});
+    line(key, runName, color);
 }
 
 void LossChart::appendLosses(const QList<LossSample>& samples)
@@ -69,9 +74,12 @@ void LossChart::refreshNow()
     for (const QString& key : std::as_const(stale_)) {
         const auto trace = traces_.constFind(key);
         if (trace != traces_.cend()) {
-            const QList<QPointF> points = trace->points(mode_, smoothed_);
-            topValues_[key] = topOf(points);
-            setLinePoints(key, points);
+            const QList<QPointF> raw = trace->points(mode_);
+            const QList<QPointF> shown = smoothed_ ? trace->points(mode_, smoothingStrength_) : raw;
+            topValues_[key] = topOf(shown);
+            topValues_[rawLossKey(key)] = smoothed_ ? topOf(raw) : std::numeric_limits<double>::quiet_NaN();
+            setLinePoints(key, shown);
+            setLinePoints(rawLossKey(key), smoothed_ ? raw : QList<QPointF>());
         }
     }
     stale_.clear();
@@ -97,6 +105,11 @@ void LossChart::fitLossAxes()
 QString LossChart::testLossKey(const QString& runKey)
 {
     return runKey + QStringLiteral("/test loss");
+}
+
+QString LossChart::rawLossKey(const QString& runKey)
+{
+    return runKey + QStringLiteral("/raw loss");
 }
 
 void LossChart::showTestLosses(const dp::RunRecord& record, const QColor& color)
@@ -151,7 +164,7 @@ void LossChart::showEpochLosses(const dp::RunRecord& record, const QColor& color
         trace.append({double(epoch.epoch), seconds, epoch.train_loss});
     }
     traces_.insert(key, trace);
-    line(key, QString::fromStdString(record.label()), color);
+    addLossLines(key, QString::fromStdString(record.label()), color);
     stale_.insert(key);
     refreshNow();
 }
@@ -159,7 +172,7 @@ void LossChart::showEpochLosses(const dp::RunRecord& record, const QColor& color
 void LossChart::setRunVisible(const std::string& id, bool visible)
 {
     const QString key = QString::fromStdString(id);
-    for (const QString& lineKey : {key, testLossKey(key)}) {
+    for (const QString& lineKey : {key, rawLossKey(key), testLossKey(key)}) {
         if (hasLine(lineKey))
             setLineVisible(lineKey, visible);
     }
@@ -172,7 +185,7 @@ void LossChart::removeRun(const std::string& id)
     traces_.remove(key);
     testEpochs_.remove(key);
     stale_.remove(key);
-    for (const QString& lineKey : {key, testLossKey(key)}) {
+    for (const QString& lineKey : {key, rawLossKey(key), testLossKey(key)}) {
         topValues_.remove(lineKey);
         removeLine(lineKey);
     }
@@ -192,4 +205,11 @@ void LossChart::setSmoothed(bool smoothed)
     smoothed_ = smoothed;
     setValueName(smoothed ? tr("smoothed loss") : tr("loss"));
     redrawAll();
+}
+
+void LossChart::setSmoothingStrength(double strength)
+{
+    smoothingStrength_ = std::clamp(strength, 0.0, 0.99);
+    if (smoothed_)
+        redrawAll();
 }

@@ -18,7 +18,8 @@
 RunChartView::Span lossAxisMinimumSpan(double top);
 
 // Training loss per batch of the runs trained in this window, a line each,
-// optionally smoothed, on a linear or log scale, and each run's test loss as
+// optionally smoothed (the raw loss then drawn faintly behind), on a linear
+// or log scale, and each run's test loss as
 // a dot at every epoch's end in the run's colour. Losses arrive in groups;
 // the chart redraws at most a few times a second, from a decimated trace,
 // however long the run. On a linear scale the y axis spans at least
@@ -41,17 +42,26 @@ public:
     void showTestLosses(const dp::RunRecord& record, const QColor& color);
     // The key of a run's test-loss line.
     static QString testLossKey(const QString& runKey);
+    // The key of a run's raw loss, drawn faintly behind the smoothed one
+    // (no points while the loss is not smoothed).
+    static QString rawLossKey(const QString& runKey);
     // Lines keep their data while hidden.
     void setRunVisible(const std::string& id, bool visible);
     void removeRun(const std::string& id);
     void setXAxisMode(XAxisMode mode);
     void setSmoothed(bool smoothed);
+    // How smooth: the moving average's weight, 0 to 0.99 (DecimatedTrace::points).
+    void setSmoothingStrength(double strength);
+    double smoothingStrength() const { return smoothingStrength_; }
+    static constexpr double kDefaultSmoothingStrength = 0.9;
 
     // Draws pending losses now instead of at the next refresh.
     void refreshNow();
 
 private:
     void redrawAll();
+    // The run's raw-loss line, then its own, so that the raw one is drawn behind.
+    void addLossLines(const QString& key, const QString& runName, const QColor& color);
     void plotTestLosses(const QString& key);
     // Fits the axes, the y axis at least lossAxisMinimumSpan below the top shown value.
     void fitLossAxes();
@@ -64,4 +74,5 @@ private:
     QTimer refreshTimer_;
     XAxisMode mode_ = XAxisMode::epochs;
     bool smoothed_ = false;
+    double smoothingStrength_ = kDefaultSmoothingStrength;
 };

@@ -13,7 +13,6 @@
 #include <QSvgGenerator>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 
@@ -27,7 +26,7 @@ constexpr double kLineWidth = 2;
 constexpr double kMarkerDiameter = 8;
 // Room above and below the data, as a fraction of its span.
 constexpr double kYHeadroom = 0.05;
-// How far from the mouse (pixels) a point can be and still be read out.
+// How far across from the mouse (pixels) a line's nearest point can be and still be read out.
 constexpr double kReadoutReach = 48;
 // Pixels per label the axes need before they crowd: a label and its gap.
 constexpr double kPixelsPerXLabel = 80;
@@ -35,6 +34,12 @@ constexpr double kPixelsPerYLabel = 40;
 constexpr int kMaxYLabels = 8;
 // The chart's margins around its title, axes and legend.
 constexpr QMargins kChartMargins(6, 4, 10, 4);
+// Between the title and a style key beside it, and under the title's row.
+constexpr double kHeaderGap = 12;
+constexpr int kHeaderRowGap = 2;
+// A faint line (the raw loss behind the smoothed one): its width and opacity.
+constexpr double kFaintLineWidth = 1;
+constexpr float kFaintAlpha = 0.3f;
 
 // The dot drawn on each point: as an image (Qt's "light marker") rather than
 // the series' own points, because Qt does not draw the points of a line that
@@ -99,8 +104,12 @@ RunChartView::RunChartView(const QString& title, const QString& valueName, QWidg
     connect(navigator, &ChartNavigator::navigated, this, [this] {
         readout_->hide();
         setZoomed(true);
+        emit xNavigated(xAxis_->min(), xAxis_->max());
     });
-    connect(navigator, &ChartNavigator::resetRequested, this, &RunChartView::resetZoom);
+    connect(navigator, &ChartNavigator::resetRequested, this, [this] {
+        resetZoom();
+        emit zoomResetRequested();
+    });
     // Small enough that at 1280x720 two rows of charts leave the runs table four rows.
     setMinimumSize(300, 110);
     baseFont_ = font();
@@ -127,10 +136,6 @@ void RunChartView::applyFonts()
     if (fontScale_ <= 1)
         title.setPointSizeF(body.pointSizeF() * 1.1);
     title_->setFont(title);
-    // The title's line above the plot, where QChart would have put its own.
-    QMargins margins = kChartMargins;
-    margins.setTop(margins.top() + int(std::ceil(QFontMetricsF(title).height())) + 2);
-    chart()->setMargins(margins);
     chart()->legend()->setFont(body);
     for (ChartAxis* axis : {xAxis_, yAxis_}) {
         axis->setLabelsFont(body);
@@ -138,7 +143,7 @@ void RunChartView::applyFonts()
     }
     readout_->setFont(body);
     key_->setFont(body);
-    placeKey();
+    layOutHeader(chart()->size().width());
     updateTickCounts(size());
 }
 
@@ -156,6 +161,7 @@ void RunChartView::updateTickCounts(QSizeF chartSize)
 void RunChartView::resizeEvent(QResizeEvent* event)
 {
     QChartView::resizeEvent(event);
+    layOutHeader(chart()->size().width());
     showXTitleIfRoom();
     updateTickCounts(size());
 }
@@ -185,7 +191,11 @@ QLineSeries* RunChartView::line(const QString& key, const QString& runName, cons
     }
     auto* series = new QLineSeries;
     series->setName(runName);
-    QPen pen(color, kLineWidth, style.pen);
+    QColor lineColor = color;
+    if (style.faint)
+        lineColor.setAlphaF(kFaintAlpha);
+    const double width = style.faint ? kFaintLineWidth : kLineWidth;
+    QPen pen(lineColor, width, style.pen);
     pen.setCapStyle(Qt::RoundCap);
     series->setPen(pen);
     if (style.markers) {
@@ -196,7 +206,8 @@ QLineSeries* RunChartView::line(const QString& key, const QString& runName, cons
     series->attachAxis(xAxis_);
     series->attachAxis(yAxis_);
     series->setVisible(!hiddenRuns_.contains(runKeyOf(key)));
-    const Line& made = *lines_.insert(key, Line{series, {}, runName, valueName, color, style.namedInExport});
+    const Line& made = *lines_.insert(
+            key, Line{series, {}, runName, valueName, lineColor, width, style.namedInExport, !style.faint});
     applyHighlight(key, made);
     updateLegend(false);
     return series;
@@ -277,18 +288,17 @@ void RunChartView::applyHighlight(const QString& lineKey, const Line& line)
     QPen pen = line.series->pen();
     QColor color = line.color;
     const bool own = runKeyOf(lineKey) == highlightedRun_;
-    pen.setWidthF(!highlightedRun_.isEmpty() && own ? 2 * kLineWidth : kLineWidth);
+    pen.setWidthF(!highlightedRun_.isEmpty() && own ? 2 * line.width : line.width);
     if (!highlightedRun_.isEmpty() && !own)
-        color.setAlphaF(0.25f);
+        color.setAlphaF(0.25f * color.alphaF());
     pen.setColor(color);
     line.series->setPen(pen);
 }
 
-void RunChartView::setStyleKey(std::vector<ChartKey::Entry> entries, Qt::Corner preferred)
+void RunChartView::setStyleKey(std::vector<ChartKey::Entry> entries)
 {
     key_->setEntries(std::move(entries));
-    preferredKeyCorner_ = keyCorner_ = preferred;
-    placeKey();
+    layOutHeader(chart()->size().width());
 }
 
 QPen RunChartView::keyPen(Qt::PenStyle style, const QColor& color)
@@ -301,13 +311,39 @@ QString RunChartView::title() const
     return title_->text();
 }
 
+void RunChartView::layOutHeader(double width)
+{
+    // Outside the plot, the key hides no data (issue 31: the accuracy key
+    // covered test-accuracy points); beside the title where both fit.
+    const double room = width - kChartMargins.left() - kChartMargins.right();
+    const QFontMetricsF titleMetrics(title_->font());
+    const double titleWidth = titleMetrics.horizontalAdvance(fullTitle_);
+    key_->setMaxWidth(room);
+    keyBesideTitle_ = !key_->isVisible() || titleWidth + kHeaderGap + key_->fullWidth() <= room;
+    double header = titleMetrics.height();
+    if (key_->isVisible()) {
+        const double keyHeight = key_->boundingRect().height();
+        header = keyBesideTitle_ ? std::max(header, keyHeight) : header + kHeaderRowGap + keyHeight;
+    }
+    QMargins margins = kChartMargins;
+    margins.setTop(margins.top() + int(std::ceil(header)) + kHeaderRowGap);
+    if (chart()->margins() != margins)
+        chart()->setMargins(margins);  // placed again when the plot area moves
+    placeTitle();
+    placeKey();
+}
+
 void RunChartView::placeTitle()
 {
-    // Centred over the plot, as far as the chart's width lets it be.
+    // Centred over the plot, as far as the chart's width (and a key beside
+    // it) lets it be; elided at the end, the whole title in its tooltip.
     const QRectF plot = chart()->plotArea();
-    const QRectF room = chart()->rect().marginsRemoved(kChartMargins.toMarginsF());
+    QRectF room = chart()->rect().marginsRemoved(kChartMargins.toMarginsF());
+    if (key_->isVisible() && keyBesideTitle_)
+        room.setRight(room.right() - key_->boundingRect().width() - kHeaderGap);
     const QFontMetricsF metrics(title_->font());
     title_->setText(metrics.elidedText(fullTitle_, Qt::ElideRight, room.width()));
+    title_->setToolTip(title_->text() == fullTitle_ ? QString() : fullTitle_);
     const double width = metrics.horizontalAdvance(title_->text());
     const double left = std::clamp(plot.center().x() - width / 2, room.left(),
                                    std::max(room.left(), room.right() - width));
@@ -318,25 +354,14 @@ void RunChartView::placeKey()
 {
     if (!key_->isVisible())
         return;
-    // As matplotlib's legend(loc="best"): the key stays where it is while it
-    // hides nothing, else moves to the corner hiding least, the preferred
-    // one first.
-    const QRectF area = chart()->mapRectToScene(chart()->plotArea());
-    int fewest = std::numeric_limits<int>::max();
-    Qt::Corner best = keyCorner_;
-    for (const Qt::Corner corner : {keyCorner_, preferredKeyCorner_, Qt::BottomRightCorner,
-                                    Qt::TopLeftCorner, Qt::TopRightCorner, Qt::BottomLeftCorner}) {
-        key_->place(area, corner);
-        const int crossing = linesCrossing(key_->sceneBoundingRect());
-        if (crossing < fewest) {
-            fewest = crossing;
-            best = corner;
-        }
-        if (crossing == 0)
-            break;
-    }
-    keyCorner_ = best;
-    key_->place(area, best);
+    // Right-aligned with the plot, on the title's row or the one under it.
+    const QRectF room = chart()->rect().marginsRemoved(kChartMargins.toMarginsF());
+    const double width = key_->boundingRect().width();
+    const double right = std::min(chart()->plotArea().right(), room.right());
+    double top = room.top();
+    if (!keyBesideTitle_)
+        top += QFontMetricsF(title_->font()).height() + kHeaderRowGap;
+    key_->setPos(chart()->mapToScene(QPointF(std::max(room.left(), right - width), top)));
 }
 
 QPointF RunChartView::drawnAt(QPointF position) const
@@ -344,31 +369,6 @@ QPointF RunChartView::drawnAt(QPointF position) const
     const QRectF area = chart()->plotArea();
     return {area.left() + (position.x() - xAxis_->min()) / (xAxis_->max() - xAxis_->min()) * area.width(),
             area.bottom() - (position.y() - yAxis_->min()) / (yAxis_->max() - yAxis_->min()) * area.height()};
-}
-
-int RunChartView::linesCrossing(const QRectF& sceneRect) const
-{
-    const QRectF box = chart()->mapRectFromScene(sceneRect);
-    const std::array<QLineF, 4> edges{QLineF(box.topLeft(), box.topRight()),
-                                      QLineF(box.topRight(), box.bottomRight()),
-                                      QLineF(box.bottomRight(), box.bottomLeft()),
-                                      QLineF(box.bottomLeft(), box.topLeft())};
-    int crossing = 0;
-    for (const Line& line : lines_) {
-        if (!line.series->isVisible())
-            continue;
-        const QList<QPointF> positions = line.series->points();
-        for (qsizetype i = 0; i < positions.size(); ++i) {
-            const QPointF to = drawnAt(positions[i]);
-            const QPointF from = i > 0 ? drawnAt(positions[i - 1]) : to;
-            const QLineF segment(from, to);
-            if (box.contains(to) || std::any_of(edges.begin(), edges.end(), [&](const QLineF& edge) {
-                    return segment.intersects(edge) == QLineF::BoundedIntersection;
-                }))
-                ++crossing;
-        }
-    }
-    return crossing;
 }
 
 void RunChartView::updateLegend(bool exporting)
@@ -483,7 +483,6 @@ void RunChartView::fitAxes()
         }
         yAxis_->fit(low, high, kYHeadroom);
     }
-    placeKey();
     const std::optional<Span> extent = xExtent();
     const bool extentChanged = extent.has_value() != lastXExtent_.has_value()
             || (extent && (extent->min != lastXExtent_->min || extent->max != lastXExtent_->max));
@@ -506,17 +505,26 @@ void RunChartView::resetZoom()
     fitAxes();
 }
 
-std::optional<RunChartView::Nearest> RunChartView::nearestPoint(QPointF scenePos) const
+void RunChartView::zoomX(double min, double max)
+{
+    readout_->hide();
+    xAxis_->showPositions(min, max);
+    setZoomed(true);
+}
+
+std::vector<RunChartView::Reading> RunChartView::readingsAt(QPointF scenePos) const
 {
     const QRectF area = chart()->plotArea();
-    if (area.isEmpty())
-        return std::nullopt;
     const QPointF mouse = chart()->mapFromScene(scenePos);
-    std::optional<Nearest> nearest;
-    double bestDistance = kReadoutReach * std::max(1.0, fontScale_);
+    if (area.isEmpty() || !area.adjusted(-1, -1, 1, 1).contains(mouse))
+        return {};
+    const double reach = kReadoutReach * std::max(1.0, fontScale_);
+    std::vector<Reading> readings;
     for (const Line& line : lines_) {
-        if (!line.series->isVisible())
+        if (!line.series->isVisible() || !line.readOut)
             continue;
+        std::optional<Reading> nearest;
+        double bestDistance = reach;
         for (const QPointF& value : line.values) {
             const double y = yAxis_->position(value.y());
             if (!std::isfinite(y))
@@ -524,28 +532,50 @@ std::optional<RunChartView::Nearest> RunChartView::nearestPoint(QPointF scenePos
             const QPointF at = drawnAt({value.x(), y});
             if (!area.adjusted(-1, -1, 1, 1).contains(at))
                 continue;  // zoomed out of view
-            const double distance = std::hypot(at.x() - mouse.x(), at.y() - mouse.y());
+            const double distance = std::abs(at.x() - mouse.x());
             if (distance < bestDistance) {
                 bestDistance = distance;
-                nearest = Nearest{&line, value, chart()->mapToScene(at)};
+                nearest = Reading{&line, value, chart()->mapToScene(at)};
             }
         }
+        if (nearest)
+            readings.push_back(*nearest);
     }
-    return nearest;
+    // Top to bottom, as the lines are drawn; ties by run name, the same each time.
+    std::sort(readings.begin(), readings.end(), [](const Reading& a, const Reading& b) {
+        if (a.value.y() != b.value.y())
+            return a.value.y() > b.value.y();
+        return a.line->runName < b.line->runName;
+    });
+    return readings;
 }
 
-QString RunChartView::readoutText(const Nearest& nearest) const
+QString RunChartView::readoutValue(const Reading& reading) const
 {
-    const QString valueName = nearest.line->valueName.isEmpty() ? valueName_ : nearest.line->valueName;
-    return nearest.line->runName + QLatin1Char('\n')
-            + xReadoutFormat_.arg(number(nearest.value.x())) + QStringLiteral(" · ") + valueName
-            + QLatin1Char(' ') + number(nearest.value.y());
+    const QString valueName = reading.line->valueName.isEmpty() ? valueName_ : reading.line->valueName;
+    return valueName + QLatin1Char(' ') + number(reading.value.y());
+}
+
+QString RunChartView::readoutHeader(const std::vector<Reading>& readings, QPointF scenePos) const
+{
+    // The x of the point nearest the mouse names them all: per-epoch lines
+    // share it, per-batch losses differ from it by less than a pixel's worth.
+    const auto nearest = std::min_element(readings.begin(), readings.end(), [&](const Reading& a, const Reading& b) {
+        return std::abs(a.position.x() - scenePos.x()) < std::abs(b.position.x() - scenePos.x());
+    });
+    return xReadoutFormat_.arg(number(nearest->value.x()));
 }
 
 QString RunChartView::readoutAt(QPoint viewPos) const
 {
-    const std::optional<Nearest> nearest = nearestPoint(mapToScene(viewPos));
-    return nearest ? readoutText(*nearest) : QString();
+    const QPointF scenePos = mapToScene(viewPos);
+    const std::vector<Reading> readings = readingsAt(scenePos);
+    if (readings.empty())
+        return {};
+    QStringList lines{readoutHeader(readings, scenePos)};
+    for (const Reading& reading : readings)
+        lines.append(reading.line->runName + QStringLiteral(": ") + readoutValue(reading));
+    return lines.join(QLatin1Char('\n'));
 }
 
 QString RunChartView::shownReadout() const
@@ -555,14 +585,16 @@ QString RunChartView::shownReadout() const
 
 void RunChartView::hoverAt(QPointF scenePos)
 {
-    const std::optional<Nearest> nearest = nearestPoint(scenePos);
-    if (!nearest) {
+    const std::vector<Reading> readings = readingsAt(scenePos);
+    if (readings.empty()) {
         readout_->hide();
         return;
     }
-    readout_->point(nearest->position, nearest->line->color,
-                    readoutText(*nearest).split(QLatin1Char('\n')),
-                    chart()->mapRectToScene(chart()->plotArea()));
+    std::vector<ChartReadout::Entry> entries;
+    for (const Reading& reading : readings)
+        entries.push_back({reading.position, reading.line->color, reading.line->runName, readoutValue(reading)});
+    readout_->show(scenePos.x(), scenePos.y(), chart()->mapRectToScene(chart()->plotArea()),
+                   readoutHeader(readings, scenePos), std::move(entries));
 }
 
 void RunChartView::mouseMoveEvent(QMouseEvent* event)
@@ -589,6 +621,7 @@ void RunChartView::renderExport(QSize size, Render render)
     updateLegend(true);
     xAxis_->setTitleVisible(true);  // a picture has no "x:" switch above it
     exported->resize(size);
+    layOutHeader(size.width());
     updateTickCounts(size);
     // Laid out again once the export's ticks are set: Qt places (and hides
     // out-of-range) axis labels when it lays the chart out, and a layout done
@@ -601,6 +634,7 @@ void RunChartView::renderExport(QSize size, Render render)
     render(QRectF(exported->pos(), QSizeF(size)));
 
     exported->resize(onScreen);
+    layOutHeader(onScreen.width());
     exported->layout()->invalidate();
     showXTitleIfRoom();
     updateLegend(false);

@@ -23,11 +23,12 @@ class QLineSeries;
 // data values; this plots them on a linear or log y scale, keeps the axes
 // around the data (x: the range its owner gives, shared by the charts of a
 // board), and makes the chart explorable as TensorBoard's and W&B's are:
-// hovering reads out the nearest point (run, x and value), and it zooms and
-// pans (ChartNavigator); while zoomed, new data leave the view where the user
-// put it, until a double-click or resetZoom().
+// hovering reads out every line's value at the x under the mouse, and it
+// zooms and pans (ChartNavigator); while zoomed, new data leave the view where
+// the user put it, until a double-click or resetZoom().
 // Runs are told apart by the board's shared legend; on screen a chart's own
-// key only explains line styles, and exported pictures list the runs too.
+// key only explains line styles, above the plot beside the title (never over
+// the data), and exported pictures list the runs too.
 class RunChartView : public QChartView {
     Q_OBJECT
 
@@ -57,6 +58,9 @@ public:
 
     bool isZoomed() const { return zoomed_; }
     void resetZoom();
+    // Shows x from `min` to `max` as if the user had zoomed there (another
+    // chart's zoom, linked); y keeps its range.
+    void zoomX(double min, double max);
 
     // The board legend's choices, by run key (a line's key, or the part of
     // it before '/': a run's second line): a hidden run's lines are not
@@ -65,8 +69,9 @@ public:
     void setRunHidden(const QString& runKey, bool hidden);
     void setHighlightedRun(const QString& runKey);
 
-    // What the readout shows for the point nearest `viewPos`; empty if no
-    // point is within reach. The shown one, or empty when hidden.
+    // What the readout shows with the mouse at `viewPos`: the x, then each
+    // line's point nearest that x (within reach of it), highest value first;
+    // empty if no point is within reach. The shown one, or empty when hidden.
     QString readoutAt(QPoint viewPos) const;
     QString shownReadout() const;
 
@@ -80,11 +85,17 @@ public:
 
     // The chart's title, as shown (elided where the chart is narrow).
     QString title() const;
+    // What the line styles mean (setStyleKey), hidden while it has no entries.
+    const ChartKey* styleKey() const { return key_; }
 
 signals:
     // The x values of the shown points reach further (or less far) than before.
     void xExtentChanged();
     void zoomedChanged(bool zoomed);
+    // The user zoomed or panned to show x from `min` to `max`.
+    void xNavigated(double min, double max);
+    // The user asked for everything again (a double-click).
+    void zoomResetRequested();
 
 protected:
     struct LineStyle {
@@ -94,6 +105,9 @@ protected:
         // Named in an exported picture's legend (which, unlike the screen,
         // has no board legend beside it); a run's second line is not.
         bool namedInExport = true;
+        // Thin and pale behind the others (the raw loss under the smoothed
+        // one), and not read out.
+        bool faint = false;
     };
 
     // The line of `key`, made if new: `runName` in the readout and legend,
@@ -110,9 +124,9 @@ protected:
     void setLineVisible(const QString& key, bool visible);
     void removeLine(const QString& key);
     QStringList lineKeys() const { return lines_.keys(); }
-    // What the line styles mean, in a corner of the plot: `preferred` (one
-    // the data usually leave empty), else the one crossing the fewest lines.
-    void setStyleKey(std::vector<ChartKey::Entry> entries, Qt::Corner preferred);
+    // What the line styles mean, above the plot: right of the title where
+    // both fit, else on a row of its own, elided at the end.
+    void setStyleKey(std::vector<ChartKey::Entry> entries);
     // A pen for style key samples, like the lines' pens.
     static QPen keyPen(Qt::PenStyle style, const QColor& color = QColor(0x50, 0x50, 0x50));
 
@@ -142,10 +156,12 @@ private:
         QList<QPointF> values;  // as given, before the y scale
         QString runName;
         QString valueName;
-        QColor color;
+        QColor color;  // faint lines' paler
+        double width = 0;
         bool namedInExport = true;
+        bool readOut = true;
     };
-    struct Nearest {
+    struct Reading {
         const Line* line;
         QPointF value;     // data values
         QPointF position;  // in the scene
@@ -160,16 +176,22 @@ private:
     void showXTitleIfRoom();
     // The legend lists the runs only in exports.
     void updateLegend(bool exporting);
+    // The title and the style key above the plot, the chart's top margin
+    // theirs, for a chart `width` wide.
+    void layOutHeader(double width);
     void placeTitle();
     void placeKey();
-    // How many of the shown lines' segments cross `sceneRect`.
-    int linesCrossing(const QRectF& sceneRect) const;
     // Where a plotted position is drawn, in chart coordinates.
     QPointF drawnAt(QPointF position) const;
     // Labels as many as `chartSize` has room for.
     void updateTickCounts(QSizeF chartSize);
-    std::optional<Nearest> nearestPoint(QPointF scenePos) const;
-    QString readoutText(const Nearest& nearest) const;
+    // Each read-out line's point nearest the x of `scenePos`, within reach of
+    // it, highest value first.
+    std::vector<Reading> readingsAt(QPointF scenePos) const;
+    // The x they are read at, as the readout's first line says it.
+    QString readoutHeader(const std::vector<Reading>& readings, QPointF scenePos) const;
+    // "test acc 0.61": what a reading's line measures, and its value.
+    QString readoutValue(const Reading& reading) const;
     void hoverAt(QPointF scenePos);
     void setZoomed(bool zoomed);
     // Lays the chart out at `size` with export fonts and legend, calls
@@ -183,8 +205,7 @@ private:
     ChartKey* key_;
     QGraphicsSimpleTextItem* title_;
     QString fullTitle_;
-    Qt::Corner preferredKeyCorner_ = Qt::BottomRightCorner;
-    Qt::Corner keyCorner_ = Qt::BottomRightCorner;
+    bool keyBesideTitle_ = true;  // else on a row of its own under it
     QHash<QString, Line> lines_;
     QString valueName_;
     QString xReadoutFormat_;

@@ -71,15 +71,14 @@ void SpeedupChart::setMeasurements(std::vector<Measurement> measurements)
         if (keys.count(key) == 0)
             removeLine(key);
     }
-    // Until a comparison runs, the key says how to get one. Measured
-    // speedups stay below the ideal line, leaving its top left empty.
+    // Until a comparison runs, the key says how to get one.
     std::vector<ChartKey::Entry> key{
         {measurements.empty() ? tr("ideal (linear) · Compare 1 vs N measures the real one")
                               : idealName,
          keyPen(Qt::DashLine, referenceLineColor())}};
     if (hasLine(kCeilingKey))
         key.push_back({tr("ceiling: the cores the devices had"), keyPen(Qt::DotLine)});
-    setStyleKey(std::move(key), Qt::TopLeftCorner);
+    setStyleKey(std::move(key));
 
     // Half a device either side, so that the end points' dots show whole.
     showXRange(0.5, maxDevices + 0.5);
