@@ -25,6 +25,9 @@ struct Shape {
     int batch, channels;
     std::size_t plane;
     std::size_t size() const { return std::size_t(batch) * std::size_t(channels) * plane; }
+    std::size_t index(int n, int c, std::size_t p) const {
+        return (std::size_t(n) * std::size_t(channels) + std::size_t(c)) * plane + p;
+    }
 };
 
 // The brief's shapes, odd sizes, an empty batch, and more channels than
@@ -73,7 +76,8 @@ Run run_plan(const ChannelReductionPlan& plan, std::size_t size, const Terms& te
         for (int cc = 0; cc < chunk_channels; ++cc)
             for (int s = 0; s < plan.slices; ++s) blocks.emplace_back(cc, s);
         if (order == BlockOrder::reversed) std::reverse(blocks.begin(), blocks.end());
-        if (order == BlockOrder::shuffled) std::shuffle(blocks.begin(), blocks.end(), std::mt19937(7));
+        if (order == BlockOrder::shuffled)
+            std::shuffle(blocks.begin(), blocks.end(), std::mt19937(7));
         for (const auto& [cc, slice] : blocks) {
             const int c = first + cc;
             ChannelPartial thread_sums[dp::cuda::kReductionThreads];
@@ -85,7 +89,8 @@ Run run_plan(const ChannelReductionPlan& plan, std::size_t size, const Terms& te
             partials[dp::cuda::partial_index(plan, cc, slice)] = dp::cuda::fold_block(thread_sums);
         }
         for (int cc = 0; cc < chunk_channels; ++cc)
-            run.totals[std::size_t(first + cc)] = dp::cuda::combine_slices(plan, partials.data(), cc);
+            run.totals[std::size_t(first + cc)] =
+                dp::cuda::combine_slices(plan, partials.data(), cc);
     }
     return run;
 }
@@ -97,8 +102,7 @@ Reference reference_sums(const Shape& shape, const DeviationTerms& terms, int c)
     Reference r;
     for (int n = 0; n < shape.batch; ++n)
         for (std::size_t p = 0; p < shape.plane; ++p) {
-            const std::size_t i = (std::size_t(n) * shape.channels + c) * shape.plane + p;
-            const long double d = (long double)terms.x[i] - terms.shift(c);
+            const long double d = (long double)terms.x[shape.index(n, c, p)] - terms.shift(c);
             r.sum += d;
             r.sum_sq += d * d;
             r.abs_sum += std::fabs(d);
@@ -214,11 +218,11 @@ private slots:
             long double mean = 0, m2 = 0;
             for (int n = 0; n < shape.batch; ++n)
                 for (std::size_t p = 0; p < shape.plane; ++p)
-                    mean += x[(std::size_t(n) * shape.channels + c) * shape.plane + p];
+                    mean += x[shape.index(n, c, p)];
             mean /= count;
             for (int n = 0; n < shape.batch; ++n)
                 for (std::size_t p = 0; p < shape.plane; ++p) {
-                    const long double d = x[(std::size_t(n) * shape.channels + c) * shape.plane + p] - mean;
+                    const long double d = x[shape.index(n, c, p)] - mean;
                     m2 += d * d;
                 }
             const ChannelPartial sums = run.totals[std::size_t(c)];
