@@ -21,12 +21,17 @@ __device__ inline ChannelPartial block_partial(ChannelPartial value) {
     for (int offset = kReductionWarp / 2; offset > 0; offset /= 2)
         value = value + ChannelPartial{__shfl_down_sync(kAllLanes, value.first, offset),
                                        __shfl_down_sync(kAllLanes, value.second, offset)};
-    __shared__ ChannelPartial warp_sums[kReductionWarps];
+    // Plain doubles: a __shared__ variable takes no initializer.
+    __shared__ double warp_first[kReductionWarps], warp_second[kReductionWarps];
     const int lane = int(threadIdx.x) % kReductionWarp, warp = int(threadIdx.x) / kReductionWarp;
-    if (lane == 0) warp_sums[warp] = value;
+    if (lane == 0) {
+        warp_first[warp] = value.first;
+        warp_second[warp] = value.second;
+    }
     __syncthreads();
     if (warp == 0) {
-        value = lane < kReductionWarps ? warp_sums[lane] : ChannelPartial{};
+        value = lane < kReductionWarps ? ChannelPartial{warp_first[lane], warp_second[lane]}
+                                       : ChannelPartial{};
         for (int offset = kReductionWarps / 2; offset > 0; offset /= 2)
             value = value + ChannelPartial{__shfl_down_sync(kAllLanes, value.first, offset),
                                            __shfl_down_sync(kAllLanes, value.second, offset)};
