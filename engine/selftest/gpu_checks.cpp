@@ -191,44 +191,53 @@ std::vector<OpCase> op_cases() {
                          b.dropout_backward(plane_elements, out[1], in[1], out[4]);
                      }});
 
-    const BatchNorm2dShape bn{.batch = 4, .channels = 3, .h = 5, .w = 6, .eps = 1e-3f,
-                              .momentum = 0.2f};
-    const std::size_t bn_elements = 4 * 3 * 5 * 6, count = 4 * 5 * 6;
-    // Inputs: x (offset from 0 so that shifted sums matter), dy, gamma, beta,
-    // running mean and variance.
-    auto bn_inputs = [&] {
-        Floats x = values(bn_elements);
-        for (float& value : x) value += 3;
-        Floats running_var = random_floats(3, 0.5f, 2.f, rng);
-        return std::vector<Floats>{x, values(bn_elements), values(3), values(3), values(3),
-                                   running_var};
-    };
-    cases.push_back({"batch_norm2d training forward and backward", 1e-5, bn_inputs(),
-                     {bn_elements, 3, 3, 3, 3, bn_elements, 3, 3},
-                     [bn](Backend& b, const auto& in, const auto& out) {
-                         b.copy(3, in[4], out[3]);
-                         b.copy(3, in[5], out[4]);
-                         b.batch_norm2d_forward_training(bn, in[0], in[2], in[3], out[0], out[1],
-                                                         out[2], out[3], out[4]);
-                         b.batch_norm2d_backward(bn, in[0], in[1], in[2], out[1], out[2], out[5],
-                                                 out[6], out[7]);
-                     }});
-    cases.push_back({"batch_norm2d synchronized pieces", 1e-5, bn_inputs(),
-                     {3, 3, 3, 3, 3, 3, bn_elements, 3, 3, bn_elements},
-                     [bn, count](Backend& b, const auto& in, const auto& out) {
-                         b.copy(3, in[4], out[4]);
-                         b.copy(3, in[5], out[5]);
-                         b.batch_norm2d_sums(bn, in[0], out[4], out[0], out[1]);
-                         b.batch_norm2d_stats_from_sums(bn, count, out[0], out[1], out[4], out[2],
-                                                        out[3], out[4], out[5]);
-                         b.batch_norm2d_forward_given_stats(bn, in[0], in[2], in[3], out[2],
-                                                            out[3], out[6]);
-                         b.batch_norm2d_backward_reduce(bn, in[0], in[1], out[2], out[3], out[7],
-                                                        out[8]);
-                         b.batch_norm2d_backward_elementwise(bn, count, in[0], in[1], in[2],
-                                                             out[2], out[3], out[7], out[8],
-                                                             out[9]);
-                     }});
+    // The second shape's channels are summed over many blocks each
+    // (channel_reduction_plan.h's slices), the first's in one.
+    for (const BatchNorm2dShape& bn :
+         {BatchNorm2dShape{.batch = 4, .channels = 3, .h = 5, .w = 6, .eps = 1e-3f,
+                           .momentum = 0.2f},
+          BatchNorm2dShape{.batch = 33, .channels = 3, .h = 29, .w = 31, .eps = 1e-3f,
+                           .momentum = 0.2f}}) {
+        const std::size_t bn_elements = bn.size(), count = std::size_t(bn.count_per_channel());
+        std::string bn_name = " ";
+        bn_name += std::to_string(bn.batch) + "x3x" + std::to_string(bn.h) + "x";
+        bn_name += std::to_string(bn.w);
+        // Inputs: x (offset from 0 so that shifted sums matter), dy, gamma, beta,
+        // running mean and variance.
+        auto bn_inputs = [&] {
+            Floats x = values(bn_elements);
+            for (float& value : x) value += 3;
+            Floats running_var = random_floats(3, 0.5f, 2.f, rng);
+            return std::vector<Floats>{x, values(bn_elements), values(3), values(3), values(3),
+                                       running_var};
+        };
+        cases.push_back({"batch_norm2d training forward and backward" + bn_name, 1e-5, bn_inputs(),
+                         {bn_elements, 3, 3, 3, 3, bn_elements, 3, 3},
+                         [bn](Backend& b, const auto& in, const auto& out) {
+                             b.copy(3, in[4], out[3]);
+                             b.copy(3, in[5], out[4]);
+                             b.batch_norm2d_forward_training(bn, in[0], in[2], in[3], out[0],
+                                                             out[1], out[2], out[3], out[4]);
+                             b.batch_norm2d_backward(bn, in[0], in[1], in[2], out[1], out[2],
+                                                     out[5], out[6], out[7]);
+                         }});
+        cases.push_back({"batch_norm2d synchronized pieces" + bn_name, 1e-5, bn_inputs(),
+                         {3, 3, 3, 3, 3, 3, bn_elements, 3, 3, bn_elements},
+                         [bn, count](Backend& b, const auto& in, const auto& out) {
+                             b.copy(3, in[4], out[4]);
+                             b.copy(3, in[5], out[5]);
+                             b.batch_norm2d_sums(bn, in[0], out[4], out[0], out[1]);
+                             b.batch_norm2d_stats_from_sums(bn, count, out[0], out[1], out[4],
+                                                            out[2], out[3], out[4], out[5]);
+                             b.batch_norm2d_forward_given_stats(bn, in[0], in[2], in[3], out[2],
+                                                                out[3], out[6]);
+                             b.batch_norm2d_backward_reduce(bn, in[0], in[1], out[2], out[3],
+                                                            out[7], out[8]);
+                             b.batch_norm2d_backward_elementwise(bn, count, in[0], in[1], in[2],
+                                                                 out[2], out[3], out[7], out[8],
+                                                                 out[9]);
+                         }});
+    }
 
     const LinearShape linear{.batch = 5, .in_features = 37, .out_features = 11};
     cases.push_back({"linear forward and backward", 1e-5,

@@ -1,8 +1,10 @@
-// Batch normalization: per-channel reductions, one block per channel,
-// accumulating in double as host_kernels.cpp's batch_norm2d functions do, and
-// elementwise kernels computing in float as they do.
+// Batch normalization: per-channel reductions spread over many blocks
+// (channel_reduction.cuh), accumulating in double as host_kernels.cpp's
+// batch_norm2d functions do, and elementwise kernels computing in float as
+// they do.
 #include <string>
 
+#include "backend/cuda/channel_reduction.cuh"
 #include "backend/cuda/kernel_launch.cuh"
 #include "core/error.h"
 
@@ -13,9 +15,6 @@ struct ChannelLayout {
     int channels;
     std::size_t area;   // h * w
     std::size_t count;  // batch * area: the elements of a channel
-    __device__ std::size_t index(int c, std::size_t k) const {
-        return (k / area * channels + c) * area + k % area;
-    }
 };
 
 ChannelLayout layout(const BatchNorm2dShape& s) {
@@ -23,19 +22,36 @@ ChannelLayout layout(const BatchNorm2dShape& s) {
     return {s.channels, area, std::size_t(s.batch) * area};
 }
 
+ChannelReductionPlan reduction_plan(const Launch& launch, const BatchNorm2dShape& s) {
+    return device_reduction_plan(launch, s.batch, s.channels, std::size_t(s.h) * s.w);
+}
+
 struct DeviceSums {
     double sum, sum_sq;
 };
-// Sums of d = x - shift and d^2 over channel c, on every thread of the block.
-__device__ DeviceSums channel_sums(const ChannelLayout& l, int c, const float* x, double shift) {
-    double sum = 0, sum_sq = 0;
-    for (std::size_t k = threadIdx.x; k < l.count; k += blockDim.x) {
-        const double d = double(x[l.index(c, k)]) - shift;
-        sum += d;
-        sum_sq += d * d;
+
+// Sums of d = x - shift and d^2: one pass, in double. The shift keeps
+// E[d^2] - E[d]^2 from cancelling: the caller's, zero, or (for the
+// training statistics) the channel's first element, which every block reads
+// alike, so the sums stay independent of the slicing but for its order.
+struct DeviationTerms {
+    const float* x;
+    const float* shifts;  // per channel; null: see first_element_shift
+    bool first_element_shift;
+    std::size_t area;
+    __device__ double shift(int c) const {
+        if (first_element_shift) return double(x[std::size_t(c) * area]);
+        return shifts ? double(shifts[c]) : 0.0;
     }
-    return {block_sum(sum), block_sum(sum_sq)};
-}
+    __device__ auto of_channel(int c) const {
+        const double shift_c = shift(c);
+        const float* values = x;
+        return [shift_c, values](std::size_t i) {
+            const double d = double(values[i]) - shift_c;
+            return ChannelPartial{d, d * d};
+        };
+    }
+};
 
 struct RunningUpdate {
     double momentum, unbias;  // unbias = count / (count - 1)
@@ -53,17 +69,48 @@ __device__ void store_moments(int c, double count, DeviceSums sums, double shift
     running_var[c] = float((1 - m) * running_var[c] + m * var[c] * update.unbias);
 }
 
-// Two passes, the second shifted by the first's mean.
-__global__ void training_stats_kernel(ChannelLayout l, RunningUpdate update, const float* x,
-                                      float* mean, float* var, float* running_mean,
-                                      float* running_var) {
-    const int c = blockIdx.x;
-    const double count = double(l.count);
-    const double first_mean = channel_sums(l, c, x, 0).sum / count;
-    const DeviceSums sums = channel_sums(l, c, x, first_mean);
-    if (threadIdx.x == 0)
-        store_moments(c, count, sums, first_mean, update, mean, var, running_mean, running_var);
-}
+struct StoreTrainingStats {
+    DeviationTerms terms;
+    double count;
+    RunningUpdate update;
+    float *mean, *var, *running_mean, *running_var;
+    __device__ void operator()(int c, ChannelPartial sums) const {
+        store_moments(c, count, {sums.first, sums.second}, terms.shift(c), update, mean, var,
+                      running_mean, running_var);
+    }
+};
+
+struct StoreSums {
+    float *sum, *sum_sq;
+    __device__ void operator()(int c, ChannelPartial sums) const {
+        sum[c] = float(sums.first);
+        sum_sq[c] = float(sums.second);
+    }
+};
+
+// dgamma = inv_std * sum of dy * (x - mean), dbeta = sum of dy, as the host's.
+struct BackwardTerms {
+    const float *x, *dy, *mean;
+    __device__ auto of_channel(int c) const {
+        const double mean_c = double(mean[c]);
+        const float *xs = x, *dys = dy;
+        return [mean_c, xs, dys](std::size_t i) {
+            const double dy_i = double(dys[i]);
+            return ChannelPartial{dy_i * (double(xs[i]) - mean_c), dy_i};
+        };
+    }
+};
+
+struct StoreBackwardSums {
+    const float* var;
+    float eps;
+    float *dgamma, *dbeta;
+    __device__ void operator()(int c, ChannelPartial sums) const {
+        const double inv_std = 1 / sqrt(double(var[c]) + double(eps));
+        dgamma[c] = float(sums.first * inv_std);
+        dbeta[c] = float(sums.second);
+    }
+};
 
 __global__ void normalize_kernel(std::size_t n, ChannelLayout l, const float* x,
                                  const float* gamma, const float* beta, const float* mean,
@@ -73,16 +120,6 @@ __global__ void normalize_kernel(std::size_t n, ChannelLayout l, const float* x,
         const float inv_std = 1.0f / sqrtf(var[c] + eps);
         y[i] = gamma[c] * (x[i] - mean[c]) * inv_std + beta[c];
     });
-}
-
-__global__ void sums_kernel(ChannelLayout l, const float* x, const float* shift, float* sum,
-                            float* sum_sq) {
-    const int c = blockIdx.x;
-    const DeviceSums sums = channel_sums(l, c, x, shift ? double(shift[c]) : 0.0);
-    if (threadIdx.x == 0) {
-        sum[c] = float(sums.sum);
-        sum_sq[c] = float(sums.sum_sq);
-    }
 }
 
 // One thread per channel; shift may alias running_mean (read before written).
@@ -95,25 +132,6 @@ __global__ void stats_from_sums_kernel(int channels, double count, RunningUpdate
     const double shift_c = shift ? double(shift[c]) : 0.0;
     store_moments(c, count, {double(sum[c]), double(sum_sq[c])}, shift_c, update, mean, var,
                   running_mean, running_var);
-}
-
-__global__ void backward_reduce_kernel(ChannelLayout l, float eps, const float* x,
-                                       const float* dy, const float* mean, const float* var,
-                                       float* dgamma, float* dbeta) {
-    const int c = blockIdx.x;
-    const double inv_std = 1 / sqrt(double(var[c]) + double(eps));
-    double dy_xhat = 0, dy_sum = 0;
-    for (std::size_t k = threadIdx.x; k < l.count; k += blockDim.x) {
-        const std::size_t i = l.index(c, k);
-        dy_xhat += double(dy[i]) * (double(x[i]) - double(mean[c])) * inv_std;
-        dy_sum += double(dy[i]);
-    }
-    dy_xhat = block_sum(dy_xhat);
-    dy_sum = block_sum(dy_sum);
-    if (threadIdx.x == 0) {
-        dgamma[c] = float(dy_xhat);
-        dbeta[c] = float(dy_sum);
-    }
 }
 
 __global__ void backward_elementwise_kernel(std::size_t n, ChannelLayout l, float count,
@@ -145,11 +163,13 @@ RunningUpdate running_update(const BatchNorm2dShape& s, std::int64_t count) {
 void batch_norm2d_training_stats(const Launch& launch, const BatchNorm2dShape& s, const float* x,
                                  float* mean, float* var, float* running_mean,
                                  float* running_var) {
-    const ChannelLayout l = layout(s);
-    check_count(std::int64_t(l.count));
-    training_stats_kernel<<<s.channels, kThreads, 0, launch.stream>>>(
-        l, running_update(s, std::int64_t(l.count)), x, mean, var, running_mean, running_var);
-    DP_CHECK_LAUNCH(launch, "batch_norm2d training_stats_kernel");
+    const std::int64_t count = s.count_per_channel();
+    check_count(count);
+    const DeviationTerms terms{x, nullptr, true, std::size_t(s.h) * s.w};
+    reduce_channels(launch, reduction_plan(launch, s), terms,
+                    StoreTrainingStats{terms, double(count), running_update(s, count), mean, var,
+                                       running_mean, running_var},
+                    "batch_norm2d training statistics");
 }
 
 void batch_norm2d_normalize(const Launch& launch, const BatchNorm2dShape& s, const float* x,
@@ -166,8 +186,9 @@ void batch_norm2d_normalize(const Launch& launch, const BatchNorm2dShape& s, con
 void batch_norm2d_sums(const Launch& launch, const BatchNorm2dShape& s, const float* x,
                        const float* shift, float* sum, float* sum_sq) {
     if (!s.channels) return;
-    sums_kernel<<<s.channels, kThreads, 0, launch.stream>>>(layout(s), x, shift, sum, sum_sq);
-    DP_CHECK_LAUNCH(launch, "batch_norm2d sums_kernel");
+    reduce_channels(launch, reduction_plan(launch, s),
+                    DeviationTerms{x, shift, false, std::size_t(s.h) * s.w},
+                    StoreSums{sum, sum_sq}, "batch_norm2d sums");
 }
 
 void batch_norm2d_stats_from_sums(const Launch& launch, const BatchNorm2dShape& s,
@@ -186,9 +207,9 @@ void batch_norm2d_backward_reduce(const Launch& launch, const BatchNorm2dShape& 
                                   const float* dy, const float* mean, const float* var,
                                   float* dgamma, float* dbeta) {
     if (!s.channels) return;
-    backward_reduce_kernel<<<s.channels, kThreads, 0, launch.stream>>>(layout(s), s.eps, x, dy,
-                                                                      mean, var, dgamma, dbeta);
-    DP_CHECK_LAUNCH(launch, "batch_norm2d backward_reduce_kernel");
+    reduce_channels(launch, reduction_plan(launch, s), BackwardTerms{x, dy, mean},
+                    StoreBackwardSums{var, s.eps, dgamma, dbeta},
+                    "batch_norm2d backward sums");
 }
 
 void batch_norm2d_backward_elementwise(const Launch& launch, const BatchNorm2dShape& s,

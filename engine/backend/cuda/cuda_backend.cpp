@@ -33,6 +33,8 @@ CudaBackend::CudaBackend(int ordinal, const CudaBackendOptions& options)
       staging_(device_, kStagingChunkFloats),
       loss_sums_(static_cast<cuda::LossSums*>(arena_.allocate(sizeof(cuda::LossSums)))),
       host_loss_sums_(allocate_pinned(device_, sizeof(cuda::LossSums))),
+      reduction_partials_(static_cast<cuda::ChannelPartial*>(arena_.allocate(
+          cuda::kReductionPartialsCapacity * sizeof(cuda::ChannelPartial)))),
       convolution_(device_, cudnn_.get(), arena_.allocate(options.workspace_bytes), options,
                    [this](std::size_t bytes) { return arena_.allocate(bytes); }),
       bf16_(options.bf16),

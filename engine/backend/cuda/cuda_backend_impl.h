@@ -159,7 +159,7 @@ private:
     static std::unique_ptr<cuda::LossSums, PinnedDeleter> allocate_pinned(int device,
                                                                            std::size_t bytes);
 
-    cuda::Launch launch() const { return {stream_.get(), device_}; }
+    cuda::Launch launch() const { return {stream_.get(), device_, reduction_partials_}; }
 
     // host::DropoutDraw's check, with its words.
     static void check_dropout(const DropoutConfig& config);
@@ -197,6 +197,7 @@ private:
     cuda::PinnedStaging staging_;
     cuda::LossSums* loss_sums_;  // in the arena
     std::unique_ptr<cuda::LossSums, PinnedDeleter> host_loss_sums_;
+    cuda::ChannelPartial* reduction_partials_;  // in the arena
     cuda::CudnnConvolution convolution_;
     bool bf16_;
     PlanCache<LinearShape, LinearCopies> linear_copies_;

@@ -12,12 +12,16 @@
 #include <cuda_runtime.h>
 
 #include "backend/backend.h"
+#include "backend/cuda/channel_reduction_plan.h"
 
 namespace dp::cuda {
 
 struct Launch {
     cudaStream_t stream = nullptr;
     int device = 0;
+    // The per-channel reductions' partials (kReductionPartialsCapacity of
+    // them): the backend's, since replicas sharing a GPU run concurrently.
+    ChannelPartial* reduction_partials = nullptr;
 };
 
 // ---- elementwise (elementwise_kernels.cu)
@@ -33,8 +37,8 @@ void sgd_update(const Launch& launch, std::size_t n, float lr, float* param, con
 // (plane 1: a linear layer's [batch, channels] output).
 void add_channel_bias(const Launch& launch, int batch, int channels, std::size_t plane,
                       const float* bias, float* y);
-// sums[c] = sum of dy[n][c][p] over n and p: the bias gradient. Written
-// (zeros) for batch 0 too.
+// sums[c] = sum of dy[n][c][p] over n and p: the bias gradient, summed in
+// double over channel_reduction_plan.h's slices. Written (zeros) for batch 0 too.
 void channel_sums(const Launch& launch, int batch, int channels, std::size_t plane,
                   const float* dy, float* sums);
 // bf16 precision's copies: x rounded to bfloat16 (to nearest even), stored
@@ -65,8 +69,10 @@ void global_avg_pool2d_forward(const Launch& launch, const NchwShape& s, const f
 void global_avg_pool2d_backward(const Launch& launch, const NchwShape& s, const float* dy,
                                 float* dx);
 
-// ---- batch normalization (batch_norm_kernels.cu): one block per channel
-// for the reductions, which accumulate in double like the reference.
+// ---- batch normalization (batch_norm_kernels.cu): the reductions spread
+// each channel over many blocks (channel_reduction_plan.h) and accumulate in
+// double like the reference; the statistics in one pass, shifted by the
+// channel's first element.
 void batch_norm2d_training_stats(const Launch& launch, const BatchNorm2dShape& s, const float* x,
                                  float* mean, float* var, float* running_mean, float* running_var);
 void batch_norm2d_normalize(const Launch& launch, const BatchNorm2dShape& s, const float* x,

@@ -1,6 +1,7 @@
 // Elementwise kernels, the bias kernels, bf16 conversions and dropout.
 #include <cuda_bf16.h>
 
+#include "backend/cuda/channel_reduction.cuh"
 #include "backend/cuda/kernel_launch.cuh"
 
 namespace dp::cuda {
@@ -39,21 +40,22 @@ __global__ void add_channel_bias_kernel(std::size_t n, int channels, std::size_t
                                         const float* bias, float* y) {
     grid_stride(n, [&](std::size_t i) { y[i] += bias[(i / plane) % channels]; });
 }
-// One block per channel, summed in double as the CPU backends sum it
-// (reference_ops.h, conv2d_bias_backward): a bias gradient is a sum of many
-// terms that mostly cancel, and a float sum of them is off by far more than
-// the rounding of the result, enough to take GPU and CPU training 3e-3 apart
-// over 20 LeNet steps (issue 25).
-__global__ void channel_sums_kernel(int batch, int channels, std::size_t plane, const float* dy,
-                                    float* sums) {
-    const int c = blockIdx.x;
-    const std::size_t count = std::size_t(batch) * plane;
-    double sum = 0;
-    for (std::size_t k = threadIdx.x; k < count; k += blockDim.x)
-        sum += dy[(k / plane * channels + c) * plane + k % plane];
-    sum = block_sum(sum);
-    if (threadIdx.x == 0) sums[c] = float(sum);
-}
+// Summed in double as the CPU backends sum it (reference_ops.h,
+// conv2d_bias_backward): a bias gradient is a sum of many terms that mostly
+// cancel, and a float sum of them is off by far more than the rounding of
+// the result, enough to take GPU and CPU training 3e-3 apart over 20 LeNet
+// steps (issue 25).
+struct BiasGradientTerms {
+    const float* dy;
+    __device__ auto of_channel(int) const {
+        const float* values = dy;
+        return [values](std::size_t i) { return ChannelPartial{double(values[i]), 0.0}; };
+    }
+};
+struct StoreBiasGradient {
+    float* sums;
+    __device__ void operator()(int c, ChannelPartial total) const { sums[c] = float(total.first); }
+};
 
 // host::DropoutDraw on the device: SplitMix64's output function hashes
 // a counter from a key mixed from (seed, step). Must stay bit-identical to
@@ -147,8 +149,8 @@ void add_channel_bias(const Launch& launch, int batch, int channels, std::size_t
 void channel_sums(const Launch& launch, int batch, int channels, std::size_t plane,
                   const float* dy, float* sums) {
     if (!channels) return;
-    channel_sums_kernel<<<channels, kThreads, 0, launch.stream>>>(batch, channels, plane, dy, sums);
-    DP_CHECK_LAUNCH(launch, "channel_sums_kernel");
+    reduce_channels(launch, device_reduction_plan(launch, batch, channels, plane),
+                    BiasGradientTerms{dy}, StoreBiasGradient{sums}, "channel_sums (bias gradient)");
 }
 
 void dropout_forward(const Launch& launch, std::size_t n, std::size_t unit_size,
