@@ -149,6 +149,8 @@ void RunConfigPanel::setUpDeviceFields()
     allreduceCombo_->setObjectName(QStringLiteral("allreduceCombo"));
     allreduceCombo_->addItem(tr("ring"), QStringLiteral("ring"));
     allreduceCombo_->addItem(tr("naive"), QStringLiteral("naive"));
+    allreduceCombo_->addItem(tr("DataParallel (parameters on device 0)"),
+                             QStringLiteral("dataparallel"));
     allreduceCombo_->setToolTip(tr("How replicas sum their gradients after each step: NCCL's ring "
                                    "(reduce-scatter + all-gather) or d2l's copy-to-device-0."));
 
