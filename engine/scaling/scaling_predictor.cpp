@@ -70,16 +70,17 @@ struct StepParts {
 // updates (the others wait, sharing no core's time), broadcasts the
 // parameters, and the outputs are gathered (naive's all-reduce) and their
 // gradients broadcast: two more collectives of a batch of outputs, whose
-// bytes are few enough to leave out.
+// bytes are few enough to leave out. Only the gather follows compute on
+// every device, so only it pays the wake-up (LinkModel::wake); each
+// broadcast finds the other ranks already waiting for device 0.
 void add_dataparallel_phases(StepParts& parts, const WorkloadProfile& profile,
                              const LinkModel& link, int devices) {
     parts.update = profile.update_per_step;
     const AllReduceTerms broadcast = broadcast_terms(link, devices);
     const AllReduceTerms gather = all_reduce_terms(AllReduceAlgorithm::naive, link, devices);
-    parts.all_reduce += link.wake + broadcast.latency_terms * link.alpha +
+    parts.all_reduce += broadcast.latency_terms * link.alpha +
                         broadcast.byte_terms * profile.gradient_bytes * link.beta;
-    parts.all_reduce +=
-        2 * link.wake + (gather.latency_terms + broadcast.latency_terms) * link.alpha;
+    parts.all_reduce += link.wake + (gather.latency_terms + broadcast.latency_terms) * link.alpha;
 }
 
 // One step of a `batch`-sample global batch on `devices` devices: data,
@@ -400,6 +401,9 @@ std::vector<std::string> prediction_assumptions() {
         "threads that were computing (other work on the cores makes it milliseconds).",
         "Update and host work per step do not shrink with N (every device updates all weights); "
         "weak scaling keeps each device's batch, and predicts time, not accuracy.",
+        "DataParallel: naive's gradient sum in one all-reduce after backward, then device 0 alone "
+        "updates and broadcasts the parameters; each step also gathers the outputs to device 0 "
+        "and scatters their gradients (their bytes left out; only the gather waits the wake-up).",
     };
 }
 

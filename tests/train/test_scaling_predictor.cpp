@@ -84,6 +84,12 @@ private slots:
         const double extra = 10 * (4 * pcie.alpha + profile.gradient_bytes * pcie.beta);
         QVERIFY(std::abs(dataparallel.all_reduce - naive.all_reduce - extra) < 1e-12);
         QCOMPARE(dataparallel.compute, naive.compute);
+        // A wake-up: the gather pays one more a step, the broadcasts none.
+        dp::LinkModel waking = pcie;
+        waking.wake = 1e-3;
+        const double with_wake = point(dp::AllReduceAlgorithm::dataparallel, waking, {}).all_reduce -
+                                 point(dp::AllReduceAlgorithm::naive, waking, {}).all_reduce;
+        QVERIFY(std::abs(with_wake - extra - 10 * waking.wake) < 1e-12);
         QCOMPARE(dataparallel.update, 10 * profile.update_per_step);
         // On shared cores, every device updating at once slows each; device 0 alone does not.
         dp::CoreSharing sharing;
