@@ -60,12 +60,12 @@ GapPart* part_named(SpeedupGap& gap, const std::string& short_name) {
 void name_dataparallel_parts(SpeedupGap& gap, double serial_update, double broadcast,
                              double gather) {
     std::string ddp = "DDP (";
-    ddp += setting("allreduce") + " ring) updates on every device at once";
+    ddp += setting("allreduce") + " ring)";
     GapPart& update = *part_named(gap, "update");
     update = {"serial update on device 0 (the others wait)", "serial update",
-              ddp + ", with no broadcast", serial_update};
+              ddp + " updates on every device at once", serial_update};
     gap.parts.push_back({"parameter broadcast from device 0", "broadcast",
-                         ddp + ": replicas never need device 0's parameters", broadcast});
+                         ddp + " keeps each replica's parameters where they are", broadcast});
     gap.parts.push_back({"output gather to device 0 and scatter back", "output gather",
                          ddp + " computes each shard's loss where it is", gather});
 }
