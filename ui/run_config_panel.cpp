@@ -149,8 +149,11 @@ void RunConfigPanel::setUpDeviceFields()
     allreduceCombo_->setObjectName(QStringLiteral("allreduceCombo"));
     allreduceCombo_->addItem(tr("ring"), QStringLiteral("ring"));
     allreduceCombo_->addItem(tr("naive"), QStringLiteral("naive"));
+    allreduceCombo_->addItem(tr("DataParallel (parameters on device 0)"),
+                             QStringLiteral("dataparallel"));
     allreduceCombo_->setToolTip(tr("How replicas sum their gradients after each step: NCCL's ring "
-                                   "(reduce-scatter + all-gather) or d2l's copy-to-device-0."));
+                                   "(reduce-scatter + all-gather), d2l's copy-to-device-0, or "
+                                   "nn.DataParallel's step (loss, sum and update on device 0)."));
 
     syncBnCheck_->setObjectName(QStringLiteral("syncBnCheck"));
     syncBnCheck_->setToolTip(

@@ -18,7 +18,8 @@ std::size_t base_run(const std::vector<RunSummary>& runs) {
     return 0;
 }
 
-// Speedups on 1..64 devices for every link and both strategies, strong and weak.
+// Speedups on 1..64 devices for every link and strategy (DataParallel's
+// beside the all-reduces'), strong and weak.
 std::string speedup_grid(const WorkloadProfile& profile, const std::vector<LinkChoice>& links,
                          const CoreSharing& sharing) {
     std::string text = format("%-34s", "speedup on N devices");
@@ -26,7 +27,8 @@ std::string speedup_grid(const WorkloadProfile& profile, const std::vector<LinkC
     text += "\n";
     for (const Scaling scaling : {Scaling::strong, Scaling::weak})
         for (const LinkChoice& link : links)
-            for (const AllReduceAlgorithm algorithm : {AllReduceAlgorithm::ring, AllReduceAlgorithm::naive}) {
+            for (const AllReduceAlgorithm algorithm : {AllReduceAlgorithm::ring, AllReduceAlgorithm::naive,
+                                                       AllReduceAlgorithm::dataparallel}) {
                 text += format("%-34.34s", format("%s, %s, %s", scaling_name(scaling),
                                                   algorithm_name(algorithm),
                                                   link.at(2).name.c_str()).c_str());

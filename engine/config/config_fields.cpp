@@ -68,7 +68,9 @@ const std::vector<ConfigField> kFields = {
      "on one GPU (data parallelism on a one-GPU machine)",
      HelpSection::parallelism, &TrainConfig::devices, S::remembered | S::required},
     {"allreduce", "all-reduce", "--allreduce", "NAME",
-     "ring (reduce-scatter + all-gather) or naive\n(d2l's: sum on device 0, copy back)",
+     "ring (reduce-scatter + all-gather), naive (d2l's: sum on device 0,\n"
+     "copy back) or dataparallel (nn.DataParallel's: outputs gathered and\n"
+     "gradients summed on device 0, which alone updates and broadcasts)",
      HelpSection::parallelism, &TrainConfig::allreduce, S::remembered | S::required | S::command},
     {"bucket_mb", "bucket size", "--bucket-mb", "X",
      "gradient bucket size in MB for the all-reduce", HelpSection::parallelism,

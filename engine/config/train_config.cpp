@@ -171,6 +171,10 @@ void validate_settings(const TrainConfig& config) {
         throw SettingError("sync_bn", setting("sync_bn") + " takes BatchNorm statistics over the whole global batch "
                     "at once, so it does not combine with " + setting("accumulate") +
                     " above 1: choose one");
+    if (config.allreduce == "dataparallel" && config.accumulate > 1)
+        throw SettingError("accumulate", setting("allreduce") + " dataparallel gathers a whole batch's outputs "
+                    "on device 0 each step, as nn.DataParallel does, so it does not combine with " +
+                    setting("accumulate") + " above 1: choose one");
 }
 
 void require_model_takes_data(const TrainConfig& config, const SampleShape& input, int classes) {

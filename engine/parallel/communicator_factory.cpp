@@ -12,11 +12,20 @@
 
 namespace dp {
 
-std::vector<std::string> thread_communicator_strategies() { return all_reduce_strategies(); }
+std::vector<std::string> thread_communicator_strategies() {
+    std::vector<std::string> strategies = all_reduce_strategies();
+    strategies.push_back("dataparallel");
+    return strategies;
+}
+
+std::string collective_strategy(const std::string& strategy) {
+    return strategy == "dataparallel" ? "naive" : strategy;
+}
 
 std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks,
                                                        CollectiveTimeout timeout) {
-    return std::make_unique<ThreadCommunicator>(strategy, ranks, std::move(timeout));
+    return std::make_unique<ThreadCommunicator>(collective_strategy(strategy), ranks,
+                                                std::move(timeout));
 }
 
 std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
@@ -33,8 +42,10 @@ std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceIn
         // takes one rank per GPU, so device copies reduce among them.
         if (ordinals.size() > 1 && ordinals[0] == ordinals[1])
             return std::make_unique<ReplicaCopyCommunicator>(ordinals[0], int(ordinals.size()),
-                                                             strategy, std::move(timeout));
-        return std::make_unique<NcclCommunicator>(ordinals, strategy, std::move(timeout));
+                                                             collective_strategy(strategy),
+                                                             std::move(timeout));
+        return std::make_unique<NcclCommunicator>(ordinals, collective_strategy(strategy),
+                                                  std::move(timeout));
     }
 #endif
     auto threads = make_thread_communicator(strategy, int(devices.size()), std::move(timeout));

@@ -12,8 +12,14 @@
 
 namespace dp {
 
-// The strategies make_thread_communicator knows, in the order to show them.
+// The strategies make_thread_communicator knows, in the order to show them:
+// the all-reduces, then "dataparallel" (nn.DataParallel's step, see
+// ReplicaGroup), whose collectives all go through device 0 as naive's do.
 std::vector<std::string> thread_communicator_strategies();
+
+// The collective schedule a strategy's communicator runs: "naive" for
+// "dataparallel", else the strategy itself.
+std::string collective_strategy(const std::string& strategy);
 
 // Ranks are `ranks` threads of this process, buffers host memory (CPU
 // devices); every collective runs on the calling thread. `strategy` is "naive" (d2l's:

@@ -38,9 +38,14 @@ struct BatchProgress {
 // time the device's thread waited for the gradient all-reduce, not the time
 // the all-reduce took: communication hidden behind backward is not in it
 // (GradientReducer::seconds), which is what speedup_gap's parts rely on.
+// DataParallel's own phases (0 for ring and naive): `gather`, its outputs
+// gathered to device 0 and their gradients scattered back; `broadcast`,
+// device 0's parameters sent to every replica after its update (the other
+// devices wait there for that serial update).
 struct DeviceStepTiming {
     int shard = 0;  // samples this device got
     double data = 0, forward = 0, backward = 0, allreduce = 0, update = 0;
+    double gather = 0, broadcast = 0;
 
     // Sums another step's into this one (totals over an epoch or a run).
     DeviceStepTiming& operator+=(const DeviceStepTiming& step) {
@@ -50,6 +55,8 @@ struct DeviceStepTiming {
         backward += step.backward;
         allreduce += step.allreduce;
         update += step.update;
+        gather += step.gather;
+        broadcast += step.broadcast;
         return *this;
     }
 };

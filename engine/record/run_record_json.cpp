@@ -233,6 +233,7 @@ std::vector<DeviceStepTiming> read_step_totals(std::string_view text, JsonReader
         DeviceStepTiming timing;
         for (const StepTimingField& field : step_timing_fields()) {
             const std::string key = field.name;
+            if (field.optional && !device.has(key)) continue;  // 0, as the record was kept
             const double value = std::holds_alternative<int DeviceStepTiming::*>(field.member)
                                          ? double(device.integer<int>(key))
                                          : device.number(key);

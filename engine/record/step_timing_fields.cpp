@@ -9,13 +9,15 @@
 namespace dp {
 
 std::span<const StepTimingField> step_timing_fields() {
-    static const std::array<StepTimingField, 6> fields{{
+    static const std::array<StepTimingField, 8> fields{{
         {"shard", &DeviceStepTiming::shard},
         {"data", &DeviceStepTiming::data},
         {"forward", &DeviceStepTiming::forward},
         {"backward", &DeviceStepTiming::backward},
         {"allreduce", &DeviceStepTiming::allreduce},
         {"update", &DeviceStepTiming::update},
+        {"gather", &DeviceStepTiming::gather, true},
+        {"broadcast", &DeviceStepTiming::broadcast, true},
     }};
     return fields;
 }

@@ -18,9 +18,11 @@ struct StepTimingField {
     using Member = std::variant<int DeviceStepTiming::*, double DeviceStepTiming::*>;
     const char* name;  // "allreduce": the JSON key
     Member member;
+    // Added after records were kept without it: a reader takes it as 0 when missing.
+    bool optional = false;
 };
 
-// shard, data, forward, backward, allreduce, update.
+// shard, data, forward, backward, allreduce, update, gather, broadcast.
 std::span<const StepTimingField> step_timing_fields();
 
 // The field's value as a double (a shard's sample count is whole).

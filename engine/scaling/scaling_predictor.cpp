@@ -27,8 +27,9 @@ DevicePhases slowest_device(const RunSummary& run) {
         const double busy = device.data + device.forward + device.backward + device.update;
         if (busy <= longest) continue;
         longest = busy;
-        slowest = {device.forward + device.backward, device.data, device.update, device.allreduce,
-                   device.shard};
+        // DataParallel's gather and broadcast are communication, which the link model predicts.
+        slowest = {device.forward + device.backward, device.data, device.update,
+                   device.allreduce + device.gather + device.broadcast, device.shard};
     }
     return slowest;
 }
@@ -65,6 +66,23 @@ struct StepParts {
     }
 };
 
+// DataParallel's step beyond its gradient all-reduce: device 0 alone
+// updates (the others wait, sharing no core's time), broadcasts the
+// parameters, and the outputs are gathered (naive's all-reduce) and their
+// gradients broadcast: two more collectives of a batch of outputs, whose
+// bytes are few enough to leave out. Only the gather follows compute on
+// every device, so only it pays the wake-up (LinkModel::wake); each
+// broadcast finds the other ranks already waiting for device 0.
+void add_dataparallel_phases(StepParts& parts, const WorkloadProfile& profile,
+                             const LinkModel& link, int devices) {
+    parts.update = profile.update_per_step;
+    const AllReduceTerms broadcast = broadcast_terms(link, devices);
+    const AllReduceTerms gather = all_reduce_terms(AllReduceAlgorithm::naive, link, devices);
+    parts.all_reduce += broadcast.latency_terms * link.alpha +
+                        broadcast.byte_terms * profile.gradient_bytes * link.beta;
+    parts.all_reduce += link.wake + (gather.latency_terms + broadcast.latency_terms) * link.alpha;
+}
+
 // One step of a `batch`-sample global batch on `devices` devices: data,
 // forward and backward until the all-reduce, then the update, each phase
 // ending when the last core is done (the all-reduce and the next step wait
@@ -90,6 +108,8 @@ StepParts step_parts(const WorkloadProfile& profile, const PredictionSettings& s
     const double wake = devices > 1 ? settings.link.wake : 0;
     parts.all_reduce = profile.buckets * (wake + terms.latency_terms * settings.link.alpha) +
                        terms.byte_terms * profile.gradient_bytes * settings.link.beta;
+    if (settings.algorithm == AllReduceAlgorithm::dataparallel && devices > 1)
+        add_dataparallel_phases(parts, profile, settings.link, devices);
     return parts;
 }
 
@@ -118,13 +138,19 @@ PredictedPoint predict_one(const WorkloadProfile& profile, const PredictionSetti
 }  // namespace
 
 const char* algorithm_name(AllReduceAlgorithm algorithm) {
-    return algorithm == AllReduceAlgorithm::naive ? "naive" : "ring";
+    switch (algorithm) {
+    case AllReduceAlgorithm::naive: return "naive";
+    case AllReduceAlgorithm::ring: return "ring";
+    case AllReduceAlgorithm::dataparallel: return "dataparallel";
+    }
+    return "ring";
 }
 
 AllReduceAlgorithm parse_algorithm(const std::string& name) {
-    if (name == "naive") return AllReduceAlgorithm::naive;
-    if (name == "ring") return AllReduceAlgorithm::ring;
-    throw Error("unknown all-reduce strategy '" + name + "' (known: naive, ring)");
+    for (const auto algorithm :
+         {AllReduceAlgorithm::naive, AllReduceAlgorithm::ring, AllReduceAlgorithm::dataparallel})
+        if (name == algorithm_name(algorithm)) return algorithm;
+    throw Error("unknown all-reduce strategy '" + name + "' (known: naive, ring, dataparallel)");
 }
 
 const char* scaling_name(Scaling scaling) { return scaling == Scaling::strong ? "strong" : "weak"; }
@@ -173,6 +199,17 @@ AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& l
     }
     if (algorithm == AllReduceAlgorithm::ring) return {2 * (n - 1), 2 * (n - 1) / n};
     return {2 * (n - 1), 2 * (n - 1)};
+}
+
+AllReduceTerms broadcast_terms(const LinkModel& link, int devices) {
+    if (devices <= 1) return {};
+    const double n = devices;
+    if (link.shared_cores > 0) {
+        const auto cores = std::int64_t(link.shared_cores);
+        const double turns = double(ceil_div(std::int64_t(devices), cores));
+        return {2 * turns, double(ceil_div(std::int64_t(devices - 1), cores))};
+    }
+    return {n - 1, n - 1};
 }
 
 double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
@@ -225,6 +262,16 @@ double CoreSharing::slowdown(int devices) const {
     return devices <= 1 ? 1 : finish_seconds(std::vector<double>(std::size_t(devices), 1.0));
 }
 
+namespace {
+
+// DataParallel sums all gradients at once after backward, not bucket by bucket.
+int gradient_all_reduces(const TrainConfig& config, double gradient_bytes) {
+    if (config.allreduce == "dataparallel") return 1;
+    return bucket_count(gradient_bytes, config.bucket_mb);
+}
+
+}  // namespace
+
 int bucket_count(double gradient_bytes, double bucket_mb) {
     const double bucket = std::max(1.0, bucket_mb * 1024 * 1024);
     const double first = std::min(bucket, 1024.0 * 1024);
@@ -256,7 +303,7 @@ WorkloadProfile workload_profile(const TrainConfig& config, const RunSummary& ru
     profile.update_per_step = slowest.update / steps / slowdown;
     profile.host_per_step = std::max(0.0, seconds - step_phases) / steps;
     profile.gradient_bytes = double(model_info(config.model).parameters) * sizeof(float);
-    profile.buckets = bucket_count(profile.gradient_bytes, config.bucket_mb);
+    profile.buckets = gradient_all_reduces(config, profile.gradient_bytes);
     return profile;
 }
 
@@ -275,7 +322,7 @@ WorkloadProfile workload_profile_from_epochs(const TrainConfig& config, int devi
     profile.compute_per_sample =
         seconds_per_epoch * devices / double(samples_per_epoch) / sharing.slowdown(devices);
     profile.gradient_bytes = double(model_info(config.model).parameters) * sizeof(float);
-    profile.buckets = bucket_count(profile.gradient_bytes, config.bucket_mb);
+    profile.buckets = gradient_all_reduces(config, profile.gradient_bytes);
     return profile;
 }
 
@@ -354,6 +401,9 @@ std::vector<std::string> prediction_assumptions() {
         "threads that were computing (other work on the cores makes it milliseconds).",
         "Update and host work per step do not shrink with N (every device updates all weights); "
         "weak scaling keeps each device's batch, and predicts time, not accuracy.",
+        "DataParallel: naive's gradient sum in one all-reduce after backward, then device 0 alone "
+        "updates and broadcasts the parameters; each step also gathers the outputs to device 0 "
+        "and scatters their gradients (their bytes left out; only the gather waits the wake-up).",
     };
 }
 

@@ -16,10 +16,14 @@ namespace dp {
 // model: a message of m bytes takes alpha + beta * m. What it leaves out is
 // listed by prediction_assumptions().
 
-// The all-reduce strategies of parallel/ (collective_schedule.h).
-enum class AllReduceAlgorithm { naive, ring };
+// The all-reduce strategies of parallel/ (collective_schedule.h), and
+// nn.DataParallel's step (train/replica_group.h): its gradients summed
+// through device 0 as naive's, in one all-reduce, then device 0 alone
+// updates and broadcasts the parameters, and every step gathers the outputs
+// to device 0 and scatters their gradients back.
+enum class AllReduceAlgorithm { naive, ring, dataparallel };
 const char* algorithm_name(AllReduceAlgorithm algorithm);
-// "naive" or "ring"; dp::Error naming the known ones otherwise.
+// "naive", "ring" or "dataparallel"; dp::Error naming the known ones otherwise.
 AllReduceAlgorithm parse_algorithm(const std::string& name);
 
 // Strong scaling keeps the global batch; weak scaling keeps each device's
@@ -59,7 +63,11 @@ struct AllReduceTerms {
 // 2(N-1)/N of the buffer; naive meets at 3 and rank 0 adds N-1 buffers alone
 // while the others then copy the sum; work of more ranks than cores takes
 // turns (round-robin pinning puts ceil(N/C) ranks on the busiest core).
+// DataParallel's all-reduce is naive's.
 AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& link, int devices);
+// A broadcast from device 0: its link sends N-1 buffers in N-1 messages; on
+// shared cores (threads) the other ranks copy it, C at a time, between 2 barriers.
+AllReduceTerms broadcast_terms(const LinkModel& link, int devices);
 double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
                           double bytes);
 
@@ -98,7 +106,7 @@ struct WorkloadProfile {
     double update_per_step = 0;     // every device updates all parameters
     double host_per_step = 0;       // epoch time outside the devices' phases, per step
     double gradient_bytes = 0;
-    int buckets = 1;                // all-reduces per step (bucket_mb)
+    int buckets = 1;                // all-reduces per step (bucket_mb; 1 for DataParallel)
 };
 
 // From a finished run of `config` (RunSummary::step_totals): its slowest
@@ -148,7 +156,9 @@ struct PredictedPoint {
     int global_batch = 0;
     double seconds_per_epoch = 0;
     double speedup = 0;  // over the predicted 1-device epoch
-    // Per epoch, adding up to seconds_per_epoch.
+    // Per epoch, adding up to seconds_per_epoch. DataParallel's all_reduce
+    // holds its parameter broadcast and output gather too, and its update
+    // is device 0's alone.
     double compute = 0, all_reduce = 0, update = 0, data_and_host = 0;
 };
 

@@ -11,10 +11,12 @@ namespace dp {
 namespace {
 
 // Per-step means of a run: over its steps, averaged over its devices, plus
-// the least all-reduce wait of any device.
+// the least all-reduce wait of any device. DataParallel's phases: the mean
+// output gather, device 0's serial update (the most any device spent
+// updating) and the least broadcast (device 0's, which waits for no update).
 struct StepMeans {
     double compute = 0, allreduce = 0, least_allreduce = 0, data = 0, update = 0;
-    double total() const { return compute + allreduce + data + update; }
+    double gather = 0, most_update = 0, least_broadcast = 0;
     double steps_per_epoch = 0, seconds_per_epoch = 0, half_range = 0;
 };
 
@@ -24,7 +26,11 @@ StepMeans step_means(const RunSummary& run) {
     StepMeans means;
     const double devices = double(run.step_totals.size()), steps = double(run.steps);
     means.least_allreduce = run.step_totals.front().allreduce / steps;
+    means.least_broadcast = run.step_totals.front().broadcast / steps;
     for (const DeviceStepTiming& device : run.step_totals) {
+        means.gather += device.gather / steps / devices;
+        means.most_update = std::max(means.most_update, device.update / steps);
+        means.least_broadcast = std::min(means.least_broadcast, device.broadcast / steps);
         means.compute += (device.forward + device.backward) / steps / devices;
         means.allreduce += device.allreduce / steps / devices;
         means.data += device.data / steps / devices;
@@ -38,6 +44,30 @@ StepMeans step_means(const RunSummary& run) {
     // too, but the mean per step is what matters.
     means.steps_per_epoch = steps / double(run.epochs.size());
     return means;
+}
+
+GapPart* part_named(SpeedupGap& gap, const std::string& short_name) {
+    const auto part = std::find_if(gap.parts.begin(), gap.parts.end(),
+                                   [&](const GapPart& p) { return p.short_name == short_name; });
+    return part == gap.parts.end() ? nullptr : &*part;
+}
+
+// A DataParallel run's own parts: its update runs on device 0 alone while the
+// others wait (so it counts whole, not as the devices' mean), then device 0
+// broadcasts the parameters, and every step gathers the outputs to device 0.
+// The other devices' wait for the update is in their broadcast time, which
+// the serial update part stands for.
+void name_dataparallel_parts(SpeedupGap& gap, double serial_update, double broadcast,
+                             double gather) {
+    std::string ddp = "DDP (";
+    ddp += setting("allreduce") + " ring)";
+    GapPart& update = *part_named(gap, "update");
+    update = {"serial update on device 0 (the others wait)", "serial update",
+              ddp + " updates on every device at once", serial_update};
+    gap.parts.push_back({"parameter broadcast from device 0", "broadcast",
+                         ddp + " keeps each replica's parameters where they are", broadcast});
+    gap.parts.push_back({"output gather to device 0 and scatter back", "output gather",
+                         ddp + " computes each shard's loss where it is", gather});
 }
 
 }  // namespace
@@ -76,22 +106,15 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
          "the update does not shrink with more devices: a larger batch makes it a smaller share",
          part(b.update, a.update)},
     };
+    if (b.gather > 0) name_dataparallel_parts(gap, part(b.most_update, a.most_update),
+                                              part(b.least_broadcast, a.least_broadcast),
+                                              part(b.gather, a.gather));
     double explained = 0;
     for (const GapPart& p : gap.parts) explained += p.seconds;
     gap.parts.push_back({"outside the measured steps", "outside steps",
                          "the epoch loop and progress reporting", gap.gap() - explained});
     return gap;
 }
-
-namespace {
-
-GapPart* part_named(SpeedupGap& gap, const std::string& short_name) {
-    const auto part = std::find_if(gap.parts.begin(), gap.parts.end(),
-                                   [&](const GapPart& p) { return p.short_name == short_name; });
-    return part == gap.parts.end() ? nullptr : &*part;
-}
-
-}  // namespace
 
 void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainConfig& many) {
     GapPart* compute_part = part_named(gap, "compute");

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/setting_ref.h"
 #include "parallel/collective_timeout.h"
+#include "parallel/communicator_factory.h"
 #include "parallel/mpi_communicator.h"
 #ifdef DP_HAVE_CUDA
 #include "parallel/nccl_communicator.h"
@@ -25,7 +26,7 @@ std::unique_ptr<Communicator> rank_communicator(const MpiSession& mpi, const Dev
     if (mpi.rank() == 0) id = nccl_unique_id();
     mpi.broadcast_bytes(id.data(), id.size(), 0);
     return std::make_unique<NcclCommunicator>(id, mpi.rank(), mpi.size(), device.cuda_ordinal,
-                                              allreduce, std::move(timeout));
+                                              collective_strategy(allreduce), std::move(timeout));
 #else
     (void)mpi, (void)allreduce;
     throw Error("GPU ranks need the CUDA build (configure with -DDP_CUDA=ON)");

@@ -30,7 +30,7 @@ private:
 
 Replica::Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
                  int classes, int max_rows, std::uint64_t seed, int micro_batches,
-                 Precision precision)
+                 Precision precision, int gathered_rows)
     : backend_(make_backend(device, precision)),
       model_(build_model(model, input, classes)),
       max_rows_(max_rows),
@@ -43,6 +43,13 @@ Replica::Replica(const DeviceInfo& device, const std::string& model, const Sampl
       dlogits_(backend_->allocate(std::size_t(max_rows) * model_->classes())) {
     model_->build(*backend_, max_rows, seed);
     if (micro_batches > 1) accumulated_ = backend_->allocate(model_->parameters().total_size());
+    if (gathered_rows > 0) {
+        const std::size_t outputs = std::size_t(gathered_rows) * model_->classes();
+        host_gathered_labels_.resize(std::size_t(gathered_rows));
+        gathered_outputs_ = backend_->allocate(outputs);
+        gathered_doutputs_ = backend_->allocate(outputs);
+        gathered_labels_ = backend_->allocate(std::size_t(gathered_rows));
+    }
 }
 
 void Replica::load(const Dataset& set, std::span<const int> indices) {
@@ -51,12 +58,11 @@ void Replica::load(const Dataset& set, std::span<const int> indices) {
     backend_->upload_labels(host_labels_.data(), labels_.get(), indices.size());
 }
 
-Backend::LossResult Replica::compute_loss(const float* outputs, int rows, float* doutputs,
-                                         float grad_scale) {
+Backend::LossResult Replica::compute_loss(const float* outputs, int rows, const float* labels,
+                                         float* doutputs, float grad_scale) {
     const auto loss = model_->loss() == Sequential::Loss::nll ? &Backend::nll_loss
                                                               : &Backend::softmax_cross_entropy;
-    return (backend_.get()->*loss)(rows, model_->classes(), outputs, labels_.get(), doutputs,
-                                   grad_scale);
+    return (backend_.get()->*loss)(rows, model_->classes(), outputs, labels, doutputs, grad_scale);
 }
 
 DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> shard,
@@ -84,7 +90,8 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
             timing.data += watch.lap();
             const float* logits = model_->forward(micro_pass, images_.get());
             const auto micro_loss =
-                compute_loss(logits, micro.rows, dlogits_.get(), 1.f / float(pass.global_batch));
+                compute_loss(logits, micro.rows, labels_.get(), dlogits_.get(),
+                             1.f / float(pass.global_batch));
             loss.loss_sum += micro_loss.loss_sum;
             loss.correct += micro_loss.correct;
             timing.forward += watch.lap();
@@ -121,6 +128,14 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
     backend_->synchronize();
     timing.allreduce = reducer.seconds();
     timing.backward = backward + watch.lap() - timing.allreduce;
+    update(lr, weight_decay);
+    backend_->synchronize();
+    timing.update = watch.lap();
+    return timing;
+}
+
+void Replica::update(float lr, float weight_decay) {
+    ParameterStore& parameters = model_->parameters();
     // gradients += weight_decay x parameters (sgd_update subtracts lr x its
     // second argument, so lr -weight_decay adds it); skipped at 0, so runs
     // without weight decay keep their bits.
@@ -128,8 +143,65 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
         backend_->sgd_update(parameters.total_size(), -weight_decay, parameters.gradients(),
                              parameters.values());
     backend_->sgd_update(parameters.total_size(), lr, parameters.values(), parameters.gradients());
+}
+
+Backend::LossResult Replica::gathered_loss(const Dataset& set, std::span<const int> batch) {
+    for (std::size_t i = 0; i < batch.size(); ++i)
+        host_gathered_labels_[i] = set.labels[std::size_t(batch[i])];
+    backend_->upload_labels(host_gathered_labels_.data(), gathered_labels_.get(), batch.size());
+    const int rows = int(batch.size());
+    return compute_loss(gathered_outputs_.get(), rows, gathered_labels_.get(),
+                        gathered_doutputs_.get(), 1.f / float(rows));
+}
+
+DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<const int> batch,
+                                                  const Pass& pass, float lr,
+                                                  Communicator& communicator,
+                                                  Backend::LossResult& loss, float weight_decay) {
+    const int rows = pass.batch, classes = model_->classes();
+    const std::size_t offset = pass.first_sample * std::size_t(classes);
+    const std::size_t outputs = batch.size() * std::size_t(classes);
+    ParameterStore& parameters = model_->parameters();
+    DeviceStepTiming timing;
+    timing.shard = rows;
+    Stopwatch watch;
+    loss = {};
+    // Zeros elsewhere, so that the sum on rank 0 is every rank's rows exactly.
+    backend_->fill(gathered_outputs_.get(), outputs, 0.f);
+    const float* logits = nullptr;
+    if (rows > 0) {
+        load(set, batch.subspan(std::size_t(pass.first_sample), std::size_t(rows)));
+        timing.data = watch.lap();
+        logits = model_->forward(pass, images_.get());
+        backend_->copy(std::size_t(rows) * classes, logits, gathered_outputs_.get() + offset);
+        backend_->synchronize();
+        timing.forward = watch.lap();
+    }
+    // The gather to device 0 is the first half of naive's all-reduce (the
+    // strategy's communicator): its copy back is traffic nn.DataParallel does
+    // not have, on a buffer of batch x classes floats.
+    communicator.all_reduce_sum(pass.rank, gathered_outputs_.get(), outputs);
+    if (pass.rank == 0) loss = gathered_loss(set, batch);
+    communicator.broadcast(pass.rank, gathered_doutputs_.get(), outputs, 0);
+    backend_->synchronize();
+    timing.gather = watch.lap();
+    if (rows > 0)
+        model_->backward(pass, images_.get(), gathered_doutputs_.get() + offset);
+    else
+        backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
+    backend_->synchronize();
+    timing.backward = watch.lap();
+    communicator.all_reduce_sum(pass.rank, parameters.gradients(), parameters.total_size());
+    backend_->synchronize();
+    timing.allreduce = watch.lap();
+    if (pass.rank == 0) update(lr, weight_decay);  // the others wait in the broadcast
     backend_->synchronize();
     timing.update = watch.lap();
+    communicator.broadcast(pass.rank, parameters.values(), parameters.total_size(), 0);
+    if (parameters.buffers_size() > 0)  // BatchNorm's running statistics, as DataParallel's
+        communicator.broadcast(pass.rank, parameters.buffers(), parameters.buffers_size(), 0);
+    backend_->synchronize();
+    timing.broadcast = watch.lap();
     return timing;
 }
 
@@ -152,7 +224,7 @@ Backend::LossResult Replica::evaluate(const Dataset& set, int first, int count) 
     for (int offset = 0; offset < count; offset += max_rows_) {
         const int rows = std::min(max_rows_, count - offset);
         const float* logits = forward_samples(set, first + offset, rows);
-        const Backend::LossResult rows_result = compute_loss(logits, rows, nullptr, 0.f);
+        const Backend::LossResult rows_result = compute_loss(logits, rows, labels_.get(), nullptr, 0.f);
         total.loss_sum += rows_result.loss_sum;
         total.correct += rows_result.correct;
     }

@@ -23,9 +23,11 @@ class Replica {
 public:
     // `max_rows`: the largest micro-batch; `micro_batches`: how many make a
     // shard (gradient accumulation, TrainConfig::accumulate).
+    // `gathered_rows`: a DataParallel replica's room for the largest global
+    // batch's outputs (train_step_dataparallel); 0 for ring and naive.
     Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
             int classes, int max_rows, std::uint64_t seed, int micro_batches = 1,
-            Precision precision = Precision::fp32);
+            Precision precision = Precision::fp32, int gathered_rows = 0);
 
     // One training step on this device's shard of a global batch: forward,
     // loss summed over the shard with gradients scaled by 1/global_batch,
@@ -39,6 +41,19 @@ public:
     DeviceStepTiming train_step(const Dataset& set, std::span<const int> shard, const Pass& pass,
                                 float lr, GradientReducer& reducer, Backend::LossResult& loss,
                                 float weight_decay = 0);
+
+    // One step as nn.DataParallel takes it (the replica was built with
+    // gathered_rows >= the global batch): forward on this replica's shard
+    // (`pass.first_sample` is its offset in `batch`, the whole global batch);
+    // the outputs gathered to rank 0, which computes the loss of the whole
+    // batch (into `loss`; the other ranks' stays 0) and scatters the outputs'
+    // gradients back; backward; the gradients summed on rank 0, which alone
+    // updates; then rank 0's parameters and buffers broadcast to every
+    // replica. Per row the same loss, gradients and update as train_step, so
+    // the same maths. Micro-batches are not supported (ReplicaGroup refuses them).
+    DeviceStepTiming train_step_dataparallel(const Dataset& set, std::span<const int> batch,
+                                             const Pass& pass, float lr, Communicator& communicator,
+                                             Backend::LossResult& loss, float weight_decay = 0);
 
     // Test samples [first, first + count) of `set` in one evaluation pass:
     // how many the model classifies correctly and their summed loss (the
@@ -63,8 +78,13 @@ private:
     // returns the model's outputs for them in evaluation mode.
     const float* forward_samples(const Dataset& set, int first, int rows);
     // The model's loss of the loaded labels; see Backend::softmax_cross_entropy.
-    Backend::LossResult compute_loss(const float* outputs, int rows, float* doutputs,
-                                     float grad_scale);
+    Backend::LossResult compute_loss(const float* outputs, int rows, const float* labels,
+                                     float* doutputs, float grad_scale);
+    // Rank 0 of a DataParallel step: the loss of the `rows` gathered outputs
+    // against the labels of `batch`, their gradients into gathered_doutputs_.
+    Backend::LossResult gathered_loss(const Dataset& set, std::span<const int> batch);
+    // SGD on this replica's parameters, weight decay joining the gradients first.
+    void update(float lr, float weight_decay);
 
     std::unique_ptr<Backend> backend_;
     std::unique_ptr<Sequential> model_;
@@ -75,6 +95,10 @@ private:
     std::vector<std::int32_t> host_labels_;
     std::vector<int> eval_indices_;
     DeviceBuffer images_, labels_, dlogits_;
+    // DataParallel: every rank's outputs (and their gradients, labels) for a global batch.
+    std::vector<std::int32_t> host_gathered_labels_;
+    DeviceBuffer gathered_outputs_{nullptr, nullptr}, gathered_doutputs_{nullptr, nullptr},
+        gathered_labels_{nullptr, nullptr};
 };
 
 }  // namespace dp

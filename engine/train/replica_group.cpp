@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "checkpoint/model_checkpoint.h"
+#include "core/setting_ref.h"
 #include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
 #include "parallel/communicator_factory.h"
@@ -25,6 +26,7 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
       reducers_(devices.size()),
       seed_(config.seed),
       sync_bn_(config.sync_bn),
+      dataparallel_(config.allreduce == "dataparallel"),
       weight_decay_(config.weight_decay),
       timings_(devices.size()),
       losses_(devices.size()) {
@@ -32,6 +34,9 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
         throw Error("ranks " + std::to_string(first_rank) + " to " +
                     std::to_string(first_rank + size() - 1) + " do not fit a run of " +
                     std::to_string(world()) + " ranks");
+    if (dataparallel_ && (world() != size() || config.accumulate > 1))
+        throw Error(setting("allreduce") + " dataparallel runs in one process without " +
+                    setting("accumulate") + ", as nn.DataParallel does");
     for (const auto& device : devices) threads_.push_back(std::make_unique<DeviceThread>(device));
     // The largest micro-batch: the first of the first shard (batch_shard gives earlier parts more).
     const int max_rows =
@@ -45,7 +50,8 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
         auto replica = std::make_unique<Replica>(devices[local], config.model, input, classes,
                                                  max_rows, config.seed + std::uint64_t(rank),
                                                  config.accumulate,
-                                                 precision_named(config.precision));
+                                                 precision_named(config.precision),
+                                                 dataparallel_ ? config.batch_size : 0);
         // Different seeds on purpose: the broadcast, not the seed, makes replicas equal.
         ParameterStore& parameters = replica->model().parameters();
         communicator_->broadcast(rank, parameters.values(), parameters.total_size(), 0);
@@ -118,6 +124,11 @@ std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
                         .sync_batch_norm = sync_bn_ ? communicator_.get() : nullptr,
                         .rank = rank,
                         .global_batch = global_batch};
+        if (dataparallel_) {
+            timings_[local] = replicas_[local]->train_step_dataparallel(
+                set, batch, pass, lr, *communicator_, losses_[local], weight_decay_);
+            return;
+        }
         timings_[local] = replicas_[local]->train_step(set, batch.subspan(shard.offset, shard.rows),
                                                        pass, lr, *reducers_[local], losses_[local],
                                                        weight_decay_);

@@ -25,7 +25,10 @@ struct Evaluation {
 // The data-parallel engine: one replica per device, each on its device's
 // thread, kept identical by broadcasting rank 0's parameters at start and
 // all-reducing gradients every step (d2l 12.5's split -> forward/backward ->
-// allreduce -> update loop).
+// allreduce -> update loop). With allreduce "dataparallel", each step is
+// nn.DataParallel's instead (Replica::train_step_dataparallel): outputs
+// gathered to rank 0 for the loss, gradients summed there, the update on rank
+// 0 only and its parameters broadcast; one process only, no micro-batches.
 //
 // A run has `world()` ranks, one per device. In one process they are all
 // here; in a run of several processes (mpirun) this group holds the ranks
@@ -117,6 +120,7 @@ private:
     std::vector<std::unique_ptr<GradientReducer>> reducers_;
     std::uint64_t seed_;
     bool sync_bn_;
+    bool dataparallel_;
     float weight_decay_;
     std::uint64_t steps_ = 0;
     ReplicaJob current_job_;

@@ -12,8 +12,8 @@ StepTrace::StepTrace(std::vector<std::string> device_ids, std::size_t steps_per_
     : device_ids_(std::move(device_ids)), steps_per_epoch_(steps_per_epoch) {}
 
 void StepTrace::start_epoch() {
-    // Per step: the steps track's slice and five phases per device.
-    const std::size_t needed = events_.size() + steps_per_epoch_ * (1 + 5 * device_ids_.size());
+    // Per step: the steps track's slice and up to seven phases per device.
+    const std::size_t needed = events_.size() + steps_per_epoch_ * (1 + 7 * device_ids_.size());
     // Doubling, so that reserving epoch by epoch copies each event a bounded number of times.
     if (needed > events_.capacity()) events_.reserve(std::max(needed, 2 * events_.capacity()));
 }
@@ -22,12 +22,15 @@ void StepTrace::add_step(const StepReport& report, std::chrono::steady_clock::ti
     struct Phase {
         const char* name;
         double DeviceStepTiming::*seconds;
+        bool dataparallel_only = false;  // no slice when 0: ring and naive runs lack it
     };
     static constexpr Phase kPhases[] = {{"data", &DeviceStepTiming::data},
                                         {"forward", &DeviceStepTiming::forward},
+                                        {"output gather", &DeviceStepTiming::gather, true},
                                         {"backward", &DeviceStepTiming::backward},
                                         {"all-reduce", &DeviceStepTiming::allreduce},
-                                        {"update", &DeviceStepTiming::update}};
+                                        {"update", &DeviceStepTiming::update},
+                                        {"parameter broadcast", &DeviceStepTiming::broadcast, true}};
     double step_us = 0;
     for (const DeviceStepTiming& device : report.devices) {
         double device_us = 0;
@@ -46,6 +49,7 @@ void StepTrace::add_step(const StepReport& report, std::chrono::steady_clock::ti
         double at = start_us;
         for (const Phase& phase : kPhases) {
             const double duration = report.devices[d].*phase.seconds * 1e6;
+            if (phase.dataparallel_only && duration == 0) continue;
             events_.push_back({phase.name, int(d), at, duration, report.epoch, report.batch});
             at += duration;
         }

@@ -143,7 +143,9 @@ TrainingRun::TrainingRun(const TrainConfig& config,
                               : make_local_communicator(devices, config_.allreduce,
                                                         config_.collective_timeout_s);
     if (!communicator) throw Error("a multi-process Trainer runs once");
-    const std::string allreduce = communicator->name();
+    // DataParallel's communicator is naive's (collective_strategy); the run is DataParallel's.
+    const std::string allreduce =
+        config_.allreduce == "dataparallel" ? config_.allreduce : communicator->name();
     validate_ranks(config_, communicator->size());
 
     observer_.on_log("loading " + training_data_source(config_));

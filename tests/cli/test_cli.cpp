@@ -323,6 +323,22 @@ private slots:
         QVERIFY2(drift > 0 && drift < 1e-5, qPrintable(lines[header + 2]));
     }
 
+    // --allreduce dataparallel: --help and the man page document it, and a
+    // comparison's gap breakdown names DataParallel's own parts.
+    void dataParallelIsDocumentedAndBreaksDownItsGap() {
+        QCOMPARE(parse({"--allreduce", "dataparallel"}).config.allreduce, std::string("dataparallel"));
+        QVERIFY(dp::cli_help().find("dataparallel (nn.DataParallel's") != std::string::npos);
+        QVERIFY(QString::fromStdString(dp::cli_man_page("1.2.3")).contains("dataparallel"));
+        const auto result = run_dp_train({"--compare", "1,2", "--allreduce", "dataparallel",
+                                          "--limit-train", "256", "--limit-test", "64",
+                                          "--batch-size", "64", "--epochs", "2", "--no-history"});
+        QCOMPARE(result.exit_code, 0);
+        for (const char* part : {"serial update on device 0 (the others wait)",
+                                 "parameter broadcast from device 0",
+                                 "output gather to device 0 and scatter back"})
+            QVERIFY2(result.out.contains(part), qPrintable(result.out));
+    }
+
     // --repeat: the comparison R times, counts alternating, then each count's
     // median speedup and its range; every run's sec/epoch is its steady
     // epochs' median with their range.
@@ -418,6 +434,7 @@ private slots:
         QVERIFY2(lines[threads + 3].contains(measured), qPrintable(lines[threads + 3]));
         QVERIFY2(lines[threads + 8].startsWith("     64 |"), qPrintable(lines[threads + 8]));
         QVERIFY(out.contains("strong, naive, 10 GbE"));
+        QVERIFY(out.contains("strong, dataparallel, 10 GbE"));
         QVERIFY(out.contains("weak, ring, NVLink 3 (A100)"));
         QVERIFY(out.contains("cores shared by CPU devices"));
         QVERIFY(out.contains("assumptions:\n  - "));

@@ -67,6 +67,39 @@ private slots:
                  verdict.c_str());
     }
 
+    // A DataParallel run (its devices time an output gather): device 0's
+    // update counts whole, as the others wait for it, and the parameter
+    // broadcast and output gather are parts of their own.
+    void dataParallelRunNamesItsOwnParts() {
+        const dp::RunSummary dataparallel = timed_run(
+            2, 7, 20,
+            {{.shard = 2560, .data = 0.4, .forward = 3.4, .backward = 6.6, .allreduce = 0.5,
+              .update = 1.2, .gather = 0.3, .broadcast = 0.2},
+             {.shard = 2560, .data = 0.4, .forward = 3.2, .backward = 6.4, .allreduce = 0.6,
+              .update = 0, .gather = 0.5, .broadcast = 1.4}});
+        const dp::SpeedupGap gap = dp::speedup_gap(one_device(), dataparallel);
+        const auto seconds_of = [&](const std::string& short_name) {
+            for (const dp::GapPart& part : gap.parts)
+                if (part.short_name == short_name) return part.seconds;
+            return -1.0;
+        };
+        QCOMPARE(gap.parts.size(), std::size_t(8));
+        // Per epoch (10 steps): device 0's 1.2 s / 20 steps x 10, less 1 device's / 2.
+        QVERIFY(std::abs(seconds_of("serial update") - (0.6 - 0.3)) < 1e-12);
+        QCOMPARE(seconds_of("update"), -1.0);  // renamed, not doubled
+        QVERIFY(std::abs(seconds_of("broadcast") - 0.1) < 1e-12);  // device 0's 0.2 s
+        QVERIFY(std::abs(seconds_of("output gather") - 0.2) < 1e-12);  // the mean, 0.4 s
+        double sum = 0;
+        for (const dp::GapPart& part : gap.parts) sum += part.seconds;
+        QVERIFY(std::abs(sum - gap.gap()) < 1e-9);
+        const std::string table = dp::format_speedup_gap(gap);
+        QVERIFY(table.find("parameter broadcast from device 0") != std::string::npos);
+        QVERIFY(table.find("serial update on device 0") != std::string::npos);
+        // A ring run has none of them.
+        for (const dp::GapPart& part : dp::speedup_gap(one_device(), two_devices()).parts)
+            QVERIFY(part.short_name != "broadcast" && part.short_name != "output gather");
+    }
+
     void runsWithoutTimingsAreRefused() {
         dp::RunSummary untimed = two_devices();
         untimed.step_totals.clear();

@@ -103,6 +103,7 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::newRow("lenet ring") << "ring" << "lenet";
         QTest::newRow("lenet naive") << "naive" << "lenet";
+        QTest::newRow("lenet dataparallel") << "dataparallel" << "lenet";
         QTest::newRow("resnet18-narrow sync-bn") << "ring" << "resnet18-narrow";
     }
     void threeDevicesTrainLikeOne() {
@@ -148,6 +149,48 @@ private slots:
         // split or average is off by 1e-3 or more.
         if (!sync_bn) QVERIFY(difference <= 5e-5);
         QCOMPARE(three.evaluate(data_.test).accuracy, one.evaluate(data_.test).accuracy);
+    }
+
+    // The three strategies at one global batch on 2 devices: the same
+    // parameters after 20 steps, up to float rounding. DataParallel's steps
+    // time its own phases (the output gather, the parameter broadcast),
+    // which ring's lack; its loss is rank 0's, of the whole batch.
+    void strategiesAgree() {
+        const dp::SampleShape input{1, 28, 28};
+        const auto ring_config = config_on(2, "ring");
+        dp::ReplicaGroup ring(dp::select_devices(ring_config.devices), ring_config, input, 10);
+        for (const char* strategy : {"naive", "dataparallel"}) {
+            const auto config = config_on(2, strategy);
+            dp::ReplicaGroup other(dp::select_devices(config.devices), config, input, 10);
+            dp::ReplicaGroup reference(dp::select_devices(ring_config.devices), ring_config, input, 10);
+            const bool dataparallel = std::string(strategy) == "dataparallel";
+            train_side_by_side(reference, other, data_.train, config.lr, 20,
+                               [&](int step, const dp::Backend::LossResult& loss_ring,
+                                   const dp::Backend::LossResult& loss_other,
+                                   std::span<const dp::DeviceStepTiming> timings) {
+                QVERIFY2(std::abs(loss_ring.loss_sum - loss_other.loss_sum) <= 1e-5 * loss_ring.loss_sum,
+                         qPrintable(QString("%1, step %2").arg(strategy).arg(step)));
+                QCOMPARE(loss_other.correct, loss_ring.correct);
+                for (const dp::DeviceStepTiming& timing : timings) {
+                    QCOMPARE(timing.gather > 0, dataparallel);
+                    QCOMPARE(timing.broadcast > 0, dataparallel);
+                }
+            });
+            QCOMPARE(other.parameters(1), other.parameters(0));
+            const double difference =
+                dp::max_relative_difference(reference.parameters(0), other.parameters(0));
+            qInfo("%s vs ring after 20 steps: max relative parameter difference %.2e", strategy,
+                  difference);
+            QVERIFY2(difference <= 1e-5, qPrintable(QString::number(difference)));
+        }
+    }
+
+    // DataParallel is one process's: a run of several, or micro-batches, is refused.
+    void dataParallelRefusesAccumulation() {
+        auto config = config_on(2, "dataparallel");
+        config.accumulate = 2;
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::ReplicaGroup(dp::select_devices(config.devices),
+                                                             config, {1, 28, 28}, 10));
     }
 
     // CPU devices reduce their buckets on communication threads while
@@ -272,10 +315,16 @@ private slots:
 
     // Batch 5 over 4 devices: shards 2, 2, 1, 0. The empty replica still
     // joins every all-reduce, and the result equals one device's.
+    void emptyShardStillJoinsCollectives_data() {
+        QTest::addColumn<QString>("allreduce");
+        QTest::newRow("ring") << "ring";
+        QTest::newRow("dataparallel") << "dataparallel";
+    }
     void emptyShardStillJoinsCollectives() {
+        QFETCH(QString, allreduce);
         DeviceCountOverride four_devices(4);
         const dp::SampleShape input{1, 28, 28};
-        auto config = config_on(4);
+        auto config = config_on(4, allreduce.toStdString());
         config.batch_size = 5;
         dp::ReplicaGroup four(dp::select_devices(config.devices), config, input, 10);
         auto single = config_on(1);

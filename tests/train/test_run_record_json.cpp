@@ -200,6 +200,20 @@ private slots:
         QVERIFY(refused("[{\"shard\": 1}]").find("\"step_totals[0].data\" is missing") != std::string::npos);
         QVERIFY(refused("{}").find("\"step_totals\" is not an array") != std::string::npos);
         QVERIFY(refused("[").find("\"step_totals\" is not JSON at byte 1") != std::string::npos);
+        // DataParallel's gather and broadcast came later: a record without them read as 0.
+        const std::string older =
+            R"([{"shard": 1, "data": 0.1, "forward": 0.2, "backward": 0.3, "allreduce": 0.4, "update": 0.5}])";
+        const auto read = dp::step_totals_from_json(older, "step_totals");
+        QVERIFY(read.size() == 1 && read[0].gather == 0 && read[0].broadcast == 0 && read[0].update == 0.5);
+        dp::DeviceStepTiming dataparallel = read[0];
+        dataparallel.gather = 0.25;
+        dataparallel.broadcast = 0.125;
+        const auto again = dp::step_totals_from_json(dp::step_totals_json({dataparallel}), "step_totals");
+        QVERIFY(again[0].gather == 0.25 && again[0].broadcast == 0.125);
+        std::string negative = older;
+        negative.insert(negative.size() - 2, ", \"broadcast\": -1");
+        QVERIFY2(refused(negative).find("\"step_totals[0].broadcast\" is negative") != std::string::npos,
+                 refused(negative).c_str());
     }
 };
 

@@ -67,6 +67,44 @@ class TestScalingPredictor : public QObject {
     Q_OBJECT
 
 private slots:
+    // DataParallel is naive's one gradient all-reduce plus, per step, a
+    // parameter broadcast (N-1 buffers from device 0 over its own link) and
+    // the output gather and scatter (their latencies: naive's 2(N-1) and the
+    // broadcast's N-1), and one update, device 0's.
+    void dataParallelAddsItsBroadcastGatherAndSerialUpdate() {
+        const dp::LinkModel pcie = preset("PCIe 4.0 x16");
+        const dp::WorkloadProfile profile = lenet_like();
+        const auto point = [&](dp::AllReduceAlgorithm algorithm, const dp::LinkModel& link,
+                               const dp::CoreSharing& sharing) {
+            return dp::predict(profile, {algorithm, link, sharing, dp::Scaling::strong}, {2}).front();
+        };
+        const dp::PredictedPoint naive = point(dp::AllReduceAlgorithm::naive, pcie, {});
+        const dp::PredictedPoint dataparallel = point(dp::AllReduceAlgorithm::dataparallel, pcie, {});
+        // 10 steps an epoch, 2 devices: broadcast alpha + B beta, gather and scatter 2 + 1 alphas.
+        const double extra = 10 * (4 * pcie.alpha + profile.gradient_bytes * pcie.beta);
+        QVERIFY(std::abs(dataparallel.all_reduce - naive.all_reduce - extra) < 1e-12);
+        QCOMPARE(dataparallel.compute, naive.compute);
+        // A wake-up: the gather pays one more a step, the broadcasts none.
+        dp::LinkModel waking = pcie;
+        waking.wake = 1e-3;
+        const double with_wake = point(dp::AllReduceAlgorithm::dataparallel, waking, {}).all_reduce -
+                                 point(dp::AllReduceAlgorithm::naive, waking, {}).all_reduce;
+        QVERIFY(std::abs(with_wake - extra - 10 * waking.wake) < 1e-12);
+        QCOMPARE(dataparallel.update, 10 * profile.update_per_step);
+        // On shared cores, every device updating at once slows each; device 0 alone does not.
+        dp::CoreSharing sharing;
+        sharing.cores = 2;
+        sharing.busy_slowdown = 1.5;
+        const double alone = 10 * profile.update_per_step;
+        QVERIFY(std::abs(point(dp::AllReduceAlgorithm::ring, threads(2), sharing).update - 1.5 * alone) < 1e-12);
+        QVERIFY(std::abs(point(dp::AllReduceAlgorithm::dataparallel, threads(2), sharing).update - alone) < 1e-12);
+        const dp::AllReduceTerms broadcast = dp::broadcast_terms(threads(2), 4);
+        QCOMPARE(broadcast.latency_terms, 4.0);  // 2 barriers, 2 turns of ranks on the busiest core
+        QCOMPARE(broadcast.byte_terms, 2.0);     // 3 copies, 2 at a time
+        QCOMPARE(dp::parse_algorithm("dataparallel"), dp::AllReduceAlgorithm::dataparallel);
+        QCOMPARE(std::string(dp::algorithm_name(dp::AllReduceAlgorithm::dataparallel)), std::string("dataparallel"));
+    }
+
     void fitRecoversAlphaAndBetaOfExactTimings() {
         const double alpha = 12e-6, beta = 1 / 4e9;
         std::vector<dp::ProbeSample> samples;

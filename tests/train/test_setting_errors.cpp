@@ -57,6 +57,11 @@ private slots:
         config.accumulate = 2;
         QCOMPARE(blamed(config), QStringLiteral("sync_bn"));
         config = small();
+        config.allreduce = "dataparallel";
+        QCOMPARE(blamed(config), QStringLiteral("-"));
+        config.accumulate = 2;
+        QCOMPARE(blamed(config), QStringLiteral("accumulate"));
+        config = small();
         config.devices = {"cpu:0", "cpu:0"};
         QCOMPARE(blamed(config), QStringLiteral("devices"));
         QTemporaryDir folder;
