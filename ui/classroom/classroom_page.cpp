@@ -76,7 +76,8 @@ ClassroomPage::ClassroomPage(QWidget* parent)
     views_->addWidget(stepAndPredictions);
     QWidget* ringSection = captioned(
         tr("<b>The ring all\u2011reduce</b> of this run's gradients: each device sends one chunk "
-           "to its right neighbour per step, so every link works at once."),
+           "to its right neighbour per step, so every link works at once. A chunk's colour and "
+           "label: the devices whose gradients it already sums."),
         ringView_, 1);
     // Hidden, it must not make the page (and the window) taller than before.
     ringSection->setMinimumSize(1, 1);

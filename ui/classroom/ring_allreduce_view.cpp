@@ -6,11 +6,14 @@
 #include <QLocale>
 #include <QPainter>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QThread>
 #include <QTimer>
 #include <QToolButton>
 #include <QtMath>
+
+#include <bit>
 
 #include "core/error.h"
 #include "models/model_registry.h"
@@ -76,7 +79,7 @@ protected:
         const int wanted = metrics.horizontalAdvance(QStringLiteral("0+1+2")) + 8;
         // Boxes must leave the ring room: at most ~a third of the width each.
         const int cellWidth = std::max(metrics.horizontalAdvance(QStringLiteral("0")) + 6,
-                                       std::min(wanted, width() / (n <= 4 ? 3 : 4) / n));
+                                       std::min(wanted, int(width() / (n <= 4 ? 2.2 : 3.5) / n)));
         const QSize box(cellWidth * n, cellHeight * 2);
         const QPointF centre(width() / 2.0, height() / 2.0);
         const double rx = std::max(0.0, (width() - box.width()) / 2.0 - 4);
@@ -99,7 +102,7 @@ protected:
                 const std::uint32_t held = model.contributors(d, c, done);
                 paintChunk(painter, QRectF(rect.left() + c * cellWidth, rect.top() + cellHeight,
                                            cellWidth, cellHeight),
-                           held, c);
+                           held);
             }
         }
         paintFlight(painter, centres, QSizeF(cellWidth, cellHeight));
@@ -126,16 +129,19 @@ private:
         }
     }
 
-    void paintChunk(QPainter& painter, const QRectF& cell, std::uint32_t held, int chunk) const
+    void paintChunk(QPainter& painter, const QRectF& cell, std::uint32_t held) const
     {
         const int n = view_->model().devices();
         painter.setPen(Qt::black);
         painter.setBrush(chunkColour(held, n));
         painter.drawRect(cell);
         const QString label = QString::fromStdString(contributorsLabel(held, n));
+        // Too narrow for the devices' names: how many gradients it sums, of all.
         const QString shown = fontMetrics().horizontalAdvance(label) <= cell.width() - 2
             ? label
-            : (held == view_->model().allDevices() ? QStringLiteral("\u03a3") : QString::number(chunk));
+            : (held == view_->model().allDevices()
+                   ? QStringLiteral("\u03a3")
+                   : QStringLiteral("%1/%2").arg(std::popcount(held)).arg(n));
         painter.drawText(cell, Qt::AlignCenter, shown);
     }
 
@@ -200,6 +206,7 @@ RingAllReduceView::RingAllReduceView(QWidget* parent)
     trafficLabel_->setObjectName(QStringLiteral("ringTrafficLabel"));
     trafficLabel_->setTextFormat(Qt::RichText);
     trafficLabel_->setWordWrap(true);
+    trafficLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(devicesSpin_);
@@ -213,7 +220,13 @@ RingAllReduceView::RingAllReduceView(QWidget* parent)
     controls->addStretch(1);
     auto* body = new QHBoxLayout;
     body->addWidget(diagram_, 3);
-    body->addWidget(trafficLabel_, 2);
+    // At a projector's 1280 x 720 the table may not fit beside the ring: it scrolls.
+    auto* trafficScroll = new QScrollArea;
+    trafficScroll->setWidget(trafficLabel_);
+    trafficScroll->setWidgetResizable(true);
+    trafficScroll->setFrameShape(QFrame::NoFrame);
+    trafficScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    body->addWidget(trafficScroll, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(controls);
@@ -366,11 +379,13 @@ QString RingAllReduceView::trafficText() const
     } catch (const dp::Error&) {
     }
     const double buffer = double(model_.bufferBytes());
-    QString text = tr("<b>%1</b>: %2 gradient floats in %3 bucket(s), %4 per device; chunks of %5.")
-                       .arg(info ? QString::fromStdString(info->title).toHtmlEscaped() : modelName_.toHtmlEscaped())
-                       .arg(QLocale().toString(qulonglong(model_.bufferBytes() / sizeof(float))))
-                       .arg(model_.bucketFloats().size())
-                       .arg(bytesText(buffer), bytesText(double(model_.chunkBytes(0))));
+    const std::size_t buckets = model_.bucketFloats().size();
+    QString text = tr("<b>%1</b>: %2 gradient floats, %3 per device; chunks of %4.")
+                       .arg(info ? QString::fromStdString(info->title).toHtmlEscaped() : modelName_.toHtmlEscaped(),
+                            QLocale().toString(qulonglong(model_.bufferBytes() / sizeof(float))),
+                            bytesText(buffer), bytesText(double(model_.chunkBytes(0))));
+    if (buckets > 1)
+        text += tr(" %1 buckets, each cut into chunks and all\u2011reduced in turn.").arg(buckets);
     const auto ring = link(dp::AllReduceAlgorithm::ring);
     const auto naive = link(dp::AllReduceAlgorithm::naive);
     const auto time = [](const std::optional<dp::LinkModel>& l, double seconds) {
@@ -391,8 +406,8 @@ QString RingAllReduceView::trafficText() const
                 .arg(linkName().toHtmlEscaped(),
                      time(ring, ring ? model_.allReduceSeconds(dp::AllReduceAlgorithm::ring, *ring) : 0),
                      time(naive, naive ? model_.allReduceSeconds(dp::AllReduceAlgorithm::naive, *naive) : 0));
-    text += tr("<p>The same bytes cross the links in all, but the ring spreads them over every "
-               "link at once, while naive funnels %1 buffers in and out of device 0.</p>")
+    text += tr("The same bytes in all; the ring spreads them over every link at once, naive "
+               "sends %1 buffers through device 0's.")
                 .arg(2 * (n - 1));
     return text;
 }
