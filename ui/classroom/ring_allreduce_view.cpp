@@ -80,7 +80,11 @@ protected:
         // Boxes must leave the ring room: at most ~a third of the width each.
         const int cellWidth = std::max(metrics.horizontalAdvance(QStringLiteral("0")) + 6,
                                        std::min(wanted, int(width() / (n <= 4 ? 2.2 : 3.5) / n)));
-        const QSize box(cellWidth * n, cellHeight * 2);
+        // Many devices crowd the ring: each one's name goes left of its
+        // chunks, on one row, so that neighbouring boxes do not overlap.
+        const bool compact = n > 4;
+        const int titleWidth = compact ? metrics.horizontalAdvance(QStringLiteral("8")) + 10 : 0;
+        const QSize box(titleWidth + cellWidth * n, cellHeight * (compact ? 1 : 2));
         const QPointF centre(width() / 2.0, height() / 2.0);
         const double rx = std::max(0.0, (width() - box.width()) / 2.0 - 4);
         const double ry = std::max(0.0, (height() - box.height()) / 2.0 - 4);
@@ -95,14 +99,17 @@ protected:
             const QRectF rect(centres[std::size_t(d)] - QPointF(box.width() / 2.0, box.height() / 2.0), box);
             painter.setPen(palette().color(QPalette::WindowText));
             painter.setBrush(deviceColour(d, n));
-            painter.drawRect(QRectF(rect.topLeft(), QSizeF(box.width(), cellHeight)));
-            painter.drawText(QRectF(rect.topLeft(), QSizeF(box.width(), cellHeight)), Qt::AlignCenter,
-                             tr("Device %1").arg(d));
+            const QRectF title(rect.topLeft(), QSizeF(compact ? titleWidth : box.width(), cellHeight));
+            painter.drawRect(title);
+            QFont bold = font();  // the name, told apart from the chunks' labels
+            bold.setBold(true);
+            painter.setFont(bold);
+            painter.drawText(title, Qt::AlignCenter, compact ? QString::number(d) : tr("Device %1").arg(d));
+            painter.setFont(font());
+            const QPointF chunks = compact ? title.topRight() : title.bottomLeft();
             for (int c = 0; c < n; ++c) {
                 const std::uint32_t held = model.contributors(d, c, done);
-                paintChunk(painter, QRectF(rect.left() + c * cellWidth, rect.top() + cellHeight,
-                                           cellWidth, cellHeight),
-                           held);
+                paintChunk(painter, QRectF(chunks.x() + c * cellWidth, chunks.y(), cellWidth, cellHeight), held);
             }
         }
         paintFlight(painter, centres, QSizeF(cellWidth, cellHeight));
@@ -136,13 +143,22 @@ private:
         painter.setBrush(chunkColour(held, n));
         painter.drawRect(cell);
         const QString label = QString::fromStdString(contributorsLabel(held, n));
-        // Too narrow for the devices' names: how many gradients it sums, of all.
+        // Too narrow for the devices' names: how many gradients it sums, of
+        // all, in a smaller font if need be; else the colour alone says it.
         const QString shown = fontMetrics().horizontalAdvance(label) <= cell.width() - 2
             ? label
             : (held == view_->model().allDevices()
                    ? QStringLiteral("\u03a3")
                    : QStringLiteral("%1/%2").arg(std::popcount(held)).arg(n));
+        QFont font = painter.font();
+        if (QFontMetrics(font).horizontalAdvance(shown) > cell.width() - 2)
+            font.setPointSizeF(font.pointSizeF() * 0.75);
+        if (QFontMetrics(font).horizontalAdvance(shown) > cell.width() - 2)
+            return;
+        const QFont saved = painter.font();
+        painter.setFont(font);
         painter.drawText(cell, Qt::AlignCenter, shown);
+        painter.setFont(saved);
     }
 
     void paintFlight(QPainter& painter, const std::vector<QPointF>& centres, QSizeF cell) const
