@@ -264,8 +264,10 @@ RingAllReduceView::RingAllReduceView(QWidget* parent)
 
 RingAllReduceView::~RingAllReduceView()
 {
-    if (probeThread_)
+    if (probeThread_) {  // its probe must not outlive the view it reports to
         probeThread_->wait();
+        delete probeThread_;
+    }
 }
 
 bool RingAllReduceView::isPlaying() const
