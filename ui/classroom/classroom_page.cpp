@@ -1,12 +1,17 @@
 #include "classroom_page.h"
 
+#include <algorithm>
+
 #include <QBoxLayout>
 #include <QEvent>
 #include <QLabel>
+#include <QPushButton>
+#include <QStackedWidget>
 
 #include "batch_split_view.h"
 #include "dataset_metadata.h"
 #include "prediction_strip.h"
+#include "ring_allreduce_view.h"
 
 namespace {
 
@@ -53,7 +58,10 @@ ClassroomPage::ClassroomPage(QWidget* parent)
           tr("<b>Sample predictions</b> on the first test images after the latest epoch: green "
              "if right, red with the true label below if wrong."),
           predictionStrip_, 1)),
-      sections_(new QBoxLayout(QBoxLayout::TopToBottom))
+      sections_(new QBoxLayout(QBoxLayout::TopToBottom)),
+      ringButton_(new QPushButton(tr("Ring all\u2011reduce step by step"))),
+      ringView_(new RingAllReduceView),
+      views_(new QStackedWidget)
 {
     setObjectName(QStringLiteral("classroomPage"));
     runHeading_->setObjectName(QStringLiteral("classroomRunHeading"));
@@ -62,9 +70,33 @@ ClassroomPage::ClassroomPage(QWidget* parent)
     sections_->setSpacing(kSectionSpacing);
     sections_->addWidget(stepSection_);
     sections_->addWidget(predictionSection_, 1);
+    auto* stepAndPredictions = new QWidget;
+    stepAndPredictions->setLayout(sections_);
+    sections_->setContentsMargins(0, 0, 0, 0);
+    views_->addWidget(stepAndPredictions);
+    QWidget* ringSection = captioned(
+        tr("<b>The ring all\u2011reduce</b> of this run's gradients: each device sends one chunk "
+           "to its right neighbour per step, so every link works at once. A chunk's colour and "
+           "label: the devices whose gradients it already sums."),
+        ringView_, 1);
+    // Hidden, it must not make the page (and the window) taller than before.
+    ringSection->setMinimumSize(1, 1);
+    views_->addWidget(ringSection);
+    ringButton_->setObjectName(QStringLiteral("classroomRingButton"));
+    ringButton_->setCheckable(true);
+    connect(ringButton_, &QPushButton::toggled, this, &ClassroomPage::showRingAllReduce);
+    auto* heading = new QHBoxLayout;
+    heading->addWidget(runHeading_, 1);
+    heading->addWidget(ringButton_);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(runHeading_);
-    layout->addLayout(sections_, 1);
+    layout->addLayout(heading);
+    layout->addWidget(views_, 1);
+}
+
+void ClassroomPage::showRingAllReduce(bool shown)
+{
+    ringButton_->setChecked(shown);
+    views_->setCurrentIndex(shown ? 1 : 0);
 }
 
 bool ClassroomPage::isSideBySide() const
@@ -80,6 +112,8 @@ void ClassroomPage::startRun(const dp::RunRecord& record, const QColor& color)
     batchSplitView_->startRun(record.config.batch_size, int(record.config.devices.size()));
     predictionStrip_->clear();
     predictionStrip_->setClassNames(datasetMetadata(record.config.dataset).classNames);
+    ringView_->setRun(QString::fromStdString(record.config.model), record.config.bucket_mb,
+                      int(record.config.devices.size()));
 }
 
 bool ClassroomPage::event(QEvent* event)
@@ -95,7 +129,8 @@ bool ClassroomPage::event(QEvent* event)
 void ClassroomPage::arrangeSections()
 {
     const QRect content = contentsRect().marginsRemoved(layout()->contentsMargins());
-    const int stackedHeight = runHeading_->sizeHint().height() + layout()->spacing()
+    const int headingHeight = std::max(runHeading_->sizeHint().height(), ringButton_->sizeHint().height());
+    const int stackedHeight = headingHeight + layout()->spacing()
         + preferredHeight(*stepSection_, content.width()) + kSectionSpacing
         + preferredHeight(*predictionSection_, content.width());
     const auto direction =

@@ -6,6 +6,9 @@
 
 class BatchSplitView;
 class PredictionStrip;
+class QPushButton;
+class QStackedWidget;
+class RingAllReduceView;
 class QBoxLayout;
 class QLabel;
 
@@ -23,6 +26,9 @@ public:
 
     BatchSplitView* batchSplitView() const { return batchSplitView_; }
     PredictionStrip* predictionStrip() const { return predictionStrip_; }
+    RingAllReduceView* ringAllReduceView() const { return ringView_; }
+    // Shows the ring all-reduce in place of the step and predictions, or back.
+    void showRingAllReduce(bool shown);
     // The run the views show, as the runs table labels it.
     QString runLabel() const { return runLabel_; }
     // Whether the step and the predictions are side by side.
@@ -44,5 +50,8 @@ private:
     QWidget* stepSection_;
     QWidget* predictionSection_;
     QBoxLayout* sections_;
+    QPushButton* ringButton_;
+    RingAllReduceView* ringView_;
+    QStackedWidget* views_;
     QString runLabel_;
 };
