@@ -372,6 +372,7 @@ void MainWindow::connectRunSignals()
     });
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
+    classroomPage_->followRuns(runsModel_);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::updateScalingPrediction);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);
@@ -389,10 +390,10 @@ void MainWindow::connectWorker()
             Qt::QueuedConnection);
     connect(worker, &TrainingWorker::lossesReported, charts_->lossChart(), &LossChart::appendLosses,
             Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::stepReported, classroomPage_->batchSplitView(),
-            &BatchSplitView::showStep, Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::predictionsReported, classroomPage_->predictionStrip(),
-            &PredictionStrip::showPredictions, Qt::QueuedConnection);
+    connect(worker, &TrainingWorker::stepReported, classroomPage_, &ClassroomPage::showLiveStep,
+            Qt::QueuedConnection);
+    connect(worker, &TrainingWorker::predictionsReported, classroomPage_,
+            &ClassroomPage::showLivePredictions, Qt::QueuedConnection);
 }
 
 void MainWindow::restoreSettings()
@@ -554,6 +555,9 @@ void MainWindow::loadHistory()
         runsPanel_->showHistoryProblem(problem);
         return;
     }
+    // The card of the comparison on the charts when the window closed.
+    if (const std::string group = runsModel_->latestCheckedComparisonGroup(); !group.empty())
+        showComparisonSummary(group);
     if (skipped.empty())
         return;
     QStringList problems;

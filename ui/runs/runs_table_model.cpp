@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "run_palette.h"
+#include "run_swatch.h"
 
 #include "config/config_fields.h"
 
@@ -150,7 +151,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
         return {};
     case Qt::DecorationRole:
         if (index.column() == RunColumn)
-            return color(index.row());
+            return runSwatch(color(index.row()), row.past);
         return {};
     case Qt::ForegroundRole:
         // Past runs read in normal text (the Started column marks them): grey
@@ -165,6 +166,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == RunColumn)  // the cell elides a long name
             return displayLabel(index.row())
+                   + (row.past ? tr("\nFrom the history (an earlier session or an import)") : QString())
                    + (row.record.id == chosenBaseline_ ? tr("\nThe chosen baseline") : QString());
         if (index.column() == StatusColumn && !row.record.error.empty())
             return QString::fromStdString(row.record.error);
@@ -452,4 +454,19 @@ void RunsTableModel::recompare()
     if (!rows_.empty())
         emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
     emit comparisonsChanged();
+}
+
+std::string RunsTableModel::latestCheckedComparisonGroup() const
+{
+    const auto allChecked = [this](const std::string& group) {
+        return std::all_of(rows_.begin(), rows_.end(), [&](const Row& row) {
+            return row.record.comparison_group != group || row.checked;
+        });
+    };
+    const Row* latest = nullptr;
+    for (const Row& row : rows_)
+        if (!row.record.comparison_group.empty() && allChecked(row.record.comparison_group)
+            && (!latest || row.record.started_at >= latest->record.started_at))
+            latest = &row;
+    return latest ? latest->record.comparison_group : std::string();
 }

@@ -63,9 +63,15 @@ public:
     dp::RunRecord labelledRecord(int row) const;
     QColor color(int row) const;
     bool isChecked(int row) const { return rows_[std::size_t(row)].checked; }
+    // Whether the row came from the history or an import (upsert's `past`).
+    bool isPast(int row) const { return rows_[std::size_t(row)].past; }
     void setChecked(int row, bool checked);
     // The checked runs, in table order: what the charts show and exports write.
     std::vector<dp::RunRecord> checkedRecords() const;
+    // The comparison group of the newest run whose group's runs are all
+    // checked: the comparison whose card comes back after a restart. Empty
+    // when there is none.
+    std::string latestCheckedComparisonGroup() const;
     // The comparison of a checked row; empty for unchecked rows.
     std::optional<RunComparison> comparison(int row) const;
 
