@@ -193,7 +193,9 @@ void TestPastRuns::restartBringsBackCheckedRunsAndTheirComparisonCard()
     dp::RunRecord one = finishedRun("c1", "2026-11-20T10:00:00Z", 1);
     dp::RunRecord two = finishedRun("c2", "2026-11-20T10:01:00Z", 2, 6.0);
     dp::RunRecord other = finishedRun("d1", "2026-11-19T10:00:00Z", 1);
-    one.comparison_group = two.comparison_group = "c";
+    const std::string group = "c";
+    one.comparison_group = group;
+    two.comparison_group = group;
     {
         RunHistory history;
         for (const dp::RunRecord& record : {other, one, two})
