@@ -80,6 +80,19 @@ public:
     const std::string& chosenBaseline() const { return chosenBaseline_; }
     void setChosenBaseline(const std::string& id);
 
+    // Grouped, runs that differ only in their seed (seed_groups.h) are one
+    // row: the first of them, reading the median and range of the group's
+    // sec/epoch, speedup and test accuracy; checking it checks them all.
+    bool groupSeeds() const { return groupSeeds_; }
+    void setGroupSeeds(bool grouped);
+    // The rows of `row`'s seed group in table order, `row` among them; `row`
+    // alone when grouping is off.
+    std::vector<int> seedGroupRows(int row) const;
+    // Whether the grouped table shows the row: the first of its seed group.
+    bool isShownWhenGrouped(int row) const;
+    // The seed groups of more than one run, when grouping is on.
+    std::vector<std::vector<int>> seedGroups() const;
+
     double targetAccuracy() const { return targetAccuracy_; }
     void setTargetAccuracy(double accuracy);
 
@@ -92,6 +105,7 @@ signals:
     // Speedups and efficiencies changed: a run ended, an epoch landed, a row
     // was checked or removed.
     void comparisonsChanged();
+    void seedGroupingChanged(bool grouped);
 
 private:
     struct Row {
@@ -102,6 +116,7 @@ private:
     };
     QVariant displayText(const Row& row, int rowIndex, int column) const;
     QVariant number(int rowIndex, int column) const;
+    QVariant seedGroupText(const std::vector<int>& members, int column) const;
     void recompare();
 
     std::vector<Row> rows_;
@@ -110,4 +125,5 @@ private:
     int colorsUsed_ = 0;
     double targetAccuracy_ = 0.8;
     std::string chosenBaseline_;
+    bool groupSeeds_ = false;
 };
