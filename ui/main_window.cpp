@@ -42,6 +42,7 @@
 #include "engine_message.h"
 #include "chart_board.h"
 #include "classroom_page.h"
+#include "seed_group_charts.h"
 #include "scaling_prediction_chart.h"
 #include "scaling_prediction_page.h"
 #include "epoch_metric_chart.h"
@@ -373,6 +374,7 @@ void MainWindow::connectRunSignals()
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     classroomPage_->followRuns(runsModel_);
+    new SeedGroupCharts(runsModel_, charts_, this);  // grouped seeds as median and band
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::updateScalingPrediction);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);
