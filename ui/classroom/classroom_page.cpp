@@ -48,6 +48,7 @@ ClassroomPage::ClassroomPage(QWidget* parent)
       runHeading_(new QLabel(tr("No run yet: start one, or check one in the Runs table, to see "
                                 "its steps here"))),
       runPicker_(new QComboBox),
+      headingRow_(new QHBoxLayout),
       batchSplitView_(new BatchSplitView),
       predictionStrip_(new PredictionStrip),
       stepSection_(captioned(
@@ -79,15 +80,14 @@ ClassroomPage::ClassroomPage(QWidget* parent)
         if (index >= 0)
             showRun(runPicker_->itemData(index).toString().toStdString());
     });
-    auto* headingRow = new QHBoxLayout;
-    headingRow->addWidget(runHeading_, 1);
-    headingRow->addWidget(runPicker_);
+    headingRow_->addWidget(runHeading_, 1);
+    headingRow_->addWidget(runPicker_);
 
     sections_->setSpacing(kSectionSpacing);
     sections_->addWidget(stepSection_);
     sections_->addWidget(predictionSection_, 1);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(headingRow);
+    layout->addLayout(headingRow_);
     layout->addLayout(sections_, 1);
 }
 
@@ -201,7 +201,7 @@ bool ClassroomPage::event(QEvent* event)
 void ClassroomPage::arrangeSections()
 {
     const QRect content = contentsRect().marginsRemoved(layout()->contentsMargins());
-    const int stackedHeight = runHeading_->sizeHint().height() + layout()->spacing()
+    const int stackedHeight = headingRow_->sizeHint().height() + layout()->spacing()
         + preferredHeight(*stepSection_, content.width()) + kSectionSpacing
         + preferredHeight(*predictionSection_, content.width());
     const auto direction =

@@ -60,6 +60,7 @@ private:
 
     QLabel* runHeading_;
     QComboBox* runPicker_;
+    QBoxLayout* headingRow_;  // the heading, and the picker at its right
     const RunsTableModel* runs_ = nullptr;
     std::string liveRunId_;   // the run in progress (or last started this session)
     std::string shownRunId_;
