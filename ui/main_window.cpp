@@ -42,6 +42,7 @@
 #include "engine_message.h"
 #include "chart_board.h"
 #include "classroom_page.h"
+#include "seed_group_charts.h"
 #include "scaling_prediction_chart.h"
 #include "scaling_prediction_page.h"
 #include "epoch_metric_chart.h"
@@ -372,6 +373,8 @@ void MainWindow::connectRunSignals()
     });
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
+    classroomPage_->followRuns(runsModel_);
+    new SeedGroupCharts(runsModel_, charts_, this);  // grouped seeds as median and band
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::updateScalingPrediction);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);
@@ -389,10 +392,10 @@ void MainWindow::connectWorker()
             Qt::QueuedConnection);
     connect(worker, &TrainingWorker::lossesReported, charts_->lossChart(), &LossChart::appendLosses,
             Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::stepReported, classroomPage_->batchSplitView(),
-            &BatchSplitView::showStep, Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::predictionsReported, classroomPage_->predictionStrip(),
-            &PredictionStrip::showPredictions, Qt::QueuedConnection);
+    connect(worker, &TrainingWorker::stepReported, classroomPage_, &ClassroomPage::showLiveStep,
+            Qt::QueuedConnection);
+    connect(worker, &TrainingWorker::predictionsReported, classroomPage_,
+            &ClassroomPage::showLivePredictions, Qt::QueuedConnection);
 }
 
 void MainWindow::restoreSettings()
@@ -554,6 +557,9 @@ void MainWindow::loadHistory()
         runsPanel_->showHistoryProblem(problem);
         return;
     }
+    // The card of the comparison on the charts when the window closed.
+    if (const std::string group = runsModel_->latestCheckedComparisonGroup(); !group.empty())
+        showComparisonSummary(group);
     if (skipped.empty())
         return;
     QStringList problems;

@@ -1,7 +1,18 @@
 #include "epoch_metric_chart.h"
 
+#include <QAreaSeries>
+#include <QLegendMarker>
+
 #include <cmath>
 #include <limits>
+
+#include "seed_groups.h"
+
+namespace {
+
+constexpr int kBandAlpha = 50;  // of 255: the lines over the band stay legible
+
+}  // namespace
 
 EpochMetricChart::EpochMetricChart(const QString& title, std::vector<Measurement> measurements,
                                    QWidget* parent)
@@ -49,6 +60,104 @@ void EpochMetricChart::hideRun(const std::string& id)
     fitAxes();
 }
 
+void EpochMetricChart::showSeedGroup(const QString& key, const QString& name,
+                                     const std::vector<dp::RunRecord>& members, const QColor& color)
+{
+    std::vector<std::vector<dp::EpochMetrics>> epochs;
+    for (const dp::RunRecord& member : members)
+        epochs.push_back(member.epochs);
+    seedGroups_[key] = std::move(epochs);
+    for (std::size_t i = 0; i < measurements_.size(); ++i) {
+        LineStyle style;
+        style.pen = measurements_[i].pen;
+        style.markers = true;
+        style.hollowMarkers = measurements_[i].pen != Qt::SolidLine;
+        style.namedInExport = i == 0;
+        line(lineKey(key, i), tr("%1 (median)").arg(name), color, style, measurements_[i].name);
+    }
+    QColor edge = color;
+    edge.setAlpha(2 * kBandAlpha);
+    LineStyle boundStyle;
+    boundStyle.namedInExport = false;
+    QLineSeries* lowest = line(lowestKey(key), tr("%1 (lowest)").arg(name), edge, boundStyle,
+                               measurements_.front().name);
+    QLineSeries* highest = line(highestKey(key), tr("%1 (highest)").arg(name), edge, boundStyle,
+                                measurements_.front().name);
+    if (!bands_.contains(key)) {
+        auto* band = new QAreaSeries(highest, lowest);
+        QColor fill = color;
+        fill.setAlpha(kBandAlpha);
+        band->setBrush(fill);
+        band->setPen(Qt::NoPen);
+        chart()->addSeries(band);
+        for (QAbstractAxis* axis : chart()->axes())
+            band->attachAxis(axis);
+        for (QLegendMarker* marker : chart()->legend()->markers(band))
+            marker->setVisible(false);
+        bands_.insert(key, band);
+    }
+    plotSeedGroup(key);
+    fitAxes();
+}
+
+void EpochMetricChart::hideSeedGroup(const QString& key)
+{
+    if (!seedGroups_.remove(key))
+        return;
+    if (QAreaSeries* band = bands_.take(key)) {
+        chart()->removeSeries(band);
+        delete band;
+    }
+    for (std::size_t i = 0; i < measurements_.size(); ++i)
+        removeLine(lineKey(key, i));
+    removeLine(lowestKey(key));
+    removeLine(highestKey(key));
+    fitAxes();
+}
+
+// Per epoch, over the members that reached it: the median of each
+// measurement (at the members' median training seconds on a seconds axis)
+// and the lowest and highest of the first.
+void EpochMetricChart::plotSeedGroup(const QString& key)
+{
+    const std::vector<std::vector<dp::EpochMetrics>> members = seedGroups_.value(key);
+    std::size_t epochCount = 0;
+    for (const auto& epochs : members)
+        epochCount = std::max(epochCount, epochs.size());
+    std::vector<QList<QPointF>> medians(measurements_.size());
+    QList<QPointF> lowest, highest;
+    std::vector<double> secondsSoFar(members.size(), 0.0);
+    for (std::size_t epoch = 0; epoch < epochCount; ++epoch) {
+        std::vector<double> seconds;
+        for (std::size_t m = 0; m < members.size(); ++m) {
+            if (epoch >= members[m].size())
+                continue;
+            secondsSoFar[m] += members[m][epoch].seconds;
+            seconds.push_back(secondsSoFar[m]);
+        }
+        const double x = mode_ == XAxisMode::epochs ? double(epoch + 1) : spreadOf(seconds)->median;
+        for (std::size_t i = 0; i < measurements_.size(); ++i) {
+            std::vector<double> values;
+            for (const auto& epochs : members)
+                if (epoch < epochs.size())
+                    if (const double value = measurements_[i].metric(epochs[epoch]); std::isfinite(value))
+                        values.push_back(value);
+            const std::optional<Spread> spread = spreadOf(values);
+            if (!spread)
+                continue;
+            medians[i].append({x, spread->median});
+            if (i == 0) {
+                lowest.append({x, spread->min});
+                highest.append({x, spread->max});
+            }
+        }
+    }
+    for (std::size_t i = 0; i < measurements_.size(); ++i)
+        setLinePoints(lineKey(key, i), medians[i]);
+    setLinePoints(lowestKey(key), lowest);
+    setLinePoints(highestKey(key), highest);
+}
+
 void EpochMetricChart::setXAxisMode(XAxisMode mode)
 {
     mode_ = mode;
@@ -56,6 +165,8 @@ void EpochMetricChart::setXAxisMode(XAxisMode mode)
     setWholeNumberX(mode == XAxisMode::epochs);
     for (auto it = epochs_.cbegin(); it != epochs_.cend(); ++it)
         plot(it.key());
+    for (auto it = seedGroups_.cbegin(); it != seedGroups_.cend(); ++it)
+        plotSeedGroup(it.key());
     fitAxes();
 }
 

@@ -2,6 +2,8 @@
 
 #include <QHash>
 
+class QAreaSeries;
+
 #include <vector>
 
 #include "run_chart_view.h"
@@ -30,6 +32,18 @@ public:
     void showRun(const dp::RunRecord& record, const QColor& color);
     void hideRun(const std::string& id);
     int runCount() const { return int(epochs_.size()); }
+
+    // A seed group (runs differing only in their seed) keyed `key`: for each
+    // measurement the members' median per epoch as one line in `color`, and
+    // for the first a translucent band from their lowest to highest value.
+    void showSeedGroup(const QString& key, const QString& name,
+                       const std::vector<dp::RunRecord>& members, const QColor& color);
+    void hideSeedGroup(const QString& key);
+    // The group's band (its upper and lower series are the highest and
+    // lowest lines); null if not shown.
+    const QAreaSeries* seedBandOf(const QString& key) const { return bands_.value(key); }
+    static QString lowestKey(const QString& groupKey) { return groupKey + QStringLiteral("/lowest"); }
+    static QString highestKey(const QString& groupKey) { return groupKey + QStringLiteral("/highest"); }
     // The run's line of the `measurement`th measurement; null if not shown.
     using RunChartView::lineOf;
     const QLineSeries* lineOf(const std::string& runId, std::size_t measurement) const
@@ -45,8 +59,11 @@ public:
 private:
     QString lineKey(const QString& runKey, std::size_t measurement) const;
     void plot(const QString& runKey);
+    void plotSeedGroup(const QString& key);
 
     std::vector<Measurement> measurements_;
     XAxisMode mode_ = XAxisMode::epochs;
     QHash<QString, std::vector<dp::EpochMetrics>> epochs_;
+    QHash<QString, std::vector<std::vector<dp::EpochMetrics>>> seedGroups_;  // the members' epochs
+    QHash<QString, QAreaSeries*> bands_;
 };

@@ -254,6 +254,8 @@ QString BatchSplitView::title() const
     const int batch = shownBatch();
     const int devices = int(report_.devices.size());
     const QString split = devices == 1 ? tr("on 1 device") : tr("split over %1 devices").arg(devices);
+    if (report_.batch == 0)  // a saved run's mean step (savedMeanStep)
+        return tr("The run's mean step: a global batch of %1 samples %2").arg(batch).arg(split);
     if (!showsPartialBatch())
         return tr("Epoch %1, step %2: a global batch of %3 samples %4")
             .arg(report_.epoch)

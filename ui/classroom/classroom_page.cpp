@@ -3,15 +3,21 @@
 #include <algorithm>
 
 #include <QBoxLayout>
+#include <QComboBox>
 #include <QEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QStackedWidget>
 
+#include <algorithm>
+
 #include "batch_split_view.h"
 #include "dataset_metadata.h"
 #include "prediction_strip.h"
 #include "ring_allreduce_view.h"
+#include "run_swatch.h"
+#include "runs_table_model.h"
+#include "saved_step.h"
 
 namespace {
 
@@ -44,7 +50,10 @@ int preferredHeight(const QWidget& section, int width)
 
 ClassroomPage::ClassroomPage(QWidget* parent)
     : QWidget(parent),
-      runHeading_(new QLabel(tr("No run yet: start one to watch its steps here"))),
+      runHeading_(new QLabel(tr("No run yet: start one, or check one in the Runs table, to see "
+                                "its steps here"))),
+      runPicker_(new QComboBox),
+      headingRow_(new QHBoxLayout),
       batchSplitView_(new BatchSplitView),
       predictionStrip_(new PredictionStrip),
       stepSection_(captioned(
@@ -85,11 +94,20 @@ ClassroomPage::ClassroomPage(QWidget* parent)
     ringButton_->setObjectName(QStringLiteral("classroomRingButton"));
     ringButton_->setCheckable(true);
     connect(ringButton_, &QPushButton::toggled, this, &ClassroomPage::showRingAllReduce);
-    auto* heading = new QHBoxLayout;
-    heading->addWidget(runHeading_, 1);
-    heading->addWidget(ringButton_);
+    runPicker_->setObjectName(QStringLiteral("classroomRunPicker"));
+    runPicker_->setToolTip(tr("The checked runs, newest first"));
+    runPicker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    runPicker_->setMinimumContentsLength(24);
+    runPicker_->hide();
+    connect(runPicker_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index >= 0)
+            showRun(runPicker_->itemData(index).toString().toStdString());
+    });
+    headingRow_->addWidget(runHeading_, 1);
+    headingRow_->addWidget(runPicker_);
+    headingRow_->addWidget(ringButton_);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(heading);
+    layout->addLayout(headingRow_);
     layout->addWidget(views_, 1);
 }
 
@@ -99,6 +117,86 @@ void ClassroomPage::showRingAllReduce(bool shown)
     views_->setCurrentIndex(shown ? 1 : 0);
 }
 
+void ClassroomPage::followRuns(const RunsTableModel* runs)
+{
+    runs_ = runs;
+    connect(runs, &RunsTableModel::checkedChanged, this, &ClassroomPage::refreshPicker);
+    connect(runs, &RunsTableModel::runRenamed, this, &ClassroomPage::refreshPicker);
+    connect(runs, &QAbstractItemModel::rowsInserted, this, &ClassroomPage::refreshPicker);
+    connect(runs, &QAbstractItemModel::rowsRemoved, this, &ClassroomPage::refreshPicker);
+    connect(runs, &QAbstractItemModel::modelReset, this, &ClassroomPage::refreshPicker);
+    refreshPicker();
+}
+
+void ClassroomPage::refreshPicker()
+{
+    std::vector<int> rows;
+    for (int row = 0; row < runs_->rowCount(); ++row)
+        if (runs_->isChecked(row) || runs_->record(row).id == liveRunId_)
+            rows.push_back(row);
+    std::stable_sort(rows.begin(), rows.end(), [this](int a, int b) {
+        return runs_->record(a).started_at > runs_->record(b).started_at;
+    });
+    {
+        const QSignalBlocker quiet(runPicker_);
+        runPicker_->clear();
+        for (int row : rows)
+            runPicker_->addItem(runSwatch(runs_->color(row), runs_->isPast(row)),
+                                runs_->displayLabel(row),
+                                QString::fromStdString(runs_->record(row).id));
+        const int shown = runPicker_->findData(QString::fromStdString(shownRunId_));
+        runPicker_->setCurrentIndex(shown >= 0 ? shown : 0);
+    }
+    runPicker_->setVisible(!rows.empty());
+    if (!rows.empty())
+        showRun(runPicker_->currentData().toString().toStdString());
+}
+
+void ClassroomPage::showRun(const std::string& id)
+{
+    const int row = runs_ ? runs_->rowOf(id) : -1;
+    if (row < 0 || id == shownRunId_)
+        return;
+    shownRunId_ = id;
+    const dp::RunRecord record = runs_->labelledRecord(row);
+    runPicker_->setCurrentIndex(runPicker_->findData(QString::fromStdString(id)));
+    batchSplitView_->startRun(record.config.batch_size, int(record.config.devices.size()));
+    predictionStrip_->clear();
+    predictionStrip_->setClassNames(datasetMetadata(record.config.dataset).classNames);
+    if (id == liveRunId_ && record.status == dp::RunStatus::running) {
+        showHeading(QString::fromStdString(record.label()), runs_->color(row));
+        return;
+    }
+    const std::optional<dp::StepReport> step = savedMeanStep(record);
+    if (step)
+        batchSplitView_->showStep(*step);
+    showHeading(QString::fromStdString(record.label()), runs_->color(row),
+                step ? tr("its mean step, from the saved timings")
+                     : tr("no step timings saved"));
+}
+
+void ClassroomPage::showLiveStep(const dp::StepReport& report)
+{
+    if (shownRunId_ == liveRunId_)
+        batchSplitView_->showStep(report);
+}
+
+void ClassroomPage::showLivePredictions(const dp::PredictionSamples& samples)
+{
+    if (shownRunId_ == liveRunId_)
+        predictionStrip_->showPredictions(samples);
+}
+
+void ClassroomPage::showHeading(const QString& label, const QColor& color, const QString& note)
+{
+    runLabel_ = label;
+    QString heading = tr("<span style=\"color:%1\">&#9632;</span> Run: <b>%2</b>")
+                          .arg(color.name(), label.toHtmlEscaped());
+    if (!note.isEmpty())
+        heading += QStringLiteral(" · ") + note.toHtmlEscaped();
+    runHeading_->setText(heading);
+}
+
 bool ClassroomPage::isSideBySide() const
 {
     return sections_->direction() == QBoxLayout::LeftToRight;
@@ -106,9 +204,11 @@ bool ClassroomPage::isSideBySide() const
 
 void ClassroomPage::startRun(const dp::RunRecord& record, const QColor& color)
 {
-    runLabel_ = QString::fromStdString(record.label());
-    runHeading_->setText(tr("<span style=\"color:%1\">&#9632;</span> Run: <b>%2</b>")
-                             .arg(color.name(), runLabel_.toHtmlEscaped()));
+    liveRunId_ = record.id;
+    shownRunId_ = record.id;
+    if (runs_)
+        refreshPicker();
+    showHeading(QString::fromStdString(record.label()), color);
     batchSplitView_->startRun(record.config.batch_size, int(record.config.devices.size()));
     predictionStrip_->clear();
     predictionStrip_->setClassNames(datasetMetadata(record.config.dataset).classNames);
@@ -129,8 +229,7 @@ bool ClassroomPage::event(QEvent* event)
 void ClassroomPage::arrangeSections()
 {
     const QRect content = contentsRect().marginsRemoved(layout()->contentsMargins());
-    const int headingHeight = std::max(runHeading_->sizeHint().height(), ringButton_->sizeHint().height());
-    const int stackedHeight = headingHeight + layout()->spacing()
+    const int stackedHeight = headingRow_->sizeHint().height() + layout()->spacing()
         + preferredHeight(*stepSection_, content.width()) + kSectionSpacing
         + preferredHeight(*predictionSection_, content.width());
     const auto direction =

@@ -1,5 +1,6 @@
 #include "runs_panel.h"
 
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -25,7 +26,18 @@ class RunsSortFilter : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
 
+    // Re-reads which rows the grouping hides.
+    void regroup() { invalidateFilter(); }
+
 protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override
+    {
+        const auto* runs = static_cast<const RunsTableModel*>(sourceModel());
+        if (runs->groupSeeds() && !runs->isShownWhenGrouped(sourceRow))
+            return false;
+        return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+    }
+
     bool lessThan(const QModelIndex& left, const QModelIndex& right) const override
     {
         const QVariant a = left.data(Qt::UserRole);
@@ -43,6 +55,7 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
       model_(model),
       shownRuns_(new RunsSortFilter(this)),
       filterEdit_(new QLineEdit(this)),
+      groupSeedsBox_(new QCheckBox(tr("Group seeds"), this)),
       table_(new QTableView(this)),
       targetSpin_(new QDoubleSpinBox(this)),
       deleteButton_(new QPushButton(tr("Delete from history"), this)),
@@ -92,6 +105,7 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
     auto* controls = new QHBoxLayout;
     controls->addWidget(hint, 1);
     controls->addWidget(filterEdit_);
+    controls->addWidget(groupSeedsBox_);
     controls->addWidget(new QLabel(tr("Target accuracy"), this));
     controls->addWidget(targetSpin_);
     controls->addWidget(deleteButton_);
@@ -128,6 +142,16 @@ void RunsPanel::setUpFilter()
                                "\"2×\", a status, a date"));
     connect(filterEdit_, &QLineEdit::textChanged, shownRuns_,
             &QSortFilterProxyModel::setFilterFixedString);
+
+    groupSeedsBox_->setObjectName(QStringLiteral("groupSeedsBox"));
+    groupSeedsBox_->setToolTip(tr("One row for the runs that differ only in their seed: the median "
+                                  "and range of their results; the charts draw the median with "
+                                  "a band from the lowest to the highest"));
+    groupSeedsBox_->setChecked(model_->groupSeeds());
+    connect(groupSeedsBox_, &QCheckBox::toggled, model_, &RunsTableModel::setGroupSeeds);
+    auto* sorter = static_cast<RunsSortFilter*>(shownRuns_);
+    connect(model_, &RunsTableModel::seedGroupingChanged, sorter, &RunsSortFilter::regroup);
+    connect(model_, &QAbstractItemModel::rowsRemoved, sorter, &RunsSortFilter::regroup);
 }
 
 void RunsPanel::setBusyRun(const std::string& id)

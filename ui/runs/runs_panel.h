@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -46,6 +47,7 @@ private:
     RunsTableModel* model_;
     QSortFilterProxyModel* shownRuns_;  // sorted and filtered, as the table shows them
     QLineEdit* filterEdit_;
+    QCheckBox* groupSeedsBox_;
     QTableView* table_;
     QDoubleSpinBox* targetSpin_;
     QPushButton* deleteButton_;

@@ -8,6 +8,8 @@
 #include <algorithm>
 
 #include "run_palette.h"
+#include "run_swatch.h"
+#include "seed_groups.h"
 
 #include "config/config_fields.h"
 
@@ -150,7 +152,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
         return {};
     case Qt::DecorationRole:
         if (index.column() == RunColumn)
-            return color(index.row());
+            return runSwatch(color(index.row()), row.past);
         return {};
     case Qt::ForegroundRole:
         // Past runs read in normal text (the Started column marks them): grey
@@ -163,8 +165,15 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ToolTipRole:
+        if (index.column() == RunColumn && seedGroupRows(index.row()).size() > 1) {
+            QStringList members;
+            for (int member : seedGroupRows(index.row()))
+                members << displayLabel(member);
+            return tr("Runs with these settings but their seed:\n%1").arg(members.join(QLatin1Char('\n')));
+        }
         if (index.column() == RunColumn)  // the cell elides a long name
             return displayLabel(index.row())
+                   + (row.past ? tr("\nFrom the history (an earlier session or an import)") : QString())
                    + (row.record.id == chosenBaseline_ ? tr("\nThe chosen baseline") : QString());
         if (index.column() == StatusColumn && !row.record.error.empty())
             return QString::fromStdString(row.record.error);
@@ -204,6 +213,9 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
 
 QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) const
 {
+    if (const std::vector<int> members = seedGroupRows(rowIndex); members.size() > 1)
+        if (const QVariant text = seedGroupText(members, column); text.isValid())
+            return text;
     const dp::RunRecord& record = row.record;
     const std::optional<RunComparison>& comparison = comparisons_[std::size_t(rowIndex)];
     const int epochsDone = int(record.epochs.size());
@@ -308,7 +320,9 @@ bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, in
     }
     if (role != Qt::CheckStateRole)
         return false;
-    setChecked(index.row(), value.value<Qt::CheckState>() == Qt::Checked);
+    // A seed group's row checks or unchecks all its runs.
+    for (int member : seedGroupRows(index.row()))
+        setChecked(member, value.value<Qt::CheckState>() == Qt::Checked);
     return true;
 }
 
@@ -452,4 +466,92 @@ void RunsTableModel::recompare()
     if (!rows_.empty())
         emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
     emit comparisonsChanged();
+}
+
+std::string RunsTableModel::latestCheckedComparisonGroup() const
+{
+    const auto allChecked = [this](const std::string& group) {
+        return std::all_of(rows_.begin(), rows_.end(), [&](const Row& row) {
+            return row.record.comparison_group != group || row.checked;
+        });
+    };
+    const Row* latest = nullptr;
+    for (const Row& row : rows_)
+        if (!row.record.comparison_group.empty() && allChecked(row.record.comparison_group)
+            && (!latest || row.record.started_at >= latest->record.started_at))
+            latest = &row;
+    return latest ? latest->record.comparison_group : std::string();
+}
+
+void RunsTableModel::setGroupSeeds(bool grouped)
+{
+    if (groupSeeds_ == grouped)
+        return;
+    groupSeeds_ = grouped;
+    emit seedGroupingChanged(grouped);
+    if (!rows_.empty())
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+std::vector<int> RunsTableModel::seedGroupRows(int row) const
+{
+    if (!groupSeeds_)
+        return {row};
+    const std::string key = seedGroupKey(rows_[std::size_t(row)].record);
+    std::vector<int> members;
+    for (int other = 0; other < rowCount(); ++other)
+        if (seedGroupKey(rows_[std::size_t(other)].record) == key)
+            members.push_back(other);
+    return members;
+}
+
+bool RunsTableModel::isShownWhenGrouped(int row) const
+{
+    return seedGroupRows(row).front() == row;
+}
+
+std::vector<std::vector<int>> RunsTableModel::seedGroups() const
+{
+    std::vector<std::vector<int>> groups;
+    for (int row = 0; row < rowCount(); ++row)
+        if (const std::vector<int> members = seedGroupRows(row); members.size() > 1 && members.front() == row)
+            groups.push_back(members);
+    return groups;
+}
+
+// "1.42 (1.38–1.51)": the median and range of the members' values; a dash
+// when none has one.
+QVariant RunsTableModel::seedGroupText(const std::vector<int>& members, int column) const
+{
+    std::vector<double> values;
+    const auto spreadText = [&values](int decimals, const QString& unit) -> QVariant {
+        const std::optional<Spread> spread = spreadOf(values);
+        if (!spread)
+            return dash();
+        return QString::number(spread->median, 'f', decimals) + unit
+               + rangeText(spread->min, spread->max, decimals);
+    };
+    switch (column) {
+    case RunColumn:
+        return tr("%1 · %2 seeds")
+            .arg(QString::fromStdString(rows_[std::size_t(members.front())].record.settings_label()))
+            .arg(members.size());
+    case SecondsPerEpochColumn:
+        for (int member : members)
+            if (const QVariant seconds = number(member, column); seconds.isValid())
+                values.push_back(seconds.toDouble());
+        return spreadText(2, {});
+    case SpeedupColumn:
+        for (int member : members)
+            if (const auto& comparison = comparisons_[std::size_t(member)]; comparison && comparison->speedup)
+                values.push_back(*comparison->speedup);
+        return spreadText(2, QStringLiteral("×"));
+    case TestAccuracyColumn:
+        for (int member : members)
+            if (const dp::RunRecord& record = rows_[std::size_t(member)].record; !record.epochs.empty())
+                values.push_back(record.epochs.back().test_acc);
+        return spreadText(3, {});
+    default:
+        return {};
+    }
 }

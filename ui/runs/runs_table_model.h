@@ -63,9 +63,15 @@ public:
     dp::RunRecord labelledRecord(int row) const;
     QColor color(int row) const;
     bool isChecked(int row) const { return rows_[std::size_t(row)].checked; }
+    // Whether the row came from the history or an import (upsert's `past`).
+    bool isPast(int row) const { return rows_[std::size_t(row)].past; }
     void setChecked(int row, bool checked);
     // The checked runs, in table order: what the charts show and exports write.
     std::vector<dp::RunRecord> checkedRecords() const;
+    // The comparison group of the newest run whose group's runs are all
+    // checked: the comparison whose card comes back after a restart. Empty
+    // when there is none.
+    std::string latestCheckedComparisonGroup() const;
     // The comparison of a checked row; empty for unchecked rows.
     std::optional<RunComparison> comparison(int row) const;
 
@@ -73,6 +79,19 @@ public:
     // (compareRuns' chosenBaseline); empty: chosen automatically.
     const std::string& chosenBaseline() const { return chosenBaseline_; }
     void setChosenBaseline(const std::string& id);
+
+    // Grouped, runs that differ only in their seed (seed_groups.h) are one
+    // row: the first of them, reading the median and range of the group's
+    // sec/epoch, speedup and test accuracy; checking it checks them all.
+    bool groupSeeds() const { return groupSeeds_; }
+    void setGroupSeeds(bool grouped);
+    // The rows of `row`'s seed group in table order, `row` among them; `row`
+    // alone when grouping is off.
+    std::vector<int> seedGroupRows(int row) const;
+    // Whether the grouped table shows the row: the first of its seed group.
+    bool isShownWhenGrouped(int row) const;
+    // The seed groups of more than one run, when grouping is on.
+    std::vector<std::vector<int>> seedGroups() const;
 
     double targetAccuracy() const { return targetAccuracy_; }
     void setTargetAccuracy(double accuracy);
@@ -86,6 +105,7 @@ signals:
     // Speedups and efficiencies changed: a run ended, an epoch landed, a row
     // was checked or removed.
     void comparisonsChanged();
+    void seedGroupingChanged(bool grouped);
 
 private:
     struct Row {
@@ -96,6 +116,7 @@ private:
     };
     QVariant displayText(const Row& row, int rowIndex, int column) const;
     QVariant number(int rowIndex, int column) const;
+    QVariant seedGroupText(const std::vector<int>& members, int column) const;
     void recompare();
 
     std::vector<Row> rows_;
@@ -104,4 +125,5 @@ private:
     int colorsUsed_ = 0;
     double targetAccuracy_ = 0.8;
     std::string chosenBaseline_;
+    bool groupSeeds_ = false;
 };
