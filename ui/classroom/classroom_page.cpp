@@ -9,8 +9,6 @@
 #include <QPushButton>
 #include <QStackedWidget>
 
-#include <algorithm>
-
 #include "batch_split_view.h"
 #include "dataset_metadata.h"
 #include "prediction_strip.h"
