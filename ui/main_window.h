@@ -150,6 +150,8 @@ private:
     void showIdleProgress(const QString& text);
     void showStatus(const QString& text, bool isError = false);
     void appendLog(const QString& line);
+    // The run's summary line, unless the engine's log already holds it.
+    void logSummaryOnce(const QString& summary, int epochsDone);
     void saveSettings();
 
     std::unique_ptr<RunHistory> history_;

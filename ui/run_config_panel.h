@@ -100,6 +100,8 @@ private:
     void connectFields();
     void revalidate();
     void showModelDescription();
+    void offerPrecisionsRunnableOn(const std::vector<dp::DeviceInfo>& devices);
+    void offerSyncBnFor(int modelIndex);
     void showDatasetSettings();
     std::map<std::string, QString> shownValues() const;
 
