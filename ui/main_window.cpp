@@ -4,8 +4,10 @@
 #include <climits>
 #include <cmath>
 
+#include <QAbstractAxis>
 #include <QAction>
 #include <QApplication>
+#include <QChart>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
@@ -16,6 +18,7 @@
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLegend>
 #include <QLineSeries>
 #include <QListView>
 #include <QMessageBox>
@@ -79,6 +82,20 @@ const QString kSplitterKey = QStringLiteral("window/splitter");
 const QString kCheckedRunsKey = QStringLiteral("runs/checked");
 const QString kLogLossKey = QStringLiteral("view/log_loss");
 
+// A chart's title, legend and axes in `font`: presenter mode enlarges the
+// Scaling chart with the rest of the window.
+void scaleChartFonts(QChart& chart, const QFont& font)
+{
+    QFont title = font;
+    title.setBold(true);
+    chart.setTitleFont(title);
+    chart.legend()->setFont(font);
+    for (QAbstractAxis* axis : chart.axes()) {
+        axis->setLabelsFont(font);
+        axis->setTitleFont(font);
+    }
+}
+
 // A checkable button beside the charts that mirrors a View menu action.
 QPushButton* buttonFor(QAction* action, const QString& text, const QString& objectName)
 {
@@ -138,7 +155,8 @@ MainWindow::MainWindow(QWidget* parent)
       stopButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"))),
       batchProgressBar_(new QProgressBar),
       statusLabel_(new QLabel),
-      logView_(new QPlainTextEdit)
+      logView_(new QPlainTextEdit),
+      presenterHints_(new QLabel)
 {
     setWindowTitle(tr("DP Workbench"));
     confirm_ = [this](const QString& question) {
@@ -198,6 +216,10 @@ void MainWindow::nameWidgets()
         "QProgressBar::chunk { background-color: #bbdefb; }"));
     statusLabel_->setObjectName(QStringLiteral("statusLabel"));
     logView_->setObjectName(QStringLiteral("logView"));
+    presenterHints_->setObjectName(QStringLiteral("presenterHints"));
+    presenterHints_->setWordWrap(true);
+    presenterHints_->setStyleSheet(QStringLiteral("background: #fff8e1; color: #5d4037; padding: 4px;"));
+    presenterHints_->hide();
 }
 
 void MainWindow::setUpControls()
@@ -290,6 +312,7 @@ void MainWindow::buildViewTabs()
     auto* cardAndChartsLayout = new QVBoxLayout(cardAndCharts);
     cardAndChartsLayout->setContentsMargins(0, 0, 0, 0);
     cardAndChartsLayout->setSpacing(2);
+    cardAndChartsLayout->addWidget(presenterHints_);
     cardAndChartsLayout->addWidget(summaryCard_);
     cardAndChartsLayout->addWidget(charts_, 1);
     auto* chartsScroll = new QScrollArea;
@@ -366,6 +389,7 @@ void MainWindow::connectControls()
     connect(configPanel_, &RunConfigPanel::configChanged, this, [this] {
         updateControls();
         showSettingsProblem();
+        showPresenterHints();
         saveSettings();
     });
 }
@@ -998,7 +1022,10 @@ void MainWindow::setPresenterMode(bool on)
     if (on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
     centralWidget()->setFont(font);
+    menuBar()->setFont(font);
     charts_->setFontScale(on ? kPresenterFontScale : 1.0);
+    scaleChartFonts(*scalingPage_->chart()->chart(), font);
+    showPresenterHints();
     presenterAction_->setShortcuts(presenterShortcuts(on));
     if (on) {
         if (isVisible())
@@ -1011,6 +1038,15 @@ void MainWindow::setPresenterMode(bool on)
     } else {
         restoreSplitters();
     }
+}
+
+// The settings panel's hints ("too few steps") stay in view when presenter
+// mode hides the panel: a banner over the charts.
+void MainWindow::showPresenterHints()
+{
+    const QStringList hints = configPanel_->hints();
+    presenterHints_->setText(hints.join(QLatin1Char('\n')));
+    presenterHints_->setVisible(presenterAction_->isChecked() && !hints.isEmpty());
 }
 
 void MainWindow::restoreSplitters()

@@ -507,6 +507,15 @@ void RunConfigPanel::revalidate()
     emit configChanged();
 }
 
+QStringList RunConfigPanel::hints() const
+{
+    QStringList texts;
+    for (const SettingsNote& note : notes_)
+        if (note.kind == SettingsNote::Kind::hint)
+            texts << note.text;
+    return texts;
+}
+
 void RunConfigPanel::showModelDescription()
 {
     const int index = modelCombo_->currentIndex();
