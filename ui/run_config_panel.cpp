@@ -23,8 +23,7 @@
 #include "setting_editor.h"
 #include "settings_check.h"
 #include "models/model_registry.h"
-#include "backend/backend_factory.h"
-#include "backend/precision.h"
+#include "core/error.h"
 #include "config/config_fields.h"
 #include "config/train_config.h"
 
@@ -60,6 +59,23 @@ QSpinBox* createSampleLimitSpin(const QString& objectName, const char* field, QW
     spin->setSpecialValueText(RunConfigPanel::tr("all"));
     spin->setToolTip(RunConfigPanel::tr("Use only the first N images of the set; 0 uses all."));
     return spin;
+}
+
+// Why the engine refuses `precision` on `device` (dp::validate's precision
+// check, on default settings otherwise), or empty.
+std::string precisionRefusal(const std::string& precision, const dp::DeviceInfo& device)
+{
+    dp::TrainConfig config;
+    config.precision = precision;
+    try {
+        dp::validate(config, {device});
+    } catch (const dp::SettingError& error) {
+        if (error.setting() == "precision")
+            return error.what();
+    } catch (const dp::Error&) {
+        // Another setting's problem: not the precision's.
+    }
+    return {};
 }
 
 }  // namespace
@@ -532,11 +548,10 @@ void RunConfigPanel::offerPrecisionsRunnableOn(const std::vector<dp::DeviceInfo>
 {
     auto* items = qobject_cast<QStandardItemModel*>(precisionCombo_->model());
     for (int row = 0; row < precisionCombo_->count(); ++row) {
-        const dp::Precision precision =
-            dp::precision_named(precisionCombo_->itemData(row).toString().toStdString());
+        const std::string precision = precisionCombo_->itemData(row).toString().toStdString();
         std::string refusal;
         for (const dp::DeviceInfo& device : devices) {
-            refusal = dp::precision_refusal(device, precision);
+            refusal = precisionRefusal(precision, device);
             if (refusal.empty())
                 break;
         }
