@@ -31,6 +31,8 @@ public:
     std::vector<std::string> checkedIds() const;
     // Every replica the run will have (dp::select_devices of checkedIds()).
     std::vector<dp::DeviceInfo> checkedDevices() const;
+    // Every device of this machine the list offers.
+    const std::vector<dp::DeviceInfo>& availableDevices() const { return devices_; }
 
 signals:
     void checkedChanged();

@@ -4,8 +4,10 @@
 #include <climits>
 #include <cmath>
 
+#include <QAbstractAxis>
 #include <QAction>
 #include <QApplication>
+#include <QChart>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
@@ -16,6 +18,7 @@
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLegend>
 #include <QLineSeries>
 #include <QListView>
 #include <QMessageBox>
@@ -29,6 +32,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStyle>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -36,6 +40,7 @@
 #include "batch_split_view.h"
 #include "cluster_command_dialog.h"
 #include "comparison_summary_card.h"
+#include "vocabulary.h"
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "dataset_metadata.h"
@@ -78,10 +83,18 @@ const QString kSplitterKey = QStringLiteral("window/splitter");
 const QString kCheckedRunsKey = QStringLiteral("runs/checked");
 const QString kLogLossKey = QStringLiteral("view/log_loss");
 
-QString formatSeconds(double seconds)
+// A chart's title, legend and axes in `font`: presenter mode enlarges the
+// Scaling chart with the rest of the window.
+void scaleChartFonts(QChart& chart, const QFont& font)
 {
-    // Tiny runs take a fraction of a second per epoch; keep two digits there.
-    return QString::number(seconds, 'f', seconds < 1.0 ? 2 : 1);
+    QFont title = font;
+    title.setBold(true);
+    chart.setTitleFont(title);
+    chart.legend()->setFont(font);
+    for (QAbstractAxis* axis : chart.axes()) {
+        axis->setLabelsFont(font);
+        axis->setTitleFont(font);
+    }
 }
 
 // A checkable button beside the charts that mirrors a View menu action.
@@ -143,7 +156,8 @@ MainWindow::MainWindow(QWidget* parent)
       stopButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"))),
       batchProgressBar_(new QProgressBar),
       statusLabel_(new QLabel),
-      logView_(new QPlainTextEdit)
+      logView_(new QPlainTextEdit),
+      presenterHints_(new QLabel)
 {
     setWindowTitle(tr("DP Workbench"));
     confirm_ = [this](const QString& question) {
@@ -197,8 +211,16 @@ void MainWindow::nameWidgets()
     compareButton_->setObjectName(QStringLiteral("compareButton"));
     stopButton_->setObjectName(QStringLiteral("stopButton"));
     batchProgressBar_->setObjectName(QStringLiteral("batchProgressBar"));
+    // A light fill under dark text: the text reads the same on both sides of the fill's edge.
+    batchProgressBar_->setStyleSheet(QStringLiteral(
+        "QProgressBar { text-align: center; color: palette(window-text); }"
+        "QProgressBar::chunk { background-color: #bbdefb; }"));
     statusLabel_->setObjectName(QStringLiteral("statusLabel"));
     logView_->setObjectName(QStringLiteral("logView"));
+    presenterHints_->setObjectName(QStringLiteral("presenterHints"));
+    presenterHints_->setWordWrap(true);
+    presenterHints_->setStyleSheet(QStringLiteral("background: #fff8e1; color: #5d4037; padding: 4px;"));
+    presenterHints_->hide();
 }
 
 void MainWindow::setUpControls()
@@ -291,6 +313,7 @@ void MainWindow::buildViewTabs()
     auto* cardAndChartsLayout = new QVBoxLayout(cardAndCharts);
     cardAndChartsLayout->setContentsMargins(0, 0, 0, 0);
     cardAndChartsLayout->setSpacing(2);
+    cardAndChartsLayout->addWidget(presenterHints_);
     cardAndChartsLayout->addWidget(summaryCard_);
     cardAndChartsLayout->addWidget(charts_, 1);
     auto* chartsScroll = new QScrollArea;
@@ -332,12 +355,21 @@ void MainWindow::buildBottomTabs()
     queueView->setObjectName(QStringLiteral("queueView"));
     queueView->setModel(runs_->queue());
     bottomTabs_->addTab(runsPanel_, tr("Runs"));
-    bottomTabs_->addTab(queueView, tr("Queue"));
+    // An empty queue says how runs get into it rather than showing a blank list.
+    auto* queueEmpty = new QLabel(tr("No runs waiting: Start while a run trains queues the next"));
+    queueEmpty->setObjectName(QStringLiteral("queueEmptyLabel"));
+    queueEmpty->setAlignment(Qt::AlignCenter);
+    queueEmpty->setWordWrap(true);
+    auto* queuePage = new QStackedWidget;
+    queuePage->addWidget(queueEmpty);
+    queuePage->addWidget(queueView);
+    bottomTabs_->addTab(queuePage, tr("Queue"));
     bottomTabs_->addTab(logView_, tr("Log"));
     // The queue tab says how many runs wait, without opening it.
-    const auto showQueueLength = [this, queueView] {
+    const auto showQueueLength = [this, queuePage, queueEmpty, queueView] {
         const int waiting = runs_->queue()->rowCount();
-        bottomTabs_->setTabText(bottomTabs_->indexOf(queueView),
+        queuePage->setCurrentWidget(waiting == 0 ? static_cast<QWidget*>(queueEmpty) : queueView);
+        bottomTabs_->setTabText(bottomTabs_->indexOf(queuePage),
                                 waiting == 0 ? tr("Queue") : tr("Queue (%1)").arg(waiting));
     };
     connect(runs_->queue(), &QAbstractItemModel::rowsInserted, this, showQueueLength);
@@ -358,6 +390,7 @@ void MainWindow::connectControls()
     connect(configPanel_, &RunConfigPanel::configChanged, this, [this] {
         updateControls();
         showSettingsProblem();
+        showPresenterHints();
         saveSettings();
     });
 }
@@ -535,7 +568,7 @@ void MainWindow::buildChartSwitches()
     switchesLayout->addWidget(
             buttonFor(smoothLossAction_, tr("Smooth loss"), QStringLiteral("smoothLossButton")));
     switchesLayout->addWidget(
-            buttonFor(logLossAction_, tr("Log loss"), QStringLiteral("logLossButton")));
+            buttonFor(logLossAction_, vocabulary::logScale(), QStringLiteral("logLossButton")));
 }
 
 void MainWindow::loadHistory()
@@ -570,7 +603,8 @@ void MainWindow::loadHistory()
     // The first few in the window, where the runs are missing; all in the log.
     constexpr int kProblemsShown = 3;
     runsPanel_->showHistoryProblem(
-            tr("%n run(s) of the history left out: %1%2", nullptr, int(problems.size()))
+            tr("%1 of the history left out: %2%3")
+                    .arg(vocabulary::runs(int(problems.size())))
                     .arg(problems.mid(0, kProblemsShown).join(QStringLiteral("; ")),
                          problems.size() > kProblemsShown ? tr("; the others in the Log tab")
                                                           : QString()));
@@ -742,11 +776,11 @@ void MainWindow::onRunUpdated(const dp::RunRecord& record)
     appendLog(QString::fromStdString(dp::epoch_line(metrics, record.config.epochs)));
     // A pending stop keeps its "Stopping…" status until the run ends.
     if (!stopRequested_)
-        showStatus(tr("epoch %1/%2 · test acc %3 · %4 sec/epoch")
+        showStatus(tr("epoch %1/%2 · test accuracy %3 · %4")
                        .arg(metrics.epoch)
                        .arg(record.config.epochs)
-                       .arg(metrics.test_acc, 0, 'f', 2)
-                       .arg(formatSeconds(metrics.seconds)));
+                       .arg(vocabulary::accuracy(metrics.test_acc))
+                       .arg(vocabulary::secondsPerEpoch(metrics.seconds)));
     emit epochPlotted(metrics.epoch);
 }
 
@@ -764,7 +798,7 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
         showIdleProgress(tr("failed"));
         showStatus(tr("Error: %1").arg(message), true);
     } else if (record.status == dp::RunStatus::stopped) {
-        appendLog(message);
+        logSummaryOnce(message, epochsDone);
         showIdleProgress(tr("stopped"));
         showStatus(epochsDone == 0 ? tr("Stopped before the first epoch ended")
                                    : tr("Stopped after epoch %1/%2 · %3")
@@ -772,7 +806,7 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
                                          .arg(record.config.epochs)
                                          .arg(message));
     } else {
-        appendLog(message);
+        logSummaryOnce(message, epochsDone);
         showIdleProgress(tr("finished"));
         showStatus(tr("Finished · %1").arg(message));
     }
@@ -886,8 +920,8 @@ void MainWindow::updateScalingPrediction()
 void MainWindow::deleteRuns(const std::vector<std::string>& ids)
 {
     if (ids.empty()
-        || !confirm_(tr("Delete %n run(s) from the history? Their settings and epochs are "
-                        "removed for good.", nullptr, int(ids.size()))))
+        || !confirm_(tr("Delete %1 from the history? Their settings and epochs are "
+                        "removed for good.").arg(vocabulary::runs(int(ids.size())))))
         return;
     for (const std::string& id : ids) {
         try {
@@ -901,7 +935,7 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
         runsModel_->remove(id);
     }
     saveCheckedRuns();
-    showStatus(tr("Deleted %n run(s) from the history", nullptr, int(ids.size())));
+    showStatus(tr("Deleted %1 from the history").arg(vocabulary::runs(int(ids.size()))));
 }
 
 bool MainWindow::importRunRecord(const QString& path, QString* problem)
@@ -973,7 +1007,7 @@ bool MainWindow::exportTo(const QString& folder)
             return false;
         }
     }
-    showStatus(tr("Exported the charts and %n run(s) to %1", nullptr, int(runs.size())).arg(folder));
+    showStatus(tr("Exported the charts and %1 to %2").arg(vocabulary::runs(int(runs.size())), folder));
     return true;
 }
 
@@ -994,7 +1028,10 @@ void MainWindow::setPresenterMode(bool on)
     if (on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
     centralWidget()->setFont(font);
+    menuBar()->setFont(font);
     charts_->setFontScale(on ? kPresenterFontScale : 1.0);
+    scaleChartFonts(*scalingPage_->chart()->chart(), font);
+    showPresenterHints();
     presenterAction_->setShortcuts(presenterShortcuts(on));
     if (on) {
         if (isVisible())
@@ -1007,6 +1044,15 @@ void MainWindow::setPresenterMode(bool on)
     } else {
         restoreSplitters();
     }
+}
+
+// The settings panel's hints ("too few steps") stay in view when presenter
+// mode hides the panel: a banner over the charts.
+void MainWindow::showPresenterHints()
+{
+    const QStringList hints = configPanel_->hints();
+    presenterHints_->setText(hints.join(QLatin1Char('\n')));
+    presenterHints_->setVisible(presenterAction_->isChecked() && !hints.isEmpty());
 }
 
 void MainWindow::restoreSplitters()
@@ -1081,6 +1127,13 @@ void MainWindow::showStatus(const QString& text, bool isError)
 void MainWindow::appendLog(const QString& line)
 {
     logView_->appendPlainText(line);
+}
+
+void MainWindow::logSummaryOnce(const QString& summary, int epochsDone)
+{
+    // The engine logs its summary line itself once an epoch has finished.
+    if (epochsDone == 0 && !summary.isEmpty())
+        appendLog(summary);
 }
 
 void MainWindow::saveSettings()

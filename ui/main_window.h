@@ -117,6 +117,7 @@ private:
     // A vertical scroll area's width for content of `contentSize`.
     int scrolledWidthFor(QSize contentSize) const;
     void restoreSplitters();
+    void showPresenterHints();
     void buildViewTabs();
     // The view tabs above the run controls and the status line.
     QWidget* buildViewColumn();
@@ -150,6 +151,8 @@ private:
     void showIdleProgress(const QString& text);
     void showStatus(const QString& text, bool isError = false);
     void appendLog(const QString& line);
+    // The run's summary line, unless the engine's log already holds it.
+    void logSummaryOnce(const QString& summary, int epochsDone);
     void saveSettings();
 
     std::unique_ptr<RunHistory> history_;
@@ -172,6 +175,7 @@ private:
     QProgressBar* batchProgressBar_;
     QLabel* statusLabel_;
     QPlainTextEdit* logView_;
+    QLabel* presenterHints_;  // the settings panel's hints, over the charts in presenter mode
     QAction* presenterAction_;
     QAction* retuneAction_;  // checked: the next run (or comparison) re-measures its kernels
     // Each comparison's 1-device parameter snapshots (dp::TrainConfig::snapshot_dir).

@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 
 #include "data_folder_field.h"
@@ -22,6 +23,7 @@
 #include "setting_editor.h"
 #include "settings_check.h"
 #include "models/model_registry.h"
+#include "core/error.h"
 #include "config/config_fields.h"
 #include "config/train_config.h"
 
@@ -57,6 +59,23 @@ QSpinBox* createSampleLimitSpin(const QString& objectName, const char* field, QW
     spin->setSpecialValueText(RunConfigPanel::tr("all"));
     spin->setToolTip(RunConfigPanel::tr("Use only the first N images of the set; 0 uses all."));
     return spin;
+}
+
+// Why the engine refuses `precision` on `device` (dp::validate's precision
+// check, on default settings otherwise), or empty.
+std::string precisionRefusal(const std::string& precision, const dp::DeviceInfo& device)
+{
+    dp::TrainConfig config;
+    config.precision = precision;
+    try {
+        dp::validate(config, {device});
+    } catch (const dp::SettingError& error) {
+        if (error.setting() == "precision")
+            return error.what();
+    } catch (const dp::Error&) {
+        // Another setting's problem: not the precision's.
+    }
+    return {};
 }
 
 }  // namespace
@@ -96,6 +115,7 @@ RunConfigPanel::RunConfigPanel(std::vector<dp::DeviceInfo> devices, QWidget* par
     setUpTrainingFields();
     setUpDataFields();
     setUpDeviceFields();
+    offerPrecisionsRunnableOn(devices_->availableDevices());
     layOutBoxes();
     setConfig(dp::TrainConfig{});
     connectFields();
@@ -156,8 +176,6 @@ void RunConfigPanel::setUpDeviceFields()
                                    "nn.DataParallel's step (loss, sum and update on device 0)."));
 
     syncBnCheck_->setObjectName(QStringLiteral("syncBnCheck"));
-    syncBnCheck_->setToolTip(
-        tr("Compute BatchNorm statistics over the global batch, not each device's shard."));
     scaleCheck_->setObjectName(QStringLiteral("scaleCheck"));
     scaleCheck_->setToolTip(tr("Compare 1 vs N: the N-device run gets N times the batch size "
                                "and learning rate (the linear scaling rule, d2l 12.6's 256/0.1 "
@@ -508,6 +526,15 @@ void RunConfigPanel::revalidate()
     emit configChanged();
 }
 
+QStringList RunConfigPanel::hints() const
+{
+    QStringList texts;
+    for (const SettingsNote& note : notes_)
+        if (note.kind == SettingsNote::Kind::hint)
+            texts << note.text;
+    return texts;
+}
+
 void RunConfigPanel::showModelDescription()
 {
     const int index = modelCombo_->currentIndex();
@@ -515,6 +542,38 @@ void RunConfigPanel::showModelDescription()
         index < 0 ? QString() : QString::fromStdString(dp::model_registry()[index].description);
     modelDescription_->setText(description);
     modelDescription_->setVisible(!description.isEmpty());
+    offerSyncBnFor(index);
+}
+
+// A precision none of this machine's devices computes is shown, disabled,
+// with the engine's reason, rather than refused after it is chosen.
+void RunConfigPanel::offerPrecisionsRunnableOn(const std::vector<dp::DeviceInfo>& devices)
+{
+    auto* items = qobject_cast<QStandardItemModel*>(precisionCombo_->model());
+    for (int row = 0; row < precisionCombo_->count(); ++row) {
+        const std::string precision = precisionCombo_->itemData(row).toString().toStdString();
+        std::string refusal;
+        for (const dp::DeviceInfo& device : devices) {
+            refusal = precisionRefusal(precision, device);
+            if (refusal.empty())
+                break;
+        }
+        items->item(row)->setEnabled(refusal.empty());
+        precisionCombo_->setItemData(row, refusal.empty() ? QVariant() : QVariant(engineMessage(refusal)),
+                                     Qt::ToolTipRole);
+    }
+}
+
+// Synchronized BatchNorm only means something for a model with BatchNorm.
+void RunConfigPanel::offerSyncBnFor(int modelIndex)
+{
+    const auto& models = dp::model_registry();
+    const bool applies = modelIndex < 0 || models[modelIndex].batch_norm;
+    syncBnCheck_->setEnabled(applies);
+    syncBnCheck_->setToolTip(
+        applies ? tr("Compute BatchNorm statistics over the global batch, not each device's shard.")
+                : tr("%1 has no BatchNorm layers: there are no statistics to synchronize.")
+                      .arg(QString::fromStdString(models[modelIndex].title)));
 }
 
 void RunConfigPanel::showDatasetSettings()

@@ -68,6 +68,9 @@ public:
     bool isValid() const;
     // Why not, in a sentence for the status line; empty when it can run.
     QString validationError() const;
+    // The hints on the current settings (they run, but will disappoint), for
+    // a view that hides the panel, as presenter mode does.
+    QStringList hints() const;
 
 signals:
     void validityChanged(bool valid);
@@ -100,6 +103,8 @@ private:
     void connectFields();
     void revalidate();
     void showModelDescription();
+    void offerPrecisionsRunnableOn(const std::vector<dp::DeviceInfo>& devices);
+    void offerSyncBnFor(int modelIndex);
     void showDatasetSettings();
     std::map<std::string, QString> shownValues() const;
 

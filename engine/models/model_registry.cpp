@@ -14,15 +14,16 @@ namespace {
 struct ModelEntry {
     std::string name, title, description;
     std::function<std::unique_ptr<Sequential>(const SampleShape&, int)> make;
+    bool batch_norm = false;
 };
 
 const std::vector<ModelEntry>& entries() {
     static const std::vector<ModelEntry> models{
         {"lenet", "LeNet", "LeNet of d2l 12.5: two conv + avg-pool stages, two linear layers", make_lenet},
         {"resnet18", "ResNet-18", "ResNet-18 of d2l 12.6: 8 residual blocks with BatchNorm, 64-512 channels",
-         [](const SampleShape& input, int classes) { return make_resnet18(input, classes); }},
+         [](const SampleShape& input, int classes) { return make_resnet18(input, classes); }, true},
         {"resnet18-narrow", "ResNet-18/8", "ResNet-18 with 1/8 of the channels (8-64): quick CPU demos",
-         [](const SampleShape& input, int classes) { return make_resnet18(input, classes, 8); }},
+         [](const SampleShape& input, int classes) { return make_resnet18(input, classes, 8); }, true},
         {"mnistnet", "MNIST CNN", "PyTorch's MNIST example CNN: conv, max-pool, dropout, log-softmax",
          [](const SampleShape& input, int classes) { return make_mnistnet(input, classes); }},
         {"linear", "Linear", "PyTorch's DataParallel tutorial's toy: one linear layer (softmax regression on images)",
@@ -41,7 +42,7 @@ const std::vector<ModelInfo>& model_registry() {
             auto model = entry.make(fashion_mnist, 10);
             model->declare();  // counts parameters without allocating them
             list.push_back({entry.name, entry.title, entry.description,
-                            model->parameters().total_size()});
+                            model->parameters().total_size(), entry.batch_norm});
         }
         return list;
     }();

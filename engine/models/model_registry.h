@@ -14,6 +14,7 @@ struct ModelInfo {
     std::string title;        // how people write it, e.g. "LeNet": chart legends
     std::string description;  // one line, for --help and the GUI
     std::size_t parameters;   // trainable parameters on Fashion-MNIST (1 x 28 x 28, 10 classes)
+    bool batch_norm = false;  // has BatchNorm layers: what synchronized BatchNorm acts on
 };
 
 // The models a user can pick, in display order.

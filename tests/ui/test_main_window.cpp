@@ -844,7 +844,7 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     QVERIFY(deleteButton && deleteButton->isEnabled());
     QTest::mouseClick(deleteButton, Qt::LeftButton);
     QCOMPARE(questions.size(), 1);
-    QVERIFY2(questions[0].contains(QStringLiteral("Delete 1 run(s) from the history?")),
+    QVERIFY2(questions[0].contains(QStringLiteral("Delete 1 run from the history?")),
              qPrintable(questions[0]));
     QCOMPARE(parts.runs->rowCount(), 1);
     answer = true;

@@ -18,7 +18,16 @@ private slots:
         QCOMPARE(progress.batchesPlanned(), qint64(1000));
         // 150 of 1000 batches in 42 s: 850 more take 238 s.
         QCOMPARE(progress.textAt(42),
-                 QStringLiteral("epoch 2 of 10 · batch 50/100 · loss 0.512 · 0:42 elapsed · about 3:58 left"));
+                 QStringLiteral("1/10 epochs done · batch 50/100 · loss 0.512 · 0:42 elapsed · about 3:58 left"));
+    }
+
+    void countsFinishedEpochsLikeTheRunsTable()
+    {
+        RunProgress progress;
+        progress.start(8);
+        progress.update(1, 152, 157, 0.7);  // the first epoch still running
+        QCOMPARE(progress.epochsDone(), 0);
+        QVERIFY(progress.textAt(10).startsWith(QStringLiteral("0/8 epochs done · batch 152/157")));
     }
 
     void noEstimateFromTheFirstBatches()

@@ -17,6 +17,7 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -29,6 +30,7 @@
 #include "main_window.h"
 #include "run_config_panel.h"
 #include "run_settings.h"
+#include "vocabulary.h"
 #include "train/build_info.h"
 #include "workbench_resources.h"
 
@@ -112,6 +114,9 @@ private slots:
     void tooFewStepsForLeNetGiveAHint();
     void classNamesComeFromTheDatasetMetadata();
     void theIconIsCompiledIn();
+    void precisionsNoDeviceHereComputesAreDisabledWithTheReason();
+    void syncBatchNormIsDisabledForModelsWithoutBatchNorm();
+    void countsAreProperPlurals();
 
 private:
     RunConfigPanel* newPanel(std::vector<dp::DeviceInfo> devices = dp::available_devices());
@@ -524,6 +529,56 @@ void TestUiSettings::theIconIsCompiledIn()
     QSvgRenderer icon(QStringLiteral(":/icons/dp-workbench.svg"));
     QVERIFY(icon.isValid());
     QCOMPARE(icon.defaultSize(), QSize(256, 256));
+}
+
+void TestUiSettings::precisionsNoDeviceHereComputesAreDisabledWithTheReason()
+{
+    const std::vector<dp::DeviceInfo> machine = gpuMachine();
+    const std::vector<dp::DeviceInfo> cpuOnly(machine.begin() + 8, machine.end());
+    const auto precisionItem = [](RunConfigPanel* panel, const QString& name) {
+        auto* combo = panel->findChild<QComboBox*>(QStringLiteral("precisionCombo"));
+        auto* items = qobject_cast<QStandardItemModel*>(combo->model());
+        return items->item(combo->findData(name));
+    };
+    RunConfigPanel* cpuPanel = newPanel(cpuOnly);
+    // TF32 is a GPU format: on CPU cores alone it is offered disabled, saying why.
+    QStandardItem* tf32 = precisionItem(cpuPanel, QStringLiteral("tf32"));
+    QVERIFY(!tf32->isEnabled());
+    QVERIFY2(tf32->toolTip().contains(QStringLiteral("GPU")), qPrintable(tf32->toolTip()));
+    QVERIFY(precisionItem(cpuPanel, QStringLiteral("fp32"))->isEnabled());
+    QVERIFY(precisionItem(cpuPanel, QStringLiteral("fp32"))->toolTip().isEmpty());
+    // A machine with GPUs computes every precision.
+    RunConfigPanel* gpuPanel = newPanel(machine);
+    for (const QString& name : {QStringLiteral("fp32"), QStringLiteral("bf16"), QStringLiteral("tf32")})
+        QVERIFY2(precisionItem(gpuPanel, name)->isEnabled(), qPrintable(name));
+}
+
+void TestUiSettings::syncBatchNormIsDisabledForModelsWithoutBatchNorm()
+{
+    RunConfigPanel* panel = newPanel();
+    auto* models = panel->findChild<QComboBox*>(QStringLiteral("modelCombo"));
+    auto* syncBn = panel->findChild<QCheckBox*>(QStringLiteral("syncBnCheck"));
+    models->setCurrentIndex(models->findData(QStringLiteral("lenet")));
+    QVERIFY(!syncBn->isEnabled());
+    QVERIFY2(syncBn->toolTip().contains(QStringLiteral("LeNet has no BatchNorm")),
+             qPrintable(syncBn->toolTip()));
+    models->setCurrentIndex(models->findData(QStringLiteral("resnet18-narrow")));
+    QVERIFY(syncBn->isEnabled());
+    QVERIFY(!syncBn->toolTip().contains(QStringLiteral("no BatchNorm")));
+    models->setCurrentIndex(models->findData(QStringLiteral("linear")));
+    QVERIFY(!syncBn->isEnabled());
+}
+
+void TestUiSettings::countsAreProperPlurals()
+{
+    QCOMPARE(vocabulary::runs(1), QStringLiteral("1 run"));
+    QCOMPARE(vocabulary::runs(0), QStringLiteral("0 runs"));
+    QCOMPARE(vocabulary::runs(30), QStringLiteral("30 runs"));
+    QCOMPARE(vocabulary::devices(1), QStringLiteral("1 device"));
+    QCOMPARE(vocabulary::devices(2), QStringLiteral("2 devices"));
+    QCOMPARE(vocabulary::epochs(8), QStringLiteral("8 epochs"));
+    QCOMPARE(vocabulary::secondsPerEpoch(1.234), QStringLiteral("1.23 s/epoch"));
+    QCOMPARE(vocabulary::speedup(1.954), QStringLiteral("1.95x"));
 }
 
 QTEST_MAIN(TestUiSettings)

@@ -11,6 +11,10 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QStackedWidget>
 #include <QtTest>
 
 #include "chart_board.h"
@@ -69,6 +73,8 @@ private slots:
     void windowFitsA1024By768Screen();
     void fieldNotesNeverHideAField();
     void presenterModeFillsTheScreenAndGivesTheWindowBack();
+    void presenterModeShowsTheSettingsHintsAndEnlargesTheMenu();
+    void anEmptyQueueSaysHowRunsGetThere();
 
 private:
     QTemporaryDir scratch_;
@@ -191,6 +197,62 @@ void TestWindowFit::presenterModeFillsTheScreenAndGivesTheWindowBack()
     }
     // Esc is presenter mode's only: elsewhere it belongs to the fields.
     QVERIFY(!presenter->shortcuts().contains(QKeySequence(Qt::Key_Escape)));
+}
+
+// Presenter mode hides the settings panel, not what it says: its hints
+// ("too few steps") show over the charts; the menu bar grows with the rest.
+void TestWindowFit::presenterModeShowsTheSettingsHintsAndEnlargesTheMenu()
+{
+    MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    dp::TrainConfig config = window.runConfig();
+    config.model = "lenet";
+    config.epochs = 1;
+    config.limit_train = 512;
+    window.setRunConfig(config);
+    auto* presenter = window.findChild<QAction*>(QStringLiteral("presenterAction"));
+    auto* hints = window.findChild<QLabel*>(QStringLiteral("presenterHints"));
+    QVERIFY(presenter && hints);
+    QVERIFY(!hints->isVisible());  // the panel shows them itself
+    const qreal menuPoints = window.menuBar()->font().pointSizeF();
+
+    presenter->trigger();
+    QVERIFY(hints->isVisible());
+    QVERIFY2(hints->text().contains(QStringLiteral("these settings make")), qPrintable(hints->text()));
+    QVERIFY(window.menuBar()->font().pointSizeF() > menuPoints * 1.4);
+    // Settings without a hint: the banner goes.
+    config.limit_train = 0;
+    config.epochs = 10;
+    window.setRunConfig(config);
+    QVERIFY(!hints->isVisible());
+    config.limit_train = 512;
+    config.epochs = 1;
+    window.setRunConfig(config);
+    QVERIFY(hints->isVisible());
+
+    presenter->trigger();
+    QVERIFY(!hints->isVisible());
+    QCOMPARE(window.menuBar()->font().pointSizeF(), menuPoints);
+}
+
+// The Queue tab is not a blank list on first launch; the loss axis switch
+// says what it changes.
+void TestWindowFit::anEmptyQueueSaysHowRunsGetThere()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* empty = window.findChild<QLabel*>(QStringLiteral("queueEmptyLabel"));
+    QVERIFY(empty);
+    QCOMPARE(empty->text(), QStringLiteral("No runs waiting: Start while a run trains queues the next"));
+    auto* page = qobject_cast<QStackedWidget*>(empty->parentWidget());
+    QVERIFY(page);
+    QCOMPARE(page->currentWidget(), empty);
+    auto* logScale = window.findChild<QPushButton*>(QStringLiteral("logLossButton"));
+    QVERIFY(logScale);
+    QCOMPARE(logScale->text(), QStringLiteral("Log scale"));
 }
 
 QTEST_MAIN(TestWindowFit)

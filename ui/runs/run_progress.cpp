@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -33,6 +34,11 @@ qint64 RunProgress::batchesDone() const
     return qint64(epoch_ - 1) * batchesPerEpoch_ + batch_;
 }
 
+int RunProgress::epochsDone() const
+{
+    return std::max(epoch_ - 1, 0);
+}
+
 qint64 RunProgress::batchesPlanned() const
 {
     return qint64(plannedEpochs_) * batchesPerEpoch_;
@@ -53,8 +59,9 @@ QString RunProgress::text() const
 
 QString RunProgress::textAt(double elapsedSeconds) const
 {
-    QString text = QCoreApplication::translate("RunProgress", "epoch %1 of %2 · batch %3/%4 · loss %5 · %6 elapsed")
-                       .arg(epoch_)
+    // Finished epochs, as the runs table counts them; the batch is the current epoch's.
+    QString text = QCoreApplication::translate("RunProgress", "%1/%2 epochs done · batch %3/%4 · loss %5 · %6 elapsed")
+                       .arg(epochsDone())
                        .arg(plannedEpochs_)
                        .arg(batch_)
                        .arg(batchesPerEpoch_)

@@ -3,7 +3,7 @@
 #include <QElapsedTimer>
 #include <QString>
 
-// Where a run stands, as the progress bar says it: "epoch 2 of 10 · batch
+// Where a run stands, as the progress bar says it: "1/10 epochs done · batch
 // 40/235 · loss 0.512 · 0:42 elapsed · about 3:10 left". The estimate of
 // what is left assumes the batches still to come take as long as those done,
 // so it is only shown once 2% of the run is done (the first batches include
@@ -17,6 +17,8 @@ public:
     // Batches done and planned in the whole run, for the bar's value and range.
     qint64 batchesDone() const;
     qint64 batchesPlanned() const;
+    // Epochs finished, the count the runs table shows.
+    int epochsDone() const;
     QString text() const;
     // The same for given elapsed seconds (what text() shows), for tests.
     QString textAt(double elapsedSeconds) const;

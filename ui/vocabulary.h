@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QString>
+
+// The workbench's words for the things it shows, from one place, so the
+// window, the table, the charts and the exports spell each concept the same
+// way. Source text is English; with no translation installed, tr's %n would
+// print "run(s)", so counted nouns are spelled out here.
+namespace vocabulary {
+
+// Counted nouns: "1 run", "2 runs".
+QString runs(int count);
+QString devices(int count);
+QString epochs(int count);
+
+// Time per epoch: the axis or column title, and the unit after a value.
+QString secondsPerEpochTitle();  // "Seconds per epoch"
+QString secondsPerEpochUnit();   // "s/epoch"
+// A value with its unit: "1.23 s/epoch".
+QString secondsPerEpoch(double seconds);
+
+// Speedup: "1.95x".
+QString speedup(double times);
+
+// Accuracy as a fraction with three decimals, as the table shows it.
+QString accuracy(double fraction);
+
+// The loss axis's logarithmic switch.
+QString logScale();  // "Log scale"
+
+}  // namespace vocabulary
