@@ -150,6 +150,13 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     linkCombo_->setObjectName(QStringLiteral("predictionLink"));
     algorithmCombo_->setObjectName(QStringLiteral("predictionAlgorithm"));
     scalingCombo_->setObjectName(QStringLiteral("predictionScaling"));
+    // Long item names ("This machine's threads (measured)", "strong: same
+    // global batch") would make the window wider than a 1024-pixel screen:
+    // the combos shrink, their lists show the names whole.
+    for (QComboBox* combo : {linkCombo_, scalingCombo_}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(12);
+    }
     status_->setObjectName(QStringLiteral("predictionStatus"));
     caption_->setObjectName(QStringLiteral("predictionCaption"));
     details_->setObjectName(QStringLiteral("predictionAssumptions"));

@@ -73,6 +73,9 @@ ClassroomPage::ClassroomPage(QWidget* parent)
     setObjectName(QStringLiteral("classroomPage"));
     runHeading_->setObjectName(QStringLiteral("classroomRunHeading"));
     runHeading_->setTextFormat(Qt::RichText);
+    // Wrapped, so that the heading row (heading, run picker, ring button)
+    // never makes the window wider than a 1024-pixel screen.
+    runHeading_->setWordWrap(true);
 
     sections_->setSpacing(kSectionSpacing);
     sections_->addWidget(stepSection_);

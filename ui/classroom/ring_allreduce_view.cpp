@@ -217,6 +217,12 @@ RingAllReduceView::RingAllReduceView(QWidget* parent)
         linkCombo_->addItem(QString::fromStdString(preset.name));
     speedCombo_->setObjectName(QStringLiteral("ringSpeedCombo"));
     linkCombo_->setObjectName(QStringLiteral("ringLinkCombo"));
+    // The link names are long ("NVLink 3 (A100)"): the combo shrinks to a
+    // few letters rather than make the window wider than a 1024-pixel screen
+    // (its tooltip and list show them whole).
+    linkCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    linkCombo_->setMinimumContentsLength(8);
+    linkCombo_->setToolTip(tr("The link the step times are computed for"));
     stepLabel_->setObjectName(QStringLiteral("ringStepLabel"));
     stepLabel_->setWordWrap(true);
     trafficLabel_->setObjectName(QStringLiteral("ringTrafficLabel"));
