@@ -26,6 +26,7 @@
 #include "comparison_summary_card.h"
 #include "run_comparison.h"
 #include "chart_board.h"
+#include "shown_board.h"
 #include "epoch_metric_chart.h"
 #include "gap_waterfall_chart.h"
 #include "loss_chart.h"
@@ -112,23 +113,6 @@ dp::RunRecord chanceLevelRun(const std::string& id)
     return record;
 }
 
-// A board at a usual size, on screen.
-struct ShownBoard {
-    ShownBoard()
-    {
-        board.resize(1000, 640);
-        board.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&board));
-    }
-
-    template <typename Chart>
-    Chart* chart(const char* name)
-    {
-        return board.findChild<Chart*>(QLatin1String(name));
-    }
-
-    ChartBoard board;
-};
 
 QValueAxis* axisOf(const RunChartView& view, Qt::Orientation orientation)
 {

@@ -13,6 +13,7 @@
 #include "loss_chart.h"
 #include "run_legend.h"
 #include "run_palette.h"
+#include "shown_board.h"
 #include "record/run_record.h"
 
 namespace {
@@ -35,18 +36,6 @@ dp::RunRecord runWithLosses(const std::string& id, const std::vector<double>& lo
     return record;
 }
 
-struct ShownBoard {
-    ShownBoard()
-    {
-        board.resize(1000, 640);
-        board.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&board));
-    }
-    RunLegend* legend() { return board.findChild<RunLegend*>(QStringLiteral("runLegend")); }
-    EpochMetricChart* accuracy() { return board.findChild<EpochMetricChart*>(QStringLiteral("accuracyChart")); }
-
-    ChartBoard board;
-};
 
 QValueAxis* yAxisOf(const RunChartView& view)
 {
@@ -64,14 +53,14 @@ bool runShown(ShownBoard& shown, const std::string& id)
 {
     const QString key = QString::fromStdString(id);
     const LossChart* loss = shown.board.lossChart();
-    return shown.accuracy()->lineOf(id, 0)->isVisible() && shown.accuracy()->lineOf(id, 1)->isVisible()
+    return shown.chart<EpochMetricChart>("accuracyChart")->lineOf(id, 0)->isVisible() && shown.chart<EpochMetricChart>("accuracyChart")->lineOf(id, 1)->isVisible()
         && loss->lineOf(key)->isVisible() && loss->lineOf(LossChart::testLossKey(key))->isVisible();
 }
 bool runHidden(ShownBoard& shown, const std::string& id)
 {
     const QString key = QString::fromStdString(id);
     const LossChart* loss = shown.board.lossChart();
-    return !shown.accuracy()->lineOf(id, 0)->isVisible() && !shown.accuracy()->lineOf(id, 1)->isVisible()
+    return !shown.chart<EpochMetricChart>("accuracyChart")->lineOf(id, 0)->isVisible() && !shown.chart<EpochMetricChart>("accuracyChart")->lineOf(id, 1)->isVisible()
         && !loss->lineOf(key)->isVisible() && !loss->lineOf(LossChart::testLossKey(key))->isVisible();
 }
 
@@ -150,7 +139,7 @@ private slots:
         const dp::RunRecord first = runWithLosses("run-a", {1.0, 0.8}), second = runWithLosses("run-b", {1.1, 0.7});
         shown.board.setRunVisible(first, runColor(0), true);
         shown.board.setRunVisible(second, runColor(1), true);
-        RunLegend* legend = shown.legend();
+        RunLegend* legend = shown.chart<RunLegend>("runLegend");
         QVERIFY(runShown(shown, "run-a") && runShown(shown, "run-b"));
 
         // The entries are in id order: run-a's swatch starts the first line.
@@ -181,20 +170,20 @@ private slots:
         ShownBoard shown;
         shown.board.setRunVisible(runWithLosses("run-a", {1.0, 0.8}), runColor(0), true);
         shown.board.setRunVisible(runWithLosses("run-b", {1.1, 0.7}), runColor(1), true);
-        const QLineSeries* a = shown.accuracy()->lineOf("run-a", 0);
+        const QLineSeries* a = shown.chart<EpochMetricChart>("accuracyChart")->lineOf("run-a", 0);
         const QLineSeries* b = shown.board.lossChart()->lineOf(QStringLiteral("run-b"));
         const double width = a->pen().widthF();
-        emit shown.legend()->linkHovered(QStringLiteral("run:run-a"));
+        emit shown.chart<RunLegend>("runLegend")->linkHovered(QStringLiteral("run:run-a"));
         QVERIFY(a->pen().widthF() > width);
         QVERIFY(b->pen().color().alpha() < 128);
-        emit shown.legend()->linkHovered(QString());
+        emit shown.chart<RunLegend>("runLegend")->linkHovered(QString());
         QCOMPARE(a->pen().widthF(), width);
         QCOMPARE(b->pen().color().alpha(), 255);
         // Leaving the legend from an entry ends the highlight too.
-        emit shown.legend()->linkHovered(QStringLiteral("run:run-b"));
+        emit shown.chart<RunLegend>("runLegend")->linkHovered(QStringLiteral("run:run-b"));
         QVERIFY(a->pen().color().alpha() < 128);
         QEvent leave(QEvent::Leave);
-        QApplication::sendEvent(shown.legend(), &leave);
+        QApplication::sendEvent(shown.chart<RunLegend>("runLegend"), &leave);
         QCOMPARE(a->pen().color().alpha(), 255);
         QCOMPARE(b->pen().widthF(), width);
     }
