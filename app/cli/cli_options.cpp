@@ -171,6 +171,9 @@ void check_option_combinations(const CliCommand& command) {
         if (!command.config.devices.empty())
             throw Error("--devices does not combine with --distributed: each rank takes the "
                         "device of its local rank");
+        if (!command.config.slow_devices.empty())
+            throw Error("--slow-device slows a device of a one-process run; it does not combine "
+                        "with --distributed");
         // Each rank's device is chosen once MPI says which rank it is; any
         // one device stands in for it here.
         TrainConfig one_device = command.config;
@@ -217,6 +220,9 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
         } else if (!takes_value) {
             set_field_text(*field, command.config, flag.starts_with("--no-") ? "false" : "true");
         } else {
+            // A repeatable list's flag adds its items to those given before.
+            if ((field->scope & ConfigField::repeatable) && !field_text(*field, command.config).empty())
+                value = field_text(*field, command.config) + "," + value;
             try {
                 set_field_text(*field, command.config, value);
             } catch (const Error& error) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "config/config_fields.h"
+#include "core/format.h"
 
 namespace dp {
 
@@ -59,10 +60,13 @@ void ConsoleObserver::print_step_breakdown() {
     for (std::size_t d = 0; d < step_totals_.size(); ++d) {
         const auto& t = step_totals_[d];
         const double ms = 1000.0 / steps_;
-        std::printf("  device %zu: shard %.0f, data %.2f ms, forward %.2f ms, backward %.2f ms, "
+        // A straggler's wait on the device that has one (config/slow_devices.h).
+        const std::string wait =
+            t.straggler_wait > 0 ? format(", slow-device wait %.2f ms", t.straggler_wait * ms) : "";
+        std::printf("  device %zu: shard %.0f, data %.2f ms, forward %.2f ms, backward %.2f ms%s, "
                     "all-reduce %.2f ms, update %.2f ms\n",
                     d, double(t.shard) / steps_, t.data * ms, t.forward * ms, t.backward * ms,
-                    t.allreduce * ms, t.update * ms);
+                    wait.c_str(), t.allreduce * ms, t.update * ms);
     }
     step_totals_.clear();
     steps_ = 0;

@@ -19,6 +19,7 @@
 #include "devices/device.h"
 #include "scaling/comparison_report.h"
 #include "config/config_fields.h"
+#include "config/slow_devices.h"
 #include "scaling/scaling_comparison.h"
 #include "scaling/speedup_gap.h"
 #include "train/trainer.h"
@@ -101,11 +102,26 @@ int compared_run(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo
     return code;
 }
 
+// "with a straggler: cpu:1 1.5x slower; the 1-device run has no cpu:1 and
+// ran unslowed": how a comparison with slow devices was run (the largest
+// run has them all, scaling/scaling_comparison.h), empty without them.
+std::string straggler_note(const std::vector<dp::TrainConfig>& configs) {
+    const std::vector<std::string>& slow = configs.back().slow_devices;
+    if (slow.empty()) return {};
+    std::string note = "with a straggler: " + dp::slow_devices_text(slow);
+    for (const dp::TrainConfig& config : configs)
+        if (config.slow_devices.size() < slow.size())
+            note += dp::format("; the %zu-device run has %s and ran %s", config.devices.size(),
+                               config.slow_devices.empty() ? "none of them" : "only some",
+                               config.slow_devices.empty() ? "unslowed" : "with those");
+    return note + "\n";
+}
+
 // The speedup table of one repeat, then each N-device run's gap.
 std::vector<dp::SpeedupGap> print_comparison(const std::vector<dp::TrainConfig>& configs,
                                              const std::vector<dp::RunSummary>& runs,
                                              const std::vector<dp::ComparisonRow>& rows) {
-    std::printf("\n%s", dp::format_comparison(rows).c_str());
+    std::printf("\n%s%s", dp::format_comparison(rows).c_str(), straggler_note(configs).c_str());
     // Why each N-device run falls short of N times the first's speed.
     std::vector<dp::SpeedupGap> gaps;
     if (configs.front().devices.size() == 1)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "config/slow_devices.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "scaling/prediction_table.h"
@@ -92,7 +93,12 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
     const bool cpu = !devices.empty() && devices.front().kind == DeviceKind::cpu;
     const CoreSharing sharing = cpu ? measure_core_sharing(configs, runs) : CoreSharing{};
     const std::size_t base = base_run(runs);
-    const WorkloadProfile profile = workload_profile(configs[base], runs[base], sharing);
+    WorkloadProfile profile = workload_profile(configs[base], runs[base], sharing);
+    // A comparison's straggler is in its larger runs only (its 1-device run
+    // has none): the predictions on 2 or more devices carry it.
+    for (const TrainConfig& config : configs)
+        for (const SlowDevice& slow : parse_slow_devices(config.slow_devices))
+            profile.straggler = std::max(profile.straggler, slow.factor);
     const AllReduceAlgorithm algorithm = parse_algorithm(configs[base].allreduce);
 
     std::vector<MeasuredPoint> measured;
@@ -108,6 +114,9 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
         profile.measured_devices, profile.compute_per_sample * 1e6, profile.data_per_sample * 1e6,
         profile.update_per_step * 1e3, profile.host_per_step * 1e3, profile.gradient_bytes / 1e3,
         profile.buckets);
+    if (profile.straggler > 1)
+        text += format("a straggler on 2 or more devices: one takes %gx its compute time\n",
+                       profile.straggler);
     if (cpu)
         text += format("cores shared by CPU devices: %d; with all busy a device takes %.2fx its time alone (%s)\n",
                        sharing.cores, sharing.busy_slowdown, sharing.source.c_str());

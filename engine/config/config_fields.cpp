@@ -97,6 +97,14 @@ const std::vector<ConfigField> kFields = {
      "0.01: no collective completes in less, so a shorter one always fails)",
      HelpSection::parallelism, &TrainConfig::collective_timeout_s,
      S::shared | S::remembered | S::command | S::advanced, 0.01},
+    // Not shared or passed to ranks: a straggler slows a device of one
+    // process's run (dp-train refuses it with --distributed).
+    {"slow_devices", "slow device", "--slow-device", "ID=X",
+     "a straggler: device ID computes, then waits until it has taken X\n"
+     "times its compute time (X from 1 to 100), so the others wait for it\n"
+     "at each all-reduce; repeat it, or list several: cpu:1=1.5,cpu:2=2",
+     HelpSection::parallelism, &TrainConfig::slow_devices,
+     S::remembered | S::advanced | S::repeatable},
     {"save_path", "checkpoint to save", "--save", "PATH",
      "write a checkpoint (safetensors, PyTorch state_dict names) after every\nepoch, atomically",
      HelpSection::records, &TrainConfig::save_path},

@@ -36,6 +36,9 @@ struct ConfigField {
         // editor made from the field's kind (ui/setting_editor.h): a new
         // setting with this scope needs no ui/ code.
         advanced = 32,
+        // A list whose flag may be given again: each use adds to the list
+        // (--slow-device cpu:1=1.5 --slow-device cpu:2=2).
+        repeatable = 64,
     };
 
     const char* name;   // "batch_size": JSON key, history column, settings key

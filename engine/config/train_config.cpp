@@ -20,6 +20,7 @@
 #include "parallel/communicator_factory.h"
 #include "config/config_fields.h"
 #include "config/training_data.h"
+#include "config/slow_devices.h"
 
 namespace dp {
 namespace {
@@ -90,6 +91,22 @@ void validate_model_for_data(const TrainConfig& config) {
         require_model_takes_data(config, {1, 1, config.input_size}, 2);
 }
 
+// Every slow device (config/slow_devices.h) is one the run trains on: a
+// straggler elsewhere would slow nothing.
+void validate_slow_devices(const TrainConfig& config, const std::vector<DeviceInfo>& devices) {
+    for (const SlowDevice& slow : parse_slow_devices(config.slow_devices)) {
+        if (std::any_of(devices.begin(), devices.end(),
+                        [&](const DeviceInfo& d) { return d.id == slow.device; }))
+            continue;
+        std::string ids;
+        for (const DeviceInfo& device : devices) ids += (ids.empty() ? "" : ", ") + device.id;
+        std::string message = setting("slow_devices");
+        message += " names " + slow.device + ", which this run does not train on (its devices: ";
+        message += ids + "): name one of them, or leave " + setting("slow_devices") + " out";
+        throw SettingError("slow_devices", message);
+    }
+}
+
 // select_devices(config.devices), its refusals being about the devices setting.
 std::vector<DeviceInfo> configured_devices(const TrainConfig& config) {
     try {
@@ -114,6 +131,7 @@ void validate_setting(const ConfigField& field, const TrainConfig& config) {
             require_known(names->first, field_text(field, config), names->second);
         validate_range(field, config);
         validate_recordable(field, config);
+        if (std::string_view(field.name) == "slow_devices") parse_slow_devices(config.slow_devices);
     } catch (const SettingError&) {
         throw;
     } catch (const Error& error) {
@@ -145,6 +163,7 @@ void validate(const TrainConfig& config, const std::vector<DeviceInfo>& devices)
     if (const std::string mixed = device_kinds_problem(devices); !mixed.empty())
         throw SettingError("devices", mixed);
     validate_ranks(config, int(devices.size()));
+    validate_slow_devices(config, devices);
     // The training set's size where the settings fix it; the data's own size is checked once read.
     if (const int planned = config.dataset == "random" ? config.samples : config.limit_train;
         planned > 0)

@@ -65,6 +65,9 @@ struct TrainConfig {
     // How long a device or rank waits for the others in one collective before
     // the run fails naming the ones that did not come: every rank's limit.
     double collective_timeout_s = CollectiveTimeout::default_seconds;
+    // Stragglers (config/slow_devices.h): "cpu:1=1.5" makes device cpu:1
+    // take 1.5 times its compute time each step. Empty: none.
+    std::vector<std::string> slow_devices;
 };
 
 // Throws dp::Error with a one-line message for impossible settings, a

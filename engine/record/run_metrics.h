@@ -42,10 +42,14 @@ struct BatchProgress {
 // gathered to device 0 and their gradients scattered back; `broadcast`,
 // device 0's parameters sent to every replica after its update (the other
 // devices wait there for that serial update).
+// `straggler_wait`: a slow device's (config/slow_devices.h) deliberate wait
+// after computing, before it joins the all-reduce; 0 on every other device,
+// whose wait for it is in their `allreduce`.
 struct DeviceStepTiming {
     int shard = 0;  // samples this device got
     double data = 0, forward = 0, backward = 0, allreduce = 0, update = 0;
     double gather = 0, broadcast = 0;
+    double straggler_wait = 0;
 
     // Sums another step's into this one (totals over an epoch or a run).
     DeviceStepTiming& operator+=(const DeviceStepTiming& step) {
@@ -57,6 +61,7 @@ struct DeviceStepTiming {
         update += step.update;
         gather += step.gather;
         broadcast += step.broadcast;
+        straggler_wait += step.straggler_wait;
         return *this;
     }
 };

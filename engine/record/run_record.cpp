@@ -7,6 +7,8 @@
 #include <ctime>
 
 #include "backend/cuda_backend_options.h"
+#include "config/slow_devices.h"
+#include "core/error.h"
 #include "core/format.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
@@ -21,6 +23,25 @@ RunSummary RunRecord::summary() const {
     summary.steps = steps;
     return summary;
 }
+
+namespace {
+
+// " · straggler cpu:1 1.5×": a run with a straggler says so wherever it is
+// named (config/slow_devices.h); empty without one, or for an entry this
+// version cannot read.
+std::string straggler_label(const std::vector<std::string>& slow_devices) {
+    std::string label;
+    try {
+        for (const SlowDevice& slow : parse_slow_devices(slow_devices))
+            label += (label.empty() ? " · straggler " : ", ") + slow.device + " " +
+                     format("%g", slow.factor) + "×";
+    } catch (const Error&) {
+        return {};
+    }
+    return label;
+}
+
+}  // namespace
 
 std::string RunRecord::label() const { return name.empty() ? settings_label() : name; }
 
@@ -37,7 +58,7 @@ std::string RunRecord::settings_label() const {
     const std::string precision = config.precision == "fp32" ? "" : " · " + config.precision;
     return title + " · " + std::to_string(devices.size()) + "× " + kind + " · b" +
            std::to_string(config.batch_size) + " · lr " + format("%g", double(config.lr)) +
-           precision;
+           precision + straggler_label(config.slow_devices);
 }
 
 namespace {

@@ -78,7 +78,8 @@ struct RunRecord {
     // one, else settings_label().
     std::string label() const;
     // "ResNet-18 · 2× cpu · b512 · lr 0.2": model, devices, batch, lr, and
-    // the precision when not fp32 ("... · lr 0.2 · bf16").
+    // the precision when not fp32 ("... · lr 0.2 · bf16"), and a straggler
+    // ("... · straggler cpu:1 1.5×").
     std::string settings_label() const;
 };
 

@@ -9,7 +9,7 @@
 namespace dp {
 
 std::span<const StepTimingField> step_timing_fields() {
-    static const std::array<StepTimingField, 8> fields{{
+    static const std::array<StepTimingField, 9> fields{{
         {"shard", &DeviceStepTiming::shard},
         {"data", &DeviceStepTiming::data},
         {"forward", &DeviceStepTiming::forward},
@@ -18,6 +18,7 @@ std::span<const StepTimingField> step_timing_fields() {
         {"update", &DeviceStepTiming::update},
         {"gather", &DeviceStepTiming::gather, true},
         {"broadcast", &DeviceStepTiming::broadcast, true},
+        {"straggler_wait", &DeviceStepTiming::straggler_wait, true},
     }};
     return fields;
 }

@@ -22,7 +22,7 @@ struct StepTimingField {
     bool optional = false;
 };
 
-// shard, data, forward, backward, allreduce, update, gather, broadcast.
+// shard, data, forward, backward, allreduce, update, gather, broadcast, straggler_wait.
 std::span<const StepTimingField> step_timing_fields();
 
 // The field's value as a double (a shard's sample count is whole).

@@ -1,10 +1,12 @@
 #include "scaling/scaling_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
 
+#include "config/slow_devices.h"
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "core/format.h"
@@ -35,6 +37,10 @@ std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
         TrainConfig config = base;
         config.devices.clear();
         for (int i = 0; i < count; ++i) config.devices.push_back(devices[i].id);
+        // A straggler slows only the runs that have its device: the 1-device
+        // run of --compare 1,2 --slow-device cpu:1=1.5 runs unslowed, as
+        // the devices the 2-device run shares with it do (baseline_mismatch).
+        config.slow_devices = slow_devices_among(base.slow_devices, config.devices);
         // Drift is rounding only at the same global batch: scaled runs do other maths.
         if (!snapshot_dir.empty() && !scale_batch_and_lr)
             (configs.empty() ? config.snapshot_dir : config.drift_from) = snapshot_dir;
@@ -50,6 +56,10 @@ std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
         }
         configs.push_back(std::move(config));
     }
+    if (!configs.empty() && configs.back().slow_devices.size() != base.slow_devices.size())
+        throw Error(setting("slow_devices") + " names a device that no run of this comparison " +
+                    "trains on (the largest runs on " + std::to_string(configs.back().devices.size()) +
+                    "): name one of its first devices");
     return configs;
 }
 
@@ -60,6 +70,38 @@ namespace {
 bool scaled_to(const TrainConfig& one, const TrainConfig& run, int devices) {
     return checked_multiply(one.batch_size, devices) == run.batch_size &&
            one.lr * float(devices) == run.lr;
+}
+
+// Whether two lists of slow devices slow the same devices by the same
+// factors, whatever their order and spelling ("1.50" is "1.5").
+bool same_slow_devices(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    std::vector<SlowDevice> x = parse_slow_devices(a), y = parse_slow_devices(b);
+    const auto by_device = [](const SlowDevice& p, const SlowDevice& q) { return p.device < q.device; };
+    std::sort(x.begin(), x.end(), by_device);
+    std::sort(y.begin(), y.end(), by_device);
+    return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const SlowDevice& p, const SlowDevice& q) {
+        return p.device == q.device && p.factor == q.factor;
+    });
+}
+
+std::string straggler_text(const std::vector<std::string>& slow_devices) {
+    return slow_devices.empty() ? "none" : slow_devices_text(slow_devices);
+}
+
+// A straggler on a device both ran on must be the same one: a speedup over
+// an unslowed baseline would count the straggler as the devices' cost, and
+// one over a slowed baseline would hide it. A slow device the baseline
+// lacks leaves it as it is (comparison_configs' 1-device run), so that
+// comparison stands, labelled as one with a straggler. Empty when they agree.
+std::string straggler_mismatch(const TrainConfig& baseline, const TrainConfig& run) {
+    try {
+        const std::vector<std::string> shared = slow_devices_among(run.slow_devices, baseline.devices);
+        if (same_slow_devices(baseline.slow_devices, shared)) return {};
+        return "straggler: " + straggler_text(baseline.slow_devices) + " there, " +
+               straggler_text(shared) + " here";
+    } catch (const Error&) {  // a record's unreadable entry: no fair comparison
+        return "straggler: unreadable slow-device settings";
+    }
 }
 
 }  // namespace
@@ -89,6 +131,8 @@ std::string baseline_mismatch(const TrainConfig& baseline, const TrainConfig& ru
     // into the data-parallel one; fp32 and bf16 still chart side by side.
     if (baseline.precision != run.precision)
         return differs("precision", baseline.precision, run.precision);
+    if (const std::string straggler = straggler_mismatch(baseline, run); !straggler.empty())
+        return straggler;
     const bool same_batch = baseline.batch_size == run.batch_size && baseline.lr == run.lr;
     if (!same_batch && !scaled_to(baseline, run, int(run.devices.size())))
         return format("batch %d and lr %g there; here ", baseline.batch_size, double(baseline.lr)) +

@@ -15,7 +15,9 @@ namespace dp {
 // from them (train/parameter_drift.h).
 // With scale_batch_and_lr, the global batch and the learning rate grow with
 // N (the linear scaling rule, d2l 12.6: 256 / 0.1 on one GPU, 512 / 0.2 on two).
-// The runs use the first N of `base.devices` (all devices if empty).
+// The runs use the first N of `base.devices` (all devices if empty); each
+// keeps the slow devices (base.slow_devices) it has, and dp::Error says so
+// when the largest lacks one.
 std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
                                             const std::vector<int>& device_counts,
                                             bool scale_batch_and_lr,
@@ -33,7 +35,10 @@ std::vector<TrainConfig> comparison_configs(const TrainConfig& base,
 // same model, data, samples, epochs, seed and shuffling, and either the same
 // global batch and learning rate (strong scaling) or both scaled with run's
 // device count as comparison_configs does (weak scaling, the linear scaling
-// rule). Otherwise the first difference, in words: "epochs: 3 here, 5 there".
+// rule), and the same straggler (config/slow_devices.h) on the baseline's
+// device: a slow device the baseline lacks leaves it a fair baseline, for
+// a comparison labelled as one with a straggler. Otherwise the first
+// difference, in words: "epochs: 3 here, 5 there".
 std::string baseline_mismatch(const TrainConfig& baseline, const TrainConfig& run);
 
 // The 1-device settings a fair baseline for `run` has: "batch 128 and lr 0.1,

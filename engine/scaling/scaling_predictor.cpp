@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/slow_devices.h"
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "core/format.h"
@@ -27,9 +28,11 @@ DevicePhases slowest_device(const RunSummary& run) {
         const double busy = device.data + device.forward + device.backward + device.update;
         if (busy <= longest) continue;
         longest = busy;
-        // DataParallel's gather and broadcast are communication, which the link model predicts.
+        // DataParallel's gather and broadcast are communication, which the
+        // link model predicts; a straggler's wait the straggler term does.
         slowest = {device.forward + device.backward, device.data, device.update,
-                   device.allreduce + device.gather + device.broadcast, device.shard};
+                   device.allreduce + device.gather + device.broadcast + device.straggler_wait,
+                   device.shard};
     }
     return slowest;
 }
@@ -52,17 +55,19 @@ double compute_per_sample(const RunSummary& run) {
 }
 
 struct StepParts {
-    double compute = 0, all_reduce = 0, update = 0, data_and_host = 0;
-    double total() const { return compute + all_reduce + update + data_and_host; }
+    double compute = 0, all_reduce = 0, update = 0, data_and_host = 0, straggler_wait = 0;
+    double total() const { return compute + all_reduce + update + data_and_host + straggler_wait; }
     StepParts& operator+=(const StepParts& other) {
         compute += other.compute;
         all_reduce += other.all_reduce;
         update += other.update;
         data_and_host += other.data_and_host;
+        straggler_wait += other.straggler_wait;
         return *this;
     }
     StepParts times(double factor) const {
-        return {compute * factor, all_reduce * factor, update * factor, data_and_host * factor};
+        return {compute * factor, all_reduce * factor, update * factor, data_and_host * factor,
+                straggler_wait * factor};
     }
 };
 
@@ -110,6 +115,7 @@ StepParts step_parts(const WorkloadProfile& profile, const PredictionSettings& s
                        terms.byte_terms * profile.gradient_bytes * settings.link.beta;
     if (settings.algorithm == AllReduceAlgorithm::dataparallel && devices > 1)
         add_dataparallel_phases(parts, profile, settings.link, devices);
+    parts.straggler_wait = straggler_wait_seconds(profile.straggler, parts.compute, devices);
     return parts;
 }
 
@@ -131,11 +137,16 @@ PredictedPoint predict_one(const WorkloadProfile& profile, const PredictionSetti
     point.all_reduce = epoch.all_reduce;
     point.update = epoch.update;
     point.data_and_host = epoch.data_and_host;
+    point.straggler_wait = epoch.straggler_wait;
     point.seconds_per_epoch = epoch.total();
     return point;
 }
 
 }  // namespace
+
+double straggler_wait_seconds(double factor, double compute, int devices) {
+    return devices > 1 && factor > 1 ? (factor - 1) * compute : 0;
+}
 
 const char* algorithm_name(AllReduceAlgorithm algorithm) {
     switch (algorithm) {
@@ -264,6 +275,14 @@ double CoreSharing::slowdown(int devices) const {
 
 namespace {
 
+// The straggler term's factor: the slowest of the run's slow devices.
+double largest_slowdown(const TrainConfig& config) {
+    double largest = 1;
+    for (const SlowDevice& slow : parse_slow_devices(config.slow_devices))
+        largest = std::max(largest, slow.factor);
+    return largest;
+}
+
 // DataParallel sums all gradients at once after backward, not bucket by bucket.
 int gradient_all_reduces(const TrainConfig& config, double gradient_bytes) {
     if (config.allreduce == "dataparallel") return 1;
@@ -304,6 +323,7 @@ WorkloadProfile workload_profile(const TrainConfig& config, const RunSummary& ru
     profile.host_per_step = std::max(0.0, seconds - step_phases) / steps;
     profile.gradient_bytes = double(model_info(config.model).parameters) * sizeof(float);
     profile.buckets = gradient_all_reduces(config, profile.gradient_bytes);
+    profile.straggler = largest_slowdown(config);
     return profile;
 }
 
@@ -323,6 +343,7 @@ WorkloadProfile workload_profile_from_epochs(const TrainConfig& config, int devi
         seconds_per_epoch * devices / double(samples_per_epoch) / sharing.slowdown(devices);
     profile.gradient_bytes = double(model_info(config.model).parameters) * sizeof(float);
     profile.buckets = gradient_all_reduces(config, profile.gradient_bytes);
+    profile.straggler = largest_slowdown(config);
     return profile;
 }
 
@@ -404,6 +425,8 @@ std::vector<std::string> prediction_assumptions() {
         "DataParallel: naive's gradient sum in one all-reduce after backward, then device 0 alone "
         "updates and broadcasts the parameters; each step also gathers the outputs to device 0 "
         "and scatters their gradients (their bytes left out; only the gather waits the wake-up).",
+        "A straggler (--slow-device, factor f) on 2 or more devices: it computes, then waits "
+        "(f - 1) times its compute, and the step waits for it; the 1-device run has none.",
     };
 }
 

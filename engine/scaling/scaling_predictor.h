@@ -107,6 +107,10 @@ struct WorkloadProfile {
     double host_per_step = 0;       // epoch time outside the devices' phases, per step
     double gradient_bytes = 0;
     int buckets = 1;                // all-reduces per step (bucket_mb; 1 for DataParallel)
+    // A straggler (--slow-device): on 2 or more devices one of them takes
+    // this many times its compute, and the synchronous step waits for it.
+    // 1: none. workload_profile takes the run's largest factor.
+    double straggler = 1;
 };
 
 // From a finished run of `config` (RunSummary::step_totals): its slowest
@@ -160,7 +164,17 @@ struct PredictedPoint {
     // holds its parameter broadcast and output gather too, and its update
     // is device 0's alone.
     double compute = 0, all_reduce = 0, update = 0, data_and_host = 0;
+    // The straggler term: (straggler - 1) x compute on 2 or more devices,
+    // so that a step's compute is its slowest device's.
+    double straggler_wait = 0;
 };
+
+// A step's wait for a straggler slowed by `factor` (WorkloadProfile::
+// straggler) when its devices compute for `compute` seconds: it computes,
+// then waits (factor - 1) x compute before the all-reduce, and every
+// device waits for it there. 0 on 1 device (the straggler is another
+// device, as in dp-train --compare's 1-device run) or at a factor of 1.
+double straggler_wait_seconds(double factor, double compute, int devices);
 
 // 1, 2, 4, ..., 64.
 std::vector<int> prediction_device_counts();

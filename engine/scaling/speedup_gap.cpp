@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/slow_devices.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "core/setting_ref.h"
@@ -17,6 +18,7 @@ namespace {
 struct StepMeans {
     double compute = 0, allreduce = 0, least_allreduce = 0, data = 0, update = 0;
     double gather = 0, most_update = 0, least_broadcast = 0;
+    double straggler_wait = 0;
     double steps_per_epoch = 0, seconds_per_epoch = 0, half_range = 0;
 };
 
@@ -35,6 +37,7 @@ StepMeans step_means(const RunSummary& run) {
         means.allreduce += device.allreduce / steps / devices;
         means.data += device.data / steps / devices;
         means.update += device.update / steps / devices;
+        means.straggler_wait += device.straggler_wait / steps / devices;
         means.least_allreduce = std::min(means.least_allreduce, device.allreduce / steps);
     }
     const EpochTime time = run.epoch_time();
@@ -96,10 +99,13 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
          "try larger buckets (" + setting("bucket_mb") + "), ring all-reduce, or fewer all-reduces (" +
              setting("accumulate") + ")",
          part(b.least_allreduce, a.least_allreduce)},
+        // The others' wait beyond the least, and a straggler's own wait
+        // (config/slow_devices.h), measured: one slow device's wait w a step
+        // shows as about w(N-1)/N of mean all-reduce wait plus w/N of its own.
         {"waiting for the slowest device", "slowest device",
          "devices differ in speed or share a core: give each its own core",
-         b.steps_per_epoch * (b.allreduce - b.least_allreduce) -
-             a.steps_per_epoch * (a.allreduce - a.least_allreduce) / n},
+         b.steps_per_epoch * (b.allreduce - b.least_allreduce + b.straggler_wait) -
+             a.steps_per_epoch * (a.allreduce - a.least_allreduce + a.straggler_wait) / n},
         {"data loading and host work", "data", "the host gathers each shard: fewer, larger steps help",
          part(b.data, a.data)},
         {"update (every device updates all weights)", "update",
@@ -127,6 +133,10 @@ void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainCon
         compute.advice = "each device computes as much as 1 device did: devices sharing cores or "
                          "memory bandwidth slow it down";
     }
+    if (GapPart* slowest = part_named(gap, "slowest device"); slowest && !many.slow_devices.empty())
+        slowest->advice = "a straggler (" + setting("slow_devices") + " " +
+                          slow_devices_text(many.slow_devices) +
+                          ") holds up every synchronous step: leave it out to remove this part";
     GapPart& allreduce = *allreduce_part;
     allreduce.advice = format("try larger buckets (%s, now %g MB)", setting("bucket_mb").c_str(),
                               many.bucket_mb);

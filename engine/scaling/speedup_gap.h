@@ -17,7 +17,8 @@ namespace dp {
 //     less efficiently (and, on CPU devices sharing a core's units, slower);
 //   - all-reduce not hidden: the all-reduce wait of the device that waited
 //     least, i.e. communication that backward did not cover;
-//   - waiting for the slowest device: the other devices' extra wait;
+//   - waiting for the slowest device: the other devices' extra wait, and a
+//     straggler's own (--slow-device: DeviceStepTiming::straggler_wait);
 //   - data loading and host work: gathering and uploading the shards;
 //   - update: every device updates all parameters, so it does not shrink;
 //   - outside the steps: epoch time the phases do not cover (the loop,

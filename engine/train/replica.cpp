@@ -10,6 +10,7 @@
 #include "data/epoch_sampler.h"
 #include "models/model_registry.h"
 #include "parallel/batch_split.h"
+#include "train/straggler_wait.h"
 
 namespace dp {
 namespace {
@@ -30,11 +31,12 @@ private:
 
 Replica::Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
                  int classes, int max_rows, std::uint64_t seed, int micro_batches,
-                 Precision precision, int gathered_rows)
+                 Precision precision, int gathered_rows, double slowdown)
     : backend_(make_backend(device, precision)),
       model_(build_model(model, input, classes)),
       max_rows_(max_rows),
       micro_batches_(micro_batches),
+      slowdown_(slowdown),
       host_images_(std::size_t(max_rows) * input.size()),
       host_labels_(max_rows),
       eval_indices_(max_rows),
@@ -75,6 +77,9 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
     reducer.begin_step();
     ParameterStore& parameters = model_->parameters();
     double backward = 0;
+    // A straggler reduces no bucket before its wait: the others then wait
+    // for it in the all-reduce, as they would for a slower device.
+    const bool straggler = slowdown_ > 1;
     if (rows == 0 && !pass.sync_batch_norm) {
         loss = {};
         backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
@@ -115,7 +120,7 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
                                          accumulated_.get() + begin);
                     folded_from = begin;
                 }
-                reducer.on_gradients_final(first);
+                if (!straggler) reducer.on_gradients_final(first);
             };
             // By reference: a std::function holding this lambda's captures
             // would allocate, and a step allocates nothing.
@@ -123,6 +128,12 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
             if (micro_batches > 1 && folded_from > 0)  // parameters no layer reported final
                 backend_->sgd_update(folded_from, -1.f, parameters.gradients(), accumulated_.get());
         }
+    }
+    if (straggler) {
+        backend_->synchronize();  // its compute done, so that the wait follows it
+        backward += watch.lap();
+        timing.straggler_wait = wait_as_straggler(slowdown_, timing.forward + backward);
+        watch.lap();
     }
     reducer.finish_step();
     backend_->synchronize();
@@ -176,6 +187,8 @@ DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<
         backend_->copy(std::size_t(rows) * classes, logits, gathered_outputs_.get() + offset);
         backend_->synchronize();
         timing.forward = watch.lap();
+        timing.straggler_wait = wait_as_straggler(slowdown_, timing.forward);
+        watch.lap();
     }
     // The gather to device 0 is the first half of naive's all-reduce (the
     // strategy's communicator): its copy back is traffic nn.DataParallel does
@@ -191,6 +204,8 @@ DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<
         backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
     backend_->synchronize();
     timing.backward = watch.lap();
+    timing.straggler_wait += wait_as_straggler(slowdown_, timing.backward);
+    watch.lap();
     communicator.all_reduce_sum(pass.rank, parameters.gradients(), parameters.total_size());
     backend_->synchronize();
     timing.allreduce = watch.lap();

@@ -25,16 +25,19 @@ public:
     // shard (gradient accumulation, TrainConfig::accumulate).
     // `gathered_rows`: a DataParallel replica's room for the largest global
     // batch's outputs (train_step_dataparallel); 0 for ring and naive.
+    // `slowdown`: above 1, a straggler's factor (config/slow_devices.h).
     Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
             int classes, int max_rows, std::uint64_t seed, int micro_batches = 1,
-            Precision precision = Precision::fp32, int gathered_rows = 0);
+            Precision precision = Precision::fp32, int gathered_rows = 0, double slowdown = 1);
 
     // One training step on this device's shard of a global batch: forward,
     // loss summed over the shard with gradients scaled by 1/global_batch,
     // backward with bucketed all-reduce, SGD update. With micro-batches, the
     // shard goes through forward and backward in that many parts whose
     // gradients add up before the one all-reduce. A shard of 0 rows still
-    // joins every collective, with zero gradients.
+    // joins every collective, with zero gradients. A straggler (slowdown
+    // above 1) holds its buckets back until backward ends, then waits
+    // (slowdown - 1) times its forward and backward before it reduces them.
     // `pass` describes the shard: its rows, step and offset in the global batch.
     // `weight_decay` joins the gradients after their all-reduce, as PyTorch's
     // SGD adds it after DDP's.
@@ -51,6 +54,9 @@ public:
     // updates; then rank 0's parameters and buffers broadcast to every
     // replica. Per row the same loss, gradients and update as train_step, so
     // the same maths. Micro-batches are not supported (ReplicaGroup refuses them).
+    // A straggler waits before each collective that follows its compute:
+    // (slowdown - 1) times its forward before the gather, times its
+    // backward before the gradient sum.
     DeviceStepTiming train_step_dataparallel(const Dataset& set, std::span<const int> batch,
                                              const Pass& pass, float lr, Communicator& communicator,
                                              Backend::LossResult& loss, float weight_decay = 0);
@@ -90,6 +96,7 @@ private:
     std::unique_ptr<Sequential> model_;
     int max_rows_;
     int micro_batches_;
+    double slowdown_;
     DeviceBuffer accumulated_{nullptr, nullptr};  // the micro-batches' gradients so far
     std::vector<float> host_images_;
     std::vector<std::int32_t> host_labels_;

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "checkpoint/model_checkpoint.h"
+#include "config/slow_devices.h"
 #include "core/setting_ref.h"
 #include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
@@ -51,7 +52,8 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
                                                  max_rows, config.seed + std::uint64_t(rank),
                                                  config.accumulate,
                                                  precision_named(config.precision),
-                                                 dataparallel_ ? config.batch_size : 0);
+                                                 dataparallel_ ? config.batch_size : 0,
+                                                 slowdown_of(config.slow_devices, devices[local].id));
         // Different seeds on purpose: the broadcast, not the seed, makes replicas equal.
         ParameterStore& parameters = replica->model().parameters();
         communicator_->broadcast(rank, parameters.values(), parameters.total_size(), 0);

@@ -12,8 +12,8 @@ StepTrace::StepTrace(std::vector<std::string> device_ids, std::size_t steps_per_
     : device_ids_(std::move(device_ids)), steps_per_epoch_(steps_per_epoch) {}
 
 void StepTrace::start_epoch() {
-    // Per step: the steps track's slice and up to seven phases per device.
-    const std::size_t needed = events_.size() + steps_per_epoch_ * (1 + 7 * device_ids_.size());
+    // Per step: the steps track's slice and up to eight phases per device.
+    const std::size_t needed = events_.size() + steps_per_epoch_ * (1 + 8 * device_ids_.size());
     // Doubling, so that reserving epoch by epoch copies each event a bounded number of times.
     if (needed > events_.capacity()) events_.reserve(std::max(needed, 2 * events_.capacity()));
 }
@@ -22,12 +22,15 @@ void StepTrace::add_step(const StepReport& report, std::chrono::steady_clock::ti
     struct Phase {
         const char* name;
         double DeviceStepTiming::*seconds;
-        bool dataparallel_only = false;  // no slice when 0: ring and naive runs lack it
+        // No slice when 0: DataParallel's phases (ring and naive runs lack
+        // them) and a straggler's wait (the other devices have none).
+        bool optional = false;
     };
     static constexpr Phase kPhases[] = {{"data", &DeviceStepTiming::data},
                                         {"forward", &DeviceStepTiming::forward},
                                         {"output gather", &DeviceStepTiming::gather, true},
                                         {"backward", &DeviceStepTiming::backward},
+                                        {"slow-device wait", &DeviceStepTiming::straggler_wait, true},
                                         {"all-reduce", &DeviceStepTiming::allreduce},
                                         {"update", &DeviceStepTiming::update},
                                         {"parameter broadcast", &DeviceStepTiming::broadcast, true}};
@@ -49,7 +52,7 @@ void StepTrace::add_step(const StepReport& report, std::chrono::steady_clock::ti
         double at = start_us;
         for (const Phase& phase : kPhases) {
             const double duration = report.devices[d].*phase.seconds * 1e6;
-            if (phase.dataparallel_only && duration == 0) continue;
+            if (phase.optional && duration == 0) continue;
             events_.push_back({phase.name, int(d), at, duration, report.epoch, report.batch});
             at += duration;
         }

@@ -11,7 +11,7 @@ namespace dp {
 
 // Each device's step phases as Chrome trace events (the JSON that Perfetto
 // and chrome://tracing open): one track per device, a slice per phase (data,
-// forward, backward, all-reduce, update), and a "steps" track with one slice
+// forward, backward, a straggler's wait, all-reduce, update), and a "steps" track with one slice
 // per step. The engine reports phase durations, not their start times, so
 // each device's phases are laid end to end from the step's start, in the
 // order they run; the step ends when the slowest device's last phase does.

@@ -24,6 +24,7 @@
 #include "train/replica_group.h"
 #include "train/step_trace.h"
 #include "config/training_data.h"
+#include "config/slow_devices.h"
 
 namespace dp {
 namespace {
@@ -173,10 +174,12 @@ TrainingRun::TrainingRun(const TrainConfig& config,
                       replica_config, input, data_.train.classes);
     if (part_) summary_.devices = part_->rank_devices;
     else for (const auto& device : devices) summary_.devices.push_back(device.id);
-    observer_.on_log(format("%s: %zu parameters, global batch %d, lr %g, all-reduce %s, %s, on %s",
-                            config_.model.c_str(), replicas_->parameter_count(), config_.batch_size,
-                            config_.lr, allreduce.c_str(), config_.precision.c_str(),
-                            summary_.device_list().c_str()));
+    std::string header = format("%s: %zu parameters, global batch %d, lr %g, all-reduce %s, %s, on %s",
+                                config_.model.c_str(), replicas_->parameter_count(),
+                                config_.batch_size, config_.lr, allreduce.c_str(),
+                                config_.precision.c_str(), summary_.device_list().c_str());
+    if (!config_.slow_devices.empty()) header += ", straggler: " + slow_devices_text(config_.slow_devices);
+    observer_.on_log(header);
 
     if (!config_.load_path.empty()) {
         replicas_->load(config_.load_path, config_.model);

@@ -17,7 +17,7 @@ constexpr int kGap = 6;
 // this wide, taken from the device's longest phase, so that it stays visible
 // while the bar's length keeps to scale; the legend gives its real time.
 constexpr int kMinPhaseWidth = 3;
-constexpr int kPhaseCount = 5;
+constexpr int kPhaseCount = 6;
 constexpr int kRowsAlwaysLabelled = 8;
 
 struct Phase {
@@ -35,6 +35,9 @@ const std::array<Phase, kPhaseCount>& phases()
          &dp::DeviceStepTiming::forward},
         {QT_TRANSLATE_NOOP("BatchSplitView", "backward"), QColor(0x3f, 0x51, 0xb5),
          &dp::DeviceStepTiming::backward},
+        // A straggler's own wait (--slow-device), before it joins the all-reduce.
+        {QT_TRANSLATE_NOOP("BatchSplitView", "slow-device wait"), QColor(0xff, 0xb3, 0x00),
+         &dp::DeviceStepTiming::straggler_wait},
         {QT_TRANSLATE_NOOP("BatchSplitView", "all-reduce wait"), QColor(0xef, 0x53, 0x50),
          &dp::DeviceStepTiming::allreduce},
         {QT_TRANSLATE_NOOP("BatchSplitView", "update"), QColor(0x66, 0xbb, 0x6a),
@@ -75,7 +78,8 @@ QColor textColorOn(const QColor& background)
 
 double totalSeconds(const dp::DeviceStepTiming& timing)
 {
-    return timing.data + timing.forward + timing.backward + timing.allreduce + timing.update;
+    return timing.data + timing.forward + timing.backward + timing.straggler_wait + timing.allreduce
+            + timing.update;
 }
 
 // "12.3", "0.041": milliseconds to two significant digits below 1 ms.
@@ -454,6 +458,8 @@ int BatchSplitView::paintLegend(QPainter* painter, const QRect& area, int labelW
         double seconds = 0;
         for (const dp::DeviceStepTiming& timing : report_.devices)
             seconds += timing.*phase.seconds;
+        if (seconds == 0 && phase.seconds == &dp::DeviceStepTiming::straggler_wait)
+            continue;  // a run without a straggler keeps its legend
         const QString text =
             tr("%1 %2 ms").arg(tr(phase.name), millisecondsText(seconds / devices));
         const int itemWidth = swatch + 4 + metrics.horizontalAdvance(text);

@@ -24,6 +24,7 @@ std::optional<dp::StepReport> savedMeanStep(const dp::RunRecord& record)
         mean.backward = total.backward / steps;
         mean.allreduce = total.allreduce / steps;
         mean.update = total.update / steps;
+        mean.straggler_wait = total.straggler_wait / steps;
         shardsSoFar += mean.shard;
         step.devices.push_back(mean);
     }
