@@ -48,6 +48,7 @@ inline dp::RunRecord every_field_record() {
     c.bucket_mb = 0.1;
     c.sync_bn = true;
     c.collective_timeout_s = 0.1 + 0.2;
+    c.slow_devices = {"cpu:1=1.5", "cpu:3=2.25"};
     record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567, 3.1e-6},
                      {2, 0.25, 5e-324, 0.9999999999999999, 3600.5}};  // drift not measured: NaN
     record.epochs[0].test_loss = 2.3025850929940455 + 1e-9;  // the second's: NaN, as in older records
@@ -56,6 +57,7 @@ inline dp::RunRecord every_field_record() {
                           {3000, 0.5, 0.75, 2.25, 1.0 / 7.0, 0},
                           {2992, 0, 0, 0, 0, 0},
                           {2992, 1e300, 5e-324, 1, 2, 3}};
+    record.step_totals[1].straggler_wait = 0.1 + 0.7;  // cpu:1, the straggler
     return record;
 }
 

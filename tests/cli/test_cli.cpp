@@ -130,6 +130,15 @@ private slots:
         QTest::newRow("report in a missing folder")
             << QStringList{"--compare", "1,2", "--report", "/nonexistent-folder/r.json"}
             << "--report /nonexistent-folder/r.json: folder /nonexistent-folder does not exist";
+        QTest::newRow("slow device without a factor")
+            << QStringList{"--devices", "cpu:0x2", "--slow-device", "cpu:0#1"}
+            << "--slow-device 'cpu:0#1': no '=' before a factor; write DEVICE=FACTOR, e.g. cpu:1=1.5";
+        QTest::newRow("slow device faster")
+            << QStringList{"--devices", "cpu:0x2", "--slow-device=cpu:0#1=0.5"}
+            << "the factor must be from 1 to 100 (got 0.5)";
+        QTest::newRow("slow device the run lacks")
+            << QStringList{"--devices", "cpu:0", "--slow-device", "cpu:0#1=2"}
+            << "--slow-device names cpu:0#1, which this run does not train on (its devices: cpu:0)";
         QTest::newRow("predict without training")
             << QStringList{"--predict", "--load", "c.safetensors", "--epochs", "0"}
             << "--predict needs a run to predict from";
@@ -337,6 +346,26 @@ private slots:
                                  "parameter broadcast from device 0",
                                  "output gather to device 0 and scatter back"})
             QVERIFY2(result.out.contains(part), qPrintable(result.out));
+    }
+
+    // --slow-device: repeated or listed; a comparison says it ran with a
+    // straggler, its 1-device run unslowed, and its gap names the wait.
+    void slowDeviceMakesAStraggler() {
+        QCOMPARE(parse({"--devices", "cpu:0x3", "--slow-device", "cpu:0#1=1.5", "--slow-device=cpu:0#2=2"})
+                     .config.slow_devices,
+                 (std::vector<std::string>{"cpu:0#1=1.5", "cpu:0#2=2"}));
+        QCOMPARE(parse({"--devices", "cpu:0x3", "--slow-device", "cpu:0#1=1.5,cpu:0#2=2"}).config.slow_devices,
+                 (std::vector<std::string>{"cpu:0#1=1.5", "cpu:0#2=2"}));
+        QVERIFY(dp::cli_help().find("--slow-device ID=X") != std::string::npos);
+        const auto result = run_dp_train({"--compare", "1,2", "--slow-device", "cpu:1=1.5",
+                                          "--limit-train", "256", "--limit-test", "64",
+                                          "--batch-size", "64", "--epochs", "2", "--no-history"});
+        QCOMPARE(result.exit_code, 0);
+        for (const char* line : {"on cpu:0, cpu:1, straggler: cpu:1 1.5x slower",
+                                 "with a straggler: cpu:1 1.5x slower; the 1-device run has none "
+                                 "of them and ran unslowed",
+                                 "waiting for the slowest device"})
+            QVERIFY2(result.out.contains(line), qPrintable(result.out));
     }
 
     // --repeat: the comparison R times, counts alternating, then each count's

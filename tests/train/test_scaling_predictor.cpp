@@ -231,7 +231,8 @@ private slots:
         settings.link = preset("PCIe 4.0 x16");
         settings.algorithm = dp::AllReduceAlgorithm::naive;
         for (const dp::PredictedPoint& point : dp::predict(lenet_like(), settings, {1, 3, 16})) {
-            const double parts = point.compute + point.all_reduce + point.update + point.data_and_host;
+            const double parts = point.compute + point.all_reduce + point.update +
+                                 point.data_and_host + point.straggler_wait;
             QVERIFY(std::abs(parts - point.seconds_per_epoch) < 1e-12);
             QCOMPARE(point.all_reduce == 0, point.devices == 1);
         }
