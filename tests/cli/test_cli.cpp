@@ -147,6 +147,9 @@ private slots:
             << QStringList{"--distributed", "--predict"} << "run it without --distributed";
         QTest::newRow("distributed with devices")
             << QStringList{"--distributed", "--devices", "cpu:0"} << "does not combine with --distributed";
+        QTest::newRow("distributed with a straggler")
+            << QStringList{"--distributed", "--slow-device", "cpu:0=2"}
+            << "--slow-device slows a device of a one-process run; it does not combine with --distributed";
 #else
         QTest::newRow("distributed without MPI")
             << QStringList{"--distributed"} << "--distributed needs MPI";
