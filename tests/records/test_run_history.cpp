@@ -84,6 +84,7 @@ void compareConfigs(const dp::TrainConfig& a, const dp::TrainConfig& b)
     VERIFY_SAME_DOUBLE(a.bucket_mb, b.bucket_mb);
     QCOMPARE(a.sync_bn, b.sync_bn);
     VERIFY_SAME_DOUBLE(a.collective_timeout_s, b.collective_timeout_s);
+    QCOMPARE(a.slow_devices, b.slow_devices);
 }
 
 void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
@@ -991,6 +992,22 @@ private slots:
             QVERIFY2(QString::fromStdString(row.noBaselineReason).contains(why),
                      row.noBaselineReason.c_str());
         }
+    }
+
+    // A straggler (--slow-device) on the baseline's device must be the same
+    // one; one on a device the baseline lacks leaves it a fair baseline.
+    void comparisonNeedsTheSameStraggler()
+    {
+        const dp::RunRecord one = madeRun("one", "lenet", 1, {10, 10, 10}, {0.5, 0.6, 0.7});
+        dp::RunRecord two = madeRun("two", "lenet", 2, {6, 6, 6}, {0.5, 0.6, 0.7});
+        two.config.slow_devices = {"cpu:1=1.5"};
+        QCOMPARE(compareRuns({one, two})[1].baseline, std::optional<std::size_t>(0));
+        two.config.slow_devices = {"cpu:0=1.5"};
+        const RunComparison row = compareRuns({one, two})[1];
+        QVERIFY(!row.baseline && !row.speedup);
+        QVERIFY2(QString::fromStdString(row.noBaselineReason)
+                         .contains("straggler: none there, cpu:0 1.5x slower here"),
+                 row.noBaselineReason.c_str());
     }
 
     // "Compare 1 vs N" pairs stay together: a later, equally valid 1-device
