@@ -460,6 +460,15 @@ void TestUiSettings::advancedSettingsAreEditedFromTheSchema()
     decay->setValue(0.001);
     QVERIFY(panel->isValid());
     QCOMPARE(panel->config().weight_decay, 0.001f);
+
+    // A list (--slow-device) is a line of its comma-separated items.
+    auto* slow = panel->findChild<QLineEdit*>(QStringLiteral("slow_devicesEditor"));
+    QVERIFY(slow && slow->toolTip().contains(QStringLiteral("--slow-device")));
+    slow->setText(QStringLiteral("cpu:0=1.5"));
+    QCOMPARE(panel->config().slow_devices, std::vector<std::string>{"cpu:0=1.5"});
+    slow->setText(QStringLiteral("cpu:0"));
+    QVERIFY(!panel->isValid());
+    QVERIFY(noteOf(*panel, QStringLiteral("slow_devices"))->text().contains(QStringLiteral("DEVICE=FACTOR")));
 }
 
 // Help: About names the build as dp-train --version does (version, commit,
