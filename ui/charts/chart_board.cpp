@@ -10,6 +10,8 @@
 #include <QImage>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -29,6 +31,8 @@ namespace {
 
 // Room after the last epoch so that its dots show whole.
 constexpr double kEpochMargin = 0.5;
+// The legend's lines in view; more runs scroll in it rather than take the plots' height.
+constexpr int kLegendLinesShown = 3;
 
 bool measuresDrift(const dp::RunRecord& record)
 {
@@ -42,6 +46,7 @@ bool measuresDrift(const dp::RunRecord& record)
 ChartBoard::ChartBoard(QWidget* parent)
     : QWidget(parent),
       legend_(new RunLegend),
+      legendScroll_(new QScrollArea),
       resetZoomButton_(new QPushButton(tr("Reset zoom"))),
       boardLayout_(new QVBoxLayout(this)),
       topRow_(new QHBoxLayout),
@@ -63,8 +68,15 @@ ChartBoard::ChartBoard(QWidget* parent)
         for (const auto& [chart, name] : charts_)
             chart->setHighlightedRun(key);
     });
+    legendScroll_->setObjectName(QStringLiteral("runLegendScroll"));
+    legendScroll_->setWidget(legend_);
+    legendScroll_->setWidgetResizable(true);
+    legendScroll_->setFrameShape(QFrame::NoFrame);
+    legendScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    legendScroll_->installEventFilter(this);  // its height follows its width: fitLegend()
+    legendScroll_->hide();
     topRow_->setContentsMargins(4, 0, 4, 0);
-    topRow_->addWidget(legend_, 1);
+    topRow_->addWidget(legendScroll_, 1);
     addSmoothingControl(topRow_);
     topRow_->addWidget(resetZoomButton_, 0, Qt::AlignTop);
     boardLayout_->setContentsMargins(0, 0, 0, 0);
@@ -417,6 +429,26 @@ void ChartBoard::showLegend()
     for (const auto& [id, run] : shown_)
         entries.push_back({QString::fromStdString(id), run.name, run.color});
     legend_->setEntries(entries);
+    fitLegend();
+}
+
+void ChartBoard::fitLegend()
+{
+    legendScroll_->setVisible(!legend_->entries().empty());
+    const int width = legendScroll_->width();
+    // A line's height as the legend draws it (its swatches are taller than the text).
+    const int cap = kLegendLinesShown * legend_->heightForWidth(QWIDGETSIZE_MAX);
+    int wanted = legend_->heightForWidth(width);
+    if (wanted > cap)  // beside the scroll bar it shows
+        wanted = legend_->heightForWidth(width - legendScroll_->verticalScrollBar()->sizeHint().width());
+    legendScroll_->setFixedHeight(std::min(wanted, cap));
+}
+
+bool ChartBoard::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == legendScroll_ && event->type() == QEvent::Resize)
+        fitLegend();
+    return QWidget::eventFilter(watched, event);
 }
 
 void ChartBoard::updateSharedXRange()
@@ -499,6 +531,7 @@ void ChartBoard::setFontScale(double scale)
     QFont legendFont = QApplication::font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * (1 + (scale - 1) / 2));
     legend_->setFont(legendFont);
+    fitLegend();
 }
 
 void ChartBoard::resetZoom()

@@ -24,6 +24,7 @@ class QGridLayout;
 class QButtonGroup;
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QVBoxLayout;
 class RunChartView;
 class RunLegend;
@@ -107,6 +108,8 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    // The legend's scroll area resized: fitLegend().
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     // Where each chart sits in one arrangement of the grid.
@@ -150,6 +153,8 @@ private:
     void remember(const dp::RunRecord& record, const QColor& color);
     void forget(const std::string& id);
     void showLegend();
+    // The legend's area as tall as its lines, up to kLegendLinesShown of them.
+    void fitLegend();
     // The x range every chart over epochs or seconds shows.
     void updateSharedXRange();
     void updateZoomButton();
@@ -159,6 +164,7 @@ private:
     void addSmoothingControl(QHBoxLayout* row);
 
     RunLegend* legend_;
+    QScrollArea* legendScroll_;  // holds the legend
     QPushButton* resetZoomButton_;
     QLabel* smoothingLabel_ = nullptr;
     QDoubleSpinBox* smoothingStrength_ = nullptr;
