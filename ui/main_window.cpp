@@ -1029,6 +1029,9 @@ void MainWindow::setPresenterMode(bool on)
     if (on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
     centralWidget()->setFont(font);
+    // A widget with a style sheet takes no font from its parent.
+    for (QWidget* styled : {static_cast<QWidget*>(presenterHints_), static_cast<QWidget*>(batchProgressBar_)})
+        styled->setFont(font);
     menuBar()->setFont(font);
     charts_->setFontScale(on ? kPresenterFontScale : 1.0);
     scaleChartFonts(*scalingPage_->chart()->chart(), font);

@@ -94,7 +94,8 @@ SCREEN=1280x720 DP_CPU_DEVICES=8 shot presenter-classroom-8-devices "${data[@]}"
   --start --presenter --show-tab classroom --screenshot-after-epochs 1
 SCREEN=1280x720 shot presenter-720p "${data[@]}" --epochs 10 --start --presenter \
   --screenshot-after-epochs 2
-# A finished 1 vs 2 comparison projected at 1280 x 720: card, charts and any settings hint.
+# A finished 1 vs 2 comparison projected at 1280 x 720: the focus view (one chart
+# large, a button for each), the card collapsed to its verdict, any settings hint.
 SCREEN=1280x720 shot presenter-comparison-720p "${data[@]}" --epochs 3 --devices cpu:0,cpu:1 \
   --compare --presenter
 # The smallest screen the window fits: the charts two a row beside the settings.

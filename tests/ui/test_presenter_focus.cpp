@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QLabel>
+#include <QProgressBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -178,7 +179,9 @@ void TestPresenterFocus::presenterModeAfterAComparisonAt1280x720()
     auto* verdict = window.findChild<QLabel*>(QStringLiteral("comparisonVerdictLine"));
     auto* text = window.findChild<QLabel*>(QStringLiteral("comparisonSummaryText"));
     auto* presenter = window.findChild<QAction*>(QStringLiteral("presenterAction"));
-    QVERIFY(board && card && collapse && verdict && text && presenter);
+    auto* progress = window.findChild<QProgressBar*>(QStringLiteral("batchProgressBar"));
+    QVERIFY(board && card && collapse && verdict && text && presenter && progress);
+    const qreal normalPoints = progress->font().pointSizeF();
     QVERIFY(card->isVisible() && !card->isCollapsed() && text->isVisible() && !verdict->isVisible());
     QVERIFY2(card->verdict().startsWith(QStringLiteral("LeNet, 1 vs 2 devices: 2.00× faster on 2 devices")),
              qPrintable(card->verdict()));
@@ -193,6 +196,8 @@ void TestPresenterFocus::presenterModeAfterAComparisonAt1280x720()
     constexpr int kThird = kScreenHeight / 3;
     QTRY_COMPARE(chartShorterThan(*board, kThird), QString());
     QCOMPARE(shownCharts(*board).size(), std::size_t(1));
+    // Enlarged with the rest, though its style sheet keeps its parent's font from it.
+    QVERIFY(progress->font().pointSizeF() > 1.4 * normalPoints);
     // The card: its verdict on one line, whole at presenter size.
     QVERIFY(card->isCollapsed() && verdict->isVisible() && !text->isVisible());
     QTRY_COMPARE(verdict->text(), card->verdict());
@@ -224,6 +229,7 @@ void TestPresenterFocus::presenterModeAfterAComparisonAt1280x720()
     QTRY_COMPARE(window.size(), QSize(1200, 680));
     QVERIFY(!board->showsFocusView());
     QVERIFY(!card->isCollapsed());
+    QCOMPARE(progress->font().pointSizeF(), normalPoints);
     QTRY_VERIFY(shownCharts(*board) == grid);
     // The keys are the focus view's only.
     QTest::keyClick(&window, Qt::Key_PageDown);

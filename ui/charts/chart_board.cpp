@@ -435,6 +435,8 @@ void ChartBoard::showLegend()
 void ChartBoard::fitLegend()
 {
     legendScroll_->setVisible(!legend_->entries().empty());
+    if (legend_->entries().empty())
+        return;
     const int width = legendScroll_->width();
     // A line's height as the legend draws it (its swatches are taller than the text).
     const int cap = kLegendLinesShown * legend_->heightForWidth(QWIDGETSIZE_MAX);
