@@ -15,13 +15,13 @@
 #include "x_axis_mode.h"
 
 class EpochMetricChart;
+class QButtonGroup;
 class GapWaterfallChart;
 class LossChart;
 class QDir;
 class QHBoxLayout;
 class QDoubleSpinBox;
 class QGridLayout;
-class QButtonGroup;
 class QLabel;
 class QPushButton;
 class QScrollArea;
@@ -43,7 +43,8 @@ class RunLegend;
 // two charts a row. Given a least plot height (presenter mode: a third of the
 // screen) that the grid's rows cannot give, it shows one chart large and the
 // others a click away on a row of buttons (the focus view); Ctrl+1..6 and
-// PgUp/PgDn switch the chart there.
+// PgUp/PgDn switch the chart there. The legend shows three lines of runs;
+// more scroll in it.
 class ChartBoard : public QWidget {
     Q_OBJECT
 
@@ -90,8 +91,8 @@ public:
     // How many charts share the top row now: 3, or 2 in a narrow board.
     int chartsPerRow() const;
 
-    // No chart shorter than `pixels`: where the grid's shortest row would be,
-    // the focus view. 0: the grid whatever its rows' height.
+    // No chart shorter than `pixels`: where the grid's shortest row would be
+    // shorter, the focus view instead. 0: the grid whatever its rows' height.
     void setLeastPlotHeight(int pixels);
     bool showsFocusView() const { return focusView_; }
     // The charts the focus view offers, in the order of its buttons and of
