@@ -55,6 +55,8 @@ QString shortcutsText()
         "<tr><td><b>Ctrl+R</b></td><td>Start (or queue) a run with the panel's settings</td></tr>"
         "<tr><td><b>Ctrl+.</b></td><td>Stop the run</td></tr>"
         "<tr><td><b>F11</b></td><td>Presenter mode, full screen; F11 or Esc leaves it</td></tr>"
+        "<tr><td><b>Ctrl+1…6, PgUp, PgDn</b></td><td>In presenter mode on a short screen, the "
+        "chart shown large</td></tr>"
         "<tr><td><b>Ctrl+T</b></td><td>Charts over training seconds instead of epochs</td></tr>"
         "<tr><td><b>Ctrl+0</b></td><td>Reset the charts' zoom (or double-click a chart)</td></tr>"
         "<tr><td><b>Ctrl+E</b></td><td>Export the charts and tables</td></tr>"

@@ -1018,7 +1018,8 @@ void MainWindow::setPresenterMode(bool on)
         return;
     }
     if (on)
-        beforePresenter_ = {windowState(), settingsSplitter_->sizes(), rightSplitter_->sizes()};
+        beforePresenter_ = {windowState(), settingsSplitter_->sizes(), rightSplitter_->sizes(),
+                            summaryCard_->isCollapsed()};
     // The charts and classroom views get the whole window, or the whole
     // screen for a window already on it (one not shown yet is sized by
     // whoever shows it: --presenter, the tests).
@@ -1028,11 +1029,19 @@ void MainWindow::setPresenterMode(bool on)
     if (on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
     centralWidget()->setFont(font);
+    // A widget with a style sheet takes no font from its parent.
+    for (QWidget* styled : {static_cast<QWidget*>(presenterHints_), static_cast<QWidget*>(batchProgressBar_)})
+        styled->setFont(font);
     menuBar()->setFont(font);
     charts_->setFontScale(on ? kPresenterFontScale : 1.0);
     scaleChartFonts(*scalingPage_->chart()->chart(), font);
     showPresenterHints();
     presenterAction_->setShortcuts(presenterShortcuts(on));
+    // The card's verdict line leaves a projector's short screen to the
+    // charts (its ▸ opens the rest); the grid gives way to the focus view
+    // where it cannot keep a chart a third of the screen tall.
+    summaryCard_->setCollapsed(on || beforePresenter_.cardCollapsed);
+    showLeastPlotHeight();
     if (on) {
         if (isVisible())
             showFullScreen();
@@ -1067,8 +1076,15 @@ void MainWindow::restoreSplitters()
 void MainWindow::resizeEvent(QResizeEvent* event)
 {
     QMainWindow::resizeEvent(event);
+    showLeastPlotHeight();
     if (splittersToRestore_ && !isFullScreen())
         restoreSplitters();
+}
+
+void MainWindow::showLeastPlotHeight()
+{
+    // A third of the window, which presenter mode makes the screen.
+    charts_->setLeastPlotHeight(presenterAction_->isChecked() ? height() / 3 : 0);
 }
 
 void MainWindow::setXAxisMode(XAxisMode mode)

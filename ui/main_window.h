@@ -118,6 +118,8 @@ private:
     int scrolledWidthFor(QSize contentSize) const;
     void restoreSplitters();
     void showPresenterHints();
+    // Presenter mode keeps every chart a third of the window tall (ChartBoard's focus view).
+    void showLeastPlotHeight();
     void buildViewTabs();
     // The view tabs above the run controls and the status line.
     QWidget* buildViewColumn();
@@ -184,11 +186,12 @@ private:
     QAction* smoothLossAction_;
     QAction* logLossAction_;
 
-    // What presenter mode gives back when it ends: the window's state and
-    // both splitters' sizes.
+    // What presenter mode gives back when it ends: the window's state, both
+    // splitters' sizes and whether the comparison card was collapsed.
     struct WindowLayout {
         Qt::WindowStates windowState;
         QList<int> settingsSizes, viewSizes;
+        bool cardCollapsed = false;
     };
     WindowLayout beforePresenter_;
     bool splittersToRestore_ = false;  // once the window is out of full screen

@@ -2,14 +2,17 @@
 # Saves screenshots of dp-workbench in each state a user meets, under xvfb
 # (a real X server, so fonts and styles render as on a desktop), for docs and
 # UI review: idle, mid-run, a finished 1 vs 2 comparison, the classroom views
-# and presenter mode (also on a 1280x720 projector); idle and a comparison on
-# a 1024x768 screen, idle on 1920x1080. Each state starts from
+# and presenter mode (also on a 1280x720 projector, after a comparison: the
+# focus view); idle and a comparison on a 1024x768 screen, idle on 1920x1080;
+# 30 imported runs in the table at 1280x720 and 1920x1080. Each state starts from
 # fresh settings and an empty history in a temporary folder. Needs a Release
 # build and xvfb-run.
 #
 #   tests/ui/screenshots.sh [OUTPUT_DIR]     (default build/screenshots)
 #     DP_WORKBENCH  the binary (default build/release/app/dp-workbench)
 #     LIMIT_TRAIN / LIMIT_TEST  images per epoch / per evaluation (default 10000 / 2000)
+#     ONLY  the states to take, as an extended regex of their names (default all),
+#           e.g. ONLY='runs-30-.*|presenter-comparison-720p'
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -28,11 +31,49 @@ trap 'rm -rf "$scratch"' EXIT
 data=(--model lenet --lr 0.2 --batch-size 64
       --limit-train "${LIMIT_TRAIN:-10000}" --limit-test "${LIMIT_TEST:-2000}")
 
+# write_run_records FOLDER COUNT: COUNT finished 5-epoch run records (LeNet
+# and MNISTNet, batches 32 to 512, 1, 2 or 4 devices, three learning rates),
+# their curves made up, as FOLDER/run-N.json; prints an --import option for each.
+write_run_records() {
+  local folder="$1" count="$2" i
+  mkdir -p "$folder"
+  for ((i = 0; i < count; ++i)); do
+    local model=lenet batch=$((32 << (i % 5))) devices=$((1 << (i % 3))) lrs=(0.05 0.1 0.2)
+    ((i % 3 == 2)) && model=mnistnet
+    local lr=${lrs[$((i * 3 / count))]} list="" d
+    for ((d = 0; d < devices; ++d)); do list+="${list:+, }\"cpu:$d\""; done
+    local started
+    started=$(printf '2026-11-%02dT%02d:%02d:00Z' $((10 + i / 8)) $((9 + i % 8)) $((i * 7 % 60)))
+    local epochs
+    epochs=$(awk -v lr="$lr" -v b="$batch" -v dev="$devices" 'BEGIN {
+      k = 0.5 + 4 * lr * 64 / b; top = 0.9 - 0.02 * log(b / 32)
+      for (e = 1; e <= 5; ++e) {
+        acc = top - (top - 0.1) * exp(-e * k / 2); loss = 2.3 * exp(-e * k / 1.5) + 0.3
+        sec = 6.0 / (1 + 0.8 * (dev - 1)) * (e == 1 ? 1.15 : 1) * (1 + 0.03 * sin(e + b))
+        printf "%s{\"epoch\": %d, \"train_loss\": %.4f, \"train_acc\": %.4f, \"test_loss\": %.4f, \"test_acc\": %.4f, \"seconds\": %.3f, \"parameter_drift\": null}", (e > 1 ? ", " : ""), e, loss, acc + 0.01 * e, loss * 1.05, acc, sec
+      } }')
+    cat > "$folder/run-$i.json" <<JSON
+{"format": "dp-workbench run record", "version": 1, "id": "$started-$i", "started_at": "$started",
+ "source": "dp-train", "status": "finished", "error": "", "processes": 1, "comparison_group": "",
+ "deterministic": true, "name": "",
+ "config": {"model": "$model", "batch_size": $batch, "lr": $lr, "epochs": 5, "warmup_epochs": 0,
+   "seed": $((i % 2)), "dataset": "fashion-mnist", "data_dir": "", "input_size": 5, "samples": 100,
+   "limit_train": 10000, "limit_test": 2000, "shuffle": true, "load_path": "", "devices": [$list],
+   "allreduce": "ring", "bucket_mb": 25, "accumulate": 1, "sync_bn": false, "collective_timeout_s": 600,
+   "save_path": "", "record_path": "", "trace_path": "", "preview_samples": 0, "retune": false,
+   "snapshot_dir": "", "drift_from": ""},
+ "epochs": [$epochs], "steps": 0, "step_totals": []}
+JSON
+    printf -- '--import\n%s\n' "$folder/run-$i.json"
+  done
+}
+
 # shot NAME [dp-workbench options...]: one state, one PNG, on a screen of
 # $SCREEN (default 1400x900; the window fits within it).
 shot() {
   local name="$1"
   shift
+  [[ -z "${ONLY:-}" || "$name" =~ ^(${ONLY})$ ]] || return 0
   local state="$scratch/$name"
   mkdir -p "$state"
   XDG_CONFIG_HOME="$state/config" DP_WORKBENCH_DATA_DIR="$state/data" QT_QPA_PLATFORM=xcb \
@@ -53,7 +94,8 @@ SCREEN=1280x720 DP_CPU_DEVICES=8 shot presenter-classroom-8-devices "${data[@]}"
   --start --presenter --show-tab classroom --screenshot-after-epochs 1
 SCREEN=1280x720 shot presenter-720p "${data[@]}" --epochs 10 --start --presenter \
   --screenshot-after-epochs 2
-# A finished 1 vs 2 comparison projected at 1280 x 720: card, charts and any settings hint.
+# A finished 1 vs 2 comparison projected at 1280 x 720: the focus view (one chart
+# large, a button for each), the card collapsed to its verdict, any settings hint.
 SCREEN=1280x720 shot presenter-comparison-720p "${data[@]}" --epochs 3 --devices cpu:0,cpu:1 \
   --compare --presenter
 # The smallest screen the window fits: the charts two a row beside the settings.
@@ -61,3 +103,7 @@ SCREEN=1024x768 shot idle-1024x768
 SCREEN=1024x768 shot comparison-1024x768 "${data[@]}" --epochs 3 --devices cpu:0,cpu:1 --compare
 # A full-HD desktop: the window takes 80% of it, centred.
 SCREEN=1920x1080 shot idle-1920x1080
+# Thirty runs imported from dp-train records, all drawn: the table, the legend and the charts.
+mapfile -t many_runs < <(write_run_records "$scratch/records" 30)
+SCREEN=1280x720 shot runs-30-720p "${many_runs[@]}"
+SCREEN=1920x1080 shot runs-30-1920x1080 "${many_runs[@]}"

@@ -1,6 +1,7 @@
 // The window on every screen, on the offscreen platform: it fits a 1024x768
-// screen, the settings keep every field whole whatever notes appear, and
-// presenter mode fills the screen and gives the window back as it was.
+// screen, the settings keep every field whole whatever notes appear,
+// presenter mode fills the screen and gives the window back as it was, and
+// thirty runs' legend leaves the plots their height.
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QCheckBox>
@@ -14,6 +15,8 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QStackedWidget>
 #include <QtTest>
 
@@ -21,6 +24,8 @@
 #include "field_note.h"
 #include "main_window.h"
 #include "run_config_panel.h"
+#include "run_legend.h"
+#include "shown_board.h"
 
 namespace {
 
@@ -75,6 +80,7 @@ private slots:
     void presenterModeFillsTheScreenAndGivesTheWindowBack();
     void presenterModeShowsTheSettingsHintsAndEnlargesTheMenu();
     void anEmptyQueueSaysHowRunsGetThere();
+    void thirtyRunsScrollInTheLegend();
 
 private:
     QTemporaryDir scratch_;
@@ -253,6 +259,36 @@ void TestWindowFit::anEmptyQueueSaysHowRunsGetThere()
     auto* logScale = window.findChild<QPushButton*>(QStringLiteral("logLossButton"));
     QVERIFY(logScale);
     QCOMPARE(logScale->text(), QStringLiteral("Log scale"));
+}
+
+// Thirty checked runs: the legend shows three lines of them and scrolls to
+// the rest, rather than taking ten lines from the plots.
+void TestWindowFit::thirtyRunsScrollInTheLegend()
+{
+    ShownBoard shown;
+    auto* legend = shown.chart<RunLegend>("runLegend");
+    auto* legendArea = shown.chart<QScrollArea>("runLegendScroll");
+    QVERIFY(legend && legendArea);
+    QVERIFY(!legendArea->isVisible());  // no runs, no legend
+    for (int i = 0; i < 30; ++i) {
+        dp::RunRecord record;
+        record.id = "run-";
+        record.id += std::to_string(i);
+        record.status = dp::RunStatus::finished;
+        record.config.epochs = 3;
+        record.config.batch_size = 32 << (i % 5);
+        record.config.devices = {"cpu:0"};
+        record.epochs.push_back({1, 1.0, 0.6, 0.55, 2.0});
+        shown.board.updateRun(record, QColor::fromHsv(i * 12, 200, 200));
+    }
+    QVERIFY(legendArea->isVisible());
+    const int line = legend->heightForWidth(QWIDGETSIZE_MAX);
+    QTRY_VERIFY(legend->heightForWidth(legendArea->width()) > 5 * line);  // ten lines or so, whole
+    QCOMPARE(legendArea->height(), 3 * line);
+    QTRY_VERIFY(legendArea->verticalScrollBar()->maximum() > 0);  // the rest a scroll away
+    auto* accuracy = shown.chart<QWidget>("accuracyChart");
+    QTRY_VERIFY2(accuracy->height() >= (shown.board.height() - 3 * line) / 2 - 10,
+                 qPrintable(QStringLiteral("%1 px").arg(accuracy->height())));
 }
 
 QTEST_MAIN(TestWindowFit)

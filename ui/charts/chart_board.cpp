@@ -1,6 +1,8 @@
 #include "chart_board.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QButtonGroup>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
@@ -8,7 +10,10 @@
 #include <QImage>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -19,12 +24,15 @@
 #include "gap_waterfall_chart.h"
 #include "loss_chart.h"
 #include "run_legend.h"
+#include "vocabulary.h"
 #include "widget_image_export.h"
 
 namespace {
 
 // Room after the last epoch so that its dots show whole.
 constexpr double kEpochMargin = 0.5;
+// The legend's lines in view; more runs scroll in it rather than take the plots' height.
+constexpr int kLegendLinesShown = 3;
 
 bool measuresDrift(const dp::RunRecord& record)
 {
@@ -38,8 +46,12 @@ bool measuresDrift(const dp::RunRecord& record)
 ChartBoard::ChartBoard(QWidget* parent)
     : QWidget(parent),
       legend_(new RunLegend),
+      legendScroll_(new QScrollArea),
       resetZoomButton_(new QPushButton(tr("Reset zoom"))),
       boardLayout_(new QVBoxLayout(this)),
+      topRow_(new QHBoxLayout),
+      focusBar_(new QWidget),
+      focusButtons_(new QButtonGroup(this)),
       gap_(new GapWaterfallChart)
 {
     legend_->setObjectName(QStringLiteral("runLegend"));
@@ -56,14 +68,20 @@ ChartBoard::ChartBoard(QWidget* parent)
         for (const auto& [chart, name] : charts_)
             chart->setHighlightedRun(key);
     });
-    auto* top = new QHBoxLayout;
-    top->setContentsMargins(4, 0, 4, 0);
-    top->addWidget(legend_, 1);
-    addSmoothingControl(top);
-    top->addWidget(resetZoomButton_, 0, Qt::AlignTop);
+    legendScroll_->setObjectName(QStringLiteral("runLegendScroll"));
+    legendScroll_->setWidget(legend_);
+    legendScroll_->setWidgetResizable(true);
+    legendScroll_->setFrameShape(QFrame::NoFrame);
+    legendScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    legendScroll_->installEventFilter(this);  // its height follows its width: fitLegend()
+    legendScroll_->hide();
+    topRow_->setContentsMargins(4, 0, 4, 0);
+    topRow_->addWidget(legendScroll_, 1);
+    addSmoothingControl(topRow_);
+    topRow_->addWidget(resetZoomButton_, 0, Qt::AlignTop);
     boardLayout_->setContentsMargins(0, 0, 0, 0);
     boardLayout_->setSpacing(2);
-    boardLayout_->addLayout(top);
+    boardLayout_->addLayout(topRow_);
 
     auto* accuracy = add(new EpochMetricChart(
                                  tr("Accuracy"),
@@ -97,8 +115,9 @@ ChartBoard::ChartBoard(QWidget* parent)
                "parallelism computes the same update, so only float rounding tells them apart; "
                "training amplifies rounding as it leaves a plateau, as much as between two "
                "1-device runs whose kernels round differently."));
-    arrange(kWide);
-    showDrift(false);  // until a comparison measures drift
+    addFocusBar();
+    addFocusKeys();
+    arrange(kWide, false);  // drift hidden until a comparison measures it
 
     for (const auto& [chart, name] : charts_) {
         connect(chart, &RunChartView::zoomedChanged, this, &ChartBoard::updateZoomButton);
@@ -168,27 +187,154 @@ const ChartBoard::Arrangement ChartBoard::kWide{
 const ChartBoard::Arrangement ChartBoard::kNarrow{
         2, 3, {{{0, 0, 1}, {0, 1, 1}, {1, 0, 1}, {1, 1, 1}, {2, 0, 2}, {3, 0, 2}}}};
 
-void ChartBoard::arrange(const Arrangement& arrangement)
+void ChartBoard::arrange(const Arrangement& arrangement, bool focus)
 {
-    if (arrangement_ == &arrangement)
+    if (arrangement_ == &arrangement && focusView_ == focus)
         return;
+    const bool focusChanged = focusView_ != focus;
     arrangement_ = &arrangement;
+    focusView_ = focus;
     delete grid_;  // its items only: the charts belong to the board
     grid_ = new QGridLayout;
     grid_->setContentsMargins(0, 0, 0, 0);
     grid_->setSpacing(2);
-    int columns = 0;
-    for (std::size_t i = 0; i < gridOrder_.size(); ++i) {
-        const Cell& cell = arrangement.cells[i];
-        grid_->addWidget(gridOrder_[i], cell.row, cell.column, 1, cell.columns);
-        columns = std::max(columns, cell.column + cell.columns);
+    if (focus) {
+        // One chart, at least as tall as asked (the page scrolls rather than squeeze it).
+        QWidget* shown = gridOrder_[focused_];
+        grid_->addWidget(shown, 0, 0);
+        grid_->setRowMinimumHeight(0, leastPlotHeight_);
+        grid_->setRowStretch(0, 1);
+        for (QWidget* chart : gridOrder_)
+            chart->setVisible(chart == shown);
+        focusButtons_->button(int(focused_))->setChecked(true);
+    } else {
+        int columns = 0;
+        for (std::size_t i = 0; i < gridOrder_.size(); ++i) {
+            const Cell& cell = arrangement.cells[i];
+            grid_->addWidget(gridOrder_[i], cell.row, cell.column, 1, cell.columns);
+            gridOrder_[i]->setVisible(gridOrder_[i] != drift_ || driftMeasured_);
+            columns = std::max(columns, cell.column + cell.columns);
+        }
+        for (int row = 0; row < arrangement.driftRow; ++row)
+            grid_->setRowStretch(row, 3);
+        grid_->setRowStretch(arrangement.driftRow, driftMeasured_ ? 2 : 0);  // a hidden row takes no room
+        for (int column = 0; column < columns; ++column)
+            grid_->setColumnStretch(column, 1);
     }
-    for (int row = 0; row < arrangement.driftRow; ++row)
-        grid_->setRowStretch(row, 3);
-    grid_->setRowStretch(arrangement.driftRow, drift_->isHidden() ? 0 : 2);
-    for (int column = 0; column < columns; ++column)
-        grid_->setColumnStretch(column, 1);
+    focusBar_->setVisible(focus);
     boardLayout_->addLayout(grid_, 1);
+    if (focusChanged)
+        emit focusViewChanged(focus);
+}
+
+int ChartBoard::shortestRowHeight(const Arrangement& arrangement) const
+{
+    // The grid's rows share what the legend's row leaves by their stretch:
+    // 3 each, 2 for drift's (the row to fit, once drift is measured).
+    const int legendHeight = topRow_->hasHeightForWidth() ? topRow_->heightForWidth(width())
+                                                          : topRow_->sizeHint().height();
+    const int rows = arrangement.driftRow + (driftMeasured_ ? 1 : 0);
+    const int gridHeight = height() - legendHeight - boardLayout_->spacing() - (rows - 1) * grid_->spacing();
+    const int stretches = 3 * arrangement.driftRow + (driftMeasured_ ? 2 : 0);
+    return gridHeight * (driftMeasured_ ? 2 : 3) / stretches;
+}
+
+void ChartBoard::layOutAnew()
+{
+    arrangement_ = nullptr;
+    layOut();
+}
+
+void ChartBoard::layOut()
+{
+    const Arrangement& grid = width() >= minimumWidth(kWide) ? kWide : kNarrow;
+    arrange(grid, leastPlotHeight_ > 0 && shortestRowHeight(grid) < leastPlotHeight_);
+}
+
+void ChartBoard::setLeastPlotHeight(int pixels)
+{
+    if (leastPlotHeight_ == pixels)
+        return;
+    leastPlotHeight_ = pixels;
+    layOutAnew();  // the focused chart's least height changes with it
+}
+
+void ChartBoard::addFocusBar()
+{
+    // A name a button can carry for each chart, as gridOrder_ lists them.
+    const std::array<QString, 6> names{tr("Accuracy"), tr("Loss"), vocabulary::secondsPerEpochTitle(),
+                                       tr("Speedup"), tr("Gap to ideal"), tr("Drift")};
+    auto* row = new QHBoxLayout(focusBar_);
+    row->setContentsMargins(4, 0, 4, 0);
+    row->setSpacing(4);
+    focusBar_->setObjectName(QStringLiteral("focusBar"));
+    for (std::size_t i = 0; i < gridOrder_.size(); ++i) {
+        auto* button = new QToolButton;
+        button->setObjectName(QStringLiteral("focus_") + gridOrder_[i]->objectName());
+        button->setText(names[i]);
+        button->setCheckable(true);
+        button->setVisible(gridOrder_[i] != drift_);  // until drift is measured
+        button->setToolTip(tr("Show this chart large (Ctrl+%1; PgUp and PgDn go through them)").arg(i + 1));
+        focusButtons_->addButton(button, int(i));
+        row->addWidget(button);
+    }
+    row->addStretch();
+    focusButtons_->setExclusive(true);
+    connect(focusButtons_, &QButtonGroup::idClicked, this,
+            [this](int id) { focusChart(gridOrder_[std::size_t(id)]); });
+    focusBar_->hide();
+    boardLayout_->addWidget(focusBar_);
+}
+
+void ChartBoard::addFocusKeys()
+{
+    // Window-wide while the board shows, and only in the focus view.
+    const auto addKey = [this](const QKeySequence& key, auto go) {
+        auto* action = new QAction(this);
+        action->setShortcut(key);
+        action->setEnabled(false);
+        connect(action, &QAction::triggered, this, go);
+        connect(this, &ChartBoard::focusViewChanged, action, &QAction::setEnabled);
+        addAction(action);
+    };
+    for (int i = 0; i < int(gridOrder_.size()); ++i) {
+        addKey(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)), [this, i] {
+            const std::vector<QWidget*> choices = focusChoices();
+            if (std::size_t(i) < choices.size())
+                focusChart(choices[std::size_t(i)]);
+        });
+    }
+    addKey(QKeySequence(Qt::Key_PageDown), [this] { focusNextChart(1); });
+    addKey(QKeySequence(Qt::Key_PageUp), [this] { focusNextChart(-1); });
+}
+
+std::vector<QWidget*> ChartBoard::focusChoices() const
+{
+    std::vector<QWidget*> choices;
+    for (QWidget* chart : gridOrder_) {
+        if (chart != drift_ || driftMeasured_)
+            choices.push_back(chart);
+    }
+    return choices;
+}
+
+void ChartBoard::focusChart(const QWidget* chart)
+{
+    const auto at = std::find(gridOrder_.begin(), gridOrder_.end(), chart);
+    if (at == gridOrder_.end())
+        return;
+    focused_ = std::size_t(at - gridOrder_.begin());
+    if (focusView_)
+        layOutAnew();
+}
+
+void ChartBoard::focusNextChart(int step)
+{
+    const std::vector<QWidget*> choices = focusChoices();
+    const auto at = std::find(choices.begin(), choices.end(), gridOrder_[focused_]);
+    const int count = int(choices.size());
+    const int index = at == choices.end() ? 0 : int(at - choices.begin());
+    focusChart(choices[std::size_t(((index + step) % count + count) % count)]);
 }
 
 int ChartBoard::minimumWidth(const Arrangement& arrangement) const
@@ -212,7 +358,7 @@ int ChartBoard::chartsPerRow() const
 void ChartBoard::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
-    arrange(width() >= minimumWidth(kWide) ? kWide : kNarrow);
+    layOut();
 }
 
 void ChartBoard::startRun(const dp::RunRecord& record, const QColor& color)
@@ -283,6 +429,28 @@ void ChartBoard::showLegend()
     for (const auto& [id, run] : shown_)
         entries.push_back({QString::fromStdString(id), run.name, run.color});
     legend_->setEntries(entries);
+    fitLegend();
+}
+
+void ChartBoard::fitLegend()
+{
+    legendScroll_->setVisible(!legend_->entries().empty());
+    if (legend_->entries().empty())
+        return;
+    const int width = legendScroll_->width();
+    // A line's height as the legend draws it (its swatches are taller than the text).
+    const int cap = kLegendLinesShown * legend_->heightForWidth(QWIDGETSIZE_MAX);
+    int wanted = legend_->heightForWidth(width);
+    if (wanted > cap)  // beside the scroll bar it shows
+        wanted = legend_->heightForWidth(width - legendScroll_->verticalScrollBar()->sizeHint().width());
+    legendScroll_->setFixedHeight(std::min(wanted, cap));
+}
+
+bool ChartBoard::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == legendScroll_ && event->type() == QEvent::Resize)
+        fitLegend();
+    return QWidget::eventFilter(watched, event);
 }
 
 void ChartBoard::updateSharedXRange()
@@ -313,8 +481,13 @@ void ChartBoard::updateSharedXRange()
 
 void ChartBoard::showDrift(bool shown)
 {
-    drift_->setVisible(shown);
-    grid_->setRowStretch(arrangement_->driftRow, shown ? 2 : 0);  // a hidden row takes no room
+    if (driftMeasured_ == shown)
+        return;
+    driftMeasured_ = shown;
+    focusButtons_->button(int(gridOrder_.size() - 1))->setVisible(shown);
+    if (!shown && gridOrder_[focused_] == drift_)
+        focused_ = 0;
+    layOutAnew();  // a grid with or without the drift row
 }
 
 void ChartBoard::setSpeedupMeasurements(std::vector<SpeedupChart::Measurement> measurements)
@@ -360,6 +533,7 @@ void ChartBoard::setFontScale(double scale)
     QFont legendFont = QApplication::font();
     legendFont.setPointSizeF(legendFont.pointSizeF() * (1 + (scale - 1) / 2));
     legend_->setFont(legendFont);
+    fitLegend();
 }
 
 void ChartBoard::resetZoom()

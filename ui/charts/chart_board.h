@@ -15,6 +15,7 @@
 #include "x_axis_mode.h"
 
 class EpochMetricChart;
+class QButtonGroup;
 class GapWaterfallChart;
 class LossChart;
 class QDir;
@@ -23,6 +24,7 @@ class QDoubleSpinBox;
 class QGridLayout;
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QVBoxLayout;
 class RunChartView;
 class RunLegend;
@@ -38,7 +40,11 @@ class RunLegend;
 // While the loss is smoothed, a strength beside the legend sets how much
 // (remembered in the settings). Narrower than three charts
 // side by side (a 1024-px screen beside the settings), the grid reflows to
-// two charts a row.
+// two charts a row. Given a least plot height (presenter mode: a third of the
+// screen) that the grid's rows cannot give, it shows one chart large and the
+// others a click away on a row of buttons (the focus view); Ctrl+1..6 and
+// PgUp/PgDn switch the chart there. The legend shows three lines of runs;
+// more scroll in it.
 class ChartBoard : public QWidget {
     Q_OBJECT
 
@@ -85,8 +91,26 @@ public:
     // How many charts share the top row now: 3, or 2 in a narrow board.
     int chartsPerRow() const;
 
+    // No chart shorter than `pixels`: where the grid's shortest row would be
+    // shorter, the focus view instead. 0: the grid whatever its rows' height.
+    void setLeastPlotHeight(int pixels);
+    bool showsFocusView() const { return focusView_; }
+    // The charts the focus view offers, in the order of its buttons and of
+    // Ctrl+1..6 (drift once measured).
+    std::vector<QWidget*> focusChoices() const;
+    // The chart the focus view shows large.
+    QWidget* focusedChart() const { return gridOrder_[focused_]; }
+    void focusChart(const QWidget* chart);
+    // The next (+1) or previous (-1) of focusChoices, round the end.
+    void focusNextChart(int step);
+
+signals:
+    void focusViewChanged(bool shown);
+
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    // The legend's scroll area resized: fitLegend().
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     // Where each chart sits in one arrangement of the grid.
@@ -114,12 +138,24 @@ private:
     Chart* add(Chart* chart, const char* objectName, const char* exportName);
     // The width `arrangement` needs: its top row's charts at their minimum.
     int minimumWidth(const Arrangement& arrangement) const;
-    // Lays the charts out in a new grid as `arrangement` places them.
-    void arrange(const Arrangement& arrangement);
+    // The grid or the focus view, whichever the board's size calls for now.
+    void layOut();
+    // layOut() even where the arrangement stays: the charts it shows changed.
+    void layOutAnew();
+    // Lays the charts out in a new grid as `arrangement` places them, or,
+    // with `focus`, the focused chart alone with the others' buttons.
+    void arrange(const Arrangement& arrangement, bool focus);
+    // The height the grid of `arrangement` gives its shortest row in this board.
+    int shortestRowHeight(const Arrangement& arrangement) const;
+    // The buttons above the focus view, one a chart, and its keys.
+    void addFocusBar();
+    void addFocusKeys();
     void showDrift(bool shown);
     void remember(const dp::RunRecord& record, const QColor& color);
     void forget(const std::string& id);
     void showLegend();
+    // The legend's area as tall as its lines, up to kLegendLinesShown of them.
+    void fitLegend();
     // The x range every chart over epochs or seconds shows.
     void updateSharedXRange();
     void updateZoomButton();
@@ -129,12 +165,20 @@ private:
     void addSmoothingControl(QHBoxLayout* row);
 
     RunLegend* legend_;
+    QScrollArea* legendScroll_;  // holds the legend
     QPushButton* resetZoomButton_;
     QLabel* smoothingLabel_ = nullptr;
     QDoubleSpinBox* smoothingStrength_ = nullptr;
     QVBoxLayout* boardLayout_;  // the legend row above the grid
+    QHBoxLayout* topRow_;       // the legend and its controls
+    QWidget* focusBar_;         // the focus view's buttons, under the legend
+    QButtonGroup* focusButtons_;  // ids: indexes in gridOrder_
     QGridLayout* grid_ = nullptr;
     const Arrangement* arrangement_ = nullptr;
+    bool focusView_ = false;
+    int leastPlotHeight_ = 0;
+    std::size_t focused_ = 0;  // in gridOrder_
+    bool driftMeasured_ = false;
     std::vector<QWidget*> gridOrder_;  // as Arrangement::cells lists them
     std::vector<std::pair<RunChartView*, QString>> charts_;  // with their export names
     std::vector<RunChartView*> sharedXCharts_;               // all but speedup

@@ -11,8 +11,52 @@
 
 #include "engine_message.h"
 
+namespace {
+
+// The runs a card speaks through, by index: a repeated comparison (1, N, 1,
+// N, ...) through each device count's last run, whose comparison carries the
+// repeats' median and range.
+std::vector<std::size_t> shownRuns(const std::vector<dp::RunRecord>& runs)
+{
+    std::vector<std::size_t> shown;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto same = std::find_if(shown.begin(), shown.end(), [&](std::size_t j) {
+            return runs[j].device_count() == runs[i].device_count();
+        });
+        if (same == shown.end())
+            shown.push_back(i);
+        else
+            *same = i;
+    }
+    return shown;
+}
+
+// "LeNet", from the run's settings label.
+QString modelName(const dp::RunRecord& run)
+{
+    const std::string label = run.settings_label();
+    return QString::fromStdString(label.substr(0, label.find(" · ")));
+}
+
+// "1 vs 2", the device counts of the shown runs.
+QString deviceCounts(const std::vector<dp::RunRecord>& runs, const std::vector<std::size_t>& shown)
+{
+    QStringList counts;
+    for (const std::size_t i : shown)
+        counts << QString::number(runs[i].device_count());
+    return counts.join(ComparisonSummaryCard::tr(" vs "));
+}
+
+// A comparison's speedup: its repeats' median, or its one run's figure.
+double quotedSpeedup(const RunComparison& c)
+{
+    return c.repeated ? c.repeated->median : *c.speedup;
+}
+
+}  // namespace
+
 ComparisonSummaryCard::ComparisonSummaryCard(QWidget* parent)
-    : QFrame(parent), text_(new QLabel)
+    : QFrame(parent), text_(new QLabel), verdictLine_(new QLabel), collapse_(new QToolButton)
 {
     setObjectName(QStringLiteral("comparisonSummaryCard"));
     setFrameShape(QFrame::StyledPanel);
@@ -27,10 +71,21 @@ ComparisonSummaryCard::ComparisonSummaryCard(QWidget* parent)
     close->setAutoRaise(true);
     close->setToolTip(tr("Close the summary; the runs table keeps the numbers"));
     connect(close, &QToolButton::clicked, this, &QWidget::hide);
+    collapse_->setObjectName(QStringLiteral("collapseComparisonSummary"));
+    collapse_->setAutoRaise(true);
+    connect(collapse_, &QToolButton::clicked, this, [this] { setCollapsed(!collapsed_); });
+    verdictLine_->setObjectName(QStringLiteral("comparisonVerdictLine"));
+    QFont bold = verdictLine_->font();
+    bold.setBold(true);
+    verdictLine_->setFont(bold);
+    verdictLine_->setMinimumWidth(1);  // elided to the card's width, never holding it wider
     auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(8, 4, 4, 4);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(collapse_, 0, Qt::AlignTop);
     layout->addWidget(text_, 1);
+    layout->addWidget(verdictLine_, 1);
     layout->addWidget(close, 0, Qt::AlignTop);
+    setCollapsed(false);
     hide();
 }
 
@@ -38,7 +93,61 @@ void ComparisonSummaryCard::showComparison(const std::vector<dp::RunRecord>& run
                                            const std::vector<RunComparison>& comparisons)
 {
     text_->setText(summaryText(runs, comparisons));
+    verdict_ = verdictText(runs, comparisons);
+    showVerdictLine();
     show();
+}
+
+void ComparisonSummaryCard::setCollapsed(bool collapsed)
+{
+    collapsed_ = collapsed;
+    text_->setVisible(!collapsed);
+    verdictLine_->setVisible(collapsed);
+    collapse_->setText(collapsed ? QStringLiteral("▸") : QStringLiteral("▾"));
+    collapse_->setToolTip(collapsed ? tr("Show the whole summary") : tr("Show only the verdict"));
+}
+
+void ComparisonSummaryCard::resizeEvent(QResizeEvent* event)
+{
+    QFrame::resizeEvent(event);
+    showVerdictLine();
+}
+
+void ComparisonSummaryCard::showVerdictLine()
+{
+    const int room = std::max(1, verdictLine_->width());
+    verdictLine_->setText(verdictLine_->fontMetrics().elidedText(verdict_, Qt::ElideRight, room));
+    verdictLine_->setToolTip(verdictLine_->text() == verdict_ ? QString() : verdict_);
+}
+
+QString ComparisonSummaryCard::verdictText(const std::vector<dp::RunRecord>& runs,
+                                           const std::vector<RunComparison>& comparisons)
+{
+    if (runs.empty())
+        return {};
+    const std::vector<std::size_t> shown = shownRuns(runs);
+    QStringList speeds;
+    for (const std::size_t i : shown) {
+        if (i == shown.front())
+            continue;
+        const RunComparison& c = comparisons[i];
+        const int devices = int(runs[i].config.devices.size());
+        if (!c.speedup) {
+            speeds << tr("no speedup on %1 devices").arg(devices);
+            continue;
+        }
+        const double speedup = quotedSpeedup(c);
+        speeds << (speedup >= 1 ? tr("%1× faster on %2 devices")
+                                : tr("%1× the speed on %2 devices (slower)"))
+                          .arg(speedup, 0, 'f', 2)
+                          .arg(devices);
+    }
+    QString line = tr("%1, %2 devices: %3")
+                           .arg(modelName(runs.front()), deviceCounts(runs, shown),
+                                speeds.join(QStringLiteral("; ")));
+    if (std::any_of(runs.begin(), runs.end(), [](const dp::RunRecord& run) { return run.busy; }))
+        line += tr(" (machine busy: not trusted)");
+    return line;
 }
 
 QString ComparisonSummaryCard::text() const
@@ -51,26 +160,9 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
 {
     if (runs.empty())
         return {};
-    const dp::RunRecord& first = runs.front();
-    // A repeated comparison (1, N, 1, N, ...) speaks through each device
-    // count's last run, whose comparison carries the repeats' median and range.
-    std::vector<std::size_t> shown;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        const auto same = std::find_if(shown.begin(), shown.end(), [&](std::size_t j) {
-            return runs[j].device_count() == runs[i].device_count();
-        });
-        if (same == shown.end())
-            shown.push_back(i);
-        else
-            *same = i;
-    }
-    QStringList counts;
-    for (const std::size_t i : shown)
-        counts << QString::number(runs[i].device_count());
+    const std::vector<std::size_t> shown = shownRuns(runs);
     QString text = tr("<b>Comparison done: %1 on %2 devices.</b>")
-                       .arg(QString::fromStdString(
-                                first.settings_label().substr(0, first.settings_label().find(" · "))),
-                            counts.join(tr(" vs ")));
+                       .arg(modelName(runs.front()), deviceCounts(runs, shown));
     for (const std::size_t i : shown) {
         if (i == shown.front())
             continue;
@@ -84,7 +176,7 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
             continue;
         }
         // Repeats quote their median and range; one run its own figure.
-        const double speedup = c.repeated ? c.repeated->median : *c.speedup;
+        const double speedup = quotedSpeedup(c);
         const QString range = c.repeated ? tr(" (%1–%2 over %3 repeats)")
                                                .arg(c.repeated->min, 0, 'f', 2)
                                                .arg(c.repeated->max, 0, 'f', 2)

@@ -1,0 +1,262 @@
+// Presenter mode's focus view, on the offscreen platform given a projector's
+// 1280x720 screen: after a comparison, one chart large and the others a click
+// or a key away, every chart shown at least a third of the screen tall, the
+// comparison card collapsed to its verdict and open again with a click; out
+// of presenter mode, the grid exactly as it was.
+#include <QAction>
+#include <QApplication>
+#include <QFile>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+#include <cmath>
+#include <map>
+
+#include "chart_board.h"
+#include "comparison_summary_card.h"
+#include "config/train_config.h"
+#include "gap_waterfall_chart.h"
+#include "main_window.h"
+#include "record/run_record.h"
+#include "run_chart_view.h"
+#include "run_history.h"
+#include "shown_board.h"
+
+namespace {
+
+constexpr int kScreenWidth = 1280;
+constexpr int kScreenHeight = 720;
+
+// A finished 3-epoch LeNet run of comparison "c" on `devices` CPU devices;
+// the N-device run measured its drift from the 1-device one.
+dp::RunRecord comparedRun(const std::string& id, const std::string& startedAt, int devices)
+{
+    dp::TrainConfig config;
+    config.model = "lenet";
+    config.batch_size = 64;
+    config.epochs = 3;
+    config.devices.clear();
+    for (int device = 0; device < devices; ++device) {
+        std::string name = "cpu:";
+        name += std::to_string(device);
+        config.devices.push_back(name);
+    }
+    if (devices > 1)
+        config.drift_from = "snapshots";
+    dp::RunRecord record = dp::start_run_record(config, "dp-workbench");
+    record.id = id;
+    record.started_at = startedAt;
+    record.status = dp::RunStatus::finished;
+    const std::string group = "c";
+    record.comparison_group = group;
+    for (int epoch = 1; epoch <= 3; ++epoch) {
+        dp::EpochMetrics metrics{epoch, 1.0 / epoch, 0.6 + 0.1 * epoch, 0.55 + 0.1 * epoch, 6.0 / devices};
+        metrics.parameter_drift = devices > 1 ? 1e-6 * std::pow(10, epoch) : NAN;
+        record.epochs.push_back(metrics);
+    }
+    return record;
+}
+
+// The charts of `board` on screen now, by object name.
+std::map<QString, QRect> shownCharts(const ChartBoard& board)
+{
+    std::map<QString, QRect> shown;
+    for (QWidget* chart : board.findChildren<QWidget*>()) {
+        const bool isChart = qobject_cast<RunChartView*>(chart) || qobject_cast<GapWaterfallChart*>(chart);
+        if (isChart && chart->isVisible())
+            shown[chart->objectName()] = chart->geometry();
+    }
+    return shown;
+}
+
+// The shown chart shorter than `least`, or empty.
+QString chartShorterThan(const ChartBoard& board, int least)
+{
+    for (const auto& [name, geometry] : shownCharts(board)) {
+        if (geometry.height() < least)
+            return QStringLiteral("%1 is %2 px tall").arg(name).arg(geometry.height());
+    }
+    return {};
+}
+
+}  // namespace
+
+class TestPresenterFocus : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void focusViewWhereTheGridsRowsWouldBeTooShort();
+    void presenterModeAfterAComparisonAt1280x720();
+
+private:
+    QTemporaryDir scratch_;
+    int dataDirs_ = 0;
+};
+
+void TestPresenterFocus::initTestCase()
+{
+    QVERIFY(scratch_.isValid());
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("dp-workbench-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_presenter_focus"));
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+}
+
+void TestPresenterFocus::init()
+{
+    QSettings().clear();
+    qputenv("DP_WORKBENCH_DATA_DIR",
+            scratch_.filePath(QStringLiteral("data-%1").arg(++dataDirs_)).toUtf8());
+}
+
+// The board alone: a grid while its rows are tall enough, the focus view
+// once drift's row makes them too short; keys and buttons pick the chart.
+void TestPresenterFocus::focusViewWhereTheGridsRowsWouldBeTooShort()
+{
+    ShownBoard shown;
+    ChartBoard& board = shown.board;
+    constexpr int kLeast = 200;
+    board.setLeastPlotHeight(kLeast);
+    QVERIFY(!board.showsFocusView());  // two rows of about 300 px
+    QCOMPARE(shownCharts(board).size(), std::size_t(5));  // no drift yet
+    QCOMPARE(board.focusChoices().size(), std::size_t(5));
+
+    board.updateRun(comparedRun("n", "2026-11-20T10:01:00Z", 2), Qt::red);  // drift: a third row
+    QTRY_VERIFY(board.showsFocusView());
+    QCOMPARE(board.focusChoices().size(), std::size_t(6));
+    QTRY_COMPARE(shownCharts(board).size(), std::size_t(1));
+    QCOMPARE(shownCharts(board).begin()->first, QStringLiteral("accuracyChart"));
+    QTRY_COMPARE(chartShorterThan(board, kLeast), QString());
+
+    // Its button and the keys switch the chart shown, round the end.
+    auto* speedupButton = shown.chart<QToolButton>("focus_speedupChart");
+    QVERIFY(speedupButton && speedupButton->isVisible());
+    speedupButton->click();
+    QCOMPARE(board.focusedChart()->objectName(), QStringLiteral("speedupChart"));
+    QTRY_VERIFY(shown.chart<QWidget>("speedupChart")->isVisible());
+    QVERIFY(!shown.chart<QWidget>("accuracyChart")->isVisible());
+    board.focusNextChart(1);
+    QCOMPARE(board.focusedChart()->objectName(), QStringLiteral("gapWaterfallChart"));
+    board.focusNextChart(2);
+    QCOMPARE(board.focusedChart()->objectName(), QStringLiteral("accuracyChart"));
+    board.focusNextChart(-1);
+    QCOMPARE(board.focusedChart()->objectName(), QStringLiteral("driftChart"));
+    QVERIFY(shown.chart<QToolButton>("focus_driftChart")->isChecked());
+
+    // No least height: the grid again, all six.
+    board.setLeastPlotHeight(0);
+    QVERIFY(!board.showsFocusView());
+    QTRY_COMPARE(shownCharts(board).size(), std::size_t(6));
+}
+
+// F11 on a 1280x720 screen after a comparison: the focus view, every chart
+// shown at least 240 px tall, the card one line until opened; F11 again
+// gives the grid back as it was.
+void TestPresenterFocus::presenterModeAfterAComparisonAt1280x720()
+{
+    {
+        RunHistory history;
+        history.save(comparedRun("c1", "2026-11-20T10:00:00Z", 1));
+        history.save(comparedRun("c2", "2026-11-20T10:01:00Z", 2));
+    }
+    // Checked when the window last closed: the charts and the card come back.
+    QSettings().setValue(QStringLiteral("runs/checked"), QStringList{QStringLiteral("c1"), QStringLiteral("c2")});
+    MainWindow window;
+    QCOMPARE(window.screen()->geometry().size(), QSize(kScreenWidth, kScreenHeight));
+    window.resize(1200, 680);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* board = window.findChild<ChartBoard*>();
+    auto* card = window.findChild<ComparisonSummaryCard*>(QStringLiteral("comparisonSummaryCard"));
+    auto* collapse = window.findChild<QToolButton*>(QStringLiteral("collapseComparisonSummary"));
+    auto* verdict = window.findChild<QLabel*>(QStringLiteral("comparisonVerdictLine"));
+    auto* text = window.findChild<QLabel*>(QStringLiteral("comparisonSummaryText"));
+    auto* presenter = window.findChild<QAction*>(QStringLiteral("presenterAction"));
+    auto* progress = window.findChild<QProgressBar*>(QStringLiteral("batchProgressBar"));
+    QVERIFY(board && card && collapse && verdict && text && presenter && progress);
+    const qreal normalPoints = progress->font().pointSizeF();
+    QVERIFY(card->isVisible() && !card->isCollapsed() && text->isVisible() && !verdict->isVisible());
+    QVERIFY2(card->verdict().startsWith(QStringLiteral("LeNet, 1 vs 2 devices: 2.00× faster on 2 devices")),
+             qPrintable(card->verdict()));
+    QVERIFY(!board->showsFocusView());
+    QTest::qWait(50);  // the layouts settle
+    const std::map<QString, QRect> grid = shownCharts(*board);
+    QCOMPARE(grid.size(), std::size_t(6));
+
+    presenter->trigger();
+    QTRY_COMPARE(window.size(), QSize(kScreenWidth, kScreenHeight));
+    QTRY_VERIFY(board->showsFocusView());
+    constexpr int kThird = kScreenHeight / 3;
+    QTRY_COMPARE(chartShorterThan(*board, kThird), QString());
+    QCOMPARE(shownCharts(*board).size(), std::size_t(1));
+    // Enlarged with the rest, though its style sheet keeps its parent's font from it.
+    QVERIFY(progress->font().pointSizeF() > 1.4 * normalPoints);
+    // The card: its verdict on one line, whole at presenter size.
+    QVERIFY(card->isCollapsed() && verdict->isVisible() && !text->isVisible());
+    QTRY_COMPARE(verdict->text(), card->verdict());
+    const int collapsedHeight = card->height();
+
+    // Opened, the whole summary; the chart keeps its height (the page scrolls).
+    collapse->click();
+    QVERIFY(!card->isCollapsed() && text->isVisible() && !verdict->isVisible());
+    QTRY_VERIFY(card->height() > collapsedHeight);
+    QTRY_VERIFY(text->height() >= text->heightForWidth(text->width()));
+    QTRY_COMPARE(chartShorterThan(*board, kThird), QString());
+    collapse->click();
+    QVERIFY(card->isCollapsed());
+    QTRY_COMPARE(card->height(), collapsedHeight);
+
+    // Ctrl+2 shows the loss; PgDn the next chart, PgUp back.
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_2, Qt::ControlModifier);
+    QCOMPARE(board->focusedChart()->objectName(), QStringLiteral("lossChart"));
+    QTest::keyClick(&window, Qt::Key_PageDown);
+    QCOMPARE(board->focusedChart()->objectName(), QStringLiteral("secondsChart"));
+    QTest::keyClick(&window, Qt::Key_PageUp);
+    QCOMPARE(board->focusedChart()->objectName(), QStringLiteral("lossChart"));
+    QTRY_VERIFY(window.findChild<QWidget*>(QStringLiteral("lossChart"))->isVisible());
+    QTRY_COMPARE(chartShorterThan(*board, kThird), QString());
+
+    // Out of presenter mode: every chart where it was, the card as it was.
+    presenter->trigger();
+    QTRY_COMPARE(window.size(), QSize(1200, 680));
+    QVERIFY(!board->showsFocusView());
+    QVERIFY(!card->isCollapsed());
+    QCOMPARE(progress->font().pointSizeF(), normalPoints);
+    QTRY_VERIFY(shownCharts(*board) == grid);
+    // The keys are the focus view's only.
+    QTest::keyClick(&window, Qt::Key_PageDown);
+    QCOMPARE(board->focusedChart()->objectName(), QStringLiteral("lossChart"));
+}
+
+// The offscreen platform's screen is 800x600 unless told otherwise: this
+// test's is a projector's 1280x720.
+int main(int argc, char* argv[])
+{
+    QTemporaryDir screens;
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen" && screens.isValid()) {
+        const QString config = screens.filePath(QStringLiteral("screen.json"));
+        QFile file(config);
+        if (!file.open(QIODevice::WriteOnly))
+            return 1;
+        file.write(QStringLiteral(R"({"screens": [{"name": "projector", "x": 0, "y": 0, "width": %1,
+                                      "height": %2, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
+                           .arg(kScreenWidth)
+                           .arg(kScreenHeight)
+                           .toUtf8());
+        file.close();
+        qputenv("QT_QPA_PLATFORM", ("offscreen:configfile=" + config).toUtf8());
+    }
+    QApplication app(argc, argv);
+    TestPresenterFocus test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_presenter_focus.moc"
