@@ -19,6 +19,7 @@
 #include "gap_waterfall_chart.h"
 #include "loss_chart.h"
 #include "run_legend.h"
+#include "vocabulary.h"
 #include "widget_image_export.h"
 
 namespace {
@@ -78,8 +79,8 @@ ChartBoard::ChartBoard(QWidget* parent)
     loss_ = add(new LossChart, "lossChart", "training_loss");
     loss_->setSmoothingStrength(smoothingStrength_->value());
     auto* seconds = add(
-            new EpochMetricChart(tr("Seconds per epoch"),
-                                 {{tr("sec/epoch"), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
+            new EpochMetricChart(vocabulary::secondsPerEpochTitle(),
+                                 {{vocabulary::secondsPerEpochUnit(), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
             "secondsChart", "seconds_per_epoch");
     seconds->setValuesAlwaysShown(0, 0);  // from 0: 5.1 -> 4.4 s is not a collapse
     epochCharts_.push_back(seconds);

@@ -63,6 +63,10 @@ void EpochMetricChart::hideRun(const std::string& id)
 void EpochMetricChart::showSeedGroup(const QString& key, const QString& name,
                                      const std::vector<dp::RunRecord>& members, const QColor& color)
 {
+    if (members.empty()) {
+        hideSeedGroup(key);
+        return;
+    }
     std::vector<std::vector<dp::EpochMetrics>> epochs;
     for (const dp::RunRecord& member : members)
         epochs.push_back(member.epochs);
@@ -83,6 +87,20 @@ void EpochMetricChart::showSeedGroup(const QString& key, const QString& name,
                                measurements_.front().name);
     QLineSeries* highest = line(highestKey(key), tr("%1 (highest)").arg(name), edge, boundStyle,
                                 measurements_.front().name);
+    // Hidden or shown with its first member in the legend; the members'
+    // own lines give way to it (and come back with hideSeedGroup).
+    const QString firstMember = QString::fromStdString(members.front().id);
+    for (std::size_t i = 0; i < measurements_.size(); ++i)
+        setLineRun(lineKey(key, i), firstMember);
+    setLineRun(lowestKey(key), firstMember);
+    setLineRun(highestKey(key), firstMember);
+    QStringList memberKeys;
+    for (const dp::RunRecord& member : members) {
+        memberKeys.append(QString::fromStdString(member.id));
+        for (std::size_t i = 0; i < measurements_.size(); ++i)
+            setLineVisible(lineKey(memberKeys.back(), i), false);
+    }
+    seedGroupMembers_[key] = memberKeys;
     if (!bands_.contains(key)) {
         auto* band = new QAreaSeries(highest, lowest);
         QColor fill = color;
@@ -94,8 +112,12 @@ void EpochMetricChart::showSeedGroup(const QString& key, const QString& name,
             band->attachAxis(axis);
         for (QLegendMarker* marker : chart()->legend()->markers(band))
             marker->setVisible(false);
+        // The band goes with its edges when the legend hides the group.
+        connect(highest, &QAbstractSeries::visibleChanged, band,
+                [band, highest] { band->setVisible(highest->isVisible()); });
         bands_.insert(key, band);
     }
+    bands_.value(key)->setVisible(highest->isVisible());
     plotSeedGroup(key);
     fitAxes();
 }
@@ -104,6 +126,9 @@ void EpochMetricChart::hideSeedGroup(const QString& key)
 {
     if (!seedGroups_.remove(key))
         return;
+    for (const QString& member : seedGroupMembers_.take(key))
+        for (std::size_t i = 0; i < measurements_.size(); ++i)
+            setLineVisible(lineKey(member, i), true);
     if (QAreaSeries* band = bands_.take(key)) {
         chart()->removeSeries(band);
         delete band;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "run_palette.h"
+#include "vocabulary.h"
 
 namespace {
 
@@ -101,7 +102,7 @@ void SpeedupChart::drawCeiling(int maxDevices)
     LineStyle ceilingStyle;
     ceilingStyle.pen = Qt::DotLine;
     ceilingStyle.namedInExport = false;  // the key names it
-    line(kCeilingKey, tr("ceiling of %n core(s)", nullptr, int(capped->ceiling)),
+    line(kCeilingKey, tr("ceiling of %1").arg(vocabulary::cores(int(capped->ceiling))),
          QColor(0x50, 0x50, 0x50), ceilingStyle);
     setLinePoints(kCeilingKey, {QPointF(1, 1), QPointF(capped->ceiling, capped->ceiling),
                                 QPointF(maxDevices, capped->ceiling)});
