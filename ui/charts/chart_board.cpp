@@ -80,8 +80,9 @@ ChartBoard::ChartBoard(QWidget* parent)
     loss_->setSmoothingStrength(smoothingStrength_->value());
     auto* seconds = add(
             new EpochMetricChart(vocabulary::secondsPerEpochTitle(),
-                                 {{vocabulary::secondsPerEpochUnit(), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
+                                 {{tr("time"), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
             "secondsChart", "seconds_per_epoch");
+    seconds->setValueText(vocabulary::secondsPerEpoch);  // "time 5.12 s/epoch"
     seconds->setValuesAlwaysShown(0, 0);  // from 0: 5.1 -> 4.4 s is not a collapse
     epochCharts_.push_back(seconds);
     speedup_ = add(new SpeedupChart, "speedupChart", "speedup");

@@ -569,7 +569,7 @@ std::vector<RunChartView::Reading> RunChartView::readingsAt(QPointF scenePos) co
 QString RunChartView::readoutValue(const Reading& reading) const
 {
     const QString valueName = reading.line->valueName.isEmpty() ? valueName_ : reading.line->valueName;
-    return valueName + QLatin1Char(' ') + number(reading.value.y());
+    return valueName + QLatin1Char(' ') + (valueText_ ? valueText_(reading.value.y()) : number(reading.value.y()));
 }
 
 QString RunChartView::readoutHeader(const std::vector<Reading>& readings, QPointF scenePos) const

@@ -56,6 +56,10 @@ public:
     void setLogScaleY(bool log);
     bool isLogScaleY() const;
 
+    // How the readout writes a value ("0.73×", "5.12 s/epoch" from
+    // vocabulary.h); a number of four digits unless set.
+    void setValueText(QString (*text)(double)) { valueText_ = text; }
+
     bool isZoomed() const { return zoomed_; }
     void resetZoom();
     // Shows x from `min` to `max` as if the user had zoomed there (another
@@ -217,6 +221,7 @@ private:
     bool keyBesideTitle_ = true;  // else on a row of its own under it
     QHash<QString, Line> lines_;
     QString valueName_;
+    QString (*valueText_)(double) = nullptr;
     QString xReadoutFormat_;
     double fontScale_ = 1;
     QFont baseFont_;

@@ -23,6 +23,7 @@ SpeedupChart::SpeedupChart(QWidget* parent)
     : RunChartView(tr("Speedup over 1 device"), tr("speedup"), parent)
 {
     setXTitle(tr("devices"), tr("%1 devices"));
+    setValueText(vocabulary::speedup);  // "speedup 1.95×", as the table writes it
     setWholeNumberX(true);
     setYBounds(0, std::numeric_limits<double>::max());
     setMeasurements({});
