@@ -244,9 +244,13 @@ void TestRunsPanel::repeatedComparisonRunsNameTheirRepeat()
     std::vector<const dp::RunRecord*> pointers;
     for (const dp::RunRecord& record : records)
         pointers.push_back(&record);
-    QCOMPARE(comparisonRepeat(records[2], pointers), 2);  // one-1
-    QCOMPARE(comparisonRepeat(records[5], pointers), 3);  // two-2
-    QCOMPARE(comparisonRepeat(records[6], pointers), 0);  // compare-once
+    const auto repeatOf = [&](const std::string& id) {
+        return comparisonRepeat(records[std::size_t(model_->rowOf(id))], pointers);
+    };
+    QCOMPARE(repeatOf("one-1"), 2);
+    QCOMPARE(repeatOf("two-2"), 3);
+    QCOMPARE(repeatOf("single"), 0);  // a comparison run once
+    QCOMPARE(repeatOf("run-a"), 0);   // no comparison
 }
 
 QTEST_MAIN(TestRunsPanel)

@@ -2,6 +2,7 @@
 
 #include <QAreaSeries>
 #include <QLegendMarker>
+#include <QLineSeries>
 
 #include <cmath>
 #include <limits>
