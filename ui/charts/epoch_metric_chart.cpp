@@ -95,6 +95,7 @@ void EpochMetricChart::showSeedGroup(const QString& key, const QString& name,
         setLineRun(lineKey(key, i), firstMember);
     setLineRun(lowestKey(key), firstMember);
     setLineRun(highestKey(key), firstMember);
+    restoreMemberLines(key);  // members that left the group since it was drawn
     QStringList memberKeys;
     for (const dp::RunRecord& member : members) {
         memberKeys.append(QString::fromStdString(member.id));
@@ -127,9 +128,7 @@ void EpochMetricChart::hideSeedGroup(const QString& key)
 {
     if (!seedGroups_.remove(key))
         return;
-    for (const QString& member : seedGroupMembers_.take(key))
-        for (std::size_t i = 0; i < measurements_.size(); ++i)
-            setLineVisible(lineKey(member, i), true);
+    restoreMemberLines(key);
     if (QAreaSeries* band = bands_.take(key)) {
         chart()->removeSeries(band);
         delete band;
@@ -139,6 +138,13 @@ void EpochMetricChart::hideSeedGroup(const QString& key)
     removeLine(lowestKey(key));
     removeLine(highestKey(key));
     fitAxes();
+}
+
+void EpochMetricChart::restoreMemberLines(const QString& key)
+{
+    for (const QString& member : seedGroupMembers_.take(key))
+        for (std::size_t i = 0; i < measurements_.size(); ++i)
+            setLineVisible(lineKey(member, i), true);
 }
 
 // Per epoch, over the members that reached it: the median of each

@@ -63,6 +63,8 @@ private:
     QString lineKey(const QString& runKey, std::size_t measurement) const;
     void plot(const QString& runKey);
     void plotSeedGroup(const QString& key);
+    // The group's members' own lines, drawn again.
+    void restoreMemberLines(const QString& key);
 
     std::vector<Measurement> measurements_;
     XAxisMode mode_ = XAxisMode::epochs;
