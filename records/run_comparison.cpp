@@ -74,12 +74,49 @@ void summarizeRepeats(const std::vector<dp::RunRecord>& runs, std::vector<RunCom
         for (const std::size_t i : members)
             speedups.push_back(*comparisons[i].speedup);
         const dp::RepeatedSpeedup summary = dp::summarize_speedups(key.second, std::move(speedups));
-        for (const std::size_t i : members)
-            comparisons[i].repeated = summary;
+        for (const std::size_t i : members) {
+            RunComparison& comparison = comparisons[i];
+            comparison.repeated = summary;
+            // Efficiency is speedup over the device ratio, so the repeats'
+            // range scales the same way.
+            if (comparison.efficiency && *comparison.speedup > 0) {
+                const double perSpeedup = *comparison.efficiency / *comparison.speedup;
+                comparison.repeatedEfficiency = RepeatRange{summary.median * perSpeedup,
+                                                            summary.min * perSpeedup,
+                                                            summary.max * perSpeedup};
+            }
+        }
     }
 }
 
 } // namespace
+
+const char* measuredScalingName(MeasuredScaling scaling)
+{
+    switch (scaling) {
+    case MeasuredScaling::strong: return "strong";
+    case MeasuredScaling::weak: return "weak";
+    case MeasuredScaling::none: break;
+    }
+    return "";
+}
+
+int comparisonRepeat(const dp::RunRecord& run, const std::vector<const dp::RunRecord*>& runs)
+{
+    if (run.comparison_group.empty())
+        return 0;
+    int repeat = 0;
+    int repeats = 0;
+    for (const dp::RunRecord* other : runs) {
+        if (other->comparison_group != run.comparison_group
+            || other->device_count() != run.device_count())
+            continue;
+        ++repeats;
+        if (other == &run || other->id == run.id)
+            repeat = repeats;
+    }
+    return repeats > 1 ? repeat : 0;
+}
 
 std::vector<double> cumulativeSeconds(const dp::RunRecord& run)
 {
@@ -120,8 +157,9 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
                                                {baselineSummary, summary});
             comparison.speedup = rows[1].speedup;
             if (&baseline != &run)
-                comparison.scaling = baseline.config.batch_size == run.config.batch_size ? "strong"
-                                                                                         : "weak";
+                comparison.scaling = baseline.config.batch_size == run.config.batch_size
+                                             ? MeasuredScaling::strong
+                                             : MeasuredScaling::weak;
             comparison.efficiency = rows[1].efficiency;
             const int cores = run.cpu_cores_used();
             if (cores > 0 && cores < run.device_count() && baseline.cpu_cores_used() > 0)

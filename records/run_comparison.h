@@ -9,6 +9,20 @@
 #include "scaling/scaling_comparison.h"
 #include "scaling/speedup_gap.h"
 
+// How an N-device run's speedup over its baseline was measured.
+enum class MeasuredScaling {
+    none,    // no baseline, or the run is its own baseline
+    strong,  // the same global batch
+    weak,    // the batch grew with the devices, each device's share unchanged
+};
+// "strong", "weak"; empty for none: the runs table's and the exports' word.
+const char* measuredScalingName(MeasuredScaling scaling);
+
+// A value's median and range over a repeated comparison's repeats.
+struct RepeatRange {
+    double median = 0, min = 0, max = 0;
+};
+
 // How each run of a list compares with the others: what the runs table shows
 // and the exports write. The throughput arithmetic is the engine's
 // (dp::compare_runs, as dp-train --compare prints it); this adds which run
@@ -23,10 +37,9 @@ struct RunComparison {
     // data, samples, epochs, seed, and batch rule; one with the same global
     // batch and lr before one scaled down from them.
     std::optional<std::size_t> baseline;
-    // How the speedup over the baseline was measured: "strong" (the same
-    // global batch), "weak" (the batch grew with the devices, each device's
-    // share unchanged); empty without a baseline or for the baseline itself.
-    std::string scaling;
+    // How the speedup over the baseline was measured; none without a
+    // baseline or for the baseline itself.
+    MeasuredScaling scaling = MeasuredScaling::none;
     // Without a baseline: why, in a sentence (the runs table's tooltip).
     std::string noBaselineReason;
     // Throughput over the baseline's; empty without a baseline or epochs.
@@ -37,6 +50,9 @@ struct RunComparison {
     std::optional<dp::RepeatedSpeedup> repeated;
     // speedup / (devices / baseline devices): 1 is perfect scaling.
     std::optional<double> efficiency;
+    // With `repeated`: the efficiencies of its speedups (the same device
+    // ratio divides each), so that views only format them.
+    std::optional<RepeatRange> repeatedEfficiency;
     // The most speedup this run's cores allow over its baseline, where its
     // CPU devices took turns on fewer cores than devices (4 on 2 cores: 2);
     // empty where every device had its own core, or that is not known.
@@ -52,6 +68,13 @@ struct RunComparison {
     // step timings. Its texts name settings as the engine does ({bucket_mb}).
     std::optional<dp::SpeedupGap> gap;
 };
+
+// Which repeat of a repeated comparison `run` is: 1 for the first run of its
+// comparison group with its device count among `runs` (in the order they
+// ran), 2 for the next, ...; 0 for a run outside a comparison or in one that
+// ran once. What tells apart the runs of "Compare repeats = 3", whose
+// settings are the same.
+int comparisonRepeat(const dp::RunRecord& run, const std::vector<const dp::RunRecord*>& runs);
 
 // Training seconds from the start of the run to the end of each epoch: the x
 // of "accuracy vs time".

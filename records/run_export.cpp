@@ -177,9 +177,9 @@ std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double 
         row[QStringLiteral("baseline_id")] = comparison.baseline
                 ? QJsonValue(QString::fromStdString(runs[*comparison.baseline].id))
                 : QJsonValue(QJsonValue::Null);
-        row[QStringLiteral("scaling")] = comparison.scaling.empty()
+        row[QStringLiteral("scaling")] = comparison.scaling == MeasuredScaling::none
                 ? QJsonValue(QJsonValue::Null)
-                : QJsonValue(QString::fromStdString(comparison.scaling));
+                : QJsonValue(QString::fromLatin1(measuredScalingName(comparison.scaling)));
         row[QStringLiteral("speedup")] = optionalNumber(comparison.speedup);
         row[QStringLiteral("efficiency")] = optionalNumber(comparison.efficiency);
         // A repeated comparison's median and range, which its speedup quotes.

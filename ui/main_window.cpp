@@ -48,6 +48,7 @@
 #include "chart_board.h"
 #include "classroom_page.h"
 #include "seed_group_charts.h"
+#include "empty_chart_guide.h"
 #include "scaling_prediction_chart.h"
 #include "scaling_prediction_page.h"
 #include "epoch_metric_chart.h"
@@ -408,6 +409,8 @@ void MainWindow::connectRunSignals()
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     classroomPage_->followRuns(runsModel_);
     new SeedGroupCharts(runsModel_, charts_, this);  // grouped seeds as median and band
+    // The accuracy chart says what to do while it is empty.
+    new EmptyChartGuide(runsModel_, configPanel_, charts_->findChild<QChartView*>(QStringLiteral("accuracyChart")), this);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::updateScalingPrediction);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);

@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 
+#include <cmath>
+
 namespace {
 
 QString tr(const char* text)
@@ -34,6 +36,11 @@ QString epochs(int count)
     return counted(count, "%1 epoch", "%1 epochs");
 }
 
+QString cores(int count)
+{
+    return counted(count, "%1 core", "%1 cores");
+}
+
 QString secondsPerEpochTitle()
 {
     return tr("Seconds per epoch");
@@ -52,9 +59,20 @@ QString secondsPerEpoch(double seconds)
     return text;
 }
 
+QString aboutDuration(double seconds)
+{
+    constexpr double kMinute = 60;
+    if (seconds < 0.75 * kMinute)
+        return tr("under a minute");
+    const int minutes = int(std::lround(seconds / kMinute));
+    if (minutes < 120)
+        return counted(minutes, "about %1 minute", "about %1 minutes");
+    return counted(int(std::lround(seconds / (60 * kMinute))), "about %1 hour", "about %1 hours");
+}
+
 QString speedup(double times)
 {
-    return tr("%1x").arg(times, 0, 'f', 2);
+    return tr("%1×").arg(times, 0, 'f', 2);
 }
 
 QString accuracy(double fraction)

@@ -12,6 +12,7 @@ namespace vocabulary {
 QString runs(int count);
 QString devices(int count);
 QString epochs(int count);
+QString cores(int count);
 
 // Time per epoch: the axis or column title, and the unit after a value.
 QString secondsPerEpochTitle();  // "Seconds per epoch"
@@ -19,7 +20,11 @@ QString secondsPerEpochUnit();   // "s/epoch"
 // A value with its unit: "1.23 s/epoch".
 QString secondsPerEpoch(double seconds);
 
-// Speedup: "1.95x".
+// A length of time as an estimate says it: "under a minute", "about 1
+// minute", "about 12 minutes", "about 3 hours".
+QString aboutDuration(double seconds);
+
+// Speedup: "1.95×", as the table, the card and the run labels ("2× cpu") write it.
 QString speedup(double times);
 
 // Accuracy as a fraction with three decimals, as the table shows it.

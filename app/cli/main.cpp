@@ -7,6 +7,7 @@
 
 #include "cli/cli_options.h"
 #include "cli/console_observer.h"
+#include "cli/counted_noun.h"
 #include "cli/interrupt.h"
 #include "cli/prediction_report.h"
 #include "cli/record_sinks.h"
@@ -173,10 +174,11 @@ int compare(const dp::CliCommand& command) {
     const std::string group = dp::new_comparison_group();
     for (int repeat = 0; repeat < command.repeats; ++repeat) {
         for (std::size_t i = 0; i < configs.size(); ++i) {
-            std::printf("== run %zu of %zu%s: %zu device(s), global batch %d, lr %g\n", i + 1,
+            std::printf("== run %zu of %zu%s: %s, global batch %d, lr %g\n", i + 1,
                         configs.size(),
                         command.repeats > 1 ? dp::format(", repeat %d of %d", repeat + 1, command.repeats).c_str() : "",
-                        configs[i].devices.size(), configs[i].batch_size, double(configs[i].lr));
+                        dp::counted((long long)configs[i].devices.size(), "device", "devices").c_str(),
+                        configs[i].batch_size, double(configs[i].lr));
             const std::vector<dp::DeviceInfo> run_devices(
                 devices.begin(), devices.begin() + std::ptrdiff_t(configs[i].devices.size()));
             if (const int code = compared_run(configs[i], run_devices, command, runs[i], group, busy))

@@ -5,6 +5,7 @@
 
 #include "config/slow_devices.h"
 #include "core/error.h"
+#include "cli/counted_noun.h"
 #include "core/format.h"
 #include "scaling/prediction_table.h"
 #include "scaling/scaling_probes.h"
@@ -76,9 +77,10 @@ LinkChoice this_machines_threads(const std::vector<MeasuredPoint>& measured,
         if (others == 0) continue;
         threads.links[i].wake = sum / others;
         text += format("thread all-reduce wake-up on %d devices: %.2f ms, the mean of %s "
-                       "multi-device run(s)' all-reduce waits beyond the probe's fit\n",
+                       "multi-device %s all-reduce waits beyond the probe's fit\n",
                        threads.counts[i], threads.links[i].wake * 1e3,
-                       run_wakes.size() == 1 ? "the" : "the other");
+                       run_wakes.size() == 1 ? "the" : "the other",
+                       others == 1 ? "run's" : "runs'");
     }
     return threads;
 }
@@ -107,13 +109,14 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
                             runs[i].mean_seconds_per_epoch()});
 
     std::string text = format(
-        "\nwhat if: %s, %lld samples per epoch, global batch %d on %d device(s); per sample "
+        "\nwhat if: %s, %lld samples per epoch, global batch %d on %s; per sample "
         "%.1f us forward+backward and %.1f us data; per step %.2f ms update and %.2f ms host "
-        "work; %.0f KB of gradients in %d all-reduce(s) per step\n",
+        "work; %.0f KB of gradients in %s per step\n",
         configs[base].model.c_str(), (long long)profile.samples_per_epoch, profile.global_batch,
-        profile.measured_devices, profile.compute_per_sample * 1e6, profile.data_per_sample * 1e6,
+        counted(profile.measured_devices, "device", "devices").c_str(),
+        profile.compute_per_sample * 1e6, profile.data_per_sample * 1e6,
         profile.update_per_step * 1e3, profile.host_per_step * 1e3, profile.gradient_bytes / 1e3,
-        profile.buckets);
+        counted(profile.buckets, "all-reduce", "all-reduces").c_str());
     if (profile.straggler > 1)
         text += format("a straggler on 2 or more devices: one takes %gx its compute time\n",
                        profile.straggler);

@@ -898,12 +898,12 @@ private slots:
         const auto [scaled, identical, two] = scaledAndIdenticalBaselines();
         const std::vector<RunComparison> both = compareRuns({scaled, identical, two});
         QCOMPARE(both[2].baseline, std::optional<std::size_t>(1));
-        QCOMPARE(both[2].scaling, std::string("strong"));
+        QCOMPARE(both[2].scaling, MeasuredScaling::strong);
         QCOMPARE(*both[2].speedup, 7.0 / 6.0);
-        QCOMPARE(both[0].scaling, std::string());  // a baseline of itself
+        QCOMPARE(both[0].scaling, MeasuredScaling::none);  // a baseline of itself
         const std::vector<RunComparison> scaledOnly = compareRuns({scaled, two});
         QCOMPARE(scaledOnly[1].baseline, std::optional<std::size_t>(0));
-        QCOMPARE(scaledOnly[1].scaling, std::string("weak"));
+        QCOMPARE(scaledOnly[1].scaling, MeasuredScaling::weak);
         QCOMPARE(*scaledOnly[1].speedup, 10.0 / 6.0);
     }
 
@@ -1067,7 +1067,7 @@ private slots:
         const auto [scaled, identical, two] = scaledAndIdenticalBaselines();
         const std::vector<RunComparison> chosen = compareRuns({scaled, identical, two}, 0.8, "scaled");
         QCOMPARE(chosen[2].baseline, std::optional<std::size_t>(0));
-        QCOMPARE(chosen[2].scaling, std::string("weak"));
+        QCOMPARE(chosen[2].scaling, MeasuredScaling::weak);
         // A choice that is no fair baseline (another model) changes nothing.
         dp::RunRecord other = madeRun("other", "resnet18", 1, {5, 5}, {0.5, 0.8});
         const std::vector<RunComparison> unfair =

@@ -59,6 +59,7 @@ private slots:
     void filterKeepsTheRowsWithItsText();
     void rightClickChoosesTheBaseline();
     void repeatedComparisonShowsItsMedianAndRange();
+    void repeatedComparisonRunsNameTheirRepeat();
 
 private:
     std::unique_ptr<RunsTableModel> model_;
@@ -194,7 +195,62 @@ void TestRunsPanel::repeatedComparisonShowsItsMedianAndRange()
         QVERIFY(cell.data(Qt::ToolTipRole).toString().contains(QStringLiteral("3 repeats")));
         QCOMPARE(model_->index(row, RunsTableModel::EfficiencyColumn).data().toString(),
                  QStringLiteral("100% (80–125)"));
+        // The range comes with the comparison: the table only formats it.
+        const std::optional<RunComparison> comparison = model_->comparison(row);
+        QVERIFY(comparison && comparison->repeatedEfficiency);
+        QCOMPARE(comparison->repeatedEfficiency->median, 1.0);
+        QCOMPARE(comparison->repeatedEfficiency->min, 0.8);
+        QCOMPARE(comparison->repeatedEfficiency->max, 1.25);
+        QCOMPARE(model_->index(row, RunsTableModel::EfficiencyColumn).data(Qt::UserRole).toDouble(), 1.0);
     }
+}
+
+// Compare repeated 3 times gives six runs whose settings are the same: each
+// reads as its repeat, in the table and (labelledRecord) on the charts.
+void TestRunsPanel::repeatedComparisonRunsNameTheirRepeat()
+{
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        dp::RunRecord one = finishedRun("one-" + std::to_string(repeat), 256);
+        dp::RunRecord two = finishedRun("two-" + std::to_string(repeat), 256);
+        one.config.devices = {"cpu:0"};
+        two.config.devices = {"cpu:0", "cpu:1"};
+        one.comparison_group = two.comparison_group = "compare-repeated";
+        model_->upsert(one);
+        model_->upsert(two);
+    }
+    // A comparison run once keeps its plain labels.
+    dp::RunRecord single = finishedRun("single", 256);
+    single.comparison_group = "compare-once";
+    model_->upsert(single);
+
+    QSet<QString> labels;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        for (const std::string prefix : {"one-", "two-"}) {
+            const int row = model_->rowOf(prefix + std::to_string(repeat));
+            const QString label = model_->displayLabel(row);
+            QVERIFY2(label.endsWith(QStringLiteral(" · repeat %1").arg(repeat + 1)), qPrintable(label));
+            QCOMPARE(model_->index(row, RunsTableModel::RunColumn).data().toString(), label);
+            QCOMPARE(QString::fromStdString(model_->labelledRecord(row).label()), label);
+            labels.insert(label);
+        }
+    }
+    QCOMPARE(labels.size(), 6);  // no two read the same
+    const int singleRow = model_->rowOf("single");
+    QVERIFY(!model_->displayLabel(singleRow).contains(QStringLiteral("repeat")));
+
+    std::vector<dp::RunRecord> records;
+    for (int row = 0; row < model_->rowCount(); ++row)
+        records.push_back(model_->record(row));
+    std::vector<const dp::RunRecord*> pointers;
+    for (const dp::RunRecord& record : records)
+        pointers.push_back(&record);
+    const auto repeatOf = [&](const std::string& id) {
+        return comparisonRepeat(records[std::size_t(model_->rowOf(id))], pointers);
+    };
+    QCOMPARE(repeatOf("one-1"), 2);
+    QCOMPARE(repeatOf("two-2"), 3);
+    QCOMPARE(repeatOf("single"), 0);  // a comparison run once
+    QCOMPARE(repeatOf("run-a"), 0);   // no comparison
 }
 
 QTEST_MAIN(TestRunsPanel)

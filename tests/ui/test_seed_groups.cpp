@@ -12,6 +12,7 @@
 #include "config/train_config.h"
 #include "epoch_metric_chart.h"
 #include "record/run_record.h"
+#include "run_legend.h"
 #include "runs_panel.h"
 #include "runs_table_model.h"
 #include "seed_group_charts.h"
@@ -52,6 +53,7 @@ private slots:
     void groupedTableShowsOneRowPerGroup();
     void bandSpansTheLowestToTheHighestRun();
     void groupingDrawsTheBandInPlaceOfTheRuns();
+    void legendHidesRunsThroughRedraws();
 };
 
 void TestSeedGroups::onlyTheSeedMayDiffer()
@@ -173,6 +175,74 @@ void TestSeedGroups::groupingDrawsTheBandInPlaceOfTheRuns()
     model.setGroupSeeds(false);
     QVERIFY(!accuracy->seedBandOf(key));
     QVERIFY(accuracy->lineOf("s1", 0)->isVisible());
+}
+
+// A run hidden from the legend stays hidden while the charts are drawn
+// again (an epoch arrives, another run is checked, grouping goes on or off):
+// a seed group hides with its first run, the colour it is drawn in.
+void TestSeedGroups::legendHidesRunsThroughRedraws()
+{
+    RunsTableModel model;
+    ChartBoard board;
+    board.resize(1000, 640);
+    board.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&board));
+    SeedGroupCharts groups(&model, &board);
+    const auto show = [&](const dp::RunRecord& record) {
+        model.upsert(record);
+        const int row = model.rowOf(record.id);
+        board.updateRun(model.labelledRecord(row), model.color(row));
+    };
+    for (const dp::RunRecord& record : {seededRun("s1", 1, 0.5, 0.70), seededRun("s2", 2, 0.4, 0.80),
+                                        seededRun("s3", 3, 0.6, 0.75), seededRun("other", 1, 0.5, 0.6, 2.0, 128)})
+        show(record);
+    auto* accuracy = board.findChild<EpochMetricChart*>(QStringLiteral("accuracyChart"));
+    auto* legend = board.findChild<RunLegend*>(QStringLiteral("runLegend"));
+    QVERIFY(accuracy && legend);
+    const QString group = SeedGroupCharts::groupKey("s1");
+    model.setGroupSeeds(true);
+    QVERIFY(accuracy->seedBandOf(group) && accuracy->seedBandOf(group)->isVisible());
+    QVERIFY(accuracy->lineOf(group.toStdString(), 0)->isVisible());
+
+    // A click on the group's first run and on a run of its own.
+    legend->toggleHidden(QStringLiteral("s1"));
+    legend->toggleHidden(QStringLiteral("other"));
+    const auto hiddenAsClicked = [&] {
+        QVERIFY(legend->isHidden(QStringLiteral("s1")) && legend->isHidden(QStringLiteral("other")));
+        QVERIFY(!accuracy->lineOf(group.toStdString(), 0)->isVisible());
+        QVERIFY(!accuracy->lineOf(group.toStdString(), 1)->isVisible());  // train acc
+        QVERIFY(!accuracy->seedBandOf(group)->isVisible());
+        QVERIFY(!accuracy->lineOf("other", 0)->isVisible());
+        QVERIFY(!accuracy->lineOf("s2", 0)->isVisible());  // the group stands for it
+    };
+    hiddenAsClicked();
+
+    // A new epoch of a member redraws the group.
+    dp::RunRecord s2 = seededRun("s2", 2, 0.4, 0.80);
+    s2.epochs.push_back({3, 0.5, 0.7, 0.85, 2.0});
+    show(s2);
+    QCOMPARE(accuracy->lineOf(group.toStdString(), 0)->count(), 3);
+    hiddenAsClicked();
+
+    // Another run checked redraws every group.
+    show(seededRun("s4", 4, 0.5, 0.65));
+    QCOMPARE(model.seedGroups().front().size(), std::size_t(4));
+    hiddenAsClicked();
+
+    // Ungrouped, the hidden run stays hidden and the others come back.
+    model.setGroupSeeds(false);
+    QVERIFY(!accuracy->seedBandOf(group));
+    QVERIFY(!accuracy->lineOf("s1", 0)->isVisible());
+    QVERIFY(!accuracy->lineOf("other", 0)->isVisible());
+    QVERIFY(accuracy->lineOf("s2", 0)->isVisible());
+
+    // Grouped again and shown again from the legend: the group is back.
+    model.setGroupSeeds(true);
+    QVERIFY(!accuracy->seedBandOf(group)->isVisible());
+    legend->toggleHidden(QStringLiteral("s1"));
+    QVERIFY(accuracy->lineOf(group.toStdString(), 0)->isVisible());
+    QVERIFY(accuracy->seedBandOf(group)->isVisible());
+    QVERIFY(!accuracy->lineOf("s1", 0)->isVisible());  // still in the group
 }
 
 QTEST_MAIN(TestSeedGroups)

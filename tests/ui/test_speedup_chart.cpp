@@ -46,6 +46,9 @@ private slots:
         const QLineSeries* ceiling = chart.lineOf(QStringLiteral("ceiling"));
         QVERIFY(ceiling);
         QCOMPARE(ceiling->points(), (QList<QPointF>{{1, 1}, {2, 2}, {4, 2}}));
+        QCOMPARE(ceiling->name(), QStringLiteral("ceiling of 2 cores"));  // a plural, not "core(s)"
+        chart.setMeasurements({{"run-1c", "LeNet · 2× cpu", Qt::blue, 2, 0.9, 0, 0, 1}});
+        QCOMPARE(chart.lineOf(QStringLiteral("ceiling"))->name(), QStringLiteral("ceiling of 1 core"));
         chart.setMeasurements({{"run-4", "LeNet · 4× cpu", Qt::blue, 4, 3.5, 0, 0, 0}});
         QVERIFY(!chart.lineOf(QStringLiteral("ceiling")));
     }

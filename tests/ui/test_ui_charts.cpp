@@ -1022,13 +1022,13 @@ void TestUiCharts::busyAndScalingAreSaidOnTheCard()
     std::vector<RunComparison> comparisons(2);
     comparisons[1].speedup = 1.9;
     comparisons[1].efficiency = 0.95;
-    comparisons[1].scaling = "weak";
+    comparisons[1].scaling = MeasuredScaling::weak;
     QString text = ComparisonSummaryCard::summaryText({one, two}, comparisons);
     QVERIFY2(text.contains("<b>1.90× faster</b> per epoch, 95% scaling efficiency (weak scaling: "
                            "batch and lr grew with the devices"),
              qPrintable(text));
     QVERIFY(!text.contains("busy"));
-    comparisons[1].scaling = "strong";
+    comparisons[1].scaling = MeasuredScaling::strong;
     two.busy = true;
     text = ComparisonSummaryCard::summaryText({one, two}, comparisons);
     QVERIFY(text.contains("(strong scaling: the same global batch)."));

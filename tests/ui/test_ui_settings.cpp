@@ -587,7 +587,7 @@ void TestUiSettings::countsAreProperPlurals()
     QCOMPARE(vocabulary::devices(2), QStringLiteral("2 devices"));
     QCOMPARE(vocabulary::epochs(8), QStringLiteral("8 epochs"));
     QCOMPARE(vocabulary::secondsPerEpoch(1.234), QStringLiteral("1.23 s/epoch"));
-    QCOMPARE(vocabulary::speedup(1.954), QStringLiteral("1.95x"));
+    QCOMPARE(vocabulary::speedup(1.954), QStringLiteral("1.95×"));
 }
 
 QTEST_MAIN(TestUiSettings)

@@ -96,9 +96,10 @@ ChartBoard::ChartBoard(QWidget* parent)
     loss_ = add(new LossChart, "lossChart", "training_loss");
     loss_->setSmoothingStrength(smoothingStrength_->value());
     auto* seconds = add(
-            new EpochMetricChart(tr("Seconds per epoch"),
-                                 {{tr("sec/epoch"), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
+            new EpochMetricChart(vocabulary::secondsPerEpochTitle(),
+                                 {{tr("time"), [](const dp::EpochMetrics& e) { return e.seconds; }}}),
             "secondsChart", "seconds_per_epoch");
+    seconds->setValueText(vocabulary::secondsPerEpoch);  // "time 5.12 s/epoch"
     seconds->setValuesAlwaysShown(0, 0);  // from 0: 5.1 -> 4.4 s is not a collapse
     epochCharts_.push_back(seconds);
     speedup_ = add(new SpeedupChart, "speedupChart", "speedup");

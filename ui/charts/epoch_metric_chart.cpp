@@ -2,6 +2,7 @@
 
 #include <QAreaSeries>
 #include <QLegendMarker>
+#include <QLineSeries>
 
 #include <cmath>
 #include <limits>
@@ -63,6 +64,10 @@ void EpochMetricChart::hideRun(const std::string& id)
 void EpochMetricChart::showSeedGroup(const QString& key, const QString& name,
                                      const std::vector<dp::RunRecord>& members, const QColor& color)
 {
+    if (members.empty()) {
+        hideSeedGroup(key);
+        return;
+    }
     std::vector<std::vector<dp::EpochMetrics>> epochs;
     for (const dp::RunRecord& member : members)
         epochs.push_back(member.epochs);
@@ -83,6 +88,21 @@ void EpochMetricChart::showSeedGroup(const QString& key, const QString& name,
                                measurements_.front().name);
     QLineSeries* highest = line(highestKey(key), tr("%1 (highest)").arg(name), edge, boundStyle,
                                 measurements_.front().name);
+    // Hidden or shown with its first member in the legend; the members'
+    // own lines give way to it (and come back with hideSeedGroup).
+    const QString firstMember = QString::fromStdString(members.front().id);
+    for (std::size_t i = 0; i < measurements_.size(); ++i)
+        setLineRun(lineKey(key, i), firstMember);
+    setLineRun(lowestKey(key), firstMember);
+    setLineRun(highestKey(key), firstMember);
+    restoreMemberLines(key);  // members that left the group since it was drawn
+    QStringList memberKeys;
+    for (const dp::RunRecord& member : members) {
+        memberKeys.append(QString::fromStdString(member.id));
+        for (std::size_t i = 0; i < measurements_.size(); ++i)
+            setLineVisible(lineKey(memberKeys.back(), i), false);
+    }
+    seedGroupMembers_[key] = memberKeys;
     if (!bands_.contains(key)) {
         auto* band = new QAreaSeries(highest, lowest);
         QColor fill = color;
@@ -94,8 +114,12 @@ void EpochMetricChart::showSeedGroup(const QString& key, const QString& name,
             band->attachAxis(axis);
         for (QLegendMarker* marker : chart()->legend()->markers(band))
             marker->setVisible(false);
+        // The band goes with its edges when the legend hides the group.
+        connect(highest, &QAbstractSeries::visibleChanged, band,
+                [band, highest] { band->setVisible(highest->isVisible()); });
         bands_.insert(key, band);
     }
+    bands_.value(key)->setVisible(highest->isVisible());
     plotSeedGroup(key);
     fitAxes();
 }
@@ -104,6 +128,7 @@ void EpochMetricChart::hideSeedGroup(const QString& key)
 {
     if (!seedGroups_.remove(key))
         return;
+    restoreMemberLines(key);
     if (QAreaSeries* band = bands_.take(key)) {
         chart()->removeSeries(band);
         delete band;
@@ -113,6 +138,13 @@ void EpochMetricChart::hideSeedGroup(const QString& key)
     removeLine(lowestKey(key));
     removeLine(highestKey(key));
     fitAxes();
+}
+
+void EpochMetricChart::restoreMemberLines(const QString& key)
+{
+    for (const QString& member : seedGroupMembers_.take(key))
+        for (std::size_t i = 0; i < measurements_.size(); ++i)
+            setLineVisible(lineKey(member, i), true);
 }
 
 // Per epoch, over the members that reached it: the median of each

@@ -35,7 +35,10 @@ public:
 
     // A seed group (runs differing only in their seed) keyed `key`: for each
     // measurement the members' median per epoch as one line in `color`, and
-    // for the first a translucent band from their lowest to highest value.
+    // for the first a translucent band from their lowest to highest value,
+    // drawn in place of the members' own lines. The group answers to its
+    // first member's legend entry (the run whose colour it takes): hidden
+    // there, the group is hidden, through every redraw.
     void showSeedGroup(const QString& key, const QString& name,
                        const std::vector<dp::RunRecord>& members, const QColor& color);
     void hideSeedGroup(const QString& key);
@@ -60,10 +63,13 @@ private:
     QString lineKey(const QString& runKey, std::size_t measurement) const;
     void plot(const QString& runKey);
     void plotSeedGroup(const QString& key);
+    // The group's members' own lines, drawn again.
+    void restoreMemberLines(const QString& key);
 
     std::vector<Measurement> measurements_;
     XAxisMode mode_ = XAxisMode::epochs;
     QHash<QString, std::vector<dp::EpochMetrics>> epochs_;
     QHash<QString, std::vector<std::vector<dp::EpochMetrics>>> seedGroups_;  // the members' epochs
     QHash<QString, QAreaSeries*> bands_;
+    QHash<QString, QStringList> seedGroupMembers_;  // run keys, whose lines the group replaces
 };

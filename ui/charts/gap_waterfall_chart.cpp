@@ -14,6 +14,7 @@
 #include "chart_axis.h"
 #include "engine_message.h"
 #include "run_palette.h"
+#include "vocabulary.h"
 
 namespace {
 
@@ -99,7 +100,7 @@ void GapWaterfallChart::setGap(const std::optional<dp::SpeedupGap>& gap, const Q
     color_ = color.isValid() ? color : runColor(1);
     if (gap) {
         bars_.push_back({Bar::Kind::ideal, tr("ideal"),
-                         tr("ideal: 1 device's sec/epoch / %1").arg(gap->devices), {}, 0,
+                         tr("ideal: 1 device's seconds per epoch / %1").arg(gap->devices), {}, 0,
                          gap->ideal, gap->ideal, 0});
         double reached = gap->ideal;
         for (const dp::GapPart& part : gap->parts) {
@@ -359,12 +360,14 @@ bool GapWaterfallChart::event(QEvent* event)
         }
         const Bar& bar = bars_[std::size_t(i)];
         const QString share = hasGapToSplit() ? tr(", %1 of the gap").arg(percentText(bar.share)) : QString();
+        // Three decimals: a part can be a few milliseconds per epoch.
+        QString seconds = QString::number(bar.seconds, 'f', 3);
+        seconds += QLatin1Char(' ');
+        seconds += vocabulary::secondsPerEpochUnit();
         QString tip = bar.kind == Bar::Kind::part
-            ? tr("<b>%1</b><br>%2 s per epoch%3<br>%4")
-                  .arg(bar.name.toHtmlEscaped())
-                  .arg(bar.seconds, 0, 'f', 3)
-                  .arg(share, bar.advice.toHtmlEscaped())
-            : tr("<b>%1</b><br>%2 s per epoch").arg(bar.name.toHtmlEscaped()).arg(bar.seconds, 0, 'f', 3);
+            ? tr("<b>%1</b><br>%2%3<br>%4").arg(bar.name.toHtmlEscaped(), seconds, share,
+                                               bar.advice.toHtmlEscaped())
+            : tr("<b>%1</b><br>%2").arg(bar.name.toHtmlEscaped(), seconds);
         QToolTip::showText(help->globalPos(), tip, this);
         return true;
     }

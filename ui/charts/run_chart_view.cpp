@@ -205,10 +205,10 @@ QLineSeries* RunChartView::line(const QString& key, const QString& runName, cons
     chart()->addSeries(series);
     series->attachAxis(xAxis_);
     series->attachAxis(yAxis_);
-    series->setVisible(!hiddenRuns_.contains(runKeyOf(key)));
-    const Line& made = *lines_.insert(
-            key, Line{series, {}, runName, valueName, lineColor, width, style.namedInExport, !style.faint});
-    applyHighlight(key, made);
+    const Line& made = *lines_.insert(key, Line{series, {}, runKeyOf(key), runName, valueName, lineColor,
+                                                width, style.namedInExport, !style.faint});
+    applyVisibility(made);
+    applyHighlight(made);
     updateLegend(false);
     return series;
 }
@@ -237,10 +237,26 @@ void RunChartView::plot(Line& line)
 
 void RunChartView::setLineVisible(const QString& key, bool visible)
 {
-    if (const auto it = lines_.constFind(key); it != lines_.cend()) {
-        it->series->setVisible(visible && !hiddenRuns_.contains(runKeyOf(key)));
+    if (const auto it = lines_.find(key); it != lines_.end()) {
+        it->shown = visible;
+        applyVisibility(*it);
         updateLegend(false);
     }
+}
+
+void RunChartView::setLineRun(const QString& key, const QString& runKey)
+{
+    if (const auto it = lines_.find(key); it != lines_.end()) {
+        it->runKey = runKey;
+        applyVisibility(*it);
+        applyHighlight(*it);
+        updateLegend(false);
+    }
+}
+
+void RunChartView::applyVisibility(const Line& line)
+{
+    line.series->setVisible(line.shown && !hiddenRuns_.contains(line.runKey));
 }
 
 void RunChartView::removeLine(const QString& key)
@@ -267,9 +283,9 @@ void RunChartView::setRunHidden(const QString& runKey, bool hidden)
         hiddenRuns_.insert(runKey);
     else
         hiddenRuns_.remove(runKey);
-    for (auto it = lines_.cbegin(); it != lines_.cend(); ++it) {
-        if (runKeyOf(it.key()) == runKey)
-            it->series->setVisible(!hidden);
+    for (const Line& line : std::as_const(lines_)) {
+        if (line.runKey == runKey)
+            applyVisibility(line);
     }
     readout_->hide();  // it may point at a hidden line
     updateLegend(false);
@@ -279,15 +295,15 @@ void RunChartView::setRunHidden(const QString& runKey, bool hidden)
 void RunChartView::setHighlightedRun(const QString& runKey)
 {
     highlightedRun_ = runKey;
-    for (auto it = lines_.cbegin(); it != lines_.cend(); ++it)
-        applyHighlight(it.key(), *it);
+    for (const Line& line : std::as_const(lines_))
+        applyHighlight(line);
 }
 
-void RunChartView::applyHighlight(const QString& lineKey, const Line& line)
+void RunChartView::applyHighlight(const Line& line)
 {
     QPen pen = line.series->pen();
     QColor color = line.color;
-    const bool own = runKeyOf(lineKey) == highlightedRun_;
+    const bool own = line.runKey == highlightedRun_;
     pen.setWidthF(!highlightedRun_.isEmpty() && own ? 2 * line.width : line.width);
     if (!highlightedRun_.isEmpty() && !own)
         color.setAlphaF(0.25f * color.alphaF());
@@ -553,7 +569,7 @@ std::vector<RunChartView::Reading> RunChartView::readingsAt(QPointF scenePos) co
 QString RunChartView::readoutValue(const Reading& reading) const
 {
     const QString valueName = reading.line->valueName.isEmpty() ? valueName_ : reading.line->valueName;
-    return valueName + QLatin1Char(' ') + number(reading.value.y());
+    return valueName + QLatin1Char(' ') + (valueText_ ? valueText_(reading.value.y()) : number(reading.value.y()));
 }
 
 QString RunChartView::readoutHeader(const std::vector<Reading>& readings, QPointF scenePos) const

@@ -56,6 +56,10 @@ public:
     void setLogScaleY(bool log);
     bool isLogScaleY() const;
 
+    // How the readout writes a value ("0.73×", "5.12 s/epoch" from
+    // vocabulary.h); a number of four digits unless set.
+    void setValueText(QString (*text)(double)) { valueText_ = text; }
+
     bool isZoomed() const { return zoomed_; }
     void resetZoom();
     // Shows x from `min` to `max` as if the user had zoomed there (another
@@ -63,8 +67,9 @@ public:
     void zoomX(double min, double max);
 
     // The board legend's choices, by run key (a line's key, or the part of
-    // it before '/': a run's second line): a hidden run's lines are not
-    // drawn, however its chart shows or hides them; while a run is
+    // it before '/': a run's second line; or the run setLineRun names): a
+    // hidden run's lines are not drawn, however its chart shows or hides them
+    // (setLineVisible), and stay hidden until shown here; while a run is
     // highlighted (not empty) its lines are drawn thicker and the others faded.
     void setRunHidden(const QString& runKey, bool hidden);
     void setHighlightedRun(const QString& runKey);
@@ -121,7 +126,11 @@ protected:
     bool hasLine(const QString& key) const { return lines_.contains(key); }
     // The line's data values (plotted as positions on the y scale).
     void setLinePoints(const QString& key, const QList<QPointF>& points);
+    // Whether the chart draws the line, when the legend has not hidden its run.
     void setLineVisible(const QString& key, bool visible);
+    // The run whose legend entry hides and highlights the line, where that is
+    // not the run its key names (a seed group's lines answer to a member).
+    void setLineRun(const QString& key, const QString& runKey);
     void removeLine(const QString& key);
     QStringList lineKeys() const { return lines_.keys(); }
     // What the line styles mean, above the plot: right of the title where
@@ -154,12 +163,14 @@ private:
     struct Line {
         QLineSeries* series = nullptr;
         QList<QPointF> values;  // as given, before the y scale
+        QString runKey;  // the legend's: runKeyOf(key) unless setLineRun
         QString runName;
         QString valueName;
         QColor color;  // faint lines' paler
         double width = 0;
         bool namedInExport = true;
         bool readOut = true;
+        bool shown = true;  // setLineVisible
     };
     struct Reading {
         const Line* line;
@@ -169,8 +180,10 @@ private:
 
     void plot(Line& line);
     static QString runKeyOf(const QString& lineKey);
+    // Drawn: shown by the chart and its run not hidden by the legend.
+    void applyVisibility(const Line& line);
     // The line's pen for the highlighted run: thicker if its own, faded if another's.
-    void applyHighlight(const QString& lineKey, const Line& line);
+    void applyHighlight(const Line& line);
     void applyFonts();
     // The x axis' title where the chart on screen is tall enough for it.
     void showXTitleIfRoom();
@@ -208,6 +221,7 @@ private:
     bool keyBesideTitle_ = true;  // else on a row of its own under it
     QHash<QString, Line> lines_;
     QString valueName_;
+    QString (*valueText_)(double) = nullptr;
     QString xReadoutFormat_;
     double fontScale_ = 1;
     QFont baseFont_;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "run_palette.h"
+#include "vocabulary.h"
 
 namespace {
 
@@ -22,6 +23,7 @@ SpeedupChart::SpeedupChart(QWidget* parent)
     : RunChartView(tr("Speedup over 1 device"), tr("speedup"), parent)
 {
     setXTitle(tr("devices"), tr("%1 devices"));
+    setValueText(vocabulary::speedup);  // "speedup 1.95×", as the table writes it
     setWholeNumberX(true);
     setYBounds(0, std::numeric_limits<double>::max());
     setMeasurements({});
@@ -101,7 +103,7 @@ void SpeedupChart::drawCeiling(int maxDevices)
     LineStyle ceilingStyle;
     ceilingStyle.pen = Qt::DotLine;
     ceilingStyle.namedInExport = false;  // the key names it
-    line(kCeilingKey, tr("ceiling of %n core(s)", nullptr, int(capped->ceiling)),
+    line(kCeilingKey, tr("ceiling of %1").arg(vocabulary::cores(int(capped->ceiling))),
          QColor(0x50, 0x50, 0x50), ceilingStyle);
     setLinePoints(kCeilingKey, {QPointF(1, 1), QPointF(capped->ceiling, capped->ceiling),
                                 QPointF(maxDevices, capped->ceiling)});

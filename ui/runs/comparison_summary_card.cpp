@@ -188,11 +188,11 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
                     .arg(devices)
                     .arg(speedup, 0, 'f', 2)
                     .arg(range)
-                    .arg(speedup * *c.efficiency / *c.speedup * 100, 0, 'f', 0);
-        text += c.scaling == "weak"
+                    .arg((c.repeatedEfficiency ? c.repeatedEfficiency->median : *c.efficiency) * 100, 0, 'f', 0);
+        text += c.scaling == MeasuredScaling::weak
                     ? tr(" (weak scaling: batch and lr grew with the devices, each device's share "
                          "unchanged).")
-                    : c.scaling == "strong" ? tr(" (strong scaling: the same global batch).")
+                    : c.scaling == MeasuredScaling::strong ? tr(" (strong scaling: the same global batch).")
                                             : QStringLiteral(".");
     }
     // A timing taken while other processes took cores says little.

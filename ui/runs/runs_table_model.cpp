@@ -10,6 +10,7 @@
 #include "run_palette.h"
 #include "run_swatch.h"
 #include "seed_groups.h"
+#include "vocabulary.h"
 
 #include "config/config_fields.h"
 
@@ -44,25 +45,30 @@ QString rangeText(double min, double max, int decimals)
 QString speedupText(const RunComparison& comparison)
 {
     QString text;
-    if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison.repeated)
-        text = QStringLiteral("%1×").arg(repeated->median, 0, 'f', 2)
-               + rangeText(repeated->min, repeated->max, 2);
-    else
-        text = QStringLiteral("%1×").arg(*comparison.speedup, 0, 'f', 2);
-    if (!comparison.scaling.empty())
-        text += QLatin1Char(' ') + QString::fromStdString(comparison.scaling);
+    if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison.repeated) {
+        text = vocabulary::speedup(repeated->median);
+        text += rangeText(repeated->min, repeated->max, 2);
+    } else {
+        text = vocabulary::speedup(*comparison.speedup);
+    }
+    if (comparison.scaling != MeasuredScaling::none) {
+        text += QLatin1Char(' ');
+        text += QString::fromLatin1(measuredScalingName(comparison.scaling));
+    }
     return text;
 }
 
-// "97% (94–101)": efficiency is speedup over the device ratio, so the
-// repeats' range scales the same way.
+QString percent(double fraction)
+{
+    return QStringLiteral("%1%").arg(fraction * 100, 0, 'f', 0);
+}
+
+// "97% (94–101)": a repeated comparison's median and range, else the run's own.
 QString efficiencyText(const RunComparison& comparison)
 {
-    const double perSpeedup = *comparison.efficiency / *comparison.speedup;
-    if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison.repeated)
-        return QStringLiteral("%1%").arg(repeated->median * perSpeedup * 100, 0, 'f', 0)
-               + rangeText(repeated->min * perSpeedup * 100, repeated->max * perSpeedup * 100, 0);
-    return QStringLiteral("%1%").arg(*comparison.efficiency * 100, 0, 'f', 0);
+    if (const std::optional<RepeatRange>& repeated = comparison.repeatedEfficiency)
+        return percent(repeated->median) + rangeText(repeated->min * 100, repeated->max * 100, 0);
+    return percent(*comparison.efficiency);
 }
 
 }  // namespace
@@ -90,7 +96,7 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         case DevicesColumn: return tr("Devices");
         case GlobalBatchColumn: return tr("Batch");
         case LearningRateColumn: return tr("LR");
-        case SecondsPerEpochColumn: return tr("Sec/epoch");
+        case SecondsPerEpochColumn: return vocabulary::secondsPerEpochUnit();
         case SpeedupColumn: return tr("Speedup");
         case EfficiencyColumn: return tr("Efficiency");
         case TestAccuracyColumn: return tr("Test acc");
@@ -188,17 +194,17 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             const std::optional<RunComparison>& comparison = comparisons_[std::size_t(index.row())];
             if (comparison && comparison->baseline) {
                 QString against = tr("against %1").arg(
-                    QString::fromStdString(rows_[*comparison->baseline].record.label()));
+                    displayLabel(int(*comparison->baseline)));
                 if (row.record.busy || rows_[*comparison->baseline].record.busy)
                     against += tr(" (measured while the machine was busy: other processes took "
                                   "cores, so the speedup is not trusted)");
                 if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison->repeated)
-                    against += tr("; the median and range of %1 repeats (this run: %2×)")
+                    against += tr("; the median and range of %1 repeats (this run: %2)")
                                    .arg(repeated->repeats)
-                                   .arg(*comparison->speedup, 0, 'f', 2);
-                if (comparison->scaling == "strong")
+                                   .arg(vocabulary::speedup(*comparison->speedup));
+                if (comparison->scaling == MeasuredScaling::strong)
                     return tr("Strong scaling (the same global batch), %1").arg(against);
-                if (comparison->scaling == "weak")
+                if (comparison->scaling == MeasuredScaling::weak)
                     return tr("Weak scaling (the batch grew with the devices), %1").arg(against);
                 return against;
             }
@@ -251,14 +257,14 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
     case EfficiencyColumn:
         return comparison && comparison->efficiency ? efficiencyText(*comparison) : dash();
     case TestAccuracyColumn:
-        return epochsDone == 0 ? dash() : QString::number(record.epochs.back().test_acc, 'f', 3);
+        return epochsDone == 0 ? dash() : vocabulary::accuracy(record.epochs.back().test_acc);
     case TimeToTargetColumn:
         return comparison && comparison->secondsToTarget
             ? tr("%1 s").arg(*comparison->secondsToTarget, 0, 'f', 1)
             : dash();
     case SpeedupToTargetColumn:
         return comparison && comparison->speedupToTarget
-            ? QStringLiteral("%1×").arg(*comparison->speedupToTarget, 0, 'f', 2)
+            ? vocabulary::speedup(*comparison->speedupToTarget)
             : dash();
     case StartedColumn:
         return startedText(record, row.past);
@@ -290,8 +296,8 @@ QVariant RunsTableModel::number(int rowIndex, int column) const
             return comparison->repeated->median;
         return comparison ? optionalNumber(comparison->speedup) : QVariant();
     case EfficiencyColumn:
-        if (comparison && comparison->repeated && comparison->speedup && comparison->efficiency)
-            return comparison->repeated->median * *comparison->efficiency / *comparison->speedup;
+        if (comparison && comparison->repeatedEfficiency)
+            return comparison->repeatedEfficiency->median;
         return comparison ? optionalNumber(comparison->efficiency) : QVariant();
     case TestAccuracyColumn:
         return record.epochs.empty() ? QVariant() : QVariant(record.epochs.back().test_acc);
@@ -350,6 +356,14 @@ QString RunsTableModel::displayLabel(int row) const
             shown += QStringLiteral(" · %1 %2").arg(QString::fromLatin1(field.label),
                                                    QString::fromStdString(mine));
     }
+    // The runs of a repeated comparison share every setting: only the
+    // repeat tells them apart.
+    std::vector<const dp::RunRecord*> group;
+    for (const Row& other : rows_)
+        if (!record.comparison_group.empty() && other.record.comparison_group == record.comparison_group)
+            group.push_back(&other.record);
+    if (const int repeat = comparisonRepeat(record, group); repeat > 0)
+        shown += tr(" · repeat %1").arg(repeat);
     return shown;
 }
 
@@ -524,12 +538,11 @@ std::vector<std::vector<int>> RunsTableModel::seedGroups() const
 QVariant RunsTableModel::seedGroupText(const std::vector<int>& members, int column) const
 {
     std::vector<double> values;
-    const auto spreadText = [&values](int decimals, const QString& unit) -> QVariant {
+    const auto spreadText = [&values](int decimals, QString (*median)(double)) -> QVariant {
         const std::optional<Spread> spread = spreadOf(values);
         if (!spread)
             return dash();
-        return QString::number(spread->median, 'f', decimals) + unit
-               + rangeText(spread->min, spread->max, decimals);
+        return median(spread->median) + rangeText(spread->min, spread->max, decimals);
     };
     switch (column) {
     case RunColumn:
@@ -540,17 +553,17 @@ QVariant RunsTableModel::seedGroupText(const std::vector<int>& members, int colu
         for (int member : members)
             if (const QVariant seconds = number(member, column); seconds.isValid())
                 values.push_back(seconds.toDouble());
-        return spreadText(2, {});
+        return spreadText(2, [](double seconds) { return QString::number(seconds, 'f', 2); });
     case SpeedupColumn:
         for (int member : members)
             if (const auto& comparison = comparisons_[std::size_t(member)]; comparison && comparison->speedup)
                 values.push_back(*comparison->speedup);
-        return spreadText(2, QStringLiteral("×"));
+        return spreadText(2, vocabulary::speedup);
     case TestAccuracyColumn:
         for (int member : members)
             if (const dp::RunRecord& record = rows_[std::size_t(member)].record; !record.epochs.empty())
                 values.push_back(record.epochs.back().test_acc);
-        return spreadText(3, {});
+        return spreadText(3, vocabulary::accuracy);
     default:
         return {};
     }

@@ -10,7 +10,7 @@
 #include "record/run_record.h"
 
 // The runs of this session and of the history, one row each, oldest first:
-// devices, global batch, lr, sec/epoch, and for the runs checked in the
+// devices, global batch, lr, s/epoch, and for the runs checked in the
 // first column (the ones drawn on the charts) the comparison of
 // compareRuns(): speedup and scaling efficiency against a checked 1-device
 // run of the same workload (the user's choice, else compareRuns'), time to
@@ -57,7 +57,8 @@ public:
     // The row's name as the table and the charts show it: the user's name,
     // else the settings label followed by the settings in which it differs
     // from other rows with the same label ("LeNet · 1× cpu · b256 · lr 0.2 ·
-    // seed 3"), so two runs never read the same.
+    // seed 3"), and by its repeat in a repeated comparison ("· repeat 2"),
+    // so two runs never read the same.
     QString displayLabel(int row) const;
     // record(row) named by displayLabel(row), for views that name runs by RunRecord::label().
     dp::RunRecord labelledRecord(int row) const;
@@ -82,7 +83,7 @@ public:
 
     // Grouped, runs that differ only in their seed (seed_groups.h) are one
     // row: the first of them, reading the median and range of the group's
-    // sec/epoch, speedup and test accuracy; checking it checks them all.
+    // s/epoch, speedup and test accuracy; checking it checks them all.
     bool groupSeeds() const { return groupSeeds_; }
     void setGroupSeeds(bool grouped);
     // The rows of `row`'s seed group in table order, `row` among them; `row`

@@ -24,12 +24,10 @@ QString SeedGroupCharts::groupKey(const std::string& firstRunId)
 
 void SeedGroupCharts::undraw()
 {
+    // The members' lines come back; the legend's hidden runs stay hidden.
     for (const Drawn& drawn : drawn_) {
-        if (!drawn.chart)
-            continue;
-        drawn.chart->hideSeedGroup(drawn.groupKey);
-        for (const QString& member : drawn.memberKeys)
-            drawn.chart->setRunHidden(member, false);
+        if (drawn.chart)
+            drawn.chart->hideSeedGroup(drawn.groupKey);
     }
     drawn_.clear();
 }
@@ -45,23 +43,19 @@ void SeedGroupCharts::redraw()
                 continue;
             // The group's checked runs this chart draws (the drift chart only some).
             std::vector<dp::RunRecord> members;
-            Drawn drawn{chart, groupKey(runs_->record(group.front()).id), {}};
             for (int row : group) {
                 const dp::RunRecord& record = runs_->record(row);
-                if (runs_->isChecked(row) && chart->lineOf(record.id, 0)) {
+                if (runs_->isChecked(row) && chart->lineOf(record.id, 0))
                     members.push_back(record);
-                    drawn.memberKeys.push_back(QString::fromStdString(record.id));
-                }
             }
             if (members.size() < 2)
                 continue;
-            chart->showSeedGroup(drawn.groupKey,
+            const QString key = groupKey(runs_->record(group.front()).id);
+            chart->showSeedGroup(key,
                                  runs_->data(runs_->index(group.front(), RunsTableModel::RunColumn))
                                          .toString(),
                                  members, runs_->color(group.front()));
-            for (const QString& member : drawn.memberKeys)
-                chart->setRunHidden(member, true);
-            drawn_.push_back(std::move(drawn));
+            drawn_.push_back({chart, key});
         }
     }
 }

@@ -34,7 +34,6 @@ private:
     struct Drawn {
         QPointer<EpochMetricChart> chart;
         QString groupKey;
-        std::vector<QString> memberKeys;
     };
     std::vector<Drawn> drawn_;
 };

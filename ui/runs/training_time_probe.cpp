@@ -1,0 +1,198 @@
+#include "training_time_probe.h"
+
+#include <QElapsedTimer>
+#include <QStringList>
+#include <QThread>
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+#include <vector>
+
+#include "dataset_metadata.h"
+
+#include "train/trainer.h"
+
+// What a probe's thread hands back: the end of each epoch on its clock and
+// its training seconds (EpochMetrics::seconds).
+struct TrainingTimeProbe::Result : dp::TrainObserver {
+    std::atomic<bool> discarded{false};  // stopped: its timing says nothing
+    ImagesPerEpoch images;               // the probe's own
+    QElapsedTimer clock;
+    std::vector<double> epochEnds;
+    std::vector<double> trainSeconds;
+
+    void on_epoch(const dp::EpochMetrics& metrics) override
+    {
+        epochEnds.push_back(double(clock.nsecsElapsed()) * 1e-9);
+        trainSeconds.push_back(metrics.seconds);
+    }
+
+    // The second epoch: its training over the probe's training images; the
+    // rest of the time since the first ended (its evaluation mostly) over
+    // the test images.
+    std::optional<ProbeTiming> timing() const
+    {
+        if (discarded || epochEnds.size() < 2 || images.train <= 0 || images.test <= 0)
+            return std::nullopt;
+        const double train = trainSeconds[1];
+        const double rest = std::max(0.0, epochEnds[1] - epochEnds[0] - train);
+        return ProbeTiming{train / double(images.train), rest / double(images.test)};
+    }
+};
+
+namespace {
+
+// The run's settings on the first few batches of its data, writing nothing.
+dp::TrainConfig probeConfig(const dp::TrainConfig& config, ImagesPerEpoch& images)
+{
+    dp::TrainConfig probe = config;
+    probe.epochs = 2;
+    probe.warmup_epochs = 0;
+    probe.preview_samples = 0;
+    probe.retune = false;
+    probe.load_path.clear();
+    probe.save_path.clear();
+    probe.record_path.clear();
+    probe.trace_path.clear();
+    probe.snapshot_dir.clear();
+    probe.drift_from.clear();
+    const ImagesPerEpoch whole = imagesPerEpoch(config);
+    const std::int64_t batches = std::int64_t(TrainingTimeProbe::kProbeBatches) * config.batch_size;
+    const auto atMost = [](std::int64_t wanted, std::int64_t available) {
+        return available > 0 ? std::min(wanted, available) : wanted;
+    };
+    if (config.dataset == "random") {
+        probe.samples = int(atMost(batches, config.samples));
+        images = {probe.samples, probe.samples};
+    } else {
+        probe.limit_train = int(atMost(batches, whole.train));
+        probe.limit_test = int(atMost(config.batch_size, whole.test));
+        images = {probe.limit_train, probe.limit_test};
+    }
+    return probe;
+}
+
+}  // namespace
+
+ImagesPerEpoch imagesPerEpoch(const dp::TrainConfig& config)
+{
+    if (config.dataset == "random")
+        return {config.samples, config.samples};
+    const DatasetMetadata metadata = datasetMetadata(config.dataset);
+    const auto limited = [](int limit, int all) -> std::int64_t {
+        return limit > 0 && (all == 0 || limit < all) ? limit : all;
+    };
+    return {limited(config.limit_train, metadata.trainImages), limited(config.limit_test, metadata.testImages)};
+}
+
+double estimatedRunSeconds(const ProbeTiming& timing, const ImagesPerEpoch& images, int epochs)
+{
+    const double epoch = double(images.train) * timing.trainSecondsPerImage
+                         + double(images.test) * timing.testSecondsPerImage;
+    return epoch * std::max(0, epochs);
+}
+
+TrainingTimeProbe::TrainingTimeProbe(QObject* parent) : QObject(parent) {}
+
+TrainingTimeProbe::~TrainingTimeProbe()
+{
+    if (!thread_)
+        return;
+    stop();
+    thread_->wait();  // the probe must not outlive what it reports to
+    delete thread_;
+}
+
+QString TrainingTimeProbe::settingsKey(const dp::TrainConfig& config)
+{
+    dp::TrainConfig timed = config;
+    // What a step's time does not depend on.
+    timed.epochs = 1;
+    timed.seed = 0;
+    timed.lr = 0.1f;
+    timed.weight_decay = 0;
+    timed.warmup_epochs = 0;
+    timed.limit_train = 0;
+    timed.limit_test = 0;
+    QString key = QString::fromStdString(dp::shared_settings(timed));
+    key += QStringLiteral("data_dir=") + QString::fromStdString(config.data_dir);
+    QStringList devices;
+    for (const std::string& device : config.devices)
+        devices << QString::fromStdString(device);
+    key += QStringLiteral("\ndevices=") + devices.join(QLatin1Char(','));
+    return key;
+}
+
+std::optional<ProbeTiming> TrainingTimeProbe::timing(const dp::TrainConfig& config) const
+{
+    return timings_.value(settingsKey(config));
+}
+
+bool TrainingTimeProbe::isKnown(const dp::TrainConfig& config) const
+{
+    return timings_.contains(settingsKey(config));
+}
+
+std::optional<double> TrainingTimeProbe::estimatedSeconds(const dp::TrainConfig& config) const
+{
+    const std::optional<ProbeTiming> measured = timing(config);
+    const ImagesPerEpoch images = imagesPerEpoch(config);
+    if (!measured || images.train <= 0 || images.test <= 0)
+        return std::nullopt;
+    return estimatedRunSeconds(*measured, images, config.epochs);
+}
+
+void TrainingTimeProbe::measure(const dp::TrainConfig& config)
+{
+    const QString key = settingsKey(config);
+    if (timings_.contains(key))
+        return;
+    if (thread_) {
+        next_ = config;
+        if (key != runningKey_)
+            abandonRunning();
+        return;
+    }
+    next_.reset();
+    result_ = std::make_shared<Result>();
+    trainer_ = std::make_shared<dp::Trainer>(probeConfig(config, result_->images));
+    runningKey_ = key;
+    thread_ = QThread::create([trainer = trainer_, result = result_] {
+        result->clock.start();
+        trainer->run(*result);  // failures come to on_failed, which leaves no timing
+    });
+    connect(thread_, &QThread::finished, this, &TrainingTimeProbe::takeResult);
+    thread_->start(QThread::LowPriority);
+}
+
+void TrainingTimeProbe::stop()
+{
+    next_.reset();
+    abandonRunning();
+}
+
+void TrainingTimeProbe::abandonRunning()
+{
+    if (!thread_)
+        return;
+    result_->discarded = true;
+    trainer_->request_stop();
+}
+
+void TrainingTimeProbe::takeResult()
+{
+    const std::shared_ptr<Result> result = std::exchange(result_, nullptr);
+    thread_->deleteLater();
+    thread_ = nullptr;
+    trainer_.reset();
+    const QString key = std::exchange(runningKey_, QString());
+    if (!result->discarded) {
+        // A failed probe (no data yet, say) is remembered too: no estimate
+        // rather than a probe at every change.
+        timings_.insert(key, result->timing());
+        emit measured(key);
+    }
+    if (std::optional<dp::TrainConfig> next = std::exchange(next_, std::nullopt))
+        measure(*next);
+}
