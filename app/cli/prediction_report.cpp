@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include "cli/counted_noun.h"
 #include "config/slow_devices.h"
 #include "core/error.h"
-#include "cli/counted_noun.h"
 #include "core/format.h"
 #include "scaling/prediction_table.h"
 #include "scaling/scaling_probes.h"
