@@ -15,16 +15,24 @@ if(DP_BUILD_GUI)
   install(FILES ${PROJECT_SOURCE_DIR}/resources/metainfo/io.github.dpworkbench.DpWorkbench.metainfo.xml
           DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo)
 endif()
+# The CUDA module, which the programs load when a CUDA device is listed or
+# asked for, from lib/dp-workbench/ beside bin/ (engine/platform/cuda_module.h:
+# "lib", not the multiarch libdir); dp-gpu-selftest links it and finds it
+# there through its RUNPATH (app/CMakeLists.txt). The module finds CUDA's
+# libraries on LD_LIBRARY_PATH, then where the build found them.
 if(DP_HAVE_CUDA)
+  set_target_properties(dp_cuda PROPERTIES INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
+  install(TARGETS dp_cuda LIBRARY DESTINATION lib/dp-workbench)
   install(TARGETS dp-gpu-selftest RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
 # The .deb: its Depends from the libraries the programs link (dpkg-shlibdeps),
 # the data set recommended. CUDA's libraries under /usr/local/cuda belong to
-# no Debian package: shlibdeps is told to leave them to the machine. The
-# programs link them, so a CUDA build's package starts only where they are
-# installed (a GPU node): the package for a plain Debian machine is built
-# with -DDP_CUDA=OFF (issue 27 asks for one package that does both).
+# no Debian package: shlibdeps is told to leave them to the machine. Only the
+# CUDA module (and dp-gpu-selftest) link them, and the programs load the
+# module only when it can be loaded, so one package, built with CUDA or
+# without, installs and trains on a plain Debian machine and uses the GPUs
+# of a node that has CUDA's libraries.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME dp-workbench)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "devices/device.h"
+#include "platform/cuda_module.h"
 #include "scaling/comparison_report.h"
 #include "config/config_fields.h"
 #include "config/slow_devices.h"
@@ -33,6 +34,9 @@ namespace {
 int list_devices() {
     for (const auto& device : dp::available_devices())
         std::printf("%-8s %s\n", device.id.c_str(), device.description.c_str());
+    // Why there is no cuda: device, when the CUDA module could not be loaded.
+    if (const std::string cuda = dp::cuda_module_problem(); !cuda.empty())
+        std::printf("%s\n", cuda.c_str());
     return 0;
 }
 

@@ -3,36 +3,30 @@
 #include "backend/onednn/onednn_backend.h"
 #include "core/error.h"
 #include "core/setting_ref.h"
-#ifdef DP_HAVE_CUDA
-#include "backend/cuda/cuda_backend.h"
-#endif
+#include "platform/cuda_module.h"
 
 namespace dp {
 
 std::unique_ptr<Backend> make_backend(const DeviceInfo& device, Precision precision) {
     if (const std::string refusal = precision_refusal(device, precision); !refusal.empty())
         throw Error(refusal);
-#ifdef DP_HAVE_CUDA
     if (device.kind == DeviceKind::cuda) {
         CudaBackendOptions options = cuda_backend_options_from_environment();
         // --precision tf32 is DP_CUDA_TF32=1 for one run.
         options.allow_tf32 = options.allow_tf32 || precision == Precision::tf32;
         options.bf16 = precision == Precision::bf16;
-        return make_cuda_backend(device.cuda_ordinal, options);
+        return require_cuda_module().make_backend(device.cuda_ordinal, options);
     }
-#endif
-    if (device.kind != DeviceKind::cpu)
-        throw Error("device " + device.id + " needs the CUDA backend, which this build lacks");
     return std::make_unique<OneDnnBackend>(precision);
 }
 
 std::string backend_versions() {
     std::string text = OneDnnBackend::version();
-#ifdef DP_HAVE_CUDA
-    text += "; " + cuda_build_versions();
-#else
-    text += "; no CUDA backend (built without the CUDA toolkit)";
-#endif
+    text += "; ";
+    if (const CudaModule* cuda = cuda_module())
+        text += cuda->build_versions();
+    else
+        text += cuda_module_problem();
     return text;
 }
 

@@ -10,9 +10,7 @@
 #include "core/cpu_model.h"
 #include "core/error.h"
 #include "core/format.h"
-#ifdef DP_HAVE_CUDA
-#include "platform/cuda/cuda_devices.h"
-#endif
+#include "platform/cuda_module.h"
 
 namespace dp {
 
@@ -44,15 +42,15 @@ int cpu_device_count(int cores) {
 
 std::vector<DeviceInfo> gpu_devices() {
     std::vector<DeviceInfo> devices;
-#ifdef DP_HAVE_CUDA
-    for (const CudaDeviceProperties& gpu : cuda_devices())
+    const CudaModule* cuda = cuda_module();
+    if (!cuda) return devices;  // cuda_module_problem() says why
+    for (const CudaDeviceProperties& gpu : cuda->devices())
         devices.push_back({.id = "cuda:" + std::to_string(gpu.ordinal),
                            .description = cuda_device_description(gpu.name, gpu.memory_bytes,
                                                                   gpu.multiprocessors),
                            .cores = {},
                            .kind = DeviceKind::cuda,
                            .cuda_ordinal = gpu.ordinal});
-#endif
     return devices;
 }
 
@@ -63,17 +61,17 @@ std::vector<DeviceInfo> of_kind(const std::vector<DeviceInfo>& devices, DeviceKi
     return chosen;
 }
 
-#ifdef DP_HAVE_CUDA
-constexpr const char* kWhyNoGpu = ": no CUDA GPU or driver found";
-#else
-constexpr const char* kWhyNoGpu = ": this build has no CUDA backend, configure with -DDP_CUDA=ON";
-#endif
+// Why a cuda: device is not there: the CUDA module's problem, or no GPU.
+std::string why_no_gpu() {
+    const std::string problem = cuda_module_problem();
+    return problem.empty() ? "no CUDA GPU or driver found" : problem;
+}
 
 std::string unknown_device_message(const std::string& id, const std::vector<DeviceInfo>& all) {
     std::string known;
     for (const auto& d : all) known += (known.empty() ? "" : ", ") + d.id;
     const bool no_gpus = of_kind(all, DeviceKind::cuda).empty();
-    const std::string why = id.starts_with("cuda:") && no_gpus ? kWhyNoGpu : "";
+    const std::string why = id.starts_with("cuda:") && no_gpus ? ": " + why_no_gpu() : "";
     return "no device " + id + " on this machine" + why + " (available: " + known +
            "; see --list-devices)";
 }

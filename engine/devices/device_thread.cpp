@@ -9,10 +9,7 @@
 #include <atomic>
 #include <utility>
 
-#include "core/error.h"
-#ifdef DP_HAVE_CUDA
-#include "platform/cuda/cuda_devices.h"
-#endif
+#include "platform/cuda_module.h"
 
 namespace dp {
 namespace {
@@ -22,12 +19,8 @@ namespace {
 // its OpenMP team (oneDNN's threads) sized to them.
 void bind_to(const DeviceInfo& device) {
     if (device.kind == DeviceKind::cuda) {
-#ifdef DP_HAVE_CUDA
-        use_cuda_device(device.cuda_ordinal);
+        require_cuda_module().use_device(device.cuda_ordinal);
         return;
-#else
-        throw Error("device " + device.id + " needs the CUDA backend, which this build lacks");
-#endif
     }
     cpu_set_t set;
     CPU_ZERO(&set);

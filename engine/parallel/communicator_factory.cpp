@@ -5,10 +5,7 @@
 #include "parallel/collective_schedule.h"
 #include "parallel/overlapping_communicator.h"
 #include "parallel/thread_communicator.h"
-#ifdef DP_HAVE_CUDA
-#include "parallel/nccl_communicator.h"
-#include "parallel/replica_copy_communicator.h"
-#endif
+#include "platform/cuda_module.h"
 
 namespace dp {
 
@@ -33,7 +30,6 @@ std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceIn
                                                       double timeout_seconds) {
     CollectiveTimeout timeout{timeout_seconds, {}};
     for (const DeviceInfo& device : devices) timeout.rank_names.push_back(device.id);
-#ifdef DP_HAVE_CUDA
     // select_devices never mixes kinds, so the first device speaks for all.
     if (!devices.empty() && devices.front().kind == DeviceKind::cuda) {
         std::vector<int> ordinals;
@@ -41,13 +37,11 @@ std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceIn
         // Replicas on one GPU (select_devices allows no other sharing): NCCL
         // takes one rank per GPU, so device copies reduce among them.
         if (ordinals.size() > 1 && ordinals[0] == ordinals[1])
-            return std::make_unique<ReplicaCopyCommunicator>(ordinals[0], int(ordinals.size()),
-                                                             collective_strategy(strategy),
-                                                             std::move(timeout));
-        return std::make_unique<NcclCommunicator>(ordinals, collective_strategy(strategy),
-                                                  std::move(timeout));
+            return require_cuda_module().make_replica_copy_communicator(
+                ordinals[0], int(ordinals.size()), collective_strategy(strategy), std::move(timeout));
+        return require_cuda_module().make_nccl_communicator(ordinals, collective_strategy(strategy),
+                                                            std::move(timeout));
     }
-#endif
     auto threads = make_thread_communicator(strategy, int(devices.size()), std::move(timeout));
     if (devices.size() == 1) return threads;  // nothing to exchange, nothing to overlap
     return std::make_unique<OverlappingCommunicator>(std::move(threads));

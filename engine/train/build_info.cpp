@@ -1,13 +1,11 @@
 #include "train/build_info.h"
 
 #include "backend/backend_factory.h"
+#include "git_commit.h"  // DP_GIT_COMMIT, written at each build (engine/train/write_git_commit.cmake)
 
 // Set by engine/CMakeLists.txt when the build is configured.
 #ifndef DP_VERSION
 #define DP_VERSION "unknown"
-#endif
-#ifndef DP_GIT_COMMIT
-#define DP_GIT_COMMIT ""
 #endif
 
 namespace dp {

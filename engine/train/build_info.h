@@ -6,7 +6,7 @@ namespace dp {
 
 // What this build of the engine is, as both front ends show it (dp-train
 // --version, the workbench's Help > About): its version, the git commit it
-// was configured from, the backends built with their libraries' versions,
+// was built from, the backends built with their libraries' versions,
 // and whether multi-process runs (MPI) are.
 struct BuildInfo {
     std::string version;  // "1.2.0"

@@ -9,9 +9,7 @@
 #include "parallel/collective_timeout.h"
 #include "parallel/communicator_factory.h"
 #include "parallel/mpi_communicator.h"
-#ifdef DP_HAVE_CUDA
-#include "parallel/nccl_communicator.h"
-#endif
+#include "platform/cuda_module.h"
 
 namespace dp {
 namespace {
@@ -21,16 +19,12 @@ std::unique_ptr<Communicator> rank_communicator(const MpiSession& mpi, const Dev
                                                 CollectiveTimeout timeout) {
     if (device.kind != DeviceKind::cuda)
         return std::make_unique<MpiCommunicator>(std::move(timeout));
-#ifdef DP_HAVE_CUDA
+    const CudaModule& cuda = require_cuda_module();
     NcclUniqueId id{};
-    if (mpi.rank() == 0) id = nccl_unique_id();
+    if (mpi.rank() == 0) id = cuda.nccl_unique_id();
     mpi.broadcast_bytes(id.data(), id.size(), 0);
-    return std::make_unique<NcclCommunicator>(id, mpi.rank(), mpi.size(), device.cuda_ordinal,
-                                              collective_strategy(allreduce), std::move(timeout));
-#else
-    (void)mpi, (void)allreduce;
-    throw Error("GPU ranks need the CUDA build (configure with -DDP_CUDA=ON)");
-#endif
+    return cuda.make_nccl_rank_communicator(id, mpi.rank(), mpi.size(), device.cuda_ordinal,
+                                            collective_strategy(allreduce), std::move(timeout));
 }
 
 // How a timeout names each rank: "rank 2 (node2, cpu:0)", so that the rank

@@ -20,7 +20,8 @@ for site in "${VIRTUAL_ENV:-/nonexistent}"/lib/python3*/site-packages \
   cuda_dirs+=("$site"/nvidia/*/lib)
 done
 shopt -u nullglob
-search=$bundle/lib
+# lib/dp-workbench/: the CUDA module, which dp-gpu-selftest links.
+search=$bundle/lib:$bundle/lib/dp-workbench
 if [[ -n ${LD_LIBRARY_PATH:-} ]]; then search+=:$LD_LIBRARY_PATH; fi
 for dir in "${cuda_dirs[@]}"; do
   if [[ -d $dir ]]; then search+=:$dir; fi

@@ -138,8 +138,9 @@ namespace dp {
 
 std::string cuda_build_versions() {
     const auto dotted = [](int major, int minor, int patch) {
-        return std::to_string(major) + "." + std::to_string(minor) +
-               (patch >= 0 ? "." + std::to_string(patch) : std::string());
+        std::string text = std::to_string(major) + "." + std::to_string(minor);
+        if (patch >= 0) (text += ".") += std::to_string(patch);  // += : GCC 12's -Wrestrict
+        return text;
     };
     return "CUDA " + dotted(CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, -1) + ", cuDNN " +
            dotted(CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL) + ", NCCL " +
