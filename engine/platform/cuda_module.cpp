@@ -44,7 +44,19 @@ LoadedModule load_cuda_module() {
     void* handle = dlopen(kModuleName, RTLD_NOW | RTLD_NOLOAD);
     // Never closed: backends and communicators live until the process ends.
     if (!handle) handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) return {nullptr, cuda_load_problem(dlerror())};
+    if (!handle) {
+        std::string problem = cuda_load_problem(dlerror());
+        // A bundle that keeps every library in one folder on LD_LIBRARY_PATH
+        // (the GPU machine's check bundle, ../shared/gpu/make-bundle.sh) has no
+        // lib/dp-workbench: the loader's own search finds the module there.
+        if (!std::getenv("DP_CUDA_MODULE") && !std::filesystem::exists(path)) {
+            handle = dlopen(kModuleName, RTLD_NOW | RTLD_LOCAL);
+            // Found there but short of a CUDA library: that library is the problem.
+            if (const std::string search = handle ? "" : dlerror(); !handle && !search.starts_with(kModuleName))
+                problem = cuda_load_problem(search);
+        }
+        if (!handle) return {nullptr, problem};
+    }
     const auto entry = reinterpret_cast<CudaModuleEntry>(dlsym(handle, DP_CUDA_MODULE_ENTRY));
     if (!entry) return {nullptr, path + " is not a DP Workbench CUDA module (no " DP_CUDA_MODULE_ENTRY ")"};
     const CudaModule* module = entry();
