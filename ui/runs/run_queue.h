@@ -30,6 +30,8 @@ public:
     std::optional<QueuedRun> takeNext();
     void clear();
     bool isEmpty() const { return pending_.empty(); }
+    // The run waiting at `row`, 0 starting next.
+    const QueuedRun& at(int row) const { return pending_.at(std::size_t(row)); }
     // Whether a run of comparison `group` still waits.
     bool holdsGroup(const std::string& group) const;
 

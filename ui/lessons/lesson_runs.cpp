@@ -1,0 +1,71 @@
+#include "lesson_runs.h"
+
+#include <algorithm>
+
+#include "config/config_fields.h"
+#include "core/error.h"
+#include "core/setting_ref.h"
+
+namespace {
+
+void applySettings(const LessonSettings& settings, dp::TrainConfig& config)
+{
+    for (const auto& [name, text] : settings) {
+        try {
+            dp::set_field_text(dp::config_field(name), config, text);
+        } catch (const dp::Error& error) {
+            // set_field_text leaves naming the setting to its caller.
+            std::string message = dp::setting(name);
+            message += ": ";
+            message += error.what();
+            throw dp::SettingError(name, message);
+        }
+    }
+}
+
+// Drift is float rounding only at the same global batch and learning rate
+// (scaling/scaling_comparison.h): other runs do other maths.
+void measureDriftFromFirst(std::vector<dp::TrainConfig>& configs, const std::string& snapshotDir)
+{
+    if (snapshotDir.empty() || configs.empty() || configs.front().devices.size() != 1)
+        return;
+    const dp::TrainConfig& first = configs.front();
+    configs.front().snapshot_dir = snapshotDir;
+    for (std::size_t i = 1; i < configs.size(); ++i)
+        if (configs[i].batch_size == first.batch_size && configs[i].lr == first.lr
+            && configs[i].warmup_epochs == first.warmup_epochs)
+            configs[i].drift_from = snapshotDir;
+}
+
+}  // namespace
+
+std::vector<dp::TrainConfig> lessonConfigs(const Lesson& lesson, const std::vector<dp::DeviceInfo>& devices,
+                                           const std::string& dataDir, const std::string& snapshotDir)
+{
+    std::vector<dp::TrainConfig> configs;
+    for (const LessonRun& run : lesson.runs) {
+        if (run.devices > int(devices.size())) {
+            std::string message = "this lesson needs ";
+            message += std::to_string(run.devices);
+            message += " devices; this machine has ";
+            message += std::to_string(devices.size());
+            throw dp::Error(message);
+        }
+        dp::TrainConfig config;
+        config.data_dir = dataDir;
+        applySettings(lesson.settings, config);
+        applySettings(run.settings, config);
+        for (int i = 0; i < run.devices; ++i)
+            config.devices.push_back(devices[std::size_t(i)].id);
+        configs.push_back(std::move(config));
+    }
+    measureDriftFromFirst(configs, snapshotDir);
+    return configs;
+}
+
+bool comparesDeviceCounts(const Lesson& lesson)
+{
+    return !lesson.runs.empty() && lesson.runs.front().devices == 1
+        && std::any_of(lesson.runs.begin(), lesson.runs.end(),
+                       [](const LessonRun& run) { return run.devices > 1; });
+}
