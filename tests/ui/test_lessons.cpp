@@ -110,6 +110,7 @@ private slots:
     void everyLessonPassesTheSettingsPanelsChecks();
     void everyLessonTrainsOnAFewThousandImages();
     void theLessonsAreTheOnesAsked();
+    void runsAreNamedByWhatTheLabelLeavesOut();
     void aRunsSettingsGoOverTheLessons();
     void tooFewDevicesAreRefused();
     void theMenuListsEveryLesson();
@@ -220,12 +221,16 @@ void TestLessons::theLessonsAreTheOnesAsked()
     // The two 1 vs 2 lessons differ in the model only, so the model is what the class sees change.
     QCOMPARE(configsOf(*lenet)[0].batch_size, configsOf(*resnet)[0].batch_size);
 
+    // Each strategy against a 1-device run of its own.
     const std::vector<dp::TrainConfig> strategyRuns = configsOf(*strategies);
-    QCOMPARE(strategyRuns.size(), std::size_t(3));
+    QCOMPARE(strategyRuns.size(), std::size_t(4));
     QCOMPARE(strategyRuns[0].devices.size(), std::size_t(1));
     QCOMPARE(strategyRuns[1].allreduce, std::string("ring"));
-    QCOMPARE(strategyRuns[2].allreduce, std::string("dataparallel"));
-    QCOMPARE(strategyRuns[2].devices.size(), std::size_t(2));
+    QCOMPARE(strategyRuns[1].devices.size(), std::size_t(2));
+    QCOMPARE(strategyRuns[2].devices.size(), std::size_t(1));
+    QCOMPARE(strategyRuns[3].allreduce, std::string("dataparallel"));
+    QCOMPARE(strategyRuns[3].devices.size(), std::size_t(2));
+    QCOMPARE(lessonComparisons(*strategies), (std::vector<int>{0, 0, 1, 1}));
 
     const std::vector<dp::TrainConfig> batchRuns = configsOf(*batches);
     QCOMPARE(batchRuns.size(), std::size_t(3));
@@ -237,8 +242,26 @@ void TestLessons::theLessonsAreTheOnesAsked()
     QCOMPARE(batchRuns[1].warmup_epochs, 0.0);
     QVERIFY(batchRuns[2].warmup_epochs > 0);
 
-    QVERIFY(comparesDeviceCounts(*lenet) && comparesDeviceCounts(*strategies));
-    QVERIFY(!comparesDeviceCounts(*batches));
+    QCOMPARE(lessonComparisons(*lenet), (std::vector<int>{0, 0}));
+    QCOMPARE(lessonComparisons(*batches), (std::vector<int>{-1, -1, -1}));  // no 1-device run
+}
+
+// Runs the settings label cannot tell apart are named by their own settings.
+void TestLessons::runsAreNamedByWhatTheLabelLeavesOut()
+{
+    const Lesson& strategies = *findLesson("dataparallel-vs-ddp");
+    const std::vector<dp::TrainConfig> configs = configsOf(strategies);
+    QCOMPARE(lessonRunName(strategies.runs[0], configs[0]), std::string());
+    const std::string ring = lessonRunName(strategies.runs[1], configs[1]);
+    const std::string dataParallel = lessonRunName(strategies.runs[3], configs[3]);
+    QVERIFY2(ring.ends_with(" · all-reduce ring"), ring.c_str());
+    QVERIFY2(dataParallel.ends_with(" · all-reduce dataparallel"), dataParallel.c_str());
+    QVERIFY(dataParallel.starts_with("LeNet · 2× cpu"));
+
+    const Lesson& batches = *findLesson("batch-scaling");
+    const std::vector<dp::TrainConfig> batchRuns = configsOf(batches);
+    QCOMPARE(lessonRunName(batches.runs[1], batchRuns[1]), std::string());  // b and lr are in the label
+    QVERIFY(lessonRunName(batches.runs[2], batchRuns[2]).ends_with(" · warm-up epochs 1"));
 }
 
 void TestLessons::aRunsSettingsGoOverTheLessons()
@@ -329,13 +352,18 @@ void TestLessons::choosingALessonQueuesItsRuns()
         wanted.data_dir = queue->at(row).config.data_dir;  // the panel's Fashion-MNIST folder
         QVERIFY2(sameRun(queue->at(row).config, wanted), qPrintable(QStringLiteral("run %1").arg(row + 1)));
     }
-    // A lesson over device counts is one comparison, its 1-device run the
-    // baseline; the others are runs side by side.
-    const std::string group = queue->at(0).comparisonGroup;
-    for (int row = 0; row < queue->rowCount(); ++row)
-        QCOMPARE(queue->at(row).comparisonGroup, group);
-    QCOMPARE(!group.empty(), comparesDeviceCounts(lesson));
-    QCOMPARE(!queue->at(0).config.snapshot_dir.empty(), comparesDeviceCounts(lesson));
+    // Each comparison of the lesson one group, its 1-device run the
+    // baseline; runs of no comparison in none.
+    const std::vector<int> comparisons = lessonComparisons(lesson);
+    for (int row = 0; row < queue->rowCount(); ++row) {
+        const QueuedRun& run = queue->at(row);
+        QCOMPARE(run.comparisonGroup.empty(), comparisons[std::size_t(row)] < 0);
+        for (int other = 0; other < row; ++other)
+            QCOMPARE(run.comparisonGroup == queue->at(other).comparisonGroup,
+                     comparisons[std::size_t(row)] == comparisons[std::size_t(other)]);
+        QCOMPARE(run.name, lessonRunName(lesson.runs[std::size_t(row)], run.config));
+    }
+    QCOMPARE(!queue->at(0).config.snapshot_dir.empty(), comparisons.front() >= 0);
 
     // The sentence is shown above the charts, and the log says which lesson queued the runs.
     QVERIFY(banner->isVisibleTo(&window));

@@ -1,10 +1,11 @@
 #include "lesson_runs.h"
 
-#include <algorithm>
+#include <string_view>
 
 #include "config/config_fields.h"
 #include "core/error.h"
 #include "core/setting_ref.h"
+#include "record/run_record.h"
 
 namespace {
 
@@ -63,9 +64,35 @@ std::vector<dp::TrainConfig> lessonConfigs(const Lesson& lesson, const std::vect
     return configs;
 }
 
-bool comparesDeviceCounts(const Lesson& lesson)
+std::vector<int> lessonComparisons(const Lesson& lesson)
 {
-    return !lesson.runs.empty() && lesson.runs.front().devices == 1
-        && std::any_of(lesson.runs.begin(), lesson.runs.end(),
-                       [](const LessonRun& run) { return run.devices > 1; });
+    std::vector<int> comparisons;
+    int open = -1;
+    int opened = 0;
+    for (const LessonRun& run : lesson.runs) {
+        if (run.devices == 1)
+            open = opened++;
+        comparisons.push_back(open);
+    }
+    return comparisons;
+}
+
+std::string lessonRunName(const LessonRun& run, const dp::TrainConfig& config)
+{
+    dp::RunRecord record;
+    record.config = config;
+    std::string name = record.settings_label();
+    bool named = false;
+    for (const auto& [setting, text] : run.settings) {
+        const std::string_view field(setting);
+        if (field == "model" || field == "batch_size" || field == "lr" || field == "devices")
+            continue;  // in the label already
+        const dp::ConfigField& shown = dp::config_field(setting);
+        name += " · ";
+        name += shown.label;
+        name += ' ';
+        name += dp::field_text(shown, config);
+        named = true;
+    }
+    return named ? name : std::string();
 }

@@ -18,7 +18,13 @@
 std::vector<dp::TrainConfig> lessonConfigs(const Lesson& lesson, const std::vector<dp::DeviceInfo>& devices,
                                            const std::string& dataDir, const std::string& snapshotDir = {});
 
-// Whether `lesson` measures speedups: its first run is on 1 device and a
-// later one on more. Its runs are then one comparison (a speedup each, the
-// summary card at the end); the others are runs side by side.
-bool comparesDeviceCounts(const Lesson& lesson);
+// Which comparison each of `lesson`'s runs belongs to (a speedup each over
+// its 1-device run, the summary card at its end), -1 for none: a run on 1
+// device opens one, and the runs on more devices after it join it, so that
+// 1, N, 1, N' is two comparisons, never N and N' taken for repeats.
+std::vector<int> lessonComparisons(const Lesson& lesson);
+
+// The name a lesson's run is shown by where its own settings are not in
+// the settings label (dp::RunRecord::settings_label): that label, then each
+// such setting ("… · all-reduce dataparallel"); empty where the label says it all.
+std::string lessonRunName(const LessonRun& run, const dp::TrainConfig& config);

@@ -64,11 +64,21 @@ QString LessonStarter::start(const QString& name)
     shown.snapshot_dir.clear();
     shown.drift_from.clear();
     panel_->setConfig(shown);
-    const std::string group = comparesDeviceCounts(*lesson) ? dp::new_comparison_group() : std::string();
-    waiting_.insert(waiting_.end(), configs.begin(), configs.end());
-    for (const dp::TrainConfig& config : configs)
-        runs_->enqueue(config, group);
+    queue(*lesson, configs);
     return {};
+}
+
+void LessonStarter::queue(const Lesson& lesson, const std::vector<dp::TrainConfig>& configs)
+{
+    const std::vector<int> comparisons = lessonComparisons(lesson);
+    std::vector<std::string> groups;  // by comparison, numbered in run order from 0
+    for (const int comparison : comparisons)
+        if (comparison >= int(groups.size()))
+            groups.push_back(dp::new_comparison_group());
+    waiting_.insert(waiting_.end(), configs.begin(), configs.end());
+    for (std::size_t i = 0; i < configs.size(); ++i)
+        runs_->enqueue(configs[i], comparisons[i] < 0 ? std::string() : groups[std::size_t(comparisons[i])],
+                       lessonRunName(lesson.runs[i], configs[i]));
 }
 
 void LessonStarter::followRunStarted(const dp::RunRecord& record)

@@ -9,6 +9,7 @@
 #include "config/train_config.h"
 
 class LessonBanner;
+struct Lesson;
 class RunConfigPanel;
 class RunManager;
 
@@ -31,6 +32,8 @@ public:
     QString start(const QString& name);
 
 private:
+    // Queues `configs`, the runs of `lesson`: each comparison a group, each run named where its label cannot tell it.
+    void queue(const Lesson& lesson, const std::vector<dp::TrainConfig>& configs);
     // Keeps the banner for the lessons' runs, hides it for any other.
     void followRunStarted(const dp::RunRecord& record);
 

@@ -8,10 +8,12 @@
 
 #include "config/train_config.h"
 
-// A run waiting to start, with the comparison it belongs to (RunRecord::comparison_group).
+// A run waiting to start, with the comparison it belongs to (RunRecord::comparison_group)
+// and its name (RunRecord::name; empty: labelled by its settings).
 struct QueuedRun {
     dp::TrainConfig config;
     std::string comparisonGroup;
+    std::string name;
 };
 
 // The runs waiting for the one in progress, first to start first. Each row
