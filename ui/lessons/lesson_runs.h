@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "config/train_config.h"
-#include "devices/device.h"
+#include "config/device_choice.h"
 #include "lesson_table.h"
 
 // The settings of each of `lesson`'s runs, in order: dp::TrainConfig's

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "devices/device.h"
+#include "config/device_choice.h"
 #include "engine_message.h"
 #include "lesson_banner.h"
 #include "lesson_runs.h"
