@@ -14,8 +14,8 @@ const std::vector<Lesson>& lessons()
         {"lenet-1-vs-2", QT_TRANSLATE_NOOP("Lessons", "LeNet on 1 vs 2 devices: too small to gain"),
          QT_TRANSLATE_NOOP("Lessons",
                            "LeNet does little work per sample: at batch 4, splitting each step saves "
-                           "about what its all-reduce costs. Look for a speedup near 1× in the runs "
-                           "table, and the all-reduce on the Gap waterfall."),
+                           "no more than its all-reduce costs. Look for a speedup of 1× or less in the "
+                           "runs table, and the all-reduce on the Gap waterfall."),
          {{"model", "lenet"}, {"batch_size", "4"}, {"lr", "0.1"}, {"epochs", "4"},
           {"limit_train", "3000"}, {"limit_test", "1000"}},
          {{1, {}}, {2, {}}}},
