@@ -55,6 +55,9 @@
 #include "loss_chart.h"
 #include "prediction_strip.h"
 #include "help_menu.h"
+#include "lesson_banner.h"
+#include "lesson_starter.h"
+#include "lessons_menu.h"
 #include "run_config_panel.h"
 #include "run_export.h"
 #include "run_history.h"
@@ -315,6 +318,7 @@ void MainWindow::buildViewTabs()
     cardAndChartsLayout->setContentsMargins(0, 0, 0, 0);
     cardAndChartsLayout->setSpacing(2);
     cardAndChartsLayout->addWidget(presenterHints_);
+    cardAndChartsLayout->addWidget(lessonBanner_);
     cardAndChartsLayout->addWidget(summaryCard_);
     cardAndChartsLayout->addWidget(charts_, 1);
     auto* chartsScroll = new QScrollArea;
@@ -476,6 +480,7 @@ void MainWindow::buildMenus()
     buildFileMenu();
     buildRunMenu();
     buildViewMenu();
+    buildLessonsMenu();
     addHelpMenu(this);
     buildChartSwitches();
 }
@@ -550,6 +555,15 @@ void MainWindow::buildViewMenu()
     QAction* resetZoomAction = viewMenu->addAction(tr("&Reset chart zoom"), QKeySequence(tr("Ctrl+0")),
                                                    charts_, &ChartBoard::resetZoom);
     resetZoomAction->setObjectName(QStringLiteral("resetZoomAction"));
+}
+
+void MainWindow::buildLessonsMenu()
+{
+    lessonBanner_ = new LessonBanner;
+    lessons_ = new LessonStarter(configPanel_, runs_.get(), lessonBanner_, this);
+    auto* lessonsMenu = new LessonsMenu(this);
+    menuBar()->addMenu(lessonsMenu);
+    connect(lessonsMenu, &LessonsMenu::lessonChosen, this, &MainWindow::startLesson);
 }
 
 void MainWindow::buildChartSwitches()
@@ -715,6 +729,16 @@ void MainWindow::startComparison()
     } catch (const dp::Error& error) {
         showStatus(tr("Cannot compare: %1").arg(engineMessage(error.what())), true);
     }
+}
+
+bool MainWindow::startLesson(const QString& name)
+{
+    if (const QString problem = lessons_->start(name); !problem.isEmpty()) {
+        showStatus(tr("Cannot start the lesson: %1").arg(problem), true);
+        return false;
+    }
+    appendLog(tr("— lesson: %1").arg(lessonBanner_->title()));
+    return true;
 }
 
 void MainWindow::stopRun()

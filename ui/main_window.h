@@ -13,6 +13,8 @@
 #include "x_axis_mode.h"
 
 class ComparisonSummaryCard;
+class LessonBanner;
+class LessonStarter;
 class ChartBoard;
 class ClassroomPage;
 class QAction;
@@ -79,6 +81,10 @@ public slots:
     void setPresenterMode(bool on);
     void setXAxisMode(XAxisMode mode);
     void showClusterCommand();
+    // Starts lesson `name` (ui/lessons/lesson_table.h): its settings in the
+    // panel, its runs queued, what to look for above the charts. False, with
+    // the reason in the status line, if it cannot.
+    bool startLesson(const QString& name);
 
 signals:
     // Emitted once the charts show the epoch's points.
@@ -99,6 +105,7 @@ private:
     void buildFileMenu();
     void buildRunMenu();
     void buildViewMenu();
+    void buildLessonsMenu();
     // The View actions a teacher flips most, as switches above the charts.
     void buildChartSwitches();
     // Opens the history database; a message saying why not if it cannot.
@@ -163,6 +170,8 @@ private:
     QScrollArea* configScroll_;
     ChartBoard* charts_;
     ComparisonSummaryCard* summaryCard_;  // above the charts when a comparison ends
+    LessonBanner* lessonBanner_ = nullptr;  // above the charts while a lesson's runs go
+    LessonStarter* lessons_ = nullptr;
     ClassroomPage* classroomPage_;
     ScalingPredictionPage* scalingPage_;
     QTabWidget* viewTabs_;

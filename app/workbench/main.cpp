@@ -205,6 +205,8 @@ void declareOptions(QCommandLineParser& parser)
     parser.addOptions({
         hidden({QStringLiteral("start"), QStringLiteral("Start a run at launch.")}),
         hidden({QStringLiteral("compare"), QStringLiteral("Start Compare 1 vs N at launch.")}),
+        hidden({QStringLiteral("lesson"), QStringLiteral("Start the lesson NAME at launch (the Lessons menu)."),
+                QStringLiteral("NAME")}),
         hidden({QStringLiteral("scale-lr"), QStringLiteral("Compare with batch and lr scaled by N.")}),
         hidden({QStringLiteral("presenter"), QStringLiteral("Open in presenter mode.")}),
         hidden({QStringLiteral("import"), QStringLiteral("Import a run record JSON at launch (repeatable)."),
@@ -220,7 +222,7 @@ void declareOptions(QCommandLineParser& parser)
         hidden({QStringLiteral("screenshot"), QStringLiteral("Save the window to PATH, then quit."),
                 QStringLiteral("PATH")}),
         hidden({QStringLiteral("screenshot-after-epochs"),
-                QStringLiteral("With --start: save once N epochs are plotted; 0: once all runs end."),
+                QStringLiteral("With --start, --compare or --lesson: save once N epochs are plotted; 0: once all runs end."),
                 QStringLiteral("N"), QStringLiteral("0")}),
     });
 }
@@ -313,7 +315,8 @@ std::optional<int> prepareWindow(MainWindow& window, const QCommandLineParser& p
 // or a comparison. The exit code to leave with, or none to show the window.
 std::optional<int> startAtLaunch(MainWindow& window, const QCommandLineParser& parser)
 {
-    const bool startsRuns = parser.isSet(QStringLiteral("start")) || parser.isSet(QStringLiteral("compare"));
+    const bool startsRuns = parser.isSet(QStringLiteral("start")) || parser.isSet(QStringLiteral("compare"))
+        || parser.isSet(QStringLiteral("lesson"));
     if (parser.isSet(QStringLiteral("screenshot"))) {
         const QString path = parser.value(QStringLiteral("screenshot"));
         // The output-path rule dp-train's outputs follow: never the history or the kernel cache.
@@ -329,7 +332,9 @@ std::optional<int> startAtLaunch(MainWindow& window, const QCommandLineParser& p
             QTimer::singleShot(parser.isSet(QStringLiteral("ring-step")) ? 2500 : 500, &window,
                                [&window, path] { saveAndQuit(window, path, 0); });
     }
-    if (parser.isSet(QStringLiteral("compare")))
+    if (parser.isSet(QStringLiteral("lesson")))
+        window.startLesson(parser.value(QStringLiteral("lesson")));
+    else if (parser.isSet(QStringLiteral("compare")))
         window.startComparison();
     else if (parser.isSet(QStringLiteral("start")))
         window.startRun();

@@ -34,9 +34,10 @@ RunManager::RunManager(RunHistory* history, QObject* parent)
         Qt::QueuedConnection);
 }
 
-void RunManager::enqueue(const dp::TrainConfig& config, const std::string& comparisonGroup)
+void RunManager::enqueue(const dp::TrainConfig& config, const std::string& comparisonGroup,
+                         const std::string& name)
 {
-    queue_.enqueue({config, comparisonGroup});
+    queue_.enqueue({config, comparisonGroup, name});
     if (!isRunning())
         startNext();
 }
@@ -60,6 +61,7 @@ void RunManager::startNext()
         record.config.trace_path = next->config.trace_path =
             traces_.filePath(QString::fromStdString(record.id) + QStringLiteral(".trace.json")).toStdString();
     record.comparison_group = next->comparisonGroup;
+    record.name = next->name;
     std::vector<std::unique_ptr<dp::RunRecordSink>> sinks;
     if (history_)
         // No retries at the run's end: the sink writes on the GUI thread,

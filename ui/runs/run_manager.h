@@ -36,8 +36,10 @@ public:
     void renameCurrent(const std::string& id, const std::string& name);
 
     // Starts `config` now when idle, else after the queued runs; runs given
-    // one `comparisonGroup` are each other's baseline.
-    void enqueue(const dp::TrainConfig& config, const std::string& comparisonGroup = {});
+    // one `comparisonGroup` are each other's baseline. A `name` labels the
+    // run as a rename would.
+    void enqueue(const dp::TrainConfig& config, const std::string& comparisonGroup = {},
+                 const std::string& name = {});
     // The run in progress stops after its batch in flight, keeping its
     // completed epochs; the queued runs are dropped.
     void stopAll();

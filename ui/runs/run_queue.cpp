@@ -13,9 +13,11 @@ QVariant RunQueue::data(const QModelIndex& index, int role) const
 {
     if (!index.isValid() || index.row() >= rowCount() || role != Qt::DisplayRole)
         return {};
-    const dp::TrainConfig& config = pending_[std::size_t(index.row())].config;
+    const QueuedRun& run = pending_[std::size_t(index.row())];
+    const dp::TrainConfig& config = run.config;
     dp::RunRecord preview;
     preview.config = config;
+    preview.name = run.name;
     return tr("%1. %2 · %3 epochs")
         .arg(index.row() + 1)
         .arg(QString::fromStdString(preview.label()))

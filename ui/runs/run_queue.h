@@ -8,10 +8,12 @@
 
 #include "config/train_config.h"
 
-// A run waiting to start, with the comparison it belongs to (RunRecord::comparison_group).
+// A run waiting to start, with the comparison it belongs to (RunRecord::comparison_group)
+// and its name (RunRecord::name; empty: labelled by its settings).
 struct QueuedRun {
     dp::TrainConfig config;
     std::string comparisonGroup;
+    std::string name;
 };
 
 // The runs waiting for the one in progress, first to start first. Each row
@@ -30,6 +32,8 @@ public:
     std::optional<QueuedRun> takeNext();
     void clear();
     bool isEmpty() const { return pending_.empty(); }
+    // The run waiting at `row`, 0 starting next.
+    const QueuedRun& at(int row) const { return pending_.at(std::size_t(row)); }
     // Whether a run of comparison `group` still waits.
     bool holdsGroup(const std::string& group) const;
 
