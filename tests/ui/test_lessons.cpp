@@ -240,6 +240,16 @@ void TestLessons::theLessonsAreTheOnesAsked()
     QCOMPARE(batchRuns[1].warmup_epochs, 0.0);
     QVERIFY(batchRuns[2].warmup_epochs > 0);
 
+    // The straggler: the same 1 vs 2 twice, the second with its device 1 slowed.
+    const Lesson* straggler = findLesson("straggler");
+    QVERIFY(straggler);
+    const std::vector<dp::TrainConfig> stragglerRuns = configsOf(*straggler);
+    QCOMPARE(stragglerRuns.size(), std::size_t(4));
+    QVERIFY(stragglerRuns[1].slow_devices.empty());
+    QVERIFY(stragglerRuns[2].slow_devices.empty());
+    QCOMPARE(stragglerRuns[3].slow_devices, (std::vector<std::string>{stragglerRuns[3].devices[1] + "=1.5"}));
+    QCOMPARE(lessonComparisons(*straggler), (std::vector<int>{0, 0, 1, 1}));
+
     QCOMPARE(lessonComparisons(*lenet), (std::vector<int>{0, 0}));
     QCOMPARE(lessonComparisons(*batches), (std::vector<int>{-1, -1, -1}));  // no 1-device run
 }

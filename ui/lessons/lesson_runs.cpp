@@ -4,6 +4,7 @@
 
 #include "config/config_fields.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "core/setting_ref.h"
 #include "record/run_record.h"
 
@@ -58,6 +59,8 @@ std::vector<dp::TrainConfig> lessonConfigs(const Lesson& lesson, const std::vect
         applySettings(run.settings, config);
         for (int i = 0; i < run.devices; ++i)
             config.devices.push_back(devices[std::size_t(i)].id);
+        if (run.secondDeviceSlowdown > 1 && run.devices >= 2)
+            config.slow_devices = {config.devices[1] + "=" + dp::format("%g", run.secondDeviceSlowdown)};
         configs.push_back(std::move(config));
     }
     measureDriftFromFirst(configs, snapshotDir);

@@ -8,6 +8,7 @@
 // a fresh start (kernels measured on the first run) on a 2-core laptop:
 // measured with dp-workbench --lesson under xvfb on a shared 2-core machine
 // (load 2-4), 50 s, 22 s, 57 s and 44 s in table order; 55-154 s at load 10-13.
+// The straggler lesson: see the note of the session that added it.
 const std::vector<Lesson>& lessons()
 {
     static const std::vector<Lesson> table{
@@ -48,9 +49,17 @@ const std::vector<Lesson>& lessons()
          {{2, {{"batch_size", "16"}, {"lr", "0.1"}}},
           {2, {{"batch_size", "64"}, {"lr", "0.4"}}},
           {2, {{"batch_size", "64"}, {"lr", "0.4"}, {"warmup_epochs", "1"}}}}},
-        // A straggler, once slow_device is a setting, is one more row:
-        // {"straggler", ..., {{"model", "lenet"}, ...},
-        //  {{1, {}}, {2, {}}, {2, {{"slow_device", "cpu:1=1.5"}}}}},
+        {"straggler", QT_TRANSLATE_NOOP("Lessons", "A straggler: one slow device holds up every step"),
+         QT_TRANSLATE_NOOP("Lessons",
+                           "The second run's device 1 computes 1.5× slower, as a busier or older GPU "
+                           "would; a synchronous step waits for it, so device 0 idles at every "
+                           "all-reduce. Look for the lower speedup in the runs table, \"waiting for "
+                           "the slowest device\" on the Gap waterfall and the wait in the Classroom's "
+                           "step timeline."),
+         {{"model", "resnet18-narrow"}, {"batch_size", "16"}, {"lr", "0.1"}, {"epochs", "3"},
+          {"limit_train", "1000"}, {"limit_test", "500"}},
+         // Each 2-device run against a 1-device run of its own, as above.
+         {{1, {}}, {2, {}}, {1, {}}, {2, {}, 1.5}}},
     };
     return table;
 }

@@ -15,6 +15,10 @@ using LessonSettings = std::vector<std::pair<const char*, const char*>>;
 struct LessonRun {
     int devices = 1;          // the first N of the machine's devices (dp::select_devices({}))
     LessonSettings settings;  // over the lesson's own
+    // Above 1: the run's second device computes this many times slower
+    // (TrainConfig::slow_devices), named here by position because device ids
+    // differ between machines (cpu:1, cuda:1).
+    double secondDeviceSlowdown = 1;
 };
 
 struct Lesson {
