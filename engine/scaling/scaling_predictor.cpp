@@ -66,23 +66,6 @@ struct StepParts {
     }
 };
 
-// DataParallel's step beyond its gradient all-reduce: device 0 alone
-// updates (the others wait, sharing no core's time), broadcasts the
-// parameters, and the outputs are gathered (naive's all-reduce) and their
-// gradients broadcast: two more collectives of a batch of outputs, whose
-// bytes are few enough to leave out. Only the gather follows compute on
-// every device, so only it pays the wake-up (LinkModel::wake); each
-// broadcast finds the other ranks already waiting for device 0.
-void add_dataparallel_phases(StepParts& parts, const WorkloadProfile& profile,
-                             const LinkModel& link, int devices) {
-    parts.update = profile.update_per_step;
-    const AllReduceTerms broadcast = broadcast_terms(link, devices);
-    const AllReduceTerms gather = all_reduce_terms(AllReduceAlgorithm::naive, link, devices);
-    parts.all_reduce += broadcast.latency_terms * link.alpha +
-                        broadcast.byte_terms * profile.gradient_bytes * link.beta;
-    parts.all_reduce += link.wake + (gather.latency_terms + broadcast.latency_terms) * link.alpha;
-}
-
 // One step of a `batch`-sample global batch on `devices` devices: data,
 // forward and backward until the all-reduce, then the update, each phase
 // ending when the last core is done (the all-reduce and the next step wait
@@ -104,12 +87,17 @@ StepParts step_parts(const WorkloadProfile& profile, const PredictionSettings& s
     parts.compute = per_sample > 0 ? until_all_reduce * profile.compute_per_sample / per_sample : 0;
     parts.data_and_host = until_all_reduce - parts.compute + profile.host_per_step;
     parts.update = sharing.finish_seconds(update);
+    if (settings.algorithm == AllReduceAlgorithm::dataparallel) {
+        // Device 0 alone updates (the others wait, sharing no core's time).
+        // A batch's outputs are few bytes beside the parameters: left out.
+        if (devices > 1) parts.update = profile.update_per_step;
+        parts.all_reduce = dataparallel_step_seconds(settings.link, devices, profile.gradient_bytes, 0);
+        return parts;
+    }
     const AllReduceTerms terms = all_reduce_terms(settings.algorithm, settings.link, devices);
     const double wake = devices > 1 ? settings.link.wake : 0;
     parts.all_reduce = profile.buckets * (wake + terms.latency_terms * settings.link.alpha) +
                        terms.byte_terms * profile.gradient_bytes * settings.link.beta;
-    if (settings.algorithm == AllReduceAlgorithm::dataparallel && devices > 1)
-        add_dataparallel_phases(parts, profile, settings.link, devices);
     return parts;
 }
 
@@ -217,6 +205,19 @@ double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, i
     if (devices <= 1) return 0;
     const AllReduceTerms terms = all_reduce_terms(algorithm, link, devices);
     return link.wake + terms.latency_terms * link.alpha + terms.byte_terms * bytes * link.beta;
+}
+
+double dataparallel_step_seconds(const LinkModel& link, int devices, double parameter_bytes,
+                                 double output_bytes) {
+    if (devices <= 1) return 0;
+    const AllReduceTerms broadcast = broadcast_terms(link, devices);
+    const auto broadcast_seconds = [&](double bytes) {
+        return broadcast.latency_terms * link.alpha + broadcast.byte_terms * bytes * link.beta;
+    };
+    return all_reduce_seconds(AllReduceAlgorithm::naive, link, devices, parameter_bytes) +
+           broadcast_seconds(parameter_bytes) +
+           all_reduce_seconds(AllReduceAlgorithm::naive, link, devices, output_bytes) +
+           broadcast_seconds(output_bytes);
 }
 
 LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int cores,

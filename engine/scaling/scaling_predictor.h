@@ -70,6 +70,14 @@ AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& l
 AllReduceTerms broadcast_terms(const LinkModel& link, int devices);
 double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
                           double bytes);
+// DataParallel's transfers in one step on `devices` over `link`: its
+// gradient sum (naive's all-reduce of `parameter_bytes`, one for all of
+// them), the parameter broadcast, the gather of a batch's `output_bytes` and
+// the broadcast of their gradients. Only the gather follows compute on every
+// device, so it alone pays the wake-up beside the gradient sum; each
+// broadcast finds the other ranks already waiting for device 0.
+double dataparallel_step_seconds(const LinkModel& link, int devices, double parameter_bytes,
+                                 double output_bytes);
 
 // This machine's threads as a link: alpha and beta of a probe's fit
 // t = fit_alpha + fit_beta * bytes at `devices` ranks
