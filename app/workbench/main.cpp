@@ -325,8 +325,8 @@ std::optional<int> startAtLaunch(MainWindow& window, const QCommandLineParser& p
         }
         if (startsRuns)
             captureDuringRuns(window, path, intValue(parser, QStringLiteral("screenshot-after-epochs"), 0));
-        else  // the ring all-reduce's clock waits for its probe of this machine's threads
-            QTimer::singleShot(parser.isSet(QStringLiteral("ring-step")) ? 2500 : 500, &window,
+        else  // the ring's clock waits for this machine's threads: 5 probes each of ring and naive
+            QTimer::singleShot(parser.isSet(QStringLiteral("ring-step")) ? 6000 : 500, &window,
                                [&window, path] { saveAndQuit(window, path, 0); });
     }
     if (parser.isSet(QStringLiteral("compare")))

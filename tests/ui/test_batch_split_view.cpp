@@ -75,9 +75,9 @@ private slots:
         const QColor gather = BatchSplitView::phaseColor(QStringLiteral("output gather"));
         const QColor broadcast = BatchSplitView::phaseColor(QStringLiteral("parameter broadcast"));
         QVERIFY(gather.isValid() && broadcast.isValid() && gather != broadcast);
-        for (const QString& other : {"forward", "backward", "all-reduce wait", "update"}) {
-            QVERIFY(BatchSplitView::phaseColor(other) != gather);
-            QVERIFY(BatchSplitView::phaseColor(other) != broadcast);
+        for (const char* other : {"forward", "backward", "all-reduce wait", "update"}) {
+            QVERIFY(BatchSplitView::phaseColor(QString::fromLatin1(other)) != gather);
+            QVERIFY(BatchSplitView::phaseColor(QString::fromLatin1(other)) != broadcast);
         }
 
         // In a device's row, where the step runs them: the gather between
