@@ -421,7 +421,7 @@ QString RingAllReduceView::trafficText() const
                 .arg(model_.steps())
                 .arg(RingAllReduceModel::kDataParallelSteps);
     text += tr("<tr><td>Per link per step</td><td>%1</td><td>device 0: %2<br>others: %3</td>"
-               "<td>device 0: %4 or %5<br>others: %3 or %6</td></tr>")
+               "<td>device 0: %4<br>(outputs: %5)<br>others: %3<br>(outputs: %6)</td></tr>")
                 .arg(bytesText(double(model_.chunkBytes(0))), bytesText(double(n - 1) * buffer),
                      bytesText(buffer), bytesText(parameters), bytesText(outputs),
                      bytesText(double(model_.outputBytes(1))));
@@ -468,6 +468,12 @@ std::optional<dp::LinkModel> RingAllReduceView::link(dp::AllReduceAlgorithm algo
 QString RingAllReduceView::linkName() const
 {
     return linkCombo_->currentText();
+}
+
+bool RingAllReduceView::awaitsMeasurement() const
+{
+    // Until the worker ends the text is not refreshed, though the cache may hold a link already.
+    return probeThread_ || (!link(dp::AllReduceAlgorithm::ring) && !probeErrors_.count(model_.devices()));
 }
 
 QString RingAllReduceView::missingTimeText() const

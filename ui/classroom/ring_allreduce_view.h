@@ -38,6 +38,9 @@ public:
     // What the step shown is, and what it costs.
     QString stepText() const;
     QString trafficText() const;
+    // Whether the step times wait for this machine's threads to be measured
+    // (their link chosen, neither measured nor failed yet).
+    bool awaitsMeasurement() const;
     // Where the step's moving chunks are, 0..1 of the way.
     double flightProgress() const { return flight_; }
 
