@@ -241,7 +241,7 @@ private slots:
         const QString total = QLocale().formattedDataSize(qint64(model.dataParallelTotalBytes()), 1,
                                                           QLocale::DataSizeSIFormat);
         QVERIFY2(view.trafficText().contains(total), qPrintable(view.trafficText()));
-        QVERIFY(view.trafficText().contains(QStringLiteral("a batch of 256 outputs")));
+        QVERIFY(view.trafficText().contains(QStringLiteral("the outputs of a batch of 256 samples")));
     }
 
     // The ring view and the Scaling tab share one measurement of this

@@ -439,8 +439,8 @@ QString RingAllReduceView::trafficText() const
                      time(dataParallel, dataParallel ? model_.dataParallelSeconds(*dataParallel) : 0));
     text += tr("Ring and naive move the same bytes; the ring spreads them over every link at once, "
                "naive sends %1 buffers through device 0's. DataParallel's step sends everything "
-               "through device 0's link: the parameters out, then a batch of %2 outputs in and "
-               "their gradients out, then the gradients in; device 0 then updates alone.")
+               "through device 0's link: the parameters out, the outputs of a batch of %2 samples "
+               "in and their gradients out, then the gradients in; device 0 then updates alone.")
                 .arg(2 * (n - 1))
                 .arg(globalBatch_);
     return text;
