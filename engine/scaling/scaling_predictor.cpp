@@ -340,10 +340,15 @@ CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
     std::vector<int> fitted;
     for (std::size_t i = 0; i < runs.size() && i < configs.size(); ++i) {
         const int devices = int(runs[i].step_totals.size());
-        if (devices < 2 || devices > cores || runs[i].steps == 0 || alone_per_sample <= 0) continue;
+        // More devices than cores fit only in whole turns (each core the same count).
+        const bool turns = devices > cores && devices % cores == 0;
+        if (devices < 2 || (devices > cores && !turns) || runs[i].steps == 0 || alone_per_sample <= 0)
+            continue;
         const double ratio = compute_per_sample(runs[i]) / alone_per_sample;
-        // ratio = 1 + (s - 1)(devices - 1)/(cores - 1), solved for s.
-        sum += 1 + (ratio - 1) * double(cores - 1) / double(devices - 1);
+        if (turns)  // every core busy with devices / cores devices in turns: ratio = s * turns
+            sum += ratio / double(devices / cores);
+        else  // ratio = 1 + (s - 1)(devices - 1)/(cores - 1), solved for s
+            sum += 1 + (ratio - 1) * double(cores - 1) / double(devices - 1);
         fitted.push_back(devices);
     }
     if (fitted.empty()) return sharing;

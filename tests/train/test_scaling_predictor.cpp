@@ -275,6 +275,27 @@ private slots:
         QVERIFY(dp::fit_core_sharing(2, {configs[0]}, {one}).source.empty());
     }
 
+    // dp-train --compare 1,4 on 2 cores: the 4-device run's devices take
+    // turns, 2 a core, so its compute per sample is 2 x busy_slowdown the
+    // 1-device run's. 3 devices on 2 cores share unevenly: not fitted.
+    void coreSharingIsFittedFromTurnsOnEveryCore() {
+        const dp::RunSummary one = one_device_run();
+        dp::RunSummary four = one;
+        dp::DeviceStepTiming quarter = one.step_totals.front();
+        quarter.shard = 250;
+        quarter.forward *= 0.25 * 2 * 1.3;  // per sample 2 turns x 1.3
+        quarter.backward *= 0.25 * 2 * 1.3;
+        four.step_totals = {quarter, quarter, quarter, quarter};
+        const std::vector<dp::TrainConfig> configs(2);
+        const dp::CoreSharing fitted = dp::fit_core_sharing(2, configs, {one, four});
+        QVERIFY2(std::abs(fitted.busy_slowdown - 1.3) < 1e-9, qPrintable(QString::number(fitted.busy_slowdown)));
+        QVERIFY2(fitted.source.find("4-device") != std::string::npos, fitted.source.c_str());
+        QVERIFY(std::abs(fitted.slowdown(4) - 2 * 1.3) < 1e-9);
+        dp::RunSummary three = four;
+        three.step_totals.pop_back();
+        QVERIFY(dp::fit_core_sharing(2, configs, {one, three}).source.empty());
+    }
+
     void bucketsFollowTheBucketPlan() {
         QCOMPARE(dp::bucket_count(516e3, 25), 1);
         QCOMPARE(dp::bucket_count(44.7e6, 25), 3);  // 1 MB, then 25 MB buckets
