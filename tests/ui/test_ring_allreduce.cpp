@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <QComboBox>
+#include <QLabel>
 
 #include <numeric>
 
@@ -10,6 +11,7 @@
 #include "models/model_registry.h"
 #include "record/run_record.h"
 #include "scaling/scaling_probes.h"
+#include "scaling_prediction_page.h"
 #include "ring_allreduce_model.h"
 #include "ring_allreduce_view.h"
 
@@ -42,6 +44,25 @@ void runStep(const RingAllReduceModel& model, int step, std::vector<std::vector<
             mine = model.isReduceScatter(step) ? mine + left[std::size_t(i)] : left[std::size_t(i)];
         }
     }
+}
+
+// A finished LeNet run on `devices` CPU devices: what the Scaling tab predicts from.
+dp::RunRecord lenetRecord(int devices)
+{
+    dp::RunRecord record;
+    record.id = "lenet-" + std::to_string(devices);
+    record.status = dp::RunStatus::finished;
+    record.config.model = "lenet";
+    record.config.batch_size = 256;
+    record.config.limit_train = 8192;
+    for (int device = 0; device < devices; ++device)
+        record.config.devices.push_back("cpu:" + std::to_string(device));
+    dp::EpochMetrics epoch;
+    epoch.epoch = 1;
+    epoch.seconds = 2.0 / devices;
+    record.epochs = {epoch, epoch};
+    record.epochs[1].epoch = 2;
+    return record;
 }
 
 }  // namespace
@@ -267,6 +288,18 @@ private slots:
         QCOMPARE(second.stepText(), first.stepText());  // the same link, at once
         QTest::qWait(50);
         QCOMPARE(dp::thread_link_cache().measurements_taken(), taken);
+
+        // The Scaling tab, predicting for 3 devices over this machine's
+        // threads, quotes the same measurement: it measures its cores only.
+        ScalingPredictionPage scaling;
+        scaling.resize(900, 600);
+        scaling.show();
+        scaling.setRuns({{lenetRecord(1), Qt::blue}, {lenetRecord(3), Qt::red}});
+        QTRY_VERIFY_WITH_TIMEOUT(!scaling.isMeasuring(), 60000);
+        QCOMPARE(dp::thread_link_cache().measurements_taken(), taken);
+        const std::string source = dp::thread_link_cache().find(dp::AllReduceAlgorithm::ring, 3)->link.source;
+        const QString details = scaling.findChild<QLabel*>(QStringLiteral("predictionAssumptions"))->text();
+        QVERIFY2(details.contains(QString::fromStdString(source).toHtmlEscaped()), qPrintable(details));
     }
 
     void viewPlaysOnItsOwn()
