@@ -51,6 +51,17 @@ double compute_per_sample(const RunSummary& run) {
     return devices ? sum / devices : 0;
 }
 
+// The same of `run`'s slowest device: devices taking turns on a core do not
+// overlap their work evenly (one may finish its forward before the other
+// starts), but the last of them ends when the core has done all of it.
+double slowest_compute_per_sample(const RunSummary& run) {
+    double slowest = 0;
+    for (const DeviceStepTiming& device : run.step_totals)
+        if (device.shard > 0)
+            slowest = std::max(slowest, (device.forward + device.backward) / double(device.shard));
+    return slowest;
+}
+
 struct StepParts {
     double compute = 0, all_reduce = 0, update = 0, data_and_host = 0;
     double total() const { return compute + all_reduce + update + data_and_host; }
@@ -344,11 +355,12 @@ CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
         const bool turns = devices > cores && devices % cores == 0;
         if (devices < 2 || (devices > cores && !turns) || runs[i].steps == 0 || alone_per_sample <= 0)
             continue;
-        const double ratio = compute_per_sample(runs[i]) / alone_per_sample;
-        if (turns)  // every core busy with devices / cores devices in turns: ratio = s * turns
-            sum += ratio / double(devices / cores);
-        else  // ratio = 1 + (s - 1)(devices - 1)/(cores - 1), solved for s
+        if (turns) {  // every core busy with devices / cores devices in turns: ratio = s * turns
+            sum += slowest_compute_per_sample(runs[i]) / alone_per_sample / double(devices / cores);
+        } else {  // ratio = 1 + (s - 1)(devices - 1)/(cores - 1), solved for s
+            const double ratio = compute_per_sample(runs[i]) / alone_per_sample;
             sum += 1 + (ratio - 1) * double(cores - 1) / double(devices - 1);
+        }
         fitted.push_back(devices);
     }
     if (fitted.empty()) return sharing;

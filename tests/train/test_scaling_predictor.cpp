@@ -276,16 +276,21 @@ private slots:
     }
 
     // dp-train --compare 1,4 on 2 cores: the 4-device run's devices take
-    // turns, 2 a core, so its compute per sample is 2 x busy_slowdown the
-    // 1-device run's. 3 devices on 2 cores share unevenly: not fitted.
+    // turns, 2 a core, so its last device per core computes 2 x
+    // busy_slowdown as long a sample as the 1-device run; the first of each
+    // pair, done before the other started, only busy_slowdown. 3 devices on
+    // 2 cores share unevenly: not fitted.
     void coreSharingIsFittedFromTurnsOnEveryCore() {
         const dp::RunSummary one = one_device_run();
         dp::RunSummary four = one;
-        dp::DeviceStepTiming quarter = one.step_totals.front();
-        quarter.shard = 250;
-        quarter.forward *= 0.25 * 2 * 1.3;  // per sample 2 turns x 1.3
-        quarter.backward *= 0.25 * 2 * 1.3;
-        four.step_totals = {quarter, quarter, quarter, quarter};
+        dp::DeviceStepTiming first = one.step_totals.front();
+        first.shard = 250;
+        first.forward *= 0.25 * 1.3;  // per sample 1.3x the 1-device run's
+        first.backward *= 0.25 * 1.3;
+        dp::DeviceStepTiming last = first;
+        last.forward *= 2;  // waited for its core's other device's turn
+        last.backward *= 2;
+        four.step_totals = {first, first, last, last};
         const std::vector<dp::TrainConfig> configs(2);
         const dp::CoreSharing fitted = dp::fit_core_sharing(2, configs, {one, four});
         QVERIFY2(std::abs(fitted.busy_slowdown - 1.3) < 1e-9, qPrintable(QString::number(fitted.busy_slowdown)));
