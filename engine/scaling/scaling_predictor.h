@@ -138,11 +138,12 @@ WorkloadProfile workload_profile_from_epochs(const TrainConfig& config, int devi
 // at most 1 MB, then full ones; parameters never split, so a lower bound).
 int bucket_count(double gradient_bytes, double bucket_mb);
 
-// busy_slowdown from runs on 1 and on 2..cores devices, or on a multiple of
-// the cores (each core runs its devices in turns, all busy): each run's
-// compute per sample per device over the 1-device run's (averaged). Empty
-// source when no run has such a count. A run's own evidence, where a probe of
-// the cores on a machine busy with other work reads several times too slow.
+// busy_slowdown from runs on 1 and on 2..cores devices: each run's compute
+// per sample per device over the 1-device run's (averaged). Without such a
+// run, from runs on a multiple of the cores (each core runs its devices in
+// turns, all busy), their slowest device's: a run's own evidence, where a
+// probe of the cores on a machine busy with other work read 6.96x. Empty
+// source when no run has such a count.
 CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
                              const std::vector<RunSummary>& runs);
 

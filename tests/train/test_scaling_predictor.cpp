@@ -299,6 +299,16 @@ private slots:
         dp::RunSummary three = four;
         three.step_totals.pop_back();
         QVERIFY(dp::fit_core_sharing(2, configs, {one, three}).source.empty());
+        // A run on 2 devices, each on its own core, is better evidence: the turns are left out.
+        dp::RunSummary two = one;
+        dp::DeviceStepTiming half = one.step_totals.front();
+        half.shard = 500;
+        half.forward *= 0.5 * 1.1;
+        half.backward *= 0.5 * 1.1;
+        two.step_totals = {half, half};
+        const dp::CoreSharing both = dp::fit_core_sharing(2, std::vector<dp::TrainConfig>(3), {one, two, four});
+        QVERIFY2(std::abs(both.busy_slowdown - 1.1) < 1e-9, qPrintable(QString::number(both.busy_slowdown)));
+        QVERIFY2(both.source.find("the 2-device run") != std::string::npos, both.source.c_str());
     }
 
     void bucketsFollowTheBucketPlan() {
