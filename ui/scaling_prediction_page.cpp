@@ -166,6 +166,10 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
         linkCombo_->addItem(QString::fromStdString(preset.name));
     algorithmCombo_->addItem(tr("ring"), int(dp::AllReduceAlgorithm::ring));
     algorithmCombo_->addItem(tr("naive"), int(dp::AllReduceAlgorithm::naive));
+    algorithmCombo_->addItem(tr("DataParallel"), int(dp::AllReduceAlgorithm::dataparallel));
+    algorithmCombo_->setToolTip(tr("ring: NCCL's; naive: everything through device 0; DataParallel: "
+                                   "nn.DataParallel's step, which also gathers the outputs to device 0, "
+                                   "updates there alone and broadcasts the parameters"));
     scalingCombo_->addItem(tr("strong: same global batch"), int(dp::Scaling::strong));
     scalingCombo_->addItem(tr("weak: same batch per device"), int(dp::Scaling::weak));
     linkCombo_->setToolTip(tr("The link between devices: this machine's threads are measured by "
@@ -248,23 +252,28 @@ ScalingPredictionPage::~ScalingPredictionPage()
     delete probe_;
 }
 
+std::optional<dp::ThreadLinkMeasurement> ScalingPredictionPage::threadLink(const LinkKey& threads)
+{
+    return dp::thread_link_cache().find(dp::AllReduceAlgorithm(threads.first), threads.second);
+}
+
 dp::LinkModel ScalingPredictionPage::chosenLink(const LinkKey& threads) const
 {
     if (linkCombo_->currentIndex() != kThreadsLink)
         return dp::link_presets().at(std::size_t(linkCombo_->currentIndex() - 1));
-    return threadLinks_.at(threads).link;
+    return threadLink(threads).value().link;
 }
 
 std::vector<dp::ThreadLinkProbe> ScalingPredictionPage::chosenLinkProbes(const LinkKey& threads) const
 {
     if (linkCombo_->currentIndex() != kThreadsLink)
         return {};
-    return threadLinks_.at(threads).probes;
+    return threadLink(threads).value().probes;
 }
 
 std::optional<QString> ScalingPredictionPage::missingMeasurement(const std::optional<LinkKey>& threads)
 {
-    const bool linkMissing = threads && !threadLinks_.contains(*threads);
+    const bool linkMissing = threads && !threadLink(*threads);
     if (sharing_ && !linkMissing)
         return std::nullopt;
     if (!probeError_.isEmpty())
@@ -286,9 +295,8 @@ void ScalingPredictionPage::startProbe(const std::optional<LinkKey>& threads)
         try {
             if (needsSharing)
                 result->sharing = dp::measure_core_sharing({}, {});
-            if (result->key)
-                result->link = dp::measure_thread_link_repeatedly(
-                        dp::AllReduceAlgorithm(result->key->first), result->key->second);
+            if (result->key)  // kept in the process's cache, which the Classroom's ring shares
+                dp::thread_link_cache().get(dp::AllReduceAlgorithm(result->key->first), result->key->second);
         } catch (...) {
             result->error = QString::fromStdString(dp::current_exception_message());
         }
@@ -306,8 +314,6 @@ void ScalingPredictionPage::takeProbeResult()
     probeError_ = result->error;
     if (result->error.isEmpty() && result->sharing)
         sharing_ = result->sharing;
-    if (result->error.isEmpty() && result->key)
-        threadLinks_[*result->key] = result->link;
     updatePrediction();
 }
 
@@ -393,7 +399,7 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
         line.append(QPointF(point.devices, point.speedup));
     chart_->setIdealName(idealName(settings.scaling));
     // The ideal's name says the scaling: the legend elides long entries.
-    chart_->setPrediction(line, tr("predicted (%1)").arg(QString::fromUtf8(dp::algorithm_name(settings.algorithm))));
+    chart_->setPrediction(line, tr("predicted (%1)").arg(algorithmCombo_->currentText()));
     // Measured speedups over the measured 1-device run, as the runs table
     // has them; over the predicted one only when no 1-device run is checked.
     const double oneDevice = baseDevices == 1 ? steadySecondsPerEpoch(record) : points.front().seconds_per_epoch;

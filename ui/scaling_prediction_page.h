@@ -4,7 +4,6 @@
 #include <QStringList>
 #include <QWidget>
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -20,9 +19,10 @@ class QLabel;
 class QThread;
 
 // The Scaling tab: what if the checked run ran on 1..64 devices. The user
-// picks a link (this machine's threads, measured by a short all-reduce probe
-// the first time the tab shows, or a preset: PCIe, NVLink, Ethernet), the
-// all-reduce (naive or ring) and strong or weak scaling; the chart draws the
+// picks a link (this machine's threads, measured by five short all-reduce
+// probes the first time the tab shows, once per process: the Classroom's ring
+// shares the measurement; or a preset: PCIe, NVLink, Ethernet), the
+// all-reduce (ring, naive or DataParallel's step) and strong or weak scaling; the chart draws the
 // predicted speedup with the checked runs of the same workload as markers
 // (each with the prediction's error there), the caption under it the
 // prediction's spread over the thread link's probes and the runs of the
@@ -59,8 +59,7 @@ private:
     // What a measurement on the worker thread found, or why it failed.
     struct ProbeResult {
         std::optional<dp::CoreSharing> sharing;
-        std::optional<LinkKey> key;
-        dp::ThreadLinkMeasurement link;
+        std::optional<LinkKey> key;  // the thread link measured into dp::thread_link_cache()
         QString error;
     };
 
@@ -93,6 +92,8 @@ private:
     void startProbe(const std::optional<LinkKey>& threads);
     // The worker's results, kept; then the prediction with them.
     void takeProbeResult();
+    // This machine's threads as a link, if measured (by this page or the Classroom's ring).
+    static std::optional<dp::ThreadLinkMeasurement> threadLink(const LinkKey& threads);
     // The link chosen: a preset, or this machine's threads as measured.
     dp::LinkModel chosenLink(const LinkKey& threads) const;
     // The probes behind the chosen link: none for a preset.
@@ -110,7 +111,6 @@ private:
     QLabel* details_;
     std::vector<std::pair<dp::RunRecord, QColor>> runs_;
     std::optional<dp::CoreSharing> sharing_;
-    std::map<LinkKey, dp::ThreadLinkMeasurement> threadLinks_;
     QString probeError_;  // why the last measurement failed (tried again for other runs)
     QThread* probe_ = nullptr;  // the measurement in flight, if any
     std::shared_ptr<ProbeResult> probeResult_;  // written by probe_ alone until it ends

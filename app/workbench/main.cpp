@@ -81,6 +81,21 @@ void saveAndQuit(MainWindow& window, const QString& path, int exitCode)
     QCoreApplication::exit(exitCode);
 }
 
+// Saves the window once the Classroom's ring all-reduce has timed its steps
+// on this machine's threads (a second or several on a busy machine), or
+// after 30 seconds without.
+void captureTimedRing(MainWindow& window, const QString& path, int waitedMs = 0)
+{
+    constexpr int kPollMs = 250;
+    const auto* ring = window.findChild<RingAllReduceView*>();
+    if (waitedMs >= 30000 || (waitedMs > 0 && !ring->awaitsMeasurement())) {
+        saveAndQuit(window, path, 0);
+        return;
+    }
+    QTimer::singleShot(kPollMs, &window,
+                       [&window, path, waitedMs] { captureTimedRing(window, path, waitedMs + kPollMs); });
+}
+
 // Saves the window once the charts hold `afterEpochs` points of a run, or,
 // with afterEpochs 0, once every queued run has ended. A run that fails, or
 // ends before the epoch, is captured as it ended (to show why), said in one
@@ -328,9 +343,10 @@ std::optional<int> startAtLaunch(MainWindow& window, const QCommandLineParser& p
         }
         if (startsRuns)
             captureDuringRuns(window, path, intValue(parser, QStringLiteral("screenshot-after-epochs"), 0));
-        else  // the ring all-reduce's clock waits for its probe of this machine's threads
-            QTimer::singleShot(parser.isSet(QStringLiteral("ring-step")) ? 2500 : 500, &window,
-                               [&window, path] { saveAndQuit(window, path, 0); });
+        else if (parser.isSet(QStringLiteral("ring-step")))
+            captureTimedRing(window, path);
+        else
+            QTimer::singleShot(500, &window, [&window, path] { saveAndQuit(window, path, 0); });
     }
     if (parser.isSet(QStringLiteral("lesson")))
         window.startLesson(parser.value(QStringLiteral("lesson")));

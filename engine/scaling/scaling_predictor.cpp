@@ -54,6 +54,17 @@ double compute_per_sample(const RunSummary& run) {
     return devices ? sum / devices : 0;
 }
 
+// The same of `run`'s slowest device: devices taking turns on a core do not
+// overlap their work evenly (one may finish its forward before the other
+// starts), but the last of them ends when the core has done all of it.
+double slowest_compute_per_sample(const RunSummary& run) {
+    double slowest = 0;
+    for (const DeviceStepTiming& device : run.step_totals)
+        if (device.shard > 0)
+            slowest = std::max(slowest, (device.forward + device.backward) / double(device.shard));
+    return slowest;
+}
+
 struct StepParts {
     double compute = 0, all_reduce = 0, update = 0, data_and_host = 0, straggler_wait = 0;
     double total() const { return compute + all_reduce + update + data_and_host + straggler_wait; }
@@ -70,23 +81,6 @@ struct StepParts {
                 straggler_wait * factor};
     }
 };
-
-// DataParallel's step beyond its gradient all-reduce: device 0 alone
-// updates (the others wait, sharing no core's time), broadcasts the
-// parameters, and the outputs are gathered (naive's all-reduce) and their
-// gradients broadcast: two more collectives of a batch of outputs, whose
-// bytes are few enough to leave out. Only the gather follows compute on
-// every device, so only it pays the wake-up (LinkModel::wake); each
-// broadcast finds the other ranks already waiting for device 0.
-void add_dataparallel_phases(StepParts& parts, const WorkloadProfile& profile,
-                             const LinkModel& link, int devices) {
-    parts.update = profile.update_per_step;
-    const AllReduceTerms broadcast = broadcast_terms(link, devices);
-    const AllReduceTerms gather = all_reduce_terms(AllReduceAlgorithm::naive, link, devices);
-    parts.all_reduce += broadcast.latency_terms * link.alpha +
-                        broadcast.byte_terms * profile.gradient_bytes * link.beta;
-    parts.all_reduce += link.wake + (gather.latency_terms + broadcast.latency_terms) * link.alpha;
-}
 
 // One step of a `batch`-sample global batch on `devices` devices: data,
 // forward and backward until the all-reduce, then the update, each phase
@@ -109,13 +103,18 @@ StepParts step_parts(const WorkloadProfile& profile, const PredictionSettings& s
     parts.compute = per_sample > 0 ? until_all_reduce * profile.compute_per_sample / per_sample : 0;
     parts.data_and_host = until_all_reduce - parts.compute + profile.host_per_step;
     parts.update = sharing.finish_seconds(update);
+    parts.straggler_wait = straggler_wait_seconds(profile.straggler, parts.compute, devices);
+    if (settings.algorithm == AllReduceAlgorithm::dataparallel) {
+        // Device 0 alone updates (the others wait, sharing no core's time).
+        // A batch's outputs are few bytes beside the parameters: left out.
+        if (devices > 1) parts.update = profile.update_per_step;
+        parts.all_reduce = dataparallel_step_seconds(settings.link, devices, profile.gradient_bytes, 0);
+        return parts;
+    }
     const AllReduceTerms terms = all_reduce_terms(settings.algorithm, settings.link, devices);
     const double wake = devices > 1 ? settings.link.wake : 0;
     parts.all_reduce = profile.buckets * (wake + terms.latency_terms * settings.link.alpha) +
                        terms.byte_terms * profile.gradient_bytes * settings.link.beta;
-    if (settings.algorithm == AllReduceAlgorithm::dataparallel && devices > 1)
-        add_dataparallel_phases(parts, profile, settings.link, devices);
-    parts.straggler_wait = straggler_wait_seconds(profile.straggler, parts.compute, devices);
     return parts;
 }
 
@@ -228,6 +227,19 @@ double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, i
     if (devices <= 1) return 0;
     const AllReduceTerms terms = all_reduce_terms(algorithm, link, devices);
     return link.wake + terms.latency_terms * link.alpha + terms.byte_terms * bytes * link.beta;
+}
+
+double dataparallel_step_seconds(const LinkModel& link, int devices, double parameter_bytes,
+                                 double output_bytes) {
+    if (devices <= 1) return 0;
+    const AllReduceTerms broadcast = broadcast_terms(link, devices);
+    const auto broadcast_seconds = [&](double bytes) {
+        return broadcast.latency_terms * link.alpha + broadcast.byte_terms * bytes * link.beta;
+    };
+    return all_reduce_seconds(AllReduceAlgorithm::naive, link, devices, parameter_bytes) +
+           broadcast_seconds(parameter_bytes) +
+           all_reduce_seconds(AllReduceAlgorithm::naive, link, devices, output_bytes) +
+           broadcast_seconds(output_bytes);
 }
 
 LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int cores,
@@ -356,15 +368,29 @@ CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
         if (run.step_totals.size() == 1 && run.steps > 0) alone = &run;
     if (!alone || cores < 2) return sharing;
     const double alone_per_sample = compute_per_sample(*alone);
+    if (alone_per_sample <= 0) return sharing;
+    // Runs on 2..cores devices, each on its own core; only without them runs
+    // taking turns on every core, whose devices' compute times read the turns
+    // unevenly (dp-train --compare 1,2,4 of LeNet: s 0.7 from 4 devices, 1.0 from 2).
     double sum = 0;
     std::vector<int> fitted;
-    for (std::size_t i = 0; i < runs.size() && i < configs.size(); ++i) {
-        const int devices = int(runs[i].step_totals.size());
-        if (devices < 2 || devices > cores || runs[i].steps == 0 || alone_per_sample <= 0) continue;
-        const double ratio = compute_per_sample(runs[i]) / alone_per_sample;
-        // ratio = 1 + (s - 1)(devices - 1)/(cores - 1), solved for s.
-        sum += 1 + (ratio - 1) * double(cores - 1) / double(devices - 1);
-        fitted.push_back(devices);
+    for (const bool turns : {false, true}) {
+        if (turns && !fitted.empty()) break;
+        for (std::size_t i = 0; i < runs.size() && i < configs.size(); ++i) {
+            const int devices = int(runs[i].step_totals.size());
+            if (devices < 2 || runs[i].steps == 0) continue;
+            if (turns && devices > cores && devices % cores == 0) {
+                // Every core busy with devices / cores devices in turns: ratio = s * turns.
+                sum += slowest_compute_per_sample(runs[i]) / alone_per_sample / double(devices / cores);
+            } else if (!turns && devices <= cores) {
+                // ratio = 1 + (s - 1)(devices - 1)/(cores - 1), solved for s.
+                const double ratio = compute_per_sample(runs[i]) / alone_per_sample;
+                sum += 1 + (ratio - 1) * double(cores - 1) / double(devices - 1);
+            } else {
+                continue;
+            }
+            fitted.push_back(devices);
+        }
     }
     if (fitted.empty()) return sharing;
     sharing.busy_slowdown = sum / double(fitted.size());

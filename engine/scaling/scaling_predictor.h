@@ -70,6 +70,14 @@ AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& l
 AllReduceTerms broadcast_terms(const LinkModel& link, int devices);
 double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
                           double bytes);
+// DataParallel's transfers in one step on `devices` over `link`: its
+// gradient sum (naive's all-reduce of `parameter_bytes`, one for all of
+// them), the parameter broadcast, the gather of a batch's `output_bytes` and
+// the broadcast of their gradients. Only the gather follows compute on every
+// device, so it alone pays the wake-up beside the gradient sum; each
+// broadcast finds the other ranks already waiting for device 0.
+double dataparallel_step_seconds(const LinkModel& link, int devices, double parameter_bytes,
+                                 double output_bytes);
 
 // This machine's threads as a link: alpha and beta of a probe's fit
 // t = fit_alpha + fit_beta * bytes at `devices` ranks
@@ -135,8 +143,11 @@ WorkloadProfile workload_profile_from_epochs(const TrainConfig& config, int devi
 int bucket_count(double gradient_bytes, double bucket_mb);
 
 // busy_slowdown from runs on 1 and on 2..cores devices: each run's compute
-// per sample per device over the 1-device run's (averaged). Empty source
-// when no run has 2..cores devices.
+// per sample per device over the 1-device run's (averaged). Without such a
+// run, from runs on a multiple of the cores (each core runs its devices in
+// turns, all busy), their slowest device's: a run's own evidence, where a
+// probe of the cores on a machine busy with other work read 6.96x. Empty
+// source when no run has such a count.
 CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
                              const std::vector<RunSummary>& runs);
 

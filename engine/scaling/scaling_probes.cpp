@@ -94,6 +94,48 @@ ThreadLinkMeasurement measure_thread_link_repeatedly(AllReduceAlgorithm algorith
     return measurement;
 }
 
+ThreadLinkCache::ThreadLinkCache(Measure measure) : measure_(std::move(measure)) {}
+
+ThreadLinkCache::Key ThreadLinkCache::key(AllReduceAlgorithm algorithm, int devices) {
+    // DataParallel sums its gradients with naive's all-reduce
+    // (parallel/communicator_factory.h): the same threads, the same link.
+    if (algorithm == AllReduceAlgorithm::dataparallel) algorithm = AllReduceAlgorithm::naive;
+    return {algorithm, devices};
+}
+
+ThreadLinkMeasurement ThreadLinkCache::get(AllReduceAlgorithm algorithm, int devices) {
+    const std::lock_guard measuring(measuring_);
+    if (auto found = find(algorithm, devices)) return *found;  // measured while this caller waited
+    {
+        const std::lock_guard lock(links_mutex_);
+        ++taken_;
+    }
+    const Key measured = key(algorithm, devices);
+    ThreadLinkMeasurement measurement = measure_(measured.first, measured.second);
+    const std::lock_guard lock(links_mutex_);
+    return links_.emplace(measured, std::move(measurement)).first->second;
+}
+
+std::optional<ThreadLinkMeasurement> ThreadLinkCache::find(AllReduceAlgorithm algorithm,
+                                                           int devices) const {
+    const std::lock_guard lock(links_mutex_);
+    const auto found = links_.find(key(algorithm, devices));
+    if (found == links_.end()) return std::nullopt;
+    return found->second;
+}
+
+int ThreadLinkCache::measurements_taken() const {
+    const std::lock_guard lock(links_mutex_);
+    return taken_;
+}
+
+ThreadLinkCache& thread_link_cache() {
+    static ThreadLinkCache cache([](AllReduceAlgorithm algorithm, int devices) {
+        return measure_thread_link_repeatedly(algorithm, devices, 5);
+    });
+    return cache;
+}
+
 CoreSharing measure_core_sharing(const std::vector<TrainConfig>& configs,
                                  const std::vector<RunSummary>& runs) {
     const int cores = int(usable_cores().size());

@@ -1,5 +1,10 @@
 #pragma once
 
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/machine_load.h"
@@ -44,6 +49,40 @@ struct ThreadLinkMeasurement {
 // all of them take a second or two.
 ThreadLinkMeasurement measure_thread_link_repeatedly(AllReduceAlgorithm algorithm, int devices,
                                                      int probes = 5);
+
+// This machine's thread links, each measured once per process on first use
+// and kept: the Classroom's ring all-reduce and the Scaling tab quote the
+// same link, not two probes that disagree on a shared machine. Measuring
+// takes a second or two, so callers ask from a worker thread; measurements
+// run one at a time (two at once would slow each other on the same cores).
+// A measurement that fails throws its dp::Error to the caller that asked
+// and is tried again on the next use.
+class ThreadLinkCache {
+public:
+    using Measure = std::function<ThreadLinkMeasurement(AllReduceAlgorithm, int devices)>;
+    explicit ThreadLinkCache(Measure measure);
+
+    // The link of `algorithm` on `devices` threads, measured now if it has
+    // not been; DataParallel's is naive's (its gradient sum).
+    ThreadLinkMeasurement get(AllReduceAlgorithm algorithm, int devices);
+    // The same if measured already; none otherwise. Never waits for a
+    // measurement in flight: the GUI thread may ask.
+    std::optional<ThreadLinkMeasurement> find(AllReduceAlgorithm algorithm, int devices) const;
+    // How many measurements have been taken, failed ones too.
+    int measurements_taken() const;
+
+private:
+    using Key = std::pair<AllReduceAlgorithm, int>;
+    static Key key(AllReduceAlgorithm algorithm, int devices);
+    Measure measure_;
+    std::mutex measuring_;           // held while a measurement runs
+    mutable std::mutex links_mutex_;  // guards links_ and taken_, held briefly
+    std::map<Key, ThreadLinkMeasurement> links_;
+    int taken_ = 0;
+};
+
+// The process's cache: measure_thread_link_repeatedly, 5 probes each.
+ThreadLinkCache& thread_link_cache();
 
 // How CPU devices share this machine's cores: busy_slowdown fitted from
 // `runs` when one ran on 1 device and another on 2..cores devices (the

@@ -6,7 +6,10 @@
 #include <QTest>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -67,6 +70,65 @@ private slots:
         const double mean = (measurement.probes[0].gigabytes_per_second()
                              + measurement.probes[1].gigabytes_per_second()) / 2;
         QVERIFY(qFuzzyCompare(measurement.median_gigabytes_per_second(), mean));
+    }
+
+    void theCacheMeasuresEachLinkOncePerProcess()
+    {
+        std::atomic<int> measured = 0;
+        dp::ThreadLinkCache cache([&](dp::AllReduceAlgorithm algorithm, int devices) {
+            ++measured;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            dp::ThreadLinkMeasurement measurement;
+            measurement.link.beta = 1e-9 * devices;
+            measurement.link.source = dp::algorithm_name(algorithm);
+            return measurement;
+        });
+        QVERIFY(!cache.find(dp::AllReduceAlgorithm::ring, 4));
+        // Two callers at once (the Classroom and the Scaling tab): one measurement.
+        dp::ThreadLinkMeasurement first, second;
+        std::thread other([&] { first = cache.get(dp::AllReduceAlgorithm::ring, 4); });
+        second = cache.get(dp::AllReduceAlgorithm::ring, 4);
+        other.join();
+        QCOMPARE(measured.load(), 1);
+        QCOMPARE(cache.measurements_taken(), 1);
+        QCOMPARE(first.link.beta, 4e-9);
+        QCOMPARE(second.link.beta, 4e-9);
+        QCOMPARE(cache.find(dp::AllReduceAlgorithm::ring, 4)->link.beta, 4e-9);
+        cache.get(dp::AllReduceAlgorithm::ring, 4);
+        QCOMPARE(measured.load(), 1);
+        // Another strategy or device count is another link.
+        QCOMPARE(cache.get(dp::AllReduceAlgorithm::naive, 4).link.source, std::string("naive"));
+        QCOMPARE(cache.get(dp::AllReduceAlgorithm::ring, 2).link.beta, 2e-9);
+        QCOMPARE(measured.load(), 3);
+        // DataParallel sums its gradients with naive's all-reduce: its link.
+        QCOMPARE(cache.get(dp::AllReduceAlgorithm::dataparallel, 4).link.source, std::string("naive"));
+        QCOMPARE(measured.load(), 3);
+    }
+
+    void theCacheReportsAFailureAndTriesAgain()
+    {
+        int calls = 0;
+        dp::ThreadLinkCache cache([&](dp::AllReduceAlgorithm, int) {
+            if (++calls == 1)
+                throw dp::Error("no threads today");
+            return dp::ThreadLinkMeasurement{};
+        });
+        try {
+            cache.get(dp::AllReduceAlgorithm::ring, 2);
+            QFAIL("the failure was swallowed");
+        } catch (const dp::Error& error) {
+            QCOMPARE(std::string(error.what()), std::string("no threads today"));
+        }
+        QVERIFY(!cache.find(dp::AllReduceAlgorithm::ring, 2));
+        cache.get(dp::AllReduceAlgorithm::ring, 2);
+        QCOMPARE(calls, 2);
+        QCOMPARE(cache.measurements_taken(), 2);
+        QVERIFY(cache.find(dp::AllReduceAlgorithm::ring, 2));
+    }
+
+    void theProcessHasOneCache()
+    {
+        QCOMPARE(&dp::thread_link_cache(), &dp::thread_link_cache());
     }
 
     void noProbesIsRefused()

@@ -276,6 +276,42 @@ private slots:
         QVERIFY(dp::fit_core_sharing(2, {configs[0]}, {one}).source.empty());
     }
 
+    // dp-train --compare 1,4 on 2 cores: the 4-device run's devices take
+    // turns, 2 a core, so its last device per core computes 2 x
+    // busy_slowdown as long a sample as the 1-device run; the first of each
+    // pair, done before the other started, only busy_slowdown. 3 devices on
+    // 2 cores share unevenly: not fitted.
+    void coreSharingIsFittedFromTurnsOnEveryCore() {
+        const dp::RunSummary one = one_device_run();
+        dp::RunSummary four = one;
+        dp::DeviceStepTiming first = one.step_totals.front();
+        first.shard = 250;
+        first.forward *= 0.25 * 1.3;  // per sample 1.3x the 1-device run's
+        first.backward *= 0.25 * 1.3;
+        dp::DeviceStepTiming last = first;
+        last.forward *= 2;  // waited for its core's other device's turn
+        last.backward *= 2;
+        four.step_totals = {first, first, last, last};
+        const std::vector<dp::TrainConfig> configs(2);
+        const dp::CoreSharing fitted = dp::fit_core_sharing(2, configs, {one, four});
+        QVERIFY2(std::abs(fitted.busy_slowdown - 1.3) < 1e-9, qPrintable(QString::number(fitted.busy_slowdown)));
+        QVERIFY2(fitted.source.find("4-device") != std::string::npos, fitted.source.c_str());
+        QVERIFY(std::abs(fitted.slowdown(4) - 2 * 1.3) < 1e-9);
+        dp::RunSummary three = four;
+        three.step_totals.pop_back();
+        QVERIFY(dp::fit_core_sharing(2, configs, {one, three}).source.empty());
+        // A run on 2 devices, each on its own core, is better evidence: the turns are left out.
+        dp::RunSummary two = one;
+        dp::DeviceStepTiming half = one.step_totals.front();
+        half.shard = 500;
+        half.forward *= 0.5 * 1.1;
+        half.backward *= 0.5 * 1.1;
+        two.step_totals = {half, half};
+        const dp::CoreSharing both = dp::fit_core_sharing(2, std::vector<dp::TrainConfig>(3), {one, two, four});
+        QVERIFY2(std::abs(both.busy_slowdown - 1.1) < 1e-9, qPrintable(QString::number(both.busy_slowdown)));
+        QVERIFY2(both.source.find("the 2-device run") != std::string::npos, both.source.c_str());
+    }
+
     void bucketsFollowTheBucketPlan() {
         QCOMPARE(dp::bucket_count(516e3, 25), 1);
         QCOMPARE(dp::bucket_count(44.7e6, 25), 3);  // 1 MB, then 25 MB buckets

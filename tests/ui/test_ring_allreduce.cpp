@@ -3,12 +3,15 @@
 #include <QtTest>
 
 #include <QComboBox>
+#include <QLabel>
 
 #include <numeric>
 
 #include "classroom_page.h"
 #include "models/model_registry.h"
 #include "record/run_record.h"
+#include "scaling/scaling_probes.h"
+#include "scaling_prediction_page.h"
 #include "ring_allreduce_model.h"
 #include "ring_allreduce_view.h"
 
@@ -41,6 +44,25 @@ void runStep(const RingAllReduceModel& model, int step, std::vector<std::vector<
             mine = model.isReduceScatter(step) ? mine + left[std::size_t(i)] : left[std::size_t(i)];
         }
     }
+}
+
+// A finished LeNet run on `devices` CPU devices: what the Scaling tab predicts from.
+dp::RunRecord lenetRecord(int devices)
+{
+    dp::RunRecord record;
+    record.id = "lenet-" + std::to_string(devices);
+    record.status = dp::RunStatus::finished;
+    record.config.model = "lenet";
+    record.config.batch_size = 256;
+    record.config.limit_train = 8192;
+    for (int device = 0; device < devices; ++device)
+        record.config.devices.push_back("cpu:" + std::to_string(device));
+    dp::EpochMetrics epoch;
+    epoch.epoch = 1;
+    epoch.seconds = 2.0 / devices;
+    record.epochs = {epoch, epoch};
+    record.epochs[1].epoch = 2;
+    return record;
 }
 
 }  // namespace
@@ -153,6 +175,35 @@ private slots:
                 > model.allReduceSeconds(dp::AllReduceAlgorithm::ring, link));
     }
 
+    // nn.DataParallel's step: the parameters out of device 0, the outputs
+    // in, their gradients out, the gradients in; all through device 0's link.
+    void dataParallelMovesParametersAndOutputsThroughDeviceZero()
+    {
+        // 1,600 floats of gradients; a batch of 30 over 4 devices: 8, 8, 8, 6 rows of 10 outputs.
+        const RingAllReduceModel model(4, {1000, 600}, 30, 10);
+        QCOMPARE(model.bufferBytes(), std::size_t(6400));
+        QCOMPARE(model.outputBytes(0), std::size_t(8 * 10 * 4));
+        QCOMPARE(model.outputBytes(3), std::size_t(6 * 10 * 4));
+        QCOMPARE(model.dataParallelDeviceZeroParameterBytes(), std::size_t(3 * 6400));
+        QCOMPARE(model.dataParallelDeviceZeroOutputBytes(), std::size_t(22 * 10 * 4));
+        QCOMPARE(model.dataParallelTotalBytes(), std::size_t(2 * 3 * 6400 + 2 * 22 * 40));
+        // The same gradient bytes as naive's all-reduce, and the outputs on top.
+        QCOMPARE(model.dataParallelTotalBytes() - model.naiveTotalBytes(), std::size_t(2 * 22 * 40));
+        QCOMPARE(RingAllReduceModel::kDataParallelSteps, 4);
+
+        // Timed as the scaling predictor costs it: more than naive's all-reduce alone.
+        dp::LinkModel link;
+        link.alpha = 1e-6;
+        link.beta = 1e-9;
+        QCOMPARE(model.dataParallelSeconds(link), dp::dataparallel_step_seconds(link, 4, 6400, 30 * 40));
+        // Naive's 2 x 3 transfers of the buffer and latencies, then a broadcast
+        // of the parameters (3 messages of 6400 bytes), a gather and a scatter of the outputs.
+        const double expected = (6 * 1e-6 + 6 * 6400 * 1e-9) + (3 * 1e-6 + 3 * 6400 * 1e-9)
+            + (6 * 1e-6 + 6 * 1200 * 1e-9) + (3 * 1e-6 + 3 * 1200 * 1e-9);
+        QVERIFY2(std::abs(model.dataParallelSeconds(link) - expected) < 1e-12,
+                 qPrintable(QString::number(model.dataParallelSeconds(link))));
+    }
+
     void bucketsComeFromTheModelsParameters()
     {
         for (const char* name : {"lenet", "resnet18-narrow"}) {
@@ -167,7 +218,7 @@ private slots:
     void viewStepsForwardAndBackAndNamesTheStep()
     {
         RingAllReduceView view;
-        view.setRun(QStringLiteral("lenet"), 25, 4);
+        view.setRun(QStringLiteral("lenet"), 25, 4, 64, 10);
         QCOMPARE(view.model().devices(), 4);
         QCOMPARE(view.step(), 0);
         QVERIFY(view.stepText().contains(QStringLiteral("Before step 1 of 6")));
@@ -198,6 +249,57 @@ private slots:
         QVERIFY2(view.stepText().contains(QStringLiteral(" on ") + preset), qPrintable(view.stepText()));
         QVERIFY(view.trafficText().contains(preset.toHtmlEscaped()));
         QVERIFY(view.trafficText().contains(QStringLiteral("Naive")));
+        QVERIFY(view.trafficText().contains(QStringLiteral("DataParallel")));
+    }
+
+    void viewComparesDataParallelsTrafficForTheRunsBatch()
+    {
+        RingAllReduceView view;
+        view.setRun(QStringLiteral("lenet"), 25, 2, 256, 10);
+        const RingAllReduceModel& model = view.model();
+        // 2 devices: device 0's link takes the other's 128 rows of outputs.
+        QCOMPARE(model.dataParallelDeviceZeroOutputBytes(), std::size_t(128 * 10 * 4));
+        const QString total = QLocale().formattedDataSize(qint64(model.dataParallelTotalBytes()), 1,
+                                                          QLocale::DataSizeSIFormat);
+        QVERIFY2(view.trafficText().contains(total), qPrintable(view.trafficText()));
+        QVERIFY(view.trafficText().contains(QStringLiteral("the outputs of a batch of 256 samples")));
+    }
+
+    // The ring view and the Scaling tab share one measurement of this
+    // machine's threads: a second view measures nothing, and both quote it.
+    void viewsShareOneMeasurementOfTheThreads()
+    {
+        RingAllReduceView first;
+        first.setRun(QStringLiteral("lenet"), 25, 3, 64, 10);
+        QVERIFY(!dp::thread_link_cache().find(dp::AllReduceAlgorithm::ring, 3));
+        first.show();
+        first.stepForward();
+        QVERIFY2(first.stepText().contains(QStringLiteral("measuring this machine's threads")),
+                 qPrintable(first.stepText()));
+        QTRY_VERIFY_WITH_TIMEOUT(dp::thread_link_cache().find(dp::AllReduceAlgorithm::naive, 3), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(first.stepText().contains(QStringLiteral(" on this machine")), 5000);
+        const int taken = dp::thread_link_cache().measurements_taken();
+        QCOMPARE(taken, 2);  // ring and naive (DataParallel's is naive's), once each
+
+        RingAllReduceView second;
+        second.setRun(QStringLiteral("lenet"), 25, 3, 64, 10);
+        second.show();
+        second.stepForward();
+        QCOMPARE(second.stepText(), first.stepText());  // the same link, at once
+        QTest::qWait(50);
+        QCOMPARE(dp::thread_link_cache().measurements_taken(), taken);
+
+        // The Scaling tab, predicting for 3 devices over this machine's
+        // threads, quotes the same measurement: it measures its cores only.
+        ScalingPredictionPage scaling;
+        scaling.resize(900, 600);
+        scaling.show();
+        scaling.setRuns({{lenetRecord(1), Qt::blue}, {lenetRecord(3), Qt::red}});
+        QTRY_VERIFY_WITH_TIMEOUT(!scaling.isMeasuring(), 60000);
+        QCOMPARE(dp::thread_link_cache().measurements_taken(), taken);
+        const std::string source = dp::thread_link_cache().find(dp::AllReduceAlgorithm::ring, 3)->link.source;
+        const QString details = scaling.findChild<QLabel*>(QStringLiteral("predictionAssumptions"))->text();
+        QVERIFY2(details.contains(QString::fromStdString(source).toHtmlEscaped()), qPrintable(details));
     }
 
     void viewPlaysOnItsOwn()

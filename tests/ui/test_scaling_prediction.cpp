@@ -260,6 +260,43 @@ private slots:
         QVERIFY(assumptions(page).contains(QStringLiteral("IEEE 802.3ae")));
     }
 
+    // nn.DataParallel's step is the third choice: its curve is the
+    // predictor's dataparallel term, below naive's where the link is slow
+    // (the parameter broadcast on top of naive's gradient sum).
+    void dataParallelHasItsOwnCurve()
+    {
+        ScalingPredictionPage page;
+        showOver(page, QStringLiteral("10 GbE"));
+        const dp::RunRecord one = lenetRun("one", 1, 256, 2.0);
+        page.setRuns({{one, Qt::blue}});
+        waitForMeasurements(page);
+        choose(page, "predictionAlgorithm", QStringLiteral("naive"));
+        const QList<QPointF> naive = page.chart()->predictedLine()->points();
+        choose(page, "predictionAlgorithm", QStringLiteral("DataParallel"));
+        const QLineSeries* line = page.chart()->predictedLine();
+        QCOMPARE(line->name(), QStringLiteral("predicted (DataParallel)"));
+        QCOMPARE(line->count(), 7);
+
+        // The predictor's own numbers (a preset link shares no cores).
+        dp::LinkModel tenGbE;
+        for (const dp::LinkModel& preset : dp::link_presets())
+            if (preset.name == "10 GbE")
+                tenGbE = preset;
+        const dp::WorkloadProfile profile =
+                dp::workload_profile_from_epochs(one.config, 1, 2.0, 8192, dp::CoreSharing{});
+        const auto points = dp::predict(profile, {dp::AllReduceAlgorithm::dataparallel, tenGbE, {}, dp::Scaling::strong},
+                                        dp::prediction_device_counts());
+        for (int i = 0; i < 7; ++i) {
+            QCOMPARE(line->at(i).x(), double(points[std::size_t(i)].devices));
+            QVERIFY(qFuzzyCompare(line->at(i).y(), points[std::size_t(i)].speedup));
+        }
+        QCOMPARE(line->at(0).y(), 1.0);
+        for (int i = 1; i < 7; ++i)
+            QVERIFY2(line->at(i).y() < naive[i].y(),
+                     qPrintable(QStringLiteral("%1 devices: %2 vs naive %3").arg(line->at(i).x()).arg(line->at(i).y()).arg(naive[i].y())));
+        QVERIFY(assumptions(page).contains(QStringLiteral("DataParallel:")));
+    }
+
     // Records with step timings: their phases are the profile, and the 1-
     // and 2-device runs' compute per sample gives how much slower busy
     // cores run (here 1.5x), not the probe.

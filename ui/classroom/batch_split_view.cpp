@@ -17,15 +17,20 @@ constexpr int kGap = 6;
 // this wide, taken from the device's longest phase, so that it stays visible
 // while the bar's length keeps to scale; the legend gives its real time.
 constexpr int kMinPhaseWidth = 3;
-constexpr int kPhaseCount = 6;
+constexpr int kPhaseCount = 8;
 constexpr int kRowsAlwaysLabelled = 8;
 
 struct Phase {
     const char* name;
     QColor color;
     double dp::DeviceStepTiming::*seconds;
+    // In the key only when a device spent time in it: DataParallel's phases and a straggler's wait.
+    bool keyedWhenSpent = false;
 };
 
+// In the order a step runs them (train/step_trace.cpp lays them out the
+// same): DataParallel gathers the outputs after forward and broadcasts the
+// parameters after device 0's update; ring and naive runs have neither.
 const std::array<Phase, kPhaseCount>& phases()
 {
     static const std::array<Phase, kPhaseCount> all{{
@@ -33,17 +38,36 @@ const std::array<Phase, kPhaseCount>& phases()
          &dp::DeviceStepTiming::data},
         {QT_TRANSLATE_NOOP("BatchSplitView", "forward"), QColor(0x42, 0xa5, 0xf5),
          &dp::DeviceStepTiming::forward},
+        {QT_TRANSLATE_NOOP("BatchSplitView", "output gather"), QColor(0xff, 0xa7, 0x26),
+         &dp::DeviceStepTiming::gather, true},
         {QT_TRANSLATE_NOOP("BatchSplitView", "backward"), QColor(0x3f, 0x51, 0xb5),
          &dp::DeviceStepTiming::backward},
         // A straggler's own wait (--slow-device), before it joins the all-reduce.
         {QT_TRANSLATE_NOOP("BatchSplitView", "slow-device wait"), QColor(0xff, 0xb3, 0x00),
-         &dp::DeviceStepTiming::straggler_wait},
+         &dp::DeviceStepTiming::straggler_wait, true},
         {QT_TRANSLATE_NOOP("BatchSplitView", "all-reduce wait"), QColor(0xef, 0x53, 0x50),
          &dp::DeviceStepTiming::allreduce},
         {QT_TRANSLATE_NOOP("BatchSplitView", "update"), QColor(0x66, 0xbb, 0x6a),
          &dp::DeviceStepTiming::update},
+        {QT_TRANSLATE_NOOP("BatchSplitView", "parameter broadcast"), QColor(0xab, 0x47, 0xbc),
+         &dp::DeviceStepTiming::broadcast, true},
     }};
     return all;
+}
+
+// A phase's seconds summed over the devices.
+double phaseSeconds(const Phase& phase, const std::vector<dp::DeviceStepTiming>& devices)
+{
+    double seconds = 0;
+    for (const dp::DeviceStepTiming& timing : devices)
+        seconds += timing.*phase.seconds;
+    return seconds;
+}
+
+// Whether the key names `phase`: DataParallel's phases only in its runs.
+bool inKey(const Phase& phase, const std::vector<dp::DeviceStepTiming>& devices)
+{
+    return !phase.keyedWhenSpent || phaseSeconds(phase, devices) > 0;
 }
 
 // Heights that follow the font: a row holds its label and its time in ms
@@ -78,8 +102,10 @@ QColor textColorOn(const QColor& background)
 
 double totalSeconds(const dp::DeviceStepTiming& timing)
 {
-    return timing.data + timing.forward + timing.backward + timing.straggler_wait + timing.allreduce
-            + timing.update;
+    double seconds = 0;
+    for (const Phase& phase : phases())
+        seconds += timing.*phase.seconds;
+    return seconds;
 }
 
 // "12.3", "0.041": milliseconds to two significant digits below 1 ms.
@@ -134,6 +160,23 @@ double tickStepMs(double spanMs, int width, int minSpacing)
 }
 
 }  // namespace
+
+QStringList BatchSplitView::keyPhases() const
+{
+    QStringList names;
+    for (const Phase& phase : phases())
+        if (inKey(phase, report_.devices))
+            names << tr(phase.name);
+    return names;
+}
+
+QColor BatchSplitView::phaseColor(const QString& name)
+{
+    for (const Phase& phase : phases())
+        if (tr(phase.name) == name)
+            return phase.color;
+    return {};
+}
 
 BatchSplitView::BatchSplitView(QWidget* parent) : QWidget(parent)
 {
@@ -455,11 +498,9 @@ int BatchSplitView::paintLegend(QPainter* painter, const QRect& area, int labelW
     int x = itemsLeft, top = area.top();
     const double devices = std::max<std::size_t>(1, report_.devices.size());
     for (const Phase& phase : phases()) {
-        double seconds = 0;
-        for (const dp::DeviceStepTiming& timing : report_.devices)
-            seconds += timing.*phase.seconds;
-        if (seconds == 0 && phase.seconds == &dp::DeviceStepTiming::straggler_wait)
-            continue;  // a run without a straggler keeps its legend
+        if (!inKey(phase, report_.devices))
+            continue;
+        const double seconds = phaseSeconds(phase, report_.devices);
         const QString text =
             tr("%1 %2 ms").arg(tr(phase.name), millisecondsText(seconds / devices));
         const int itemWidth = swatch + 4 + metrics.horizontalAdvance(text);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QColor>
+#include <QStringList>
 #include <QWidget>
 
 #include <vector>
@@ -10,6 +12,8 @@
 // into a segment per device (its index and shard size), then a timeline row
 // per device (label, stacked phases on a shared time axis, total ms), the
 // axis in ms, and a legend with each phase's mean time over the devices.
+// DataParallel's steps add two phases of their own, coloured and named in the
+// legend: the output gather to device 0 and the parameter broadcast from it.
 //
 // It shows full-size steps: an epoch's last, smaller batch is shown only
 // until the run has had a full one, and is then said to be partial. Rows keep
@@ -27,6 +31,11 @@ public:
     bool showsPartialBatch() const;
     // Whether every device row has room for its label and time at this size.
     bool labelsEveryRow() const;
+    // The phases the key names, in the order a step runs them: DataParallel's
+    // output gather and parameter broadcast only when the step has them.
+    QStringList keyPhases() const;
+    // The colour a phase is drawn in; invalid for an unknown name.
+    static QColor phaseColor(const QString& name);
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;

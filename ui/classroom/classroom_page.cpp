@@ -213,8 +213,10 @@ void ClassroomPage::startRun(const dp::RunRecord& record, const QColor& color)
     batchSplitView_->startRun(record.config.batch_size, int(record.config.devices.size()));
     predictionStrip_->clear();
     predictionStrip_->setClassNames(datasetMetadata(record.config.dataset).classNames);
+    const qsizetype classes = datasetMetadata(record.config.dataset).classNames.size();
     ringView_->setRun(QString::fromStdString(record.config.model), record.config.bucket_mb,
-                      int(record.config.devices.size()));
+                      int(record.config.devices.size()), record.config.batch_size,
+                      classes > 0 ? int(classes) : 10);
 }
 
 bool ClassroomPage::event(QEvent* event)

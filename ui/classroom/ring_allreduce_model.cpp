@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "models/model_registry.h"
+#include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
 #include "parallel/collective_schedule.h"
 
@@ -20,8 +21,12 @@ int scheduledChunk(int devices, int device, int step)
 
 }  // namespace
 
-RingAllReduceModel::RingAllReduceModel(int devices, std::vector<std::size_t> bucketFloats)
-    : devices_(std::clamp(devices, 2, 31)), bucketFloats_(std::move(bucketFloats))
+RingAllReduceModel::RingAllReduceModel(int devices, std::vector<std::size_t> bucketFloats,
+                                       int globalBatch, int classes)
+    : devices_(std::clamp(devices, 2, 31)),
+      bucketFloats_(std::move(bucketFloats)),
+      globalBatch_(std::max(0, globalBatch)),
+      classes_(std::max(0, classes))
 {
 }
 
@@ -94,6 +99,32 @@ double RingAllReduceModel::allReduceSeconds(dp::AllReduceAlgorithm algorithm,
     for (std::size_t bucket : bucketFloats_)
         seconds += dp::all_reduce_seconds(algorithm, link, devices_, double(bucket * sizeof(float)));
     return seconds;
+}
+
+std::size_t RingAllReduceModel::outputBytes(int device) const
+{
+    const int rows = dp::batch_shard(globalBatch_, devices_, device).rows;
+    return std::size_t(rows) * std::size_t(classes_) * sizeof(float);
+}
+
+std::size_t RingAllReduceModel::dataParallelDeviceZeroOutputBytes() const
+{
+    std::size_t bytes = 0;
+    for (int device = 1; device < devices_; ++device)
+        bytes += outputBytes(device);
+    return bytes;
+}
+
+std::size_t RingAllReduceModel::dataParallelTotalBytes() const
+{
+    // Parameters out and gradients in; outputs in and their gradients out.
+    return 2 * dataParallelDeviceZeroParameterBytes() + 2 * dataParallelDeviceZeroOutputBytes();
+}
+
+double RingAllReduceModel::dataParallelSeconds(const dp::LinkModel& link) const
+{
+    return dp::dataparallel_step_seconds(link, devices_, double(bufferBytes()),
+                                         double(dataParallelDeviceZeroOutputBytes() + outputBytes(0)));
 }
 
 std::vector<std::size_t> gradientBucketFloats(const std::string& model, double bucketMegabytes)

@@ -11,12 +11,16 @@
 // each device sends and receives at each step (parallel/collective_schedule.h,
 // what the thread communicators run), which devices' gradients each chunk
 // sums after a step, and the traffic of one all-reduce of a model's real
-// bucket plan, ring and naive (d2l's: everything through device 0).
+// bucket plan, ring and naive (d2l's: everything through device 0), and of
+// one step of nn.DataParallel's, which moves a batch's outputs as well.
 class RingAllReduceModel {
 public:
     // `devices` >= 2 ring members; `bucketFloats`: the floats of each
-    // gradient bucket, all-reduced one after the other.
-    RingAllReduceModel(int devices, std::vector<std::size_t> bucketFloats);
+    // gradient bucket, all-reduced one after the other; `globalBatch`
+    // samples of `classes` outputs each, split as the engine splits them
+    // (parallel/batch_split.h), for DataParallel's outputs.
+    RingAllReduceModel(int devices, std::vector<std::size_t> bucketFloats, int globalBatch = 0,
+                       int classes = 10);
 
     int devices() const { return devices_; }
     // 2(N-1): N-1 of reduce-scatter, then N-1 of all-gather.
@@ -51,6 +55,24 @@ public:
     std::size_t naiveTotalBytes() const { return 2 * std::size_t(devices_ - 1) * bufferBytes(); }
     std::size_t ringTotalBytes() const { return std::size_t(devices_) * ringBytesPerLink(); }
 
+    // nn.DataParallel's step, over the same links as naive: 4 transfers,
+    // each through device 0's link: the parameters broadcast from device 0,
+    // every device's outputs gathered to it, their gradients scattered
+    // back, the gradients reduced to it (then it alone updates).
+    static constexpr int kDataParallelSteps = 4;
+    // A device's share of the batch's outputs (its shard's rows x classes).
+    std::size_t outputBytes(int device) const;
+    // Device 0's link, per step: N-1 buffers of parameters (or of
+    // gradients), and the other devices' outputs (or their gradients).
+    std::size_t dataParallelDeviceZeroParameterBytes() const { return std::size_t(devices_ - 1) * bufferBytes(); }
+    std::size_t dataParallelDeviceZeroOutputBytes() const;
+    // Over the step: every byte crosses device 0's link, so it is the busiest and carries all.
+    std::size_t dataParallelTotalBytes() const;
+
+    // Seconds of one DataParallel step's transfers over `link`, as the
+    // scaling predictor costs them (scaling_predictor.h).
+    double dataParallelSeconds(const dp::LinkModel& link) const;
+
     // Seconds of one ring step, and of the whole ring and naive all-reduce,
     // over `link` (scaling_predictor.h's cost of each bucket, summed).
     double ringStepSeconds(const dp::LinkModel& link) const;
@@ -59,6 +81,8 @@ public:
 private:
     int devices_;
     std::vector<std::size_t> bucketFloats_;
+    int globalBatch_;
+    int classes_;
 };
 
 // The floats of each gradient bucket of `model` on Fashion-MNIST images

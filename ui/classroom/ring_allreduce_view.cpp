@@ -16,6 +16,7 @@
 #include <bit>
 
 #include "core/error.h"
+#include "core/exception_message.h"
 #include "models/model_registry.h"
 #include "scaling/scaling_probes.h"
 
@@ -184,14 +185,9 @@ private:
 
 }  // namespace
 
-struct RingAllReduceView::Probe {
-    int devices = 0;
-    std::optional<ThreadLinks> links;
-};
-
 RingAllReduceView::RingAllReduceView(QWidget* parent)
     : QWidget(parent),
-      model_(kDefaultDevices, gradientBucketFloats("lenet", 25)),
+      model_(kDefaultDevices, gradientBucketFloats("lenet", 25), globalBatch_, classes_),
       devicesSpin_(new QSpinBox),
       backButton_(new QToolButton),
       playButton_(new QPushButton(tr("Play"))),
@@ -281,10 +277,13 @@ bool RingAllReduceView::isPlaying() const
     return timer_->isActive();
 }
 
-void RingAllReduceView::setRun(const QString& modelName, double bucketMegabytes, int devices)
+void RingAllReduceView::setRun(const QString& modelName, double bucketMegabytes, int devices,
+                               int globalBatch, int classes)
 {
     modelName_ = modelName;
     bucketMegabytes_ = bucketMegabytes;
+    globalBatch_ = globalBatch;
+    classes_ = classes;
     const int shown = devices < 2 ? kDefaultDevices : std::min(devices, devicesSpin_->maximum());
     if (shown == devicesSpin_->value())
         rebuildModel();
@@ -308,7 +307,7 @@ void RingAllReduceView::rebuildModel()
     } catch (const dp::Error&) {
         buckets = gradientBucketFloats("lenet", bucketMegabytes_);
     }
-    model_ = RingAllReduceModel(devicesSpin_->value(), std::move(buckets));
+    model_ = RingAllReduceModel(devicesSpin_->value(), std::move(buckets), globalBatch_, classes_);
     pause();
     doneSteps_ = 0;
     flight_ = 0;
@@ -384,10 +383,8 @@ QString RingAllReduceView::stepText() const
     text += tr("%1 per link").arg(bytesText(double(model_.ringLinkBytes(0, shown - 1))));
     if (const auto ring = link(dp::AllReduceAlgorithm::ring))
         text += tr(": %1 on %2").arg(secondsText(model_.ringStepSeconds(*ring)), linkName());
-    else if (threadLinks_.count(model_.devices()))
-        text += tr(" (no time: probing this machine's threads failed)");
     else
-        text += tr(" (measuring this machine's threads\u2026)");
+        text += QStringLiteral(" (%1)").arg(missingTimeText());
     text += QLatin1Char('.');
     if (shown == steps && flight_ == 0)
         text += tr(" Done: every device holds the full sum of every chunk.");
@@ -412,27 +409,40 @@ QString RingAllReduceView::trafficText() const
         text += tr(" %1 buckets, each cut into chunks and all\u2011reduced in turn.").arg(buckets);
     const auto ring = link(dp::AllReduceAlgorithm::ring);
     const auto naive = link(dp::AllReduceAlgorithm::naive);
+    const auto dataParallel = link(dp::AllReduceAlgorithm::dataparallel);
     const auto time = [](const std::optional<dp::LinkModel>& l, double seconds) {
         return l ? secondsText(seconds) : QStringLiteral("\u2026");
     };
-    text += tr("<table cellpadding=3><tr><th></th><th>Ring</th><th>Naive (via device 0)</th></tr>"
-               "<tr><td>Steps</td><td>%1</td><td>2</td></tr>"
-               "<tr><td>Per link per step</td><td>%2</td><td>device 0: %3<br>others: %4</td></tr>"
-               "<tr><td>Busiest link, in all</td><td>%5</td><td>%6</td></tr>"
-               "<tr><td>All links, in all</td><td>%7</td><td>%8</td></tr>"
-               "<tr><td>Time on %9</td><td>%10</td><td>%11</td></tr></table>")
+    const double parameters = double(model_.dataParallelDeviceZeroParameterBytes());
+    const double outputs = double(model_.dataParallelDeviceZeroOutputBytes());
+    text += tr("<table cellpadding=3><tr><th></th><th>Ring</th><th>Naive (via device 0)</th>"
+               "<th>DataParallel</th></tr>"
+               "<tr><td>Steps</td><td>%1</td><td>2</td><td>%2</td></tr>")
                 .arg(model_.steps())
+                .arg(RingAllReduceModel::kDataParallelSteps);
+    text += tr("<tr><td>Per link per step</td><td>%1</td><td>device 0: %2<br>others: %3</td>"
+               "<td>device 0: %4<br>(outputs: %5)<br>others: %3<br>(outputs: %6)</td></tr>")
                 .arg(bytesText(double(model_.chunkBytes(0))), bytesText(double(n - 1) * buffer),
-                     bytesText(buffer), bytesText(double(model_.ringBytesPerLink())),
+                     bytesText(buffer), bytesText(parameters), bytesText(outputs),
+                     bytesText(double(model_.outputBytes(1))));
+    text += tr("<tr><td>Busiest link, in all</td><td>%1</td><td>%2</td><td>%3</td></tr>"
+               "<tr><td>All links, in all</td><td>%4</td><td>%5</td><td>%3</td></tr>")
+                .arg(bytesText(double(model_.ringBytesPerLink())),
                      bytesText(double(model_.naiveDeviceZeroLinkBytes())),
+                     bytesText(double(model_.dataParallelTotalBytes())),
                      bytesText(double(model_.ringTotalBytes())),
-                     bytesText(double(model_.naiveTotalBytes())))
+                     bytesText(double(model_.naiveTotalBytes())));
+    text += tr("<tr><td>Time on %1</td><td>%2</td><td>%3</td><td>%4</td></tr></table>")
                 .arg(linkName().toHtmlEscaped(),
                      time(ring, ring ? model_.allReduceSeconds(dp::AllReduceAlgorithm::ring, *ring) : 0),
-                     time(naive, naive ? model_.allReduceSeconds(dp::AllReduceAlgorithm::naive, *naive) : 0));
-    text += tr("The same bytes in all; the ring spreads them over every link at once, naive "
-               "sends %1 buffers through device 0's.")
-                .arg(2 * (n - 1));
+                     time(naive, naive ? model_.allReduceSeconds(dp::AllReduceAlgorithm::naive, *naive) : 0),
+                     time(dataParallel, dataParallel ? model_.dataParallelSeconds(*dataParallel) : 0));
+    text += tr("Ring and naive move the same bytes; the ring spreads them over every link at once, "
+               "naive sends %1 buffers through device 0's. DataParallel's step sends everything "
+               "through device 0's link: the parameters out, the outputs of a batch of %2 samples "
+               "in and their gradients out, then the gradients in; device 0 then updates alone.")
+                .arg(2 * (n - 1))
+                .arg(globalBatch_);
     return text;
 }
 
@@ -450,15 +460,28 @@ std::optional<dp::LinkModel> RingAllReduceView::link(dp::AllReduceAlgorithm algo
 {
     if (linkCombo_->currentIndex() > 0)
         return dp::link_presets().at(std::size_t(linkCombo_->currentIndex() - 1));
-    const auto found = threadLinks_.find(model_.devices());
-    if (found == threadLinks_.end() || !found->second)
-        return std::nullopt;
-    return algorithm == dp::AllReduceAlgorithm::ring ? found->second->ring : found->second->naive;
+    if (const auto measured = dp::thread_link_cache().find(algorithm, model_.devices()))
+        return measured->link;
+    return std::nullopt;
 }
 
 QString RingAllReduceView::linkName() const
 {
     return linkCombo_->currentText();
+}
+
+bool RingAllReduceView::awaitsMeasurement() const
+{
+    // Until the worker ends the text is not refreshed, though the cache may hold a link already.
+    return probeThread_ || (!link(dp::AllReduceAlgorithm::ring) && !probeErrors_.count(model_.devices()));
+}
+
+QString RingAllReduceView::missingTimeText() const
+{
+    const auto error = probeErrors_.find(model_.devices());
+    if (error != probeErrors_.end())
+        return tr("no time: could not measure this machine's threads: %1").arg(error->second);
+    return tr("measuring this machine's threads\u2026");
 }
 
 void RingAllReduceView::showEvent(QShowEvent* event)
@@ -467,35 +490,34 @@ void RingAllReduceView::showEvent(QShowEvent* event)
     probeThreadsIfNeeded();
 }
 
-// Probes this machine's threads at the device count shown, once per count,
-// off the GUI thread (well under a second each).
 void RingAllReduceView::probeThreadsIfNeeded()
 {
-    if (probeThread_ || !isVisible() || linkCombo_->currentIndex() != 0
-        || threadLinks_.count(model_.devices()))
+    const int devices = model_.devices();
+    const dp::ThreadLinkCache& cache = dp::thread_link_cache();
+    if (probeThread_ || !isVisible() || linkCombo_->currentIndex() != 0 || probeErrors_.count(devices)
+        || (cache.find(dp::AllReduceAlgorithm::ring, devices) && cache.find(dp::AllReduceAlgorithm::naive, devices)))
         return;
-    auto probe = std::make_shared<Probe>();
-    probe->devices = model_.devices();
-    // The thread touches `probe` alone until it has finished.
-    probeThread_ = QThread::create([probe] {
+    probedDevices_ = devices;
+    probeError_.clear();
+    // The thread writes probeError_ alone until it has finished.
+    probeThread_ = QThread::create([this, devices] {
         try {
-            probe->links = ThreadLinks{dp::measure_thread_link(dp::AllReduceAlgorithm::ring, probe->devices),
-                                       dp::measure_thread_link(dp::AllReduceAlgorithm::naive, probe->devices)};
+            dp::thread_link_cache().get(dp::AllReduceAlgorithm::ring, devices);
+            dp::thread_link_cache().get(dp::AllReduceAlgorithm::naive, devices);
         } catch (...) {
-            // No time shown; the bytes still are.
+            probeError_ = QString::fromStdString(dp::current_exception_message());
         }
     });
-    probe_ = probe;
     connect(probeThread_, &QThread::finished, this, &RingAllReduceView::takeProbe);
     probeThread_->start();
 }
 
 void RingAllReduceView::takeProbe()
 {
-    const std::shared_ptr<Probe> probe = std::exchange(probe_, nullptr);
     probeThread_->deleteLater();
     probeThread_ = nullptr;
-    threadLinks_[probe->devices] = probe->links;
+    if (!probeError_.isEmpty())
+        probeErrors_[probedDevices_] = probeError_;
     probeThreadsIfNeeded();  // the count may have changed meanwhile
     refresh();
 }

@@ -3,7 +3,6 @@
 #include <QWidget>
 
 #include <map>
-#include <memory>
 #include <optional>
 
 #include "ring_allreduce_model.h"
@@ -20,10 +19,11 @@ class QToolButton;
 // gradient buffer as N chunks coloured and labelled by the devices whose
 // gradients they sum; the 2(N-1) steps of reduce-scatter then all-gather,
 // played, paused, stepped back and forward at a chosen speed; what each step
-// costs over a link (this machine's threads, probed, or a preset); and the
-// same all-reduce's traffic naive (everything through device 0) beside it.
-// The buffer is the model's real gradient buckets. Sizes follow the font
-// (presenter mode enlarges it).
+// costs over a link (this machine's threads, as dp::thread_link_cache()
+// measures them for the Scaling tab too, or a preset); and beside it the
+// same all-reduce's traffic naive (everything through device 0) and a step
+// of nn.DataParallel's. The buffer is the model's real gradient buckets, the
+// outputs the run's batch. Sizes follow the font (presenter mode enlarges it).
 class RingAllReduceView : public QWidget {
     Q_OBJECT
 
@@ -38,12 +38,17 @@ public:
     // What the step shown is, and what it costs.
     QString stepText() const;
     QString trafficText() const;
+    // Whether the step times wait for this machine's threads to be measured
+    // (their link chosen, neither measured nor failed yet).
+    bool awaitsMeasurement() const;
     // Where the step's moving chunks are, 0..1 of the way.
     double flightProgress() const { return flight_; }
 
-    // The model whose buckets are all-reduced, its bucket cap, and the
-    // device count to show (below 2: 4).
-    void setRun(const QString& modelName, double bucketMegabytes, int devices);
+    // The model whose buckets are all-reduced, its bucket cap, the device
+    // count to show (below 2: 4), and the global batch of `classes` outputs
+    // a sample that DataParallel gathers.
+    void setRun(const QString& modelName, double bucketMegabytes, int devices, int globalBatch,
+                int classes);
     void setDevices(int devices);
 
 public slots:
@@ -61,14 +66,20 @@ private:
     void advance();
     void refresh();
     // The link the clock uses, if known: a preset, or this machine's
-    // threads once probed (for the ring and for naive).
+    // threads once measured (for each strategy: DataParallel's is naive's).
     std::optional<dp::LinkModel> link(dp::AllReduceAlgorithm algorithm) const;
     QString linkName() const;
+    // Why there is no time: being measured, or the measurement's error.
+    QString missingTimeText() const;
+    // Measures this machine's threads at the device count shown, once per
+    // process (dp::thread_link_cache()), off the GUI thread.
     void probeThreadsIfNeeded();
     void takeProbe();
 
     QString modelName_ = QStringLiteral("lenet");
     double bucketMegabytes_ = 25;
+    int globalBatch_ = 64;
+    int classes_ = 10;
     RingAllReduceModel model_;
     int doneSteps_ = 0;
     double flight_ = 0;  // > 0 while the next step's chunks travel
@@ -84,11 +95,8 @@ private:
     QLabel* trafficLabel_;
     QTimer* timer_;
 
-    struct ThreadLinks {
-        dp::LinkModel ring, naive;
-    };
-    std::map<int, std::optional<ThreadLinks>> threadLinks_;  // by device count; empty: the probe failed
-    struct Probe;
-    std::shared_ptr<Probe> probe_;
+    std::map<int, QString> probeErrors_;  // by device count: why measuring failed
+    int probedDevices_ = 0;               // the count probeThread_ measures
+    QString probeError_;                  // written by probeThread_ alone until it ends
     QThread* probeThread_ = nullptr;
 };

@@ -1,6 +1,9 @@
 #include "saved_step.h"
 
 #include <cmath>
+#include <string_view>
+
+#include "record/step_timing_fields.h"
 
 std::optional<dp::StepReport> savedMeanStep(const dp::RunRecord& record)
 {
@@ -19,12 +22,10 @@ std::optional<dp::StepReport> savedMeanStep(const dp::RunRecord& record)
         // Shares of the configured batch, so the bar reads as a full step.
         mean.shard = samples > 0 ? int(std::lround(double(record.config.batch_size) * total.shard / samples))
                                  : 0;
-        mean.data = total.data / steps;
-        mean.forward = total.forward / steps;
-        mean.backward = total.backward / steps;
-        mean.allreduce = total.allreduce / steps;
-        mean.update = total.update / steps;
-        mean.straggler_wait = total.straggler_wait / steps;
+        // Every phase the record keeps (DataParallel's gather and broadcast too).
+        for (const dp::StepTimingField& field : dp::step_timing_fields())
+            if (std::string_view(field.name) != "shard")
+                dp::set_step_timing_value(field, mean, dp::step_timing_value(field, total) / steps);
         shardsSoFar += mean.shard;
         step.devices.push_back(mean);
     }
