@@ -20,6 +20,7 @@
 #include "scaling_prediction_chart.h"
 #include "scaling/scaling_comparison.h"
 #include "scaling/scaling_probes.h"
+#include "vocabulary.h"
 
 namespace {
 
@@ -406,10 +407,10 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
     const MeasuredRuns measured = measuredRuns(runs_, record, profile, settings, oneDevice);
     chart_->setMeasured(measured.compared);
     showCaption(showSpread(profile, settings, probes), measured.compared, measured.otherScaling);
-    status_->setText(tr("Predicting from %1: %2 sec/epoch on %3 (the median of its epochs after "
+    status_->setText(tr("Predicting from %1: %2 on %3 (the median of its epochs after "
                         "the first), %4 images an epoch.")
                          .arg(QString::fromStdString(record.label()))
-                         .arg(steadySecondsPerEpoch(record), 0, 'f', 2)
+                         .arg(vocabulary::secondsPerEpoch(steadySecondsPerEpoch(record)))
                          .arg(ScalingPredictionChart::devicesText(baseDevices))
                          .arg(samples));
     showPredictionDetails(settings.link, settings.sharing, timed);

@@ -31,6 +31,11 @@ QString devices(int count)
     return counted(count, "%1 device", "%1 devices");
 }
 
+QString deviceNumber(int index)
+{
+    return tr("device %1").arg(index);
+}
+
 QString epochs(int count)
 {
     return counted(count, "%1 epoch", "%1 epochs");

@@ -14,6 +14,10 @@ QString devices(int count);
 QString epochs(int count);
 QString cores(int count);
 
+// One device by its place in a run: "device 0" (the Classroom's rows; the
+// ring view's title case "Device 0" is a heading of the same word).
+QString deviceNumber(int index);
+
 // Time per epoch: the axis or column title, and the unit after a value.
 QString secondsPerEpochTitle();  // "Seconds per epoch"
 QString secondsPerEpochUnit();   // "s/epoch"

@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
     }
     if (timing) {
-        std::printf("training time, %d epoch(s) each (the first includes cuDNN's algorithm search):\n",
-                    epochs);
+        std::printf("training time, %d %s each (the first includes cuDNN's algorithm search):\n",
+                    epochs, epochs == 1 ? "epoch" : "epochs");
         const std::vector<std::vector<std::string>> device_sets =
             gpus.size() > 1 ? std::vector<std::vector<std::string>>{{gpus[0]}, gpus}
                             : std::vector<std::vector<std::string>>{{gpus[0]}};

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "vocabulary.h"
+
 namespace {
 
 constexpr int kMargin = 4;
@@ -329,7 +331,7 @@ int BatchSplitView::labelColumnWidth() const
     const QFontMetrics metrics = fontMetrics();
     const int swatch = metrics.ascent() / 2 + 3;
     return std::max({metrics.horizontalAdvance(tr("batch %1").arg(shownBatch())),
-                     swatch + metrics.horizontalAdvance(tr("dev %1").arg(rowCount() - 1)),
+                     swatch + metrics.horizontalAdvance(vocabulary::deviceNumber(rowCount() - 1)),
                      metrics.horizontalAdvance(tr("time, ms")),
                      metrics.horizontalAdvance(tr("mean"))})
         + kGap;
@@ -466,7 +468,7 @@ int BatchSplitView::paintTimeline(QPainter& painter, const QRect& area, int rowH
         painter.setPen(palette().color(QPalette::WindowText));
         if (labelled)
             painter.drawText(QRect(row.left() + swatch + 4, row.top(), labelWidth, rowHeight),
-                             Qt::AlignLeft | Qt::AlignVCenter, tr("dev %1").arg(i));
+                             Qt::AlignLeft | Qt::AlignVCenter, vocabulary::deviceNumber(i));
 
         int left = barsLeft;
         const std::array<int, kPhaseCount> widths = phaseWidths(timing, pixelsPerSecond);
