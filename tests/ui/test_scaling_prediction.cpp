@@ -226,7 +226,7 @@ private slots:
                       {lenetRun("one", 1, 256, 2.0), Qt::blue},
                       {otherModel, Qt::green}});
         waitForMeasurements(page);
-        QVERIFY2(page.statusText().contains(QStringLiteral("2.00 sec/epoch on 1 device")),
+        QVERIFY2(page.statusText().contains(QStringLiteral("2.00 s/epoch on 1 device")),
                  qPrintable(page.statusText()));
 
         // Seven predicted points, 1 to 64 devices, from speedup 1.
