@@ -29,6 +29,7 @@
 #include "main_window.h"
 #include "run_config_panel.h"
 #include "run_queue.h"
+#include "workbench_sandbox.h"
 
 namespace {
 
@@ -128,10 +129,7 @@ private:
 void TestLessons::initTestCase()
 {
     QVERIFY(scratch_.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("dp-workbench-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("test_lessons"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+    keepWorkbenchSettingsIn(scratch_, "test_lessons");
     if (!fashionMnistAvailable()) {
         // Files right by name: the checks pass, the tests that train skip.
         const QString standIn = scratch_.filePath(QStringLiteral("fashion-mnist"));
@@ -149,8 +147,7 @@ void TestLessons::initTestCase()
 // Every test starts with default settings and an empty history.
 void TestLessons::init()
 {
-    QSettings().clear();
-    qputenv("DP_WORKBENCH_DATA_DIR", scratch_.filePath(QStringLiteral("data-%1").arg(++dataDirs_)).toUtf8());
+    startWithEmptySettingsAndHistory(scratch_, dataDirs_);
 }
 
 void TestLessons::everyLessonPassesTheEnginesChecks()

@@ -55,6 +55,7 @@
 #include "runs_table_model.h"
 #include "speedup_chart.h"
 #include "record/run_record_json.h"
+#include "workbench_sandbox.h"
 
 namespace {
 
@@ -270,10 +271,7 @@ private:
 void TestMainWindow::initTestCase()
 {
     QVERIFY(scratch_.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("dp-workbench-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("test_main_window"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+    keepWorkbenchSettingsIn(scratch_, "test_main_window");
     if (!fashionMnistAvailable()) {
         const QString standIn = scratch_.filePath(QStringLiteral("fashion-mnist"));
         QVERIFY(QDir().mkpath(standIn));
@@ -285,9 +283,7 @@ void TestMainWindow::initTestCase()
 // Every test starts with default settings and an empty history.
 void TestMainWindow::init()
 {
-    QSettings().clear();
-    qputenv("DP_WORKBENCH_DATA_DIR",
-            scratch_.filePath(QStringLiteral("data-%1").arg(++dataDirs_)).toUtf8());
+    startWithEmptySettingsAndHistory(scratch_, dataDirs_);
 }
 
 void TestMainWindow::startFeedsEveryChartAndStopKeepsThePoints()

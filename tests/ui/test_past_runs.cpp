@@ -19,6 +19,7 @@
 #include "record/run_record.h"
 #include "run_history.h"
 #include "runs_table_model.h"
+#include "workbench_sandbox.h"
 
 namespace {
 
@@ -93,18 +94,13 @@ private:
 void TestPastRuns::initTestCase()
 {
     QVERIFY(scratch_.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("dp-workbench-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("test_past_runs"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+    keepWorkbenchSettingsIn(scratch_, "test_past_runs");
 }
 
 // Every test starts with default settings and an empty history.
 void TestPastRuns::init()
 {
-    QSettings().clear();
-    qputenv("DP_WORKBENCH_DATA_DIR",
-            scratch_.filePath(QStringLiteral("data-%1").arg(++dataDirs_)).toUtf8());
+    startWithEmptySettingsAndHistory(scratch_, dataDirs_);
 }
 
 void TestPastRuns::pastRunsCarryAMarkerInTheRunColumn()

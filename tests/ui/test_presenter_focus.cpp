@@ -26,6 +26,7 @@
 #include "run_chart_view.h"
 #include "run_history.h"
 #include "shown_board.h"
+#include "workbench_sandbox.h"
 
 namespace {
 
@@ -103,17 +104,12 @@ private:
 void TestPresenterFocus::initTestCase()
 {
     QVERIFY(scratch_.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("dp-workbench-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("test_presenter_focus"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+    keepWorkbenchSettingsIn(scratch_, "test_presenter_focus");
 }
 
 void TestPresenterFocus::init()
 {
-    QSettings().clear();
-    qputenv("DP_WORKBENCH_DATA_DIR",
-            scratch_.filePath(QStringLiteral("data-%1").arg(++dataDirs_)).toUtf8());
+    startWithEmptySettingsAndHistory(scratch_, dataDirs_);
 }
 
 // The board alone: a grid while its rows are tall enough, the focus view

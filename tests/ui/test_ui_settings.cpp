@@ -33,6 +33,7 @@
 #include "vocabulary.h"
 #include "train/build_info.h"
 #include "workbench_resources.h"
+#include "workbench_sandbox.h"
 
 namespace {
 
@@ -130,10 +131,7 @@ private:
 void TestUiSettings::initTestCase()
 {
     QVERIFY(scratch_.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("dp-workbench-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("test_ui_settings"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+    keepWorkbenchSettingsIn(scratch_, "test_ui_settings");
     // Fashion-MNIST "installed" here, so no test depends on the real copy.
     installedCopy_ = scratch_.filePath(QStringLiteral("fashion-mnist"));
     QStringList gzipped;
@@ -145,10 +143,8 @@ void TestUiSettings::initTestCase()
 void TestUiSettings::init()
 {
     panels_.clear();
-    QSettings().clear();
+    startWithEmptySettingsAndHistory(scratch_, dataDirs_);
     qputenv("DP_DATA_DIR", installedCopy_.toUtf8());
-    qputenv("DP_WORKBENCH_DATA_DIR",
-            scratch_.filePath(QStringLiteral("data-%1").arg(++dataDirs_)).toUtf8());
 }
 
 RunConfigPanel* TestUiSettings::newPanel(std::vector<dp::DeviceInfo> devices)

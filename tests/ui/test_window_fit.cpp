@@ -26,6 +26,7 @@
 #include "run_config_panel.h"
 #include "run_legend.h"
 #include "shown_board.h"
+#include "workbench_sandbox.h"
 
 namespace {
 
@@ -90,18 +91,13 @@ private:
 void TestWindowFit::initTestCase()
 {
     QVERIFY(scratch_.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("dp-workbench-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("test_window_fit"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch_.filePath("settings"));
+    keepWorkbenchSettingsIn(scratch_, "test_window_fit");
 }
 
 // Every test starts with default settings and an empty history.
 void TestWindowFit::init()
 {
-    QSettings().clear();
-    qputenv("DP_WORKBENCH_DATA_DIR",
-            scratch_.filePath(QStringLiteral("data-%1").arg(++dataDirs_)).toUtf8());
+    startWithEmptySettingsAndHistory(scratch_, dataDirs_);
 }
 
 // A 1024x768 screen (less a panel) holds the whole window: the charts go two
