@@ -29,6 +29,7 @@
 #include "main_window.h"
 #include "run_config_panel.h"
 #include "run_queue.h"
+#include "fashion_mnist_stand_in.h"
 #include "workbench_sandbox.h"
 
 namespace {
@@ -39,16 +40,6 @@ QString translated(const char* text)
 {
     return QCoreApplication::translate("Lessons", text);
 }
-
-bool fashionMnistAvailable()
-{
-    static const bool available = std::filesystem::is_directory(dp::default_fashion_mnist_dir());
-    return available;
-}
-
-#define REQUIRE_FASHION_MNIST()                                                                    \
-    if (!fashionMnistAvailable())                                                                  \
-    QSKIP("Fashion-MNIST not found: install dataset-fashion-mnist or set DP_DATA_DIR")
 
 // A run far longer than a test waits for: lessons chosen during it queue every run.
 dp::TrainConfig longRun()
@@ -130,17 +121,7 @@ void TestLessons::initTestCase()
 {
     QVERIFY(scratch_.isValid());
     keepWorkbenchSettingsIn(scratch_, "test_lessons");
-    if (!fashionMnistAvailable()) {
-        // Files right by name: the checks pass, the tests that train skip.
-        const QString standIn = scratch_.filePath(QStringLiteral("fashion-mnist"));
-        QVERIFY(QDir().mkpath(standIn));
-        for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                                 "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
-            QFile empty(QDir(standIn).filePath(QString::fromLatin1(name)));
-            QVERIFY(empty.open(QIODevice::WriteOnly));
-        }
-        qputenv("DP_DATA_DIR", standIn.toUtf8());
-    }
+    QVERIFY(standInForMissingFashionMnist(scratch_));
     QVERIFY2(dp::select_devices({}).size() >= 2, "the lessons need two devices (DP_CPU_DEVICES=2)");
 }
 

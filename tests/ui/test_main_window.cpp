@@ -55,6 +55,7 @@
 #include "runs_table_model.h"
 #include "speedup_chart.h"
 #include "record/run_record_json.h"
+#include "fashion_mnist_stand_in.h"
 #include "workbench_sandbox.h"
 
 namespace {
@@ -100,31 +101,6 @@ dp::TrainConfig shortRunOnTwoDevices(int epochs)
     config.devices = {dp::available_devices()[0].id, dp::available_devices()[1].id};
     return config;
 }
-
-// Whether the real Fashion-MNIST is installed: decided once, before
-// initTestCase stands in a folder of empty files where it is not, so that
-// the default settings pass the panel's check in the tests that never train.
-bool fashionMnistAvailable()
-{
-    static const bool available = std::filesystem::is_directory(dp::default_fashion_mnist_dir());
-    return available;
-}
-
-// The four files of an MNIST-format folder, empty: right by name, unreadable.
-bool writeEmptyMnistFiles(const QString& folder)
-{
-    for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                             "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
-        QFile empty(QDir(folder).filePath(QString::fromLatin1(name)));
-        if (!empty.open(QIODevice::WriteOnly))
-            return false;
-    }
-    return true;
-}
-
-#define REQUIRE_FASHION_MNIST()                                                                    \
-    if (!fashionMnistAvailable())                                                                  \
-    QSKIP("Fashion-MNIST not found: install dataset-fashion-mnist or set DP_DATA_DIR")
 
 // The widgets a user looks at and clicks, found by object name.
 struct WindowParts {
@@ -272,12 +248,7 @@ void TestMainWindow::initTestCase()
 {
     QVERIFY(scratch_.isValid());
     keepWorkbenchSettingsIn(scratch_, "test_main_window");
-    if (!fashionMnistAvailable()) {
-        const QString standIn = scratch_.filePath(QStringLiteral("fashion-mnist"));
-        QVERIFY(QDir().mkpath(standIn));
-        QVERIFY(writeEmptyMnistFiles(standIn));
-        qputenv("DP_DATA_DIR", standIn.toUtf8());
-    }
+    QVERIFY(standInForMissingFashionMnist(scratch_));
 }
 
 // Every test starts with default settings and an empty history.
