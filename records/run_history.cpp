@@ -33,7 +33,7 @@ namespace {
 // PRAGMA application_id marks the file as ours ("DPWB"); PRAGMA user_version
 // is the schema version, raised with each change to the tables below that an
 // older build could not live with. Columns added with a default (name, steps,
-// step_totals, epochs.test_loss) leave it: a build that lacks them still opens
+// step_totals, step_epochs, epochs.test_loss) leave it: a build that lacks them still opens
 // the file, reads its own columns, and its upserts leave the others as they
 // are (the epochs it rewrites lose their test loss: NULL, read as not measured).
 constexpr int kApplicationId = 0x44505742;
@@ -204,6 +204,10 @@ const std::vector<RunColumn>& runColumns()
             {QStringLiteral("steps"), QStringLiteral("INTEGER NOT NULL DEFAULT 0"),
              [](const dp::RunRecord& r) -> QVariant { return qint64(r.steps); },
              [](dp::RunRecord& r, const QVariant& v) { r.steps = std::max<qint64>(0, v.toLongLong()); }},
+            {QStringLiteral("step_epochs"), QStringLiteral("INTEGER NOT NULL DEFAULT 0"),
+             [](const dp::RunRecord& r) -> QVariant { return r.step_epochs; },
+             // Read before the epochs are; RunSummary::timed_epochs caps it.
+             [](dp::RunRecord& r, const QVariant& v) { r.step_epochs = std::max(0, v.toInt()); }},
             {QStringLiteral("step_totals"), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
              [](const dp::RunRecord& r) -> QVariant {
                  return QString::fromStdString(dp::step_totals_json(r.step_totals));

@@ -171,6 +171,8 @@ int compare(const dp::CliCommand& command) {
     std::vector<std::vector<dp::ComparisonRow>> repeats;
     std::vector<dp::RunSummary> runs(configs.size());
     std::vector<dp::SpeedupGap> gaps;
+    std::vector<dp::TrainConfig> predicted_configs;
+    std::vector<dp::RunSummary> predicted_runs;
     bool busy = false;
     // Repeats alternate the counts (1, N, 1, N, ...): load that drifts hits each alike.
     // One group for all of them: the workbench pairs each N-device run with
@@ -190,6 +192,9 @@ int compare(const dp::CliCommand& command) {
         }
         repeats.push_back(dp::compare_runs(configs, runs));
         gaps = print_comparison(configs, runs, repeats.back());
+        // --predict scales from, and checks against, every repeat's runs.
+        predicted_configs.insert(predicted_configs.end(), configs.begin(), configs.end());
+        predicted_runs.insert(predicted_runs.end(), runs.begin(), runs.end());
     }
     if (command.repeats > 1)
         std::printf("\nspeedup, median and range of %d repeats:\n%s", command.repeats,
@@ -199,7 +204,8 @@ int compare(const dp::CliCommand& command) {
     // A failed write is the run's failure (exit 1, main's one line).
     if (!command.report_path.empty())
         dp::write_comparison_report(command.report_path, repeats.back(), gaps);
-    if (command.predict) std::fputs(dp::prediction_report(configs, runs, devices).c_str(), stdout);
+    if (command.predict)
+        std::fputs(dp::prediction_report(predicted_configs, predicted_runs, devices).c_str(), stdout);
     return 0;
 }
 

@@ -1,23 +1,48 @@
 #include "cli/prediction_report.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "cli/counted_noun.h"
 #include "config/slow_devices.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/median.h"
 #include "scaling/prediction_table.h"
 #include "scaling/scaling_probes.h"
 
 namespace dp {
 namespace {
 
-// The run the model starts from: the first on one device, else the first.
+// The run the model starts from: of the runs on one device (else of all),
+// the one whose sec/epoch is the median (the lower of the middle two), so
+// that with --repeat a repeat on a slow moment of the machine is not what
+// every prediction scales from.
 std::size_t base_run(const std::vector<RunSummary>& runs) {
+    std::vector<std::size_t> candidates;
     for (std::size_t i = 0; i < runs.size(); ++i)
-        if (runs[i].step_totals.size() == 1) return i;
-    return 0;
+        if (runs[i].step_totals.size() == 1) candidates.push_back(i);
+    if (candidates.empty())
+        for (std::size_t i = 0; i < runs.size(); ++i) candidates.push_back(i);
+    std::sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) {
+        return runs[a].epoch_time().median < runs[b].epoch_time().median;
+    });
+    return candidates[(candidates.size() - 1) / 2];
+}
+
+// Each device count and global batch the runs measured, at the median of
+// their runs' sec/epoch (each the median of its steady epochs, as the
+// comparison quotes them): the repeats of --repeat give one point.
+std::vector<MeasuredPoint> measured_points(const std::vector<TrainConfig>& configs,
+                                           const std::vector<RunSummary>& runs) {
+    std::map<std::pair<int, int>, std::vector<double>> seconds;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        seconds[{int(runs[i].step_totals.size()), configs[i].batch_size}].push_back(
+            runs[i].epoch_time().median);
+    std::vector<MeasuredPoint> measured;
+    for (auto& [key, values] : seconds) measured.push_back({key.first, key.second, median_of(values)});
+    return measured;
 }
 
 // Speedups on 1..64 devices for every link and strategy (DataParallel's
@@ -48,7 +73,7 @@ std::string speedup_grid(const WorkloadProfile& profile, const std::vector<LinkC
 // measured runs paid; says what it took from the runs in `text`.
 LinkChoice this_machines_threads(const std::vector<MeasuredPoint>& measured,
                                  const std::vector<RunSummary>& runs, AllReduceAlgorithm algorithm,
-                                 const WorkloadProfile& profile, std::string& text) {
+                                 const WorkloadProfile& profile, int cores, std::string& text) {
     std::set<int> counts;
     for (const MeasuredPoint& point : measured)
         if (point.devices >= 2) counts.insert(point.devices);
@@ -58,29 +83,30 @@ LinkChoice this_machines_threads(const std::vector<MeasuredPoint>& measured,
         threads.counts.push_back(count);
         threads.links.push_back(measure_thread_link(algorithm, count));
     }
-    // The wake-up the runs on several devices paid replaces the probe's:
-    // it is the load they ran under. The link of each measured count
-    // takes the other runs' mean, so that no run's own all-reduce is
-    // fitted to it (with one such run, its own).
-    std::vector<std::pair<int, double>> run_wakes;
+    // The wake-up the runs on several devices paid replaces the probe's
+    // where other runs can say (wake_from_other_runs): it is the load they
+    // ran under.
+    std::vector<RunWake> run_wakes;
     for (const RunSummary& run : runs)
         if (const int n = int(run.step_totals.size()); n >= 2)
-            run_wakes.emplace_back(n, run_wake_seconds(threads.at(n), algorithm, profile, run));
+            run_wakes.push_back({n, run_wake_seconds(threads.at(n), algorithm, profile, run)});
     for (std::size_t i = 0; i < threads.links.size() && !run_wakes.empty(); ++i) {
-        double sum = 0;
-        int others = 0;
-        for (const auto& [n, wake] : run_wakes)
-            if (n != threads.counts[i] || run_wakes.size() == 1) {
-                sum += wake;
-                ++others;
-            }
-        if (others == 0) continue;
-        threads.links[i].wake = sum / others;
+        const int count = threads.counts[i];
+        const FittedWake fitted = wake_from_other_runs(count, cores, run_wakes);
+        if (fitted.runs == 0) {
+            text += format("thread all-reduce wake-up on %d devices: %.2f ms, the probe's "
+                           "(no run on another count %s)\n",
+                           count, threads.links[i].wake * 1e3,
+                           cores > 0 && count > cores
+                               ? format("of more devices than the %d cores", cores).c_str()
+                               : "with a core for each device");
+            continue;
+        }
+        threads.links[i].wake = fitted.seconds;
         text += format("thread all-reduce wake-up on %d devices: %.2f ms, the mean of %s "
                        "multi-device %s all-reduce waits beyond the probe's fit\n",
-                       threads.counts[i], threads.links[i].wake * 1e3,
-                       run_wakes.size() == 1 ? "the" : "the other",
-                       others == 1 ? "run's" : "runs'");
+                       count, fitted.seconds * 1e3, run_wakes.size() == 1 ? "the" : "the other",
+                       fitted.runs == 1 ? "run's" : "runs'");
     }
     return threads;
 }
@@ -103,10 +129,7 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
             profile.straggler = std::max(profile.straggler, slow.factor);
     const AllReduceAlgorithm algorithm = parse_algorithm(configs[base].allreduce);
 
-    std::vector<MeasuredPoint> measured;
-    for (std::size_t i = 0; i < runs.size(); ++i)
-        measured.push_back({int(runs[i].step_totals.size()), configs[i].batch_size,
-                            runs[i].mean_seconds_per_epoch()});
+    const std::vector<MeasuredPoint> measured = measured_points(configs, runs);
 
     std::string text = format(
         "\nwhat if: %s, %lld samples per epoch, global batch %d on %s; per sample "
@@ -128,7 +151,7 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
                    profile.global_batch, profile.global_batch / profile.measured_devices);
 
     std::vector<LinkChoice> links;
-    if (cpu) links.push_back(this_machines_threads(measured, runs, algorithm, profile, text));
+    if (cpu) links.push_back(this_machines_threads(measured, runs, algorithm, profile, sharing.cores, text));
     for (const LinkModel& preset : link_presets()) links.push_back({{}, {preset}});
     // The measured runs ran over this machine's threads only.
     const std::vector<MeasuredPoint> none;

@@ -16,6 +16,18 @@ double RunSummary::mean_seconds_per_epoch() const {
     return total / double(epochs.size());
 }
 
+int RunSummary::timed_epochs() const {
+    const int all = int(epochs.size());
+    return step_epochs > 0 && step_epochs < all ? step_epochs : all;
+}
+
+double RunSummary::timed_epoch_seconds() const {
+    double total = 0;
+    for (std::size_t i = epochs.size() - std::size_t(timed_epochs()); i < epochs.size(); ++i)
+        total += epochs[i].seconds;
+    return total;
+}
+
 EpochTime epoch_time(const std::vector<EpochMetrics>& epochs) {
     EpochTime time;
     if (epochs.empty()) return time;

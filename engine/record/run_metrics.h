@@ -51,17 +51,22 @@ struct DeviceStepTiming {
     double gather = 0, broadcast = 0;
     double straggler_wait = 0;
 
-    // Sums another step's into this one (totals over an epoch or a run).
-    DeviceStepTiming& operator+=(const DeviceStepTiming& step) {
-        shard += step.shard;
-        data += step.data;
-        forward += step.forward;
-        backward += step.backward;
-        allreduce += step.allreduce;
-        update += step.update;
-        gather += step.gather;
-        broadcast += step.broadcast;
-        straggler_wait += step.straggler_wait;
+    // Sums another step's into this one (totals over an epoch or a run), or
+    // takes some back out (a run's first epoch, RunSummary::step_epochs).
+    DeviceStepTiming& operator+=(const DeviceStepTiming& step) { return add(step, 1); }
+    DeviceStepTiming& operator-=(const DeviceStepTiming& step) { return add(step, -1); }
+
+private:
+    DeviceStepTiming& add(const DeviceStepTiming& step, int sign) {
+        shard += sign * step.shard;
+        data += sign * step.data;
+        forward += sign * step.forward;
+        backward += sign * step.backward;
+        allreduce += sign * step.allreduce;
+        update += sign * step.update;
+        gather += sign * step.gather;
+        broadcast += sign * step.broadcast;
+        straggler_wait += sign * step.straggler_wait;
         return *this;
     }
 };
@@ -98,12 +103,24 @@ struct RunSummary {
     std::vector<std::string> devices;  // e.g. {"cpu:0"}
     // This process's devices' step phases summed over the epochs' steps (a
     // stopped epoch's too), and how many steps: what the speedup-gap
-    // breakdown (scaling/speedup_gap.h) divides up.
+    // breakdown (scaling/speedup_gap.h) and the scaling predictor divide up.
+    // Once a second epoch has finished, the first epoch's steps are taken
+    // out, as EpochTime keeps it apart: the totals then cover the steady
+    // epochs whose median a comparison quotes (a 2-device LeNet run's first
+    // epoch took 3.1 s against 2.4 s, and counted, its warm-up read as
+    // "outside the measured steps" and as a slower 2-device step).
     std::vector<DeviceStepTiming> step_totals;
     std::int64_t steps = 0;
+    // How many of `epochs`, the last ones, the totals cover; 0 in records
+    // written before the first epoch was taken out: all of them.
+    int step_epochs = 0;
 
     double final_test_acc() const;
     double mean_seconds_per_epoch() const;
+    // The epochs step_totals cover (step_epochs, or all of them), and their
+    // seconds: what a step's share of an epoch is worked out from.
+    int timed_epochs() const;
+    double timed_epoch_seconds() const;
     EpochTime epoch_time() const { return dp::epoch_time(epochs); }
     // "cpu:0, cpu:1"
     std::string device_list() const;

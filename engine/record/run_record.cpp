@@ -21,6 +21,7 @@ RunSummary RunRecord::summary() const {
     summary.devices = config.devices;
     summary.step_totals = step_totals;
     summary.steps = steps;
+    summary.step_epochs = step_epochs;
     return summary;
 }
 

@@ -48,6 +48,7 @@ struct RunRecord {
     // ends, and in records written before they were kept.
     std::vector<DeviceStepTiming> step_totals;
     std::int64_t steps = 0;
+    int step_epochs = 0;  // as RunSummary::step_epochs: 0, all epochs
     // How busy the rest of the machine was while the run trained
     // (core/machine_load.h): the cores other processes kept busy on average,
     // -1 where not measured (older records, no /proc), and whether that was

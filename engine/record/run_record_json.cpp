@@ -293,7 +293,9 @@ std::string utf16_prefix(const std::string& text, std::size_t units) {
 // step timings (steps 0), so no speedup-gap breakdown. "other_cores" and
 // "busy" (the machine's load while the run trained) came later: a record
 // without them was not measured (-1, not busy). "usable_cores" (the cores
-// the run's process could use) came last: without it, 0 (not known).
+// the run's process could use) came later: without it, 0 (not known).
+// "step_epochs" (how many of the last epochs the step totals cover: the
+// first is left out once a second finished) came last: without it, 0, all.
 std::string to_json(const RunRecord& r) {
     std::string epochs = "[";
     for (std::size_t i = 0; i < r.epochs.size(); ++i)
@@ -312,6 +314,7 @@ std::string to_json(const RunRecord& r) {
            ",\n  \"label\": " + quoted(r.label()) +
            ",\n  \"config\": " + config_json(r.config) + ",\n  \"epochs\": " + epochs +
            ",\n  \"steps\": " + std::to_string(r.steps) +
+           ",\n  \"step_epochs\": " + std::to_string(r.step_epochs) +
            ",\n  \"step_totals\": " + step_totals_json(r.step_totals) + "\n}\n";
 }
 
@@ -373,6 +376,11 @@ RunRecord run_record_from_json(std::string_view bytes) {
     if (r.has("steps")) {
         record.steps = r.integer<std::int64_t>("steps");
         if (record.steps < 0) fail(r.name("steps") + " is negative");
+    }
+    if (r.has("step_epochs")) {
+        record.step_epochs = r.integer<int>("step_epochs");
+        if (record.step_epochs < 0 || record.step_epochs > int(record.epochs.size()))
+            fail(r.name("step_epochs") + " is not between 0 and the number of epochs");
     }
     if (r.has("other_cores")) record.other_cores = r.number("other_cores");
     if (r.has("busy")) record.busy = r.boolean("busy");

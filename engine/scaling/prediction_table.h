@@ -7,8 +7,9 @@
 
 namespace dp {
 
-// A run the prediction is checked against: its devices, global batch and
-// mean seconds per epoch.
+// What the prediction is checked against: a device count and global batch
+// that ran, and its seconds per epoch (dp-train: the median of its steady
+// epochs, and of its repeats).
 struct MeasuredPoint {
     int devices = 0;
     int global_batch = 0;

@@ -7,6 +7,7 @@
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/median.h"
 #include "models/model_registry.h"
 
 namespace dp {
@@ -316,11 +317,10 @@ WorkloadProfile workload_profile(const TrainConfig& config, const RunSummary& ru
     const DevicePhases slowest = slowest_device(run);
     const int devices = int(run.step_totals.size());
     const double slowdown = sharing.slowdown(devices);
-    const double steps = double(run.steps), epochs = double(run.epochs.size());
+    const double steps = double(run.steps), epochs = double(run.timed_epochs());
     std::int64_t samples = 0;
     for (const DeviceStepTiming& device : run.step_totals) samples += device.shard;
-    double seconds = 0;
-    for (const EpochMetrics& epoch : run.epochs) seconds += epoch.seconds;
+    const double seconds = run.timed_epoch_seconds();
     const double step_phases =
         slowest.compute + slowest.data + slowest.update + slowest.all_reduce;
 
@@ -363,11 +363,13 @@ CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
                              const std::vector<RunSummary>& runs) {
     CoreSharing sharing;
     sharing.cores = cores;
-    const RunSummary* alone = nullptr;
+    // A device alone: the median of the 1-device runs (dp-train --repeat
+    // runs several, on a machine whose speed drifts between them).
+    std::vector<double> alone;
     for (const RunSummary& run : runs)
-        if (run.step_totals.size() == 1 && run.steps > 0) alone = &run;
-    if (!alone || cores < 2) return sharing;
-    const double alone_per_sample = compute_per_sample(*alone);
+        if (run.step_totals.size() == 1 && run.steps > 0) alone.push_back(compute_per_sample(run));
+    if (alone.empty() || cores < 2) return sharing;
+    const double alone_per_sample = median_of(alone);
     if (alone_per_sample <= 0) return sharing;
     // Runs on 2..cores devices, each on its own core; only without them runs
     // taking turns on every core, whose devices' compute times read the turns
@@ -394,9 +396,14 @@ CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
     }
     if (fitted.empty()) return sharing;
     sharing.busy_slowdown = sum / double(fitted.size());
+    // "the 2-device run's", "the 2, 3-device runs'" (repeats name a count once).
     std::string counts;
-    for (int devices : fitted) counts += (counts.empty() ? "" : ", ") + std::to_string(devices);
-    sharing.source = "fitted from the " + counts + "-device run's compute per sample";
+    for (std::size_t i = 0; i < fitted.size(); ++i)
+        if (std::find(fitted.begin(), fitted.begin() + std::ptrdiff_t(i), fitted[i]) ==
+            fitted.begin() + std::ptrdiff_t(i))
+            counts += (counts.empty() ? "" : ", ") + std::to_string(fitted[i]);
+    sharing.source = "fitted from the " + counts + "-device " +
+                     (fitted.size() == 1 ? "run's" : "runs'") + " compute per sample";
     return sharing;
 }
 
@@ -411,6 +418,19 @@ double run_wake_seconds(const LinkModel& link, AllReduceAlgorithm algorithm,
     const double modelled = profile.buckets * terms.latency_terms * link.alpha +
                             terms.byte_terms * profile.gradient_bytes * link.beta;
     return std::max(0.0, (least / double(run.steps) - modelled) / profile.buckets);
+}
+
+FittedWake wake_from_other_runs(int devices, int cores, const std::vector<RunWake>& runs) {
+    const auto crowded = [cores](int count) { return cores > 0 && count > cores; };
+    FittedWake fitted;
+    double sum = 0;
+    for (const RunWake& run : runs)
+        if ((run.devices != devices || runs.size() == 1) && crowded(run.devices) == crowded(devices)) {
+            sum += run.seconds;
+            ++fitted.runs;
+        }
+    if (fitted.runs > 0) fitted.seconds = sum / fitted.runs;
+    return fitted;
 }
 
 std::vector<int> prediction_device_counts() { return {1, 2, 4, 8, 16, 32, 64}; }

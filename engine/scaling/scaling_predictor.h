@@ -143,7 +143,7 @@ WorkloadProfile workload_profile_from_epochs(const TrainConfig& config, int devi
 int bucket_count(double gradient_bytes, double bucket_mb);
 
 // busy_slowdown from runs on 1 and on 2..cores devices: each run's compute
-// per sample per device over the 1-device run's (averaged). Without such a
+// per sample per device over the 1-device runs' median (averaged). Without such a
 // run, from runs on a multiple of the cores (each core runs its devices in
 // turns, all busy), their slowest device's: a run's own evidence, where a
 // probe of the cores on a machine busy with other work read 6.96x. Empty
@@ -158,6 +158,24 @@ CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
 // own conditions (the load on a shared machine) better than a probe.
 double run_wake_seconds(const LinkModel& link, AllReduceAlgorithm algorithm,
                         const WorkloadProfile& profile, const RunSummary& run);
+
+// The wake-up a multi-device run paid (run_wake_seconds) on its devices.
+struct RunWake {
+    int devices = 0;
+    double seconds = 0;
+};
+// The wake-up to predict `devices` CPU devices on `cores` cores with: the
+// mean of the runs on other device counts, so that no run's own all-reduce
+// is fitted to its prediction (with one run in all, its own), and only of
+// those on the same side of the core count: with more devices than cores a
+// thread waits for a core, not only to wake (on 2 cores, 4 devices paid
+// 1.65 ms against 2 devices' few tenths, which made the 2-device
+// prediction 29% slow). `runs` 0 when none fits (the probe's stands).
+struct FittedWake {
+    double seconds = 0;
+    int runs = 0;
+};
+FittedWake wake_from_other_runs(int devices, int cores, const std::vector<RunWake>& runs);
 
 struct PredictionSettings {
     AllReduceAlgorithm algorithm = AllReduceAlgorithm::ring;

@@ -45,7 +45,7 @@ StepMeans step_means(const RunSummary& run) {
     means.half_range = (time.max - time.min) / 2;
     // The steps of the finished epochs: a stopped epoch's are in the totals
     // too, but the mean per step is what matters.
-    means.steps_per_epoch = steps / double(run.epochs.size());
+    means.steps_per_epoch = steps / double(run.timed_epochs());
     return means;
 }
 

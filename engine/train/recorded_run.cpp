@@ -20,6 +20,7 @@ void RecordedRun::add_epoch(const EpochMetrics& metrics) {
 void RecordedRun::set_step_totals(const RunSummary& summary) {
     record_.step_totals = summary.step_totals;
     record_.steps = summary.steps;
+    record_.step_epochs = summary.step_epochs;
 }
 
 std::string RecordedRun::finish(RunOutcome outcome, const std::string& error) {

@@ -259,6 +259,7 @@ void TrainingRun::finish_epoch(int epoch, double seconds) {
                                .parameter_drift = parameter_drift_after(config_, *replicas_, epoch),
                                .test_loss = test.loss};
     summary_.epochs.push_back(metrics);
+    keep_steady_step_totals();
     observer_.on_epoch(metrics);
     if (config_.preview_samples > 0 && replicas_->holds_rank0())
         observer_.on_predictions(preview_predictions(epoch, *replicas_, data_.test, config_.preview_samples));
@@ -268,6 +269,18 @@ void TrainingRun::finish_epoch(int epoch, double seconds) {
     if (const std::string failed = kernels_.save(); !failed.empty())
         observer_.on_log("warning: kernel choices not saved (they are measured again next run): " +
                          failed);
+}
+
+void TrainingRun::keep_steady_step_totals() {
+    if (summary_.epochs.size() == 1) {
+        first_epoch_totals_ = summary_.step_totals;
+        first_epoch_steps_ = summary_.steps;
+    } else if (summary_.epochs.size() == 2) {
+        for (std::size_t d = 0; d < first_epoch_totals_.size(); ++d)
+            summary_.step_totals[d] -= first_epoch_totals_[d];
+        summary_.steps -= first_epoch_steps_;
+    }
+    summary_.step_epochs = summary_.epoch_time().steady_epochs;
 }
 
 RunOutcome TrainingRun::finish() {

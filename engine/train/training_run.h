@@ -44,6 +44,8 @@ public:
 
 private:
     void train_step(int epoch, int batch, std::span<const int> order);
+    // After an epoch is recorded: step totals over the steady epochs only.
+    void keep_steady_step_totals();
     // Asked before each step. The processes of a multi-process run stop at
     // the same step (a signal mpirun relays reaches them one by one): one
     // that stopped alone would leave the others waiting in the next collective.
@@ -57,6 +59,10 @@ private:
     TrainTestSets data_;
     std::optional<ReplicaGroup> replicas_;
     RunSummary summary_;
+    // The first epoch's step totals and steps, taken out of summary_'s once
+    // a second epoch finishes (RunSummary::step_totals says why).
+    std::vector<DeviceStepTiming> first_epoch_totals_;
+    std::int64_t first_epoch_steps_ = 0;
     std::optional<EpochSampler> sampler_;
     int batches_ = 0;
     // Reused every step, so the step loop allocates nothing.

@@ -113,6 +113,7 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
         VERIFY_SAME_DOUBLE(a.epochs[i].test_loss, b.epochs[i].test_loss);
     }
     QCOMPARE(a.steps, b.steps);
+    QCOMPARE(a.step_epochs, b.step_epochs);
     QCOMPARE(a.step_totals.size(), b.step_totals.size());
     for (std::size_t d = 0; d < a.step_totals.size(); ++d)
         for (const dp::StepTimingField& field : dp::step_timing_fields())

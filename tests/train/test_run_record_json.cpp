@@ -74,6 +74,7 @@ private slots:
             QVERIFY(same_double(a.test_loss, b.test_loss));
         }
         QCOMPARE(read.steps, record.steps);
+        QCOMPARE(read.step_epochs, record.step_epochs);
         QCOMPARE(read.step_totals.size(), record.step_totals.size());
         for (std::size_t i = 0; i < record.step_totals.size(); ++i)
             for (const dp::StepTimingField& field : dp::step_timing_fields())

@@ -359,6 +359,28 @@ private slots:
         QVERIFY2(table.find("+10%") != std::string::npos, table.c_str());
         QVERIFY(table.find("\n     64 |") != std::string::npos);
     }
+
+    // dp-train --compare 1,2,4 on 2 cores: the 4-device run's wake-up (its
+    // threads waiting for a core) is not the 2-device prediction's, nor the
+    // other way round; each count takes the other counts' runs on its side
+    // of the core count, never its own (unless it is the only run).
+    void wakeUpComesFromOtherRunsOnTheSameSideOfTheCores() {
+        const std::vector<dp::RunWake> compare124{{2, 0.2e-3}, {4, 1.65e-3}};
+        QCOMPARE(dp::wake_from_other_runs(2, 2, compare124).runs, 0);  // the probe's stands
+        QCOMPARE(dp::wake_from_other_runs(4, 2, compare124).runs, 0);
+        // On 8 cores both have a core each: each takes the other's.
+        QCOMPARE(dp::wake_from_other_runs(2, 8, compare124).seconds, 1.65e-3);
+        QCOMPARE(dp::wake_from_other_runs(4, 8, compare124).seconds, 0.2e-3);
+        // Repeats of a count are still that count's own runs.
+        const std::vector<dp::RunWake> repeated{{2, 0.1e-3}, {2, 0.3e-3}, {3, 0.5e-3}, {4, 0.9e-3}};
+        const dp::FittedWake two = dp::wake_from_other_runs(2, 4, repeated);
+        QCOMPARE(two.runs, 2);
+        QVERIFY(qAbs(two.seconds - 0.7e-3) < 1e-15);
+        QCOMPARE(dp::wake_from_other_runs(3, 4, repeated).runs, 3);
+        // One multi-device run: its own, as there is nothing else.
+        QCOMPARE(dp::wake_from_other_runs(2, 2, {{2, 0.4e-3}}).seconds, 0.4e-3);
+        QCOMPARE(dp::wake_from_other_runs(4, 2, {{2, 0.4e-3}}).runs, 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestScalingPredictor)
