@@ -166,9 +166,8 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
                 comparison.ceiling = double(cores) / baseline.cpu_cores_used();
             if (run.config.devices.size() > 1 && baseline.config.devices.size() == 1
                 && dp::has_step_timings(summary) && dp::has_step_timings(baselineSummary)) {
-                comparison.gap = dp::speedup_gap(baselineSummary, summary);
-                dp::fit_gap_to_settings(*comparison.gap, baseline.config, run.config);
-                dp::account_core_sharing(*comparison.gap, cores);
+                comparison.gap = dp::explain_speedup_gap(baseline.config, baselineSummary,
+                                                         run.config, summary, cores);
             }
         }
         comparisons.push_back(comparison);

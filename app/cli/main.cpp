@@ -131,10 +131,9 @@ std::vector<dp::SpeedupGap> print_comparison(const std::vector<dp::TrainConfig>&
     std::vector<dp::SpeedupGap> gaps;
     if (configs.front().devices.size() == 1)
         for (std::size_t i = 1; i < runs.size(); ++i) {
-            dp::SpeedupGap gap = dp::speedup_gap(runs[0], runs[i]);
-            dp::fit_gap_to_settings(gap, configs[0], configs[i]);
-            dp::account_core_sharing(
-                gap, dp::distinct_cpu_cores(configs[i].devices, int(dp::usable_cores().size())));
+            dp::SpeedupGap gap = dp::explain_speedup_gap(
+                configs[0], runs[0], configs[i], runs[i],
+                dp::distinct_cpu_cores(configs[i].devices, int(dp::usable_cores().size())));
             for (dp::GapPart& part : gap.parts)  // the settings named by their flags
                 part.advice = dp::render_settings(part.advice, dp::flag_or_label);
             std::printf("\n%s", dp::format_speedup_gap(gap).c_str());

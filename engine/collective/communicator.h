@@ -55,6 +55,15 @@ public:
     virtual void wait_all(int /*rank*/) {}
     // On return every rank's buffer holds root's.
     virtual void broadcast(int rank, float* data, std::size_t count, int root) = 0;
+    // On return root's buffer holds the elementwise sum over ranks; the
+    // others' hold their own or the sum. nn.DataParallel's gathers to device
+    // 0, half of naive's traffic. Here all_reduce_sum, which has it too (the
+    // thread communicators send only the half; NCCL's, MPI's and the GPU
+    // replicas' still all-reduce).
+    virtual void reduce_sum(int rank, float* data, std::size_t count, int root) {
+        (void)root;
+        all_reduce_sum(rank, data, count);
+    }
     // For a rank that failed: wakes every rank blocked in a collective, which
     // then throws CollectiveAborted("collective aborted: ..."), as does every later
     // collective. The communicator stays unusable afterwards. Safe to call from

@@ -29,18 +29,32 @@ CollectiveSchedule CollectiveSchedule::all_reduce(const std::string& strategy, i
     throw Error("unknown all-reduce strategy '" + strategy + "' (known: " + known + ")");
 }
 
-CollectiveSchedule CollectiveSchedule::broadcast(int ranks, std::size_t count, int root) {
+namespace {
+
+void require_root(const char* collective, int ranks, int root) {
     if (root < 0 || root >= ranks)
-        throw Error("broadcast: root " + std::to_string(root) +
+        throw Error(std::string(collective) + ": root " + std::to_string(root) +
                     " is out of range for a communicator of " + std::to_string(ranks) + " ranks");
+}
+
+}  // namespace
+
+CollectiveSchedule CollectiveSchedule::broadcast(int ranks, std::size_t count, int root) {
+    require_root("broadcast", ranks, root);
     return {Kind::broadcast, ranks, count, root};
+}
+
+CollectiveSchedule CollectiveSchedule::reduce(int ranks, std::size_t count, int root) {
+    require_root("reduce", ranks, root);
+    return {Kind::reduce, ranks, count, root};
 }
 
 int CollectiveSchedule::steps() const {
     switch (kind_) {
         case Kind::naive: return 2;
         case Kind::ring: return 2 * (ranks_ - 1);
-        case Kind::broadcast: return 1;
+        case Kind::broadcast:
+        case Kind::reduce: return 1;
     }
     return 0;
 }
@@ -50,6 +64,7 @@ int CollectiveSchedule::transfers(int rank, int step) const {
         case Kind::naive: return step == 0 ? (rank == 0 ? ranks_ - 1 : 0) : (rank == 0 ? 0 : 1);
         case Kind::ring: return 1;
         case Kind::broadcast: return rank == root_ ? 0 : 1;
+        case Kind::reduce: return rank == root_ ? ranks_ - 1 : 0;
     }
     return 0;
 }
@@ -65,6 +80,7 @@ ChunkTransfer CollectiveSchedule::transfer(int rank, int step, int i) const {
                                      : ring_transfer(K::copy, rank, rank - (step - ranks_ + 1),
                                                      ranks_, count_);
         case Kind::broadcast: return {K::copy, root_, 0, count_};
+        case Kind::reduce: return {K::add, i < root_ ? i : i + 1, 0, count_};
     }
     return {K::copy, rank, 0, 0};
 }

@@ -35,11 +35,15 @@ struct ChunkTransfer {
 //    the buffer, and all ranks work at once. Sum order of chunk c:
 //    ((x_c + x_c+1) + x_c+2) + ... (ranks mod N), the same on every call.
 // Broadcast: one step, every rank but the root copies the root's buffer.
+// Reduce: one step, the root adds every other rank's buffer into its own, in
+// rank order (with root 0, the sum naive's all-reduce makes, bit for bit);
+// nn.DataParallel's gather of outputs and of gradients to device 0.
 class CollectiveSchedule {
 public:
     // Throws dp::Error naming the known strategies for an unknown one.
     static CollectiveSchedule all_reduce(const std::string& strategy, int ranks, std::size_t count);
     static CollectiveSchedule broadcast(int ranks, std::size_t count, int root);
+    static CollectiveSchedule reduce(int ranks, std::size_t count, int root);
 
     int steps() const;
     // How many transfers `rank` makes in `step`, and the i-th of them.
@@ -47,7 +51,7 @@ public:
     ChunkTransfer transfer(int rank, int step, int i) const;
 
 private:
-    enum class Kind { naive, ring, broadcast };
+    enum class Kind { naive, ring, broadcast, reduce };
     CollectiveSchedule(Kind kind, int ranks, std::size_t count, int root)
         : kind_(kind), ranks_(ranks), count_(count), root_(root) {}
 

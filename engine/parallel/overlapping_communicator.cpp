@@ -44,6 +44,11 @@ void OverlappingCommunicator::broadcast(int rank, float* data, std::size_t count
     synchronous_->broadcast(rank, data, count, root);
 }
 
+void OverlappingCommunicator::reduce_sum(int rank, float* data, std::size_t count, int root) {
+    wait_all(rank);
+    synchronous_->reduce_sum(rank, data, count, root);
+}
+
 void OverlappingCommunicator::abort() {
     synchronous_->abort();
     std::lock_guard lock(threads_mutex_);

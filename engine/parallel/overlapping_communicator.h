@@ -20,7 +20,7 @@ namespace dp {
 //
 // The sums are the wrapped communicator's, bucket by bucket in the order
 // started, so the bits are the same as calling its all_reduce_sum there.
-// all_reduce_sum and broadcast first wait for the rank's started all-reduces
+// all_reduce_sum, broadcast and reduce_sum first wait for the rank's started all-reduces
 // (every rank then calls the wrapped collectives in the same order), then run
 // on the calling thread. Timeouts and abort are the wrapped communicator's:
 // a started all-reduce that times out or is aborted throws from wait_all.
@@ -44,6 +44,7 @@ public:
     void start_all_reduce_sum(int rank, float* data, std::size_t count) override;
     void wait_all(int rank) override;
     void broadcast(int rank, float* data, std::size_t count, int root) override;
+    void reduce_sum(int rank, float* data, std::size_t count, int root) override;
     // Aborts the wrapped communicator, then returns once every started
     // all-reduce has ended (they throw at their next barrier): a rank that
     // failed in the middle of backward and aborts may free its gradients

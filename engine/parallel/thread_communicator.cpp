@@ -29,6 +29,12 @@ void ThreadCommunicator::broadcast(int rank, float* data, std::size_t count, int
     run(rank, schedule, buffers);
 }
 
+void ThreadCommunicator::reduce_sum(int rank, float* data, std::size_t count, int root) {
+    const auto schedule = CollectiveSchedule::reduce(size(), count, root);
+    const auto buffers = rendezvous_.join(rank, data, {"reduce", count, root});
+    run(rank, schedule, buffers);
+}
+
 void ThreadCommunicator::run(int rank, const CollectiveSchedule& schedule,
                              std::span<float* const> buffers) {
     float* own = buffers[std::size_t(rank)];

@@ -25,6 +25,7 @@ public:
     int size() const override { return rendezvous_.ranks(); }
     void all_reduce_sum(int rank, float* data, std::size_t count) override;
     void broadcast(int rank, float* data, std::size_t count, int root) override;
+    void reduce_sum(int rank, float* data, std::size_t count, int root) override;
     void abort() override;
 
 private:

@@ -16,9 +16,9 @@ namespace dp {
 // What one rank asks of a collective. Every rank of a collective must ask the
 // same; only the buffers differ.
 struct CollectiveCall {
-    std::string_view collective;  // "all-reduce", "broadcast"
+    std::string_view collective;  // "all-reduce", "broadcast", "reduce"
     std::size_t count = 0;
-    int root = -1;  // broadcast only
+    int root = -1;  // broadcast and reduce only
     bool operator==(const CollectiveCall&) const = default;
 };
 

@@ -223,6 +223,17 @@ AllReduceTerms broadcast_terms(const LinkModel& link, int devices) {
     return {n - 1, n - 1};
 }
 
+AllReduceTerms reduce_terms(const LinkModel& link, int devices) {
+    if (devices <= 1) return {};
+    const double n = devices;
+    if (link.shared_cores > 0) {
+        const auto cores = std::int64_t(link.shared_cores);
+        const double turns = double(ceil_div(std::int64_t(devices), cores));
+        return {2 * turns, n - 1};  // naive's first step: rank 0 adds N-1 buffers alone
+    }
+    return {n - 1, n - 1};
+}
+
 double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
                           double bytes) {
     if (devices <= 1) return 0;
@@ -233,14 +244,14 @@ double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, i
 double dataparallel_step_seconds(const LinkModel& link, int devices, double parameter_bytes,
                                  double output_bytes) {
     if (devices <= 1) return 0;
-    const AllReduceTerms broadcast = broadcast_terms(link, devices);
-    const auto broadcast_seconds = [&](double bytes) {
-        return broadcast.latency_terms * link.alpha + broadcast.byte_terms * bytes * link.beta;
+    const auto seconds = [&](const AllReduceTerms& terms, double bytes) {
+        return terms.latency_terms * link.alpha + terms.byte_terms * bytes * link.beta;
     };
-    return all_reduce_seconds(AllReduceAlgorithm::naive, link, devices, parameter_bytes) +
-           broadcast_seconds(parameter_bytes) +
-           all_reduce_seconds(AllReduceAlgorithm::naive, link, devices, output_bytes) +
-           broadcast_seconds(output_bytes);
+    const AllReduceTerms reduce = reduce_terms(link, devices);
+    const AllReduceTerms broadcast = broadcast_terms(link, devices);
+    // Both reduces follow compute on every device: they pay the wake-up.
+    return 2 * link.wake + seconds(reduce, parameter_bytes) + seconds(broadcast, parameter_bytes) +
+           seconds(reduce, output_bytes) + seconds(broadcast, output_bytes);
 }
 
 LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int cores,
@@ -414,7 +425,10 @@ double run_wake_seconds(const LinkModel& link, AllReduceAlgorithm algorithm,
     if (devices < 2) throw Error("a run on one device has no all-reduce to fit");
     double least = run.step_totals.front().allreduce;
     for (const DeviceStepTiming& device : run.step_totals) least = std::min(least, device.allreduce);
-    const AllReduceTerms terms = all_reduce_terms(algorithm, link, devices);
+    // DataParallel's wait is its gradient reduce to device 0.
+    const AllReduceTerms terms = algorithm == AllReduceAlgorithm::dataparallel
+                                     ? reduce_terms(link, devices)
+                                     : all_reduce_terms(algorithm, link, devices);
     const double modelled = profile.buckets * terms.latency_terms * link.alpha +
                             terms.byte_terms * profile.gradient_bytes * link.beta;
     return std::max(0.0, (least / double(run.steps) - modelled) / profile.buckets);
@@ -468,9 +482,10 @@ std::vector<std::string> prediction_assumptions() {
         "threads that were computing (other work on the cores makes it milliseconds).",
         "Update and host work per step do not shrink with N (every device updates all weights); "
         "weak scaling keeps each device's batch, and predicts time, not accuracy.",
-        "DataParallel: naive's gradient sum in one all-reduce after backward, then device 0 alone "
-        "updates and broadcasts the parameters; each step also gathers the outputs to device 0 "
-        "and scatters their gradients (their bytes left out; only the gather waits the wake-up).",
+        "DataParallel: the gradients reduced to device 0 in one go after backward (N-1 buffers "
+        "through its link), then device 0 alone updates and broadcasts the parameters; each step "
+        "also gathers the outputs to device 0 and scatters their gradients (their bytes left "
+        "out); the two reduces wait the wake-up.",
         "A straggler (--slow-device, factor f) on 2 or more devices: it computes, then waits "
         "(f - 1) times its compute, and the step waits for it; the 1-device run has none.",
     };

@@ -63,19 +63,22 @@ struct AllReduceTerms {
 // 2(N-1)/N of the buffer; naive meets at 3 and rank 0 adds N-1 buffers alone
 // while the others then copy the sum; work of more ranks than cores takes
 // turns (round-robin pinning puts ceil(N/C) ranks on the busiest core).
-// DataParallel's all-reduce is naive's.
+// DataParallel's is naive's (its probe runs naive's; it reduces, reduce_terms).
 AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& link, int devices);
 // A broadcast from device 0: its link sends N-1 buffers in N-1 messages; on
 // shared cores (threads) the other ranks copy it, C at a time, between 2 barriers.
 AllReduceTerms broadcast_terms(const LinkModel& link, int devices);
+// A reduce to device 0: its link takes in N-1 buffers in N-1 messages; on
+// shared cores rank 0 adds them alone between 2 barriers (naive's first step).
+AllReduceTerms reduce_terms(const LinkModel& link, int devices);
 double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
                           double bytes);
 // DataParallel's transfers in one step on `devices` over `link`: its
-// gradient sum (naive's all-reduce of `parameter_bytes`, one for all of
-// them), the parameter broadcast, the gather of a batch's `output_bytes` and
-// the broadcast of their gradients. Only the gather follows compute on every
-// device, so it alone pays the wake-up beside the gradient sum; each
-// broadcast finds the other ranks already waiting for device 0.
+// gradient sum (a reduce of `parameter_bytes` to device 0, one for all of
+// them), the parameter broadcast, the gather of a batch's `output_bytes` (a
+// reduce) and the broadcast of their gradients. The two reduces follow
+// compute on every device, so they pay the wake-up; each broadcast finds the
+// other ranks already waiting for device 0.
 double dataparallel_step_seconds(const LinkModel& link, int devices, double parameter_bytes,
                                  double output_bytes);
 

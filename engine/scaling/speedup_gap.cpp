@@ -64,6 +64,10 @@ void name_dataparallel_parts(SpeedupGap& gap, double serial_update, double broad
                              double gather) {
     std::string ddp = "DDP (";
     ddp += setting("allreduce") + " ring)";
+    GapPart& reduce = *part_named(gap, "all-reduce");
+    reduce.name = "gradient reduce to device 0";
+    reduce.short_name = "gradient reduce";
+    reduce.advice = ddp + " all-reduces over every device's link, bucket by bucket during backward";
     GapPart& update = *part_named(gap, "update");
     update = {"serial update on device 0 (the others wait)", "serial update",
               ddp + " updates on every device at once", serial_update};
@@ -123,20 +127,20 @@ SpeedupGap speedup_gap(const RunSummary& one, const RunSummary& many) {
 }
 
 void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainConfig& many) {
-    GapPart* compute_part = part_named(gap, "compute");
-    GapPart* allreduce_part = part_named(gap, "all-reduce");
-    if (!compute_part || !allreduce_part) return;
-    GapPart& compute = *compute_part;
     const int devices = std::max(1, int(many.devices.size()));
-    if (many.batch_size / devices >= one.batch_size) {
-        compute.name = "compute at 1 device's per-device batch";
-        compute.advice = "each device computes as much as 1 device did: devices sharing cores or "
-                         "memory bandwidth slow it down";
+    if (GapPart* compute = part_named(gap, "compute");
+        compute && many.batch_size / devices >= one.batch_size) {
+        compute->name = "compute at 1 device's per-device batch";
+        compute->advice = "each device computes as much as 1 device did: devices sharing cores or "
+                          "memory bandwidth slow it down";
     }
     if (GapPart* slowest = part_named(gap, "slowest device"); slowest && !many.slow_devices.empty())
         slowest->advice = "a straggler (" + setting("slow_devices") + " " +
                           slow_devices_text(many.slow_devices) +
                           ") holds up every synchronous step: leave it out to remove this part";
+    // DataParallel's gradient reduce has its own part and advice.
+    GapPart* allreduce_part = part_named(gap, "all-reduce");
+    if (!allreduce_part) return;
     GapPart& allreduce = *allreduce_part;
     allreduce.advice = format("try larger buckets (%s, now %g MB)", setting("bucket_mb").c_str(),
                               many.bucket_mb);
@@ -161,6 +165,14 @@ void account_core_sharing(SpeedupGap& gap, int cores) {
                              "or a machine with more cores)",
                              gap.devices, cores, cores),
                       sharing});
+}
+
+SpeedupGap explain_speedup_gap(const TrainConfig& one_config, const RunSummary& one,
+                               const TrainConfig& many_config, const RunSummary& many, int cores) {
+    SpeedupGap gap = speedup_gap(one, many);
+    fit_gap_to_settings(gap, one_config, many_config);
+    account_core_sharing(gap, cores);
+    return gap;
 }
 
 std::string SpeedupGap::verdict() const {

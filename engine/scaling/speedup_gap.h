@@ -80,6 +80,12 @@ void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainCon
 // had; none (0) or as many as devices changes nothing.
 void account_core_sharing(SpeedupGap& gap, int cores);
 
+// What a front end shows: speedup_gap of the two runs, its parts worded for
+// their settings (fit_gap_to_settings) and the share of too few cores put
+// first (account_core_sharing, `cores` as there).
+SpeedupGap explain_speedup_gap(const TrainConfig& one_config, const RunSummary& one,
+                               const TrainConfig& many_config, const RunSummary& many, int cores);
+
 // A plain-text table: each part's seconds per epoch and share of the gap, then the verdict.
 std::string format_speedup_gap(const SpeedupGap& gap);
 

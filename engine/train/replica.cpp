@@ -190,10 +190,10 @@ DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<
         timing.straggler_wait = wait_as_straggler(slowdown_, timing.forward);
         watch.lap();
     }
-    // The gather to device 0 is the first half of naive's all-reduce (the
-    // strategy's communicator): its copy back is traffic nn.DataParallel does
-    // not have, on a buffer of batch x classes floats.
-    communicator.all_reduce_sum(pass.rank, gathered_outputs_.get(), outputs);
+    // The gather to device 0: a reduce of the zero-padded batch x classes
+    // outputs (each rank's rows are its own), the sum naive's all-reduce
+    // makes on device 0, without its copy back.
+    communicator.reduce_sum(pass.rank, gathered_outputs_.get(), outputs, 0);
     if (pass.rank == 0) loss = gathered_loss(set, batch);
     communicator.broadcast(pass.rank, gathered_doutputs_.get(), outputs, 0);
     backend_->synchronize();
@@ -206,7 +206,8 @@ DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<
     timing.backward = watch.lap();
     timing.straggler_wait += wait_as_straggler(slowdown_, timing.backward);
     watch.lap();
-    communicator.all_reduce_sum(pass.rank, parameters.gradients(), parameters.total_size());
+    // The gradients summed on device 0 alone: only it updates.
+    communicator.reduce_sum(pass.rank, parameters.gradients(), parameters.total_size(), 0);
     backend_->synchronize();
     timing.allreduce = watch.lap();
     if (pass.rank == 0) update(lr, weight_decay);  // the others wait in the broadcast

@@ -341,6 +341,36 @@ private slots:
         }
     }
 
+    // A reduce to root 0 leaves there naive's all-reduce bits (DataParallel's
+    // gathers and gradient sum are the naive sum), the others' buffers as
+    // they were on the thread strategies; to another root, the same sum.
+    void reduce_sums_on_root_data() { add_strategy_rows({1, 2, 3, 4}); }
+    void reduce_sums_on_root() {
+        QFETCH(QString, strategy);
+        QFETCH(int, ranks);
+        const auto communicator = make_communicator(strategy, ranks);
+        std::mt19937 rng(kSeed);
+        std::vector<std::vector<float>> inputs;
+        for (int rank = 0; rank < ranks; ++rank) inputs.push_back(uniform_floats(1001, rng));
+        const std::vector<float> naive_sum = all_reduced("naive", inputs)[0];
+        for (int root = 0; root < ranks; ++root) {
+            auto buffers = inputs;
+            const auto errors = run_ranks(*communicator, [&](int rank) {
+                communicator->reduce_sum(rank, buffers[std::size_t(rank)].data(), 1001, root);
+            });
+            QVERIFY2(describe_errors(errors).isEmpty(), describe_errors(errors));
+            for (int rank = 0; rank < ranks; ++rank) {
+                if (rank != root) {
+                    QVERIFY(same_bits(buffers[std::size_t(rank)], inputs[std::size_t(rank)]));
+                    continue;
+                }
+                for (std::size_t i = 0; i < naive_sum.size(); ++i)
+                    QVERIFY(std::abs(buffers[std::size_t(root)][i] - naive_sum[i]) <= 1e-5f);
+                if (root == 0) QVERIFY(same_bits(buffers[0], naive_sum));
+            }
+        }
+    }
+
     // 1000 collectives back to back on one communicator, every fourth a
     // broadcast, lengths 1 to 9: catches a barrier or buffer table reused
     // before every rank is done with it. Values are small integers, so every
@@ -672,10 +702,11 @@ private slots:
     // a step no rank writes floats another rank reads or writes (so ranks may
     // run a step at once, on threads or streams); run in either rank order,
     // every rank ends with the documented sum bit for bit (naive: rank order;
-    // ring: chunk c summed from rank c on), or the root's copy.
+    // ring: chunk c summed from rank c on), or the root's copy; a reduce's
+    // root the sum from its own buffer on, the others their own.
     void collective_schedules_are_race_free_and_exact_data() {
         QTest::addColumn<QString>("collective");
-        for (const char* collective : {"naive", "ring", "broadcast"})
+        for (const char* collective : {"naive", "ring", "broadcast", "reduce"})
             QTest::newRow(collective) << collective;
     }
     void collective_schedules_are_race_free_and_exact() {
@@ -686,10 +717,11 @@ private slots:
             for (const std::size_t count : {std::size_t(0), std::size_t(1), std::size_t(5),
                                             std::size_t(1001)}) {
                 const int root = ranks - 1;
-                const auto schedule = collective == "broadcast"
-                                          ? dp::CollectiveSchedule::broadcast(ranks, count, root)
-                                          : dp::CollectiveSchedule::all_reduce(
-                                                collective.toStdString(), ranks, count);
+                const auto schedule =
+                    collective == "broadcast" ? dp::CollectiveSchedule::broadcast(ranks, count, root)
+                    : collective == "reduce"  ? dp::CollectiveSchedule::reduce(ranks, count, root)
+                                              : dp::CollectiveSchedule::all_reduce(
+                                                   collective.toStdString(), ranks, count);
                 std::vector<std::vector<float>> inputs(static_cast<std::size_t>(ranks), std::vector<float>(count));
                 for (auto& input : inputs)
                     for (float& x : input) x = value(rng);
@@ -702,6 +734,13 @@ private slots:
                     int first = 0;  // ring: the chunk c holding i, [count*c/N, count*(c+1)/N)
                     while (collective == "ring" && count * std::size_t(first + 1) / std::size_t(ranks) <= i)
                         ++first;
+                    if (collective == "reduce") {  // the root's, then the others' in rank order
+                        float sum = inputs[std::size_t(root)][i];
+                        for (int k = 0; k < ranks; ++k)
+                            if (k != root) sum += inputs[std::size_t(k)][i];
+                        expected[i] = sum;
+                        continue;
+                    }
                     float sum = inputs[std::size_t(first)][i];
                     for (int k = 1; k < ranks; ++k) sum += inputs[std::size_t((first + k) % ranks)][i];
                     expected[i] = sum;
@@ -724,7 +763,9 @@ private slots:
                         }
                     }
                     for (int rank = 0; rank < ranks; ++rank)
-                        QVERIFY2(buffers[std::size_t(rank)] == expected,
+                        QVERIFY2(buffers[std::size_t(rank)] ==
+                                     (collective == "reduce" && rank != root ? inputs[std::size_t(rank)]
+                                                                             : expected),
                                  qPrintable(QString("%1 ranks, %2 floats, rank %3")
                                                 .arg(ranks).arg(count).arg(rank)));
                 }

@@ -68,8 +68,9 @@ private slots:
     }
 
     // A DataParallel run (its devices time an output gather): device 0's
-    // update counts whole, as the others wait for it, and the parameter
-    // broadcast and output gather are parts of their own.
+    // update counts whole, as the others wait for it, the parameter
+    // broadcast and output gather are parts of their own, and its gradient
+    // sum is a reduce to device 0, whose advice is DDP's, not buckets.
     void dataParallelRunNamesItsOwnParts() {
         const dp::RunSummary dataparallel = timed_run(
             2, 7, 20,
@@ -77,7 +78,11 @@ private slots:
               .update = 1.2, .gather = 0.3, .broadcast = 0.2},
              {.shard = 2560, .data = 0.4, .forward = 3.2, .backward = 6.4, .allreduce = 0.6,
               .update = 0, .gather = 0.5, .broadcast = 1.4}});
-        const dp::SpeedupGap gap = dp::speedup_gap(one_device(), dataparallel);
+        dp::TrainConfig one, many;
+        one.devices = {"cpu:0"};
+        many.devices = {"cpu:0", "cpu:1"};
+        many.allreduce = "dataparallel";
+        const dp::SpeedupGap gap = dp::explain_speedup_gap(one, one_device(), many, dataparallel, 2);
         const auto seconds_of = [&](const std::string& short_name) {
             for (const dp::GapPart& part : gap.parts)
                 if (part.short_name == short_name) return part.seconds;
@@ -89,6 +94,15 @@ private slots:
         QCOMPARE(seconds_of("update"), -1.0);  // renamed, not doubled
         QVERIFY(std::abs(seconds_of("broadcast") - 0.1) < 1e-12);  // device 0's 0.2 s
         QVERIFY(std::abs(seconds_of("output gather") - 0.2) < 1e-12);  // the mean, 0.4 s
+        QCOMPARE(seconds_of("all-reduce"), -1.0);
+        QVERIFY(seconds_of("gradient reduce") >= 0);
+        for (const dp::GapPart& part : gap.parts)
+            if (part.short_name == "gradient reduce") {
+                QCOMPARE(part.name, std::string("gradient reduce to device 0"));
+                QVERIFY2(part.advice.starts_with("DDP ({allreduce} ring)") &&
+                             part.advice.find("bucket_mb") == std::string::npos,
+                         part.advice.c_str());
+            }
         double sum = 0;
         for (const dp::GapPart& part : gap.parts) sum += part.seconds;
         QVERIFY(std::abs(sum - gap.gap()) < 1e-9);

@@ -67,10 +67,10 @@ class TestScalingPredictor : public QObject {
     Q_OBJECT
 
 private slots:
-    // DataParallel is naive's one gradient all-reduce plus, per step, a
-    // parameter broadcast (N-1 buffers from device 0 over its own link) and
-    // the output gather and scatter (their latencies: naive's 2(N-1) and the
-    // broadcast's N-1), and one update, device 0's.
+    // DataParallel is, per step, a gradient reduce to device 0 (N-1 buffers
+    // into its link) and a parameter broadcast (N-1 out): naive's bytes, as
+    // nn.DataParallel moves them; then the output gather and scatter (their
+    // latencies: N-1 each), and one update, device 0's.
     void dataParallelAddsItsBroadcastGatherAndSerialUpdate() {
         const dp::LinkModel pcie = preset("PCIe 4.0 x16");
         const dp::WorkloadProfile profile = lenet_like();
@@ -80,10 +80,15 @@ private slots:
         };
         const dp::PredictedPoint naive = point(dp::AllReduceAlgorithm::naive, pcie, {});
         const dp::PredictedPoint dataparallel = point(dp::AllReduceAlgorithm::dataparallel, pcie, {});
-        // 10 steps an epoch, 2 devices: broadcast alpha + B beta, gather and scatter 2 + 1 alphas.
-        const double extra = 10 * (4 * pcie.alpha + profile.gradient_bytes * pcie.beta);
+        // 10 steps an epoch, 2 devices: naive's 2 alphas + 2 B beta against
+        // reduce and broadcast's alpha + B beta each, then the gather's and
+        // the scatter's alpha: 2 alphas more.
+        const double extra = 10 * 2 * pcie.alpha;
         QVERIFY(std::abs(dataparallel.all_reduce - naive.all_reduce - extra) < 1e-12);
         QCOMPARE(dataparallel.compute, naive.compute);
+        const dp::AllReduceTerms reduce = dp::reduce_terms(pcie, 4);
+        QCOMPARE(reduce.latency_terms, 3.0);
+        QCOMPARE(reduce.byte_terms, 3.0);
         // A wake-up: the gather pays one more a step, the broadcasts none.
         dp::LinkModel waking = pcie;
         waking.wake = 1e-3;
@@ -101,6 +106,9 @@ private slots:
         const dp::AllReduceTerms broadcast = dp::broadcast_terms(threads(2), 4);
         QCOMPARE(broadcast.latency_terms, 4.0);  // 2 barriers, 2 turns of ranks on the busiest core
         QCOMPARE(broadcast.byte_terms, 2.0);     // 3 copies, 2 at a time
+        const dp::AllReduceTerms reduce_on_threads = dp::reduce_terms(threads(2), 4);
+        QCOMPARE(reduce_on_threads.latency_terms, 4.0);  // 2 barriers, 2 turns
+        QCOMPARE(reduce_on_threads.byte_terms, 3.0);     // rank 0 adds 3 buffers alone
         QCOMPARE(dp::parse_algorithm("dataparallel"), dp::AllReduceAlgorithm::dataparallel);
         QCOMPARE(std::string(dp::algorithm_name(dp::AllReduceAlgorithm::dataparallel)), std::string("dataparallel"));
     }

@@ -196,10 +196,11 @@ private slots:
         link.alpha = 1e-6;
         link.beta = 1e-9;
         QCOMPARE(model.dataParallelSeconds(link), dp::dataparallel_step_seconds(link, 4, 6400, 30 * 40));
-        // Naive's 2 x 3 transfers of the buffer and latencies, then a broadcast
-        // of the parameters (3 messages of 6400 bytes), a gather and a scatter of the outputs.
-        const double expected = (6 * 1e-6 + 6 * 6400 * 1e-9) + (3 * 1e-6 + 3 * 6400 * 1e-9)
-            + (6 * 1e-6 + 6 * 1200 * 1e-9) + (3 * 1e-6 + 3 * 1200 * 1e-9);
+        // The gradients reduced to device 0 (3 messages of 6400 bytes), the
+        // parameters broadcast (3 more), a gather and a scatter of the outputs
+        // (the engine's zero-padded batch of 1200 bytes, 3 messages each).
+        const double expected = (3 * 1e-6 + 3 * 6400 * 1e-9) + (3 * 1e-6 + 3 * 6400 * 1e-9)
+            + (3 * 1e-6 + 3 * 1200 * 1e-9) + (3 * 1e-6 + 3 * 1200 * 1e-9);
         QVERIFY2(std::abs(model.dataParallelSeconds(link) - expected) < 1e-12,
                  qPrintable(QString::number(model.dataParallelSeconds(link))));
     }
