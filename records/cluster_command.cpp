@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QObject>
 #include <QRegularExpression>
 
 #include "config/config_fields.h"
@@ -24,9 +25,15 @@ QString shellQuoted(const QString& word)
 
 // The inverse of dp-train's parsing: the command's settings (ConfigField::command)
 // as flags, the essential ones always, the others when not at their default.
-CommandWords mpirunWords(const dp::TrainConfig& config, int processes, const QString& hostfile,
+CommandWords mpirunWords(const dp::TrainConfig& settings, int processes, const QString& hostfile,
                          const QString& dpTrain)
 {
+    // What an MPI job cannot run (clusterChanges says so): DataParallel's
+    // gathers to device 0 need one process, so DDP's ring stands in. A
+    // straggler has no command scope: it is never passed on.
+    dp::TrainConfig config = settings;
+    if (config.allreduce == "dataparallel")
+        config.allreduce = "ring";
     CommandWords words{{QStringLiteral("mpirun")},
                        {QStringLiteral("-np"), QString::number(processes)}};
     if (!hostfile.isEmpty())
@@ -45,6 +52,20 @@ CommandWords mpirunWords(const dp::TrainConfig& config, int processes, const QSt
     }
     words.push_back({QStringLiteral("--record"), QStringLiteral("run.json")});
     return words;
+}
+
+QStringList clusterChanges(const dp::TrainConfig& config)
+{
+    QStringList changes;
+    if (config.allreduce == "dataparallel")
+        changes << QObject::tr("DataParallel gathers to device 0 within one process: the cluster "
+                               "run all-reduces with ring (DDP's) instead.");
+    if (!config.slow_devices.empty())
+        changes << QObject::tr("The straggler (%1) is left out: it slows a device of a "
+                               "one-process run.")
+                       .arg(QStringLiteral("--slow-device ")
+                            + QString::fromStdString(dp::field_text(dp::config_field("slow_devices"), config)));
+    return changes;
 }
 
 QString shellCommand(const CommandWords& words, int maxColumns)

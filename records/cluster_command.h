@@ -21,6 +21,11 @@ CommandWords mpirunWords(const dp::TrainConfig& config, int processes,
                          const QString& hostfile = QStringLiteral("hosts"),
                          const QString& dpTrain = QStringLiteral("dp-train"));
 
+// What the command changes of `config`, a sentence each (empty: nothing):
+// settings an MPI job of one process per device cannot run, DataParallel
+// (ring stands in) and a straggler (left out).
+QStringList clusterChanges(const dp::TrainConfig& config);
+
 // `words` as a POSIX shell command: each word quoted where the shell needs
 // it, the groups filled into lines of at most `maxColumns` characters (0: one
 // line) that end in " \" to continue. A break falls only between groups, so

@@ -62,6 +62,13 @@ ClusterCommandDialog::ClusterCommandDialog(const dp::TrainConfig& config, QWidge
         this);
     explanation->setWordWrap(true);
 
+    // What the command changes of these settings, if anything.
+    const QStringList changes = clusterChanges(config);
+    auto* changesNote = new QLabel(changes.join(QLatin1Char(' ')), this);
+    changesNote->setObjectName(QStringLiteral("clusterChangesNote"));
+    changesNote->setWordWrap(true);
+    changesNote->setVisible(!changes.isEmpty());
+
     auto* form = new QFormLayout;
     form->addRow(tr("Processes"), processesSpin_);
     form->addRow(tr("Host file"), hostfileEdit_);
@@ -75,6 +82,7 @@ ClusterCommandDialog::ClusterCommandDialog(const dp::TrainConfig& config, QWidge
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(explanation);
+    layout->addWidget(changesNote);
     layout->addLayout(form);
     layout->addWidget(programNote_);
     layout->addWidget(commandView_, 1);

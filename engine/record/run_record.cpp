@@ -42,6 +42,11 @@ std::string straggler_label(const std::vector<std::string>& slow_devices) {
     return label;
 }
 
+// "DataParallel", "naive": as the seeds name them.
+std::string allreduce_label(const std::string& allreduce) {
+    return allreduce == "dataparallel" ? "DataParallel" : allreduce;
+}
+
 }  // namespace
 
 std::string RunRecord::label() const { return name.empty() ? settings_label() : name; }
@@ -55,11 +60,15 @@ std::string RunRecord::settings_label() const {
     } catch (const Error&) {
         // A record from a newer version may name a model this one lacks.
     }
-    // The precision only when not the default, so fp32 labels read as before.
+    // The precision and, on several devices, the all-reduce only when not
+    // the default (fp32, ring), so that default labels read as before and a
+    // DataParallel run tells apart from its DDP twin in legends.
     const std::string precision = config.precision == "fp32" ? "" : " · " + config.precision;
+    const std::string allreduce =
+        devices.size() < 2 || config.allreduce == "ring" ? "" : " · " + allreduce_label(config.allreduce);
     return title + " · " + std::to_string(devices.size()) + "× " + kind + " · b" +
            std::to_string(config.batch_size) + " · lr " + format("%g", double(config.lr)) +
-           precision + straggler_label(config.slow_devices);
+           allreduce + precision + straggler_label(config.slow_devices);
 }
 
 namespace {

@@ -1295,6 +1295,26 @@ private slots:
 
     // The dialog's command: lines of at most the width, broken between
     // arguments with continuations, that a shell reads back word for word.
+    // What an MPI job cannot run is changed and said: DataParallel (one
+    // process) becomes ring, a straggler (one process's device) is left out;
+    // dp-train --distributed would refuse either.
+    void clusterCommandSaysWhatItChanges()
+    {
+        dp::TrainConfig config;
+        QVERIFY(clusterChanges(config).isEmpty());
+        config.allreduce = "dataparallel";
+        config.slow_devices = {"cpu:1=1.5"};
+        const QString command = mpirunCommand(config, 2);
+        // Ring is dp-train's default: no --allreduce at all.
+        QVERIFY2(!command.contains(QStringLiteral("--allreduce"))
+                     && !command.contains(QStringLiteral("--slow-device")),
+                 qPrintable(command));
+        const QStringList changes = clusterChanges(config);
+        QCOMPARE(changes.size(), 2);
+        QVERIFY2(changes[0].contains(QStringLiteral("ring (DDP's) instead")), qPrintable(changes[0]));
+        QVERIFY2(changes[1].contains(QStringLiteral("--slow-device cpu:1=1.5")), qPrintable(changes[1]));
+    }
+
     void clusterCommandWrapsOnlyBetweenArguments()
     {
         dp::TrainConfig config;

@@ -65,6 +65,22 @@ private slots:
                  QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2 · bf16"));
     }
 
+    // A multi-device run's all-reduce other than ring (DDP's) closes the
+    // label too, so DataParallel and DDP runs tell apart; one device has none.
+    void labelNamesAnAllReduceOtherThanRing() {
+        dp::RunRecord record = sample_record();
+        record.config.allreduce = "dataparallel";
+        QCOMPARE(QString::fromStdString(record.label()),
+                 QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2 · DataParallel"));
+        record.config.allreduce = "naive";
+        record.config.precision = "bf16";
+        QCOMPARE(QString::fromStdString(record.label()),
+                 QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2 · naive · bf16"));
+        record.config.devices = {"cpu:0"};
+        QCOMPARE(QString::fromStdString(record.label()),
+                 QStringLiteral("ResNet-18 · 1× cpu · b512 · lr 0.2 · bf16"));
+    }
+
     // The workbench's queue starts runs within the same second.
     // An mpirun record lists every rank's device: its device count is that
     // list's length, never multiplied by the processes (the Scaling tab took

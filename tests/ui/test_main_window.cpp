@@ -1210,6 +1210,15 @@ void TestMainWindow::clusterCommandReproducesTheSettings()
     QVERIFY(note && note->text().contains(dpTrain.absoluteFilePath()));
     auto* view = dialog.findChild<QPlainTextEdit*>(QStringLiteral("commandView"));
     QVERIFY(view && view->lineWrapMode() == QPlainTextEdit::NoWrap);
+    // These settings run as they are: no note of changes.
+    auto* changes = dialog.findChild<QLabel*>(QStringLiteral("clusterChangesNote"));
+    QVERIFY(changes && changes->isHidden());
+    dp::TrainConfig straggler = config;
+    straggler.slow_devices = {"cpu:1=2"};
+    ClusterCommandDialog stragglerDialog(straggler);
+    auto* stragglerNote = stragglerDialog.findChild<QLabel*>(QStringLiteral("clusterChangesNote"));
+    QVERIFY(stragglerNote && !stragglerNote->isHidden());
+    QVERIFY2(stragglerNote->text().contains(QStringLiteral("left out")), qPrintable(stragglerNote->text()));
 
     // Without one there, the command says plain dp-train and the note says why.
     QTemporaryDir empty;
