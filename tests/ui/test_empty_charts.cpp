@@ -4,6 +4,7 @@
 // runs but none checked, to check them. And the estimate's arithmetic.
 #include <QLabel>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -133,6 +134,18 @@ void TestEmptyCharts::emptyAccuracyChartSaysWhatToDo()
     QVERIFY(twoEpochs && *twoEpochs > 0);
     QCOMPARE(guide.message(), EmptyChartText::startTraining(QStringLiteral("Linear"),
                                                             QStringLiteral("synthetic data"), twoEpochs));
+
+    // The next launch knows it without a probe of its own.
+    {
+        TrainingTimeProbe nextLaunch;
+        QSignalSpy told(&nextLaunch, &TrainingTimeProbe::measured);
+        nextLaunch.measure(config);
+        QVERIFY(!nextLaunch.isRunning());
+        QCOMPARE(told.count(), 1);
+        QVERIFY(nextLaunch.timing(config));
+        QCOMPARE(nextLaunch.timing(config)->trainSecondsPerImage, timing->trainSecondsPerImage);
+        QCOMPARE(nextLaunch.timing(config)->testSecondsPerImage, timing->testSecondsPerImage);
+    }
 
     // More epochs: the same measurement, scaled; no new probe.
     config.epochs = 8;

@@ -1,6 +1,8 @@
 #include "training_time_probe.h"
 
+#include <QCryptographicHash>
 #include <QElapsedTimer>
+#include <QSettings>
 #include <QStringList>
 #include <QThread>
 
@@ -143,11 +145,48 @@ std::optional<double> TrainingTimeProbe::estimatedSeconds(const dp::TrainConfig&
     return estimatedRunSeconds(*measured, images, config.epochs);
 }
 
+namespace {
+
+// Where a measured timing is kept between launches: QSettings under
+// "trainingTime/", by a hash of the settings key (which holds line breaks
+// and slashes). An estimate of minutes needs no new probe at each start.
+QString storedKey(const QString& settingsKey)
+{
+    return QStringLiteral("trainingTime/")
+        + QString::fromLatin1(
+            QCryptographicHash::hash(settingsKey.toUtf8(), QCryptographicHash::Sha1).toHex());
+}
+
+std::optional<ProbeTiming> storedTiming(const QString& settingsKey)
+{
+    const QStringList values = QSettings().value(storedKey(settingsKey)).toStringList();
+    bool trainOk = false, testOk = false;
+    const ProbeTiming timing{values.value(0).toDouble(&trainOk), values.value(1).toDouble(&testOk)};
+    if (values.size() != 2 || !trainOk || !testOk || !(timing.trainSecondsPerImage > 0)
+        || !(timing.testSecondsPerImage >= 0))
+        return std::nullopt;
+    return timing;
+}
+
+void storeTiming(const QString& settingsKey, const ProbeTiming& timing)
+{
+    QSettings().setValue(storedKey(settingsKey),
+                         QStringList{QString::number(timing.trainSecondsPerImage, 'g', 17),
+                                     QString::number(timing.testSecondsPerImage, 'g', 17)});
+}
+
+}  // namespace
+
 void TrainingTimeProbe::measure(const dp::TrainConfig& config)
 {
     const QString key = settingsKey(config);
     if (timings_.contains(key))
         return;
+    if (const std::optional<ProbeTiming> stored = storedTiming(key)) {
+        timings_.insert(key, stored);
+        emit measured(key);
+        return;
+    }
     if (thread_) {
         next_ = config;
         if (key != runningKey_)
@@ -190,7 +229,10 @@ void TrainingTimeProbe::takeResult()
     if (!result->discarded) {
         // A failed probe (no data yet, say) is remembered too: no estimate
         // rather than a probe at every change.
-        timings_.insert(key, result->timing());
+        const std::optional<ProbeTiming> timing = result->timing();
+        timings_.insert(key, timing);
+        if (timing)  // a failure is not kept: the data may be there next time
+            storeTiming(key, *timing);
         emit measured(key);
     }
     if (std::optional<dp::TrainConfig> next = std::exchange(next_, std::nullopt))

@@ -41,8 +41,10 @@ ImagesPerEpoch imagesPerEpoch(const dp::TrainConfig& config);
 double estimatedRunSeconds(const ProbeTiming& timing, const ImagesPerEpoch& images, int epochs);
 
 // Runs probes one at a time on a thread of their own and remembers each
-// result by the settings that decide a step's time (settingsKey), for as
-// long as the window is open. A probe trains kProbeBatches batches for two
+// result by the settings that decide a step's time (settingsKey): a failure
+// for as long as the window is open, a measurement in QSettings too, so that
+// a later launch with the same settings shows its estimate without a probe
+// taking the cores at every start. A probe trains kProbeBatches batches for two
 // epochs on the first images of the data and times the second epoch (the
 // first tunes kernels and warms up); evaluation is timed on one batch of
 // test images.
