@@ -212,26 +212,31 @@ AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& l
     return {2 * (n - 1), 2 * (n - 1)};
 }
 
-AllReduceTerms broadcast_terms(const LinkModel& link, int devices) {
+namespace {
+
+// A collective with device 0 at one end (broadcast, reduce): over a link,
+// its N-1 messages of the buffer; on shared cores, 2 barriers (in turns)
+// around the buffers the busiest core moves: the other ranks copying, C at
+// a time (`parallel`), or rank 0 adding N-1 alone.
+AllReduceTerms rooted_terms(const LinkModel& link, int devices, bool parallel) {
     if (devices <= 1) return {};
     const double n = devices;
     if (link.shared_cores > 0) {
         const auto cores = std::int64_t(link.shared_cores);
         const double turns = double(ceil_div(std::int64_t(devices), cores));
-        return {2 * turns, double(ceil_div(std::int64_t(devices - 1), cores))};
+        return {2 * turns, parallel ? double(ceil_div(std::int64_t(devices - 1), cores)) : n - 1};
     }
     return {n - 1, n - 1};
 }
 
+}  // namespace
+
+AllReduceTerms broadcast_terms(const LinkModel& link, int devices) {
+    return rooted_terms(link, devices, true);
+}
+
 AllReduceTerms reduce_terms(const LinkModel& link, int devices) {
-    if (devices <= 1) return {};
-    const double n = devices;
-    if (link.shared_cores > 0) {
-        const auto cores = std::int64_t(link.shared_cores);
-        const double turns = double(ceil_div(std::int64_t(devices), cores));
-        return {2 * turns, n - 1};  // naive's first step: rank 0 adds N-1 buffers alone
-    }
-    return {n - 1, n - 1};
+    return rooted_terms(link, devices, false);
 }
 
 double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
