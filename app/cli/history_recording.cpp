@@ -40,6 +40,15 @@ void HistoryRecording::write(const RunRecord& record) {
     if (sink_) sink_->write(record);
 }
 
+bool HistoryRecording::holds_failure(const std::string& id) const {
+    try {
+        const std::optional<RunRecord> stored = history_ ? history_->run(id) : std::nullopt;
+        return stored && stored->status == RunStatus::failed;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 void HistoryRecording::warn(const std::string& what) {
     // Once a run (the next writes try again quietly), but a lost end always.
     if (std::exchange(warned_, true) && !writing_end_) return;

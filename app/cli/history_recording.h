@@ -20,6 +20,7 @@ public:
     HistoryRecording();
     ~HistoryRecording() override;
     void write(const RunRecord& record) override;
+    bool holds_failure(const std::string& id) const override;
 
 private:
     void warn(const std::string& what);

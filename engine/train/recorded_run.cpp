@@ -34,6 +34,7 @@ std::string RecordedRun::finish(RunOutcome outcome, const std::string& error) {
     std::string failed;
     for (const auto& sink : sinks_) {
         try {
+            if (outcome != RunOutcome::failed && sink->holds_failure(record_.id)) continue;
             sink->write(record_);
         } catch (const std::exception& write_error) {
             if (failed.empty()) failed = write_error.what();
@@ -50,7 +51,18 @@ void RecordedRun::measure_load() {
 }
 
 void RecordedRun::write() {
-    for (const auto& sink : sinks_) sink->write(record_);
+    for (const auto& sink : sinks_)
+        if (record_.status == RunStatus::failed || !sink->holds_failure(record_.id))
+            sink->write(record_);
+}
+
+bool JsonRecordFile::holds_failure(const std::string& id) const {
+    try {
+        const RunRecord stored = read_run_record(file_);
+        return stored.id == id && stored.status == RunStatus::failed;
+    } catch (const std::exception&) {
+        return false;  // none yet, or not a record: it is written over
+    }
 }
 
 }  // namespace dp

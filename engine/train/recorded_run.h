@@ -16,6 +16,9 @@ class RunRecordSink {
 public:
     virtual ~RunRecordSink() = default;
     virtual void write(const RunRecord& record) = 0;
+    // Whether the sink already keeps run `id` as failed: written by another
+    // rank of an MPI job, whose failure RecordedRun never replaces.
+    virtual bool holds_failure(const std::string& /*id*/) const { return false; }
 };
 
 // dp-train --record PATH: the record as JSON, written atomically.
@@ -23,6 +26,7 @@ class JsonRecordFile final : public RunRecordSink {
 public:
     explicit JsonRecordFile(std::filesystem::path file) : file_(std::move(file)) {}
     void write(const RunRecord& record) override { write_run_record(file_, record); }
+    bool holds_failure(const std::string& id) const override;
 
 private:
     std::filesystem::path file_;
@@ -31,6 +35,9 @@ private:
 // One run's record through its life, the same in dp-train and the
 // workbench: written to every sink when the run starts, after every epoch
 // and at its end, so a run that is killed keeps the epochs it completed.
+// A sink that holds the run as failed is left so: in an MPI job, a rank that
+// fails records the job's end and aborts it, and rank 0, which mpirun then
+// sends SIGCONT and SIGTERM, would otherwise record "stopped" over it.
 // A sink that cannot be written fails the run (the user asked for the
 // record): the constructor and add_epoch throw its dp::Error; finish() does
 // not throw, so the run's end is still written to the other sinks.

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "record/run_record_json.h"
+#include "train/recorded_run.h"
 #include "record/step_timing_fields.h"
 
 namespace {
@@ -146,6 +147,45 @@ private slots:
         const QJsonObject running = parse(dp::to_json(sample_record()));
         QCOMPARE(running["steps"].toInteger(), 0);
         QVERIFY(running["step_totals"].isArray() && running["step_totals"].toArray().isEmpty());
+    }
+
+    // An MPI job: rank 1 failed and recorded the job's end; rank 0, sent
+    // SIGCONT and SIGTERM by mpirun, neither records an epoch nor "stopped"
+    // over it. Another run's record, or a stopped one, is written over.
+    void aRecordedFailureIsNotReplacedByAStop() {
+        QTemporaryDir dir;
+        const std::filesystem::path file = dir.filePath("run.json").toStdString();
+        dp::RunRecord failed = sample_record();
+        failed.status = dp::RunStatus::failed;
+        failed.error = "rank 0 (vm, cpu:0) did not reach the all-reduce";
+        dp::write_run_record(file, failed);
+        const auto sinks = [&] {
+            std::vector<std::unique_ptr<dp::RunRecordSink>> list;
+            list.push_back(std::make_unique<dp::JsonRecordFile>(file));
+            return list;
+        };
+        // The same run, as rank 0 follows it (sample_record draws a new id).
+        dp::RunRecord followed = sample_record();
+        followed.id = failed.id;
+        dp::RecordedRun rank0(followed, sinks());
+        rank0.add_epoch({3, 0.5, 0.8, 0.8, 1.0});
+        QCOMPARE(rank0.finish(dp::RunOutcome::stopped, ""), std::string());
+        dp::RunRecord kept = dp::read_run_record(file);
+        QCOMPARE(kept.status, dp::RunStatus::failed);
+        QCOMPARE(kept.error, failed.error);
+        QCOMPARE(kept.epochs.size(), failed.epochs.size());
+
+        // Its own failure it writes; another run's record it replaces.
+        dp::RecordedRun again(followed, sinks());
+        again.finish(dp::RunOutcome::failed, "rank 0: out of memory");
+        QCOMPARE(dp::read_run_record(file).error, std::string("rank 0: out of memory"));
+        dp::RunRecord other = sample_record();
+        other.id = "another-run";
+        dp::RecordedRun next(other, sinks());
+        next.finish(dp::RunOutcome::stopped, "");
+        kept = dp::read_run_record(file);
+        QCOMPARE(kept.id, other.id);
+        QCOMPARE(kept.status, dp::RunStatus::stopped);
     }
 
     // A rewrite replaces the file whole and leaves no temporary behind.
