@@ -34,8 +34,7 @@ std::string RecordedRun::finish(RunOutcome outcome, const std::string& error) {
     std::string failed;
     for (const auto& sink : sinks_) {
         try {
-            if (outcome != RunOutcome::failed && sink->holds_failure(record_.id)) continue;
-            sink->write(record_);
+            if (may_write(*sink)) sink->write(record_);
         } catch (const std::exception& write_error) {
             if (failed.empty()) failed = write_error.what();
         }
@@ -52,8 +51,14 @@ void RecordedRun::measure_load() {
 
 void RecordedRun::write() {
     for (const auto& sink : sinks_)
-        if (record_.status == RunStatus::failed || !sink->holds_failure(record_.id))
-            sink->write(record_);
+        if (may_write(*sink)) sink->write(record_);
+}
+
+bool RecordedRun::may_write(const RunRecordSink& sink) const {
+    // Only a job of several processes has another rank that records; a
+    // single process reads nothing back at its epochs.
+    return record_.processes < 2 || record_.status == RunStatus::failed ||
+           !sink.holds_failure(record_.id);
 }
 
 bool JsonRecordFile::holds_failure(const std::string& id) const {

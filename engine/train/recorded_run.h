@@ -58,6 +58,9 @@ public:
 
 private:
     void write();
+    // False where `sink` holds this run as failed by another rank and this
+    // write is not a failure (the class comment says why).
+    bool may_write(const RunRecordSink& sink) const;
     // The machine's load from the run's start until now, into the record.
     void measure_load();
 

@@ -156,6 +156,7 @@ private slots:
         QTemporaryDir dir;
         const std::filesystem::path file = dir.filePath("run.json").toStdString();
         dp::RunRecord failed = sample_record();
+        failed.processes = 2;  // an mpirun record: another rank may have ended it
         failed.status = dp::RunStatus::failed;
         failed.error = "rank 0 (vm, cpu:0) did not reach the all-reduce";
         dp::write_run_record(file, failed);
@@ -167,6 +168,7 @@ private slots:
         // The same run, as rank 0 follows it (sample_record draws a new id).
         dp::RunRecord followed = sample_record();
         followed.id = failed.id;
+        followed.processes = failed.processes;
         dp::RecordedRun rank0(followed, sinks());
         rank0.add_epoch({3, 0.5, 0.8, 0.8, 1.0});
         QCOMPARE(rank0.finish(dp::RunOutcome::stopped, ""), std::string());
@@ -181,6 +183,7 @@ private slots:
         QCOMPARE(dp::read_run_record(file).error, std::string("rank 0: out of memory"));
         dp::RunRecord other = sample_record();
         other.id = "another-run";
+        other.processes = 2;
         dp::RecordedRun next(other, sinks());
         next.finish(dp::RunOutcome::stopped, "");
         kept = dp::read_run_record(file);
