@@ -3,10 +3,6 @@
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <utility>
 
 #include "platform/cuda_module.h"
@@ -29,20 +25,7 @@ void bind_to(const DeviceInfo& device) {
     omp_set_num_threads(int(device.cores.size()));
 }
 
-std::atomic<bool> background_priority{false};
-
-// Lowers the calling thread below interactive ones: SCHED_BATCH (the
-// scheduler treats it as CPU-bound and lets waking threads preempt it) and
-// nice 10. Best effort: a thread that cannot be lowered trains as it is.
-void lower_priority() {
-    const sched_param normal{};
-    pthread_setschedparam(pthread_self(), SCHED_BATCH, &normal);
-    setpriority(PRIO_PROCESS, ::gettid(), 10);
-}
-
 }  // namespace
-
-void DeviceThread::set_background_priority(bool background) { background_priority = background; }
 
 DeviceThread::DeviceThread(const DeviceInfo& device)
     : thread_([this, device] { loop(device); }) {}
@@ -75,7 +58,6 @@ void DeviceThread::wait() {
 void DeviceThread::loop(DeviceInfo device) {
     // A device that cannot be bound fails every job with the reason.
     std::exception_ptr bind_error;
-    if (background_priority) lower_priority();
     try {
         bind_to(device);
     } catch (...) {

@@ -11,7 +11,13 @@
 namespace dp {
 
 // The one host thread that drives a device (the rule for GPUs, and the way a
-// CPU device keeps its oneDNN work on its own core). It runs one job at a time.
+// CPU device keeps its oneDNN work on its own core). It runs one job at a time,
+// at the priority of the thread that made it, in every front end alike: the
+// workbench once ran its device threads at SCHED_BATCH and nice 10 for its
+// GUI's sake, and beside one busy process they got a tenth of a core each
+// (8x dp-train's time at batch 4), so every speedup it showed was measured
+// on starved threads. The GUI stays responsive by doing little per event
+// (bench-ui-stall measures it), not by slowing training.
 class DeviceThread {
 public:
     explicit DeviceThread(const DeviceInfo& device);
@@ -19,14 +25,6 @@ public:
 
     DeviceThread(const DeviceThread&) = delete;
     DeviceThread& operator=(const DeviceThread&) = delete;
-
-    // Device threads started after this call run at background priority
-    // (SCHED_BATCH, nice 10) when `background` is true. A desktop front end
-    // asks for it, so that its GUI thread wins a core the training threads
-    // hold: on a machine whose every core trains, the GUI thread otherwise
-    // waits its turn (a 98 ms stall measured on 2 cores). A throughput-only
-    // program (dp-train) keeps normal priority.
-    static void set_background_priority(bool background);
 
     // Starts `job` on the device thread; wait() blocks until it has run.
     void start(std::function<void()> job);

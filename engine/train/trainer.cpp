@@ -3,14 +3,9 @@
 #include <chrono>
 
 #include "core/exception_message.h"
-#include "devices/device_thread.h"
 #include "train/training_run.h"
 
 namespace dp {
-
-void Trainer::set_background_priority(bool background) {
-    DeviceThread::set_background_priority(background);
-}
 
 Trainer::Trainer(TrainConfig config) : config_(std::move(config)) {}
 

@@ -54,11 +54,6 @@ public:
     // epochs it completed.
     void request_stop() { stop_requested_ = true; }
 
-    // Whether the device threads of runs started from now on yield to the
-    // process's other threads (devices/device_thread.h): an interactive front
-    // end asks for it so that its GUI thread never waits for a core.
-    static void set_background_priority(bool background);
-
 private:
     TrainConfig config_;
     std::optional<std::vector<DeviceInfo>> devices_;  // empty: resolved by run()

@@ -8,10 +8,9 @@ TrainingController::TrainingController(QObject* parent)
     thread_.setObjectName(QStringLiteral("training"));
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
-    // Training yields to the GUI thread: clicks and repaints never wait for a
-    // core that the device threads hold (bench-ui-stall measures it).
-    dp::Trainer::set_background_priority(true);
-    thread_.start(QThread::LowPriority);
+    // Training runs at the process's normal priority, as in dp-train, so the
+    // workbench measures what dp-train measures (devices/device_thread.h).
+    thread_.start();
 }
 
 TrainingController::~TrainingController()
