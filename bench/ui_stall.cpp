@@ -2,10 +2,14 @@
 // its event loop while the engine trains (ResNet-18 on a subset by default).
 // A 5 ms QTimer ticks on the GUI thread; each gap between ticks beyond the
 // interval is a stall: time a click or repaint would have waited. Prints one
-// JSON object; the goal is max_stall_ms < 50.
+// JSON object; the goal is max_stall_ms < 50. Beside the stalls it prints the
+// run's own s/epoch (the median of its steady epochs, from the history): the
+// GUI's responsiveness must not be bought with training time, so both numbers
+// stand side by side; --busy adds one busy process (a spin loop at the same
+// nice level) for the loaded machine a user's desktop is.
 //
 //   bench-ui-stall [--model resnet18] [--limit-train 2048] [--limit-test 512]
-//                  [--batch-size 256] [--epochs 2] [--interval-ms 5]
+//                  [--batch-size 256] [--epochs 2] [--interval-ms 5] [--busy]
 //
 // Runs on the offscreen platform unless QT_QPA_PLATFORM says otherwise, with
 // settings and run history in a temporary folder.
@@ -21,12 +25,18 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <vector>
 
+#include "core/median.h"
 #include "main_window.h"
+#include "run_history.h"
 
 namespace {
 
@@ -55,6 +65,32 @@ double loadAverage()
     return file.readAll().split(' ').value(0).toDouble();
 }
 
+// A child process that spins until killed: another program's busy core.
+pid_t startSpinner()
+{
+    const pid_t pid = fork();
+    if (pid == 0)
+        for (volatile unsigned long spin = 0;; ++spin) {
+        }
+    return pid;
+}
+
+// The run's steady-epoch median and range, as the runs table quotes it.
+QJsonObject secondsPerEpoch(const QString& historyPath)
+{
+    std::vector<double> steady;
+    for (const dp::RunRecord& run : RunHistory(historyPath).runs())
+        for (std::size_t i = run.epochs.size() > 1 ? 1 : 0; i < run.epochs.size(); ++i)
+            steady.push_back(run.epochs[i].seconds);
+    if (steady.empty())
+        return {};
+    const double median = dp::median_of(steady);  // sorts them
+    return {{QStringLiteral("median"), median},
+            {QStringLiteral("min"), steady.front()},
+            {QStringLiteral("max"), steady.back()},
+            {QStringLiteral("steady_epochs"), qint64(steady.size())}};
+}
+
 }  // namespace
 
 int main(int argc, char* argv[])
@@ -79,7 +115,10 @@ int main(int argc, char* argv[])
     const QCommandLineOption batchOption = option("batch-size", "256");
     const QCommandLineOption epochsOption = option("epochs", "2");
     const QCommandLineOption intervalOption = option("interval-ms", "5");
+    const QCommandLineOption busyOption(QStringLiteral("busy"), QStringLiteral("Beside one busy process."));
+    parser.addOption(busyOption);
     parser.process(app);
+    const pid_t spinner = parser.isSet(busyOption) ? startSpinner() : 0;
 
     QTemporaryDir scratch;
     QStandardPaths::setTestModeEnabled(true);
@@ -144,6 +183,10 @@ int main(int argc, char* argv[])
         window.startRun();
     });
     app.exec();
+    if (spinner > 0) {
+        kill(spinner, SIGKILL);
+        waitpid(spinner, nullptr, 0);
+    }
 
     const double maxStall = stallsMs.empty() ? 0 : *std::max_element(stallsMs.begin(), stallsMs.end());
     const long over50 = std::count_if(stallsMs.begin(), stallsMs.end(), [](double s) { return s > 50; });
@@ -171,6 +214,8 @@ int main(int argc, char* argv[])
         {QStringLiteral("goal_max_stall_ms"), 50},
         {QStringLiteral("worst_stalls_over_20ms"), worst},
         {QStringLiteral("epoch_plotted_at_s"), epochTimes},
+        {QStringLiteral("busy_process_beside"), spinner > 0},
+        {QStringLiteral("seconds_per_epoch"), secondsPerEpoch(RunHistory::defaultPath())},
         {QStringLiteral("load_average_1min_at_end"), loadAverage()},
         {QStringLiteral("outcome"), outcome},
     };

@@ -77,6 +77,7 @@ void summarizeRepeats(const std::vector<dp::RunRecord>& runs, std::vector<RunCom
         for (const std::size_t i : members) {
             RunComparison& comparison = comparisons[i];
             comparison.repeated = summary;
+            comparison.speedupRange = RepeatRange{summary.median, summary.min, summary.max};
             // Efficiency is speedup over the device ratio, so the repeats'
             // range scales the same way.
             if (comparison.efficiency && *comparison.speedup > 0) {
@@ -156,6 +157,7 @@ std::vector<RunComparison> compareRuns(const std::vector<dp::RunRecord>& runs,
             const auto rows = dp::compare_runs({baseline.config, run.config},
                                                {baselineSummary, summary});
             comparison.speedup = rows[1].speedup;
+            comparison.speedupRange = RepeatRange{rows[1].speedup, rows[1].speedup_min, rows[1].speedup_max};
             if (&baseline != &run)
                 comparison.scaling = baseline.config.batch_size == run.config.batch_size
                                              ? MeasuredScaling::strong

@@ -48,6 +48,10 @@ struct RunComparison {
     // range of its R speedups at this run's device count, which a speedup
     // quotes rather than one repeat's; empty for runs not repeated.
     std::optional<dp::RepeatedSpeedup> repeated;
+    // The range the speedup's verdict word reads (dp::speedup_verdict): the
+    // repeats' range where repeated, else the one the two runs' steady
+    // epochs allow (dp::ComparisonRow::speedup_min/max); empty without a speedup.
+    std::optional<RepeatRange> speedupRange;
     // speedup / (devices / baseline devices): 1 is perfect scaling.
     std::optional<double> efficiency;
     // With `repeated`: the efficiencies of its speedups (the same device

@@ -35,6 +35,7 @@
 #include <QStackedWidget>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "batch_split_view.h"
@@ -65,6 +66,7 @@
 #include "record/run_record_json.h"
 #include "run_settings.h"
 #include "runs_panel.h"
+#include "runs_panel_fit.h"
 #include "runs_table_model.h"
 #include "speedup_chart.h"
 #include "scaling/scaling_comparison.h"
@@ -76,6 +78,9 @@ namespace {
 constexpr int kMaxLogLines = 10000;
 // Presenter mode: text a class can read from the back of the room.
 constexpr double kPresenterFontScale = 1.6;
+// No plot shorter outside presenter mode: shorter, the charts show one at a
+// time (the focus view) rather than 60 px strips.
+constexpr int kLeastPlotHeight = 200;
 
 const QString kScaleKey = QStringLiteral("compare/scale_batch_and_lr");
 const QString kRepeatsKey = QStringLiteral("compare/repeats");
@@ -292,8 +297,9 @@ void MainWindow::buildLayout()
     setCentralWidget(settingsSplitter_);
     resizeToScreen();
     settingsSplitter_->setSizes({scrolledWidthFor(configPanel_->sizeHint()), width()});
-    // The runs table keeps a third of the height: four rows or more at 720 px.
+    // The runs table as tall as its rows, up to a third; the charts the rest.
     rightSplitter_->setSizes({height() * 2 / 3, height() / 3});
+    new RunsPanelFit(rightSplitter_, runsPanel_->findChild<QTableView*>(QStringLiteral("runsTable")), this);
 }
 
 void MainWindow::resizeToScreen()
@@ -551,6 +557,15 @@ void MainWindow::buildViewMenu()
     connect(logLossAction_, &QAction::toggled, this, [this](bool log) {
         charts_->setLogScaleLoss(log);
         saveSettings();
+    });
+    settingsPanelAction_ = viewMenu->addAction(tr("Se&ttings panel"));
+    settingsPanelAction_->setObjectName(QStringLiteral("settingsPanelAction"));
+    settingsPanelAction_->setCheckable(true);
+    settingsPanelAction_->setChecked(true);
+    settingsPanelAction_->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
+    settingsPanelAction_->setToolTip(tr("Hide the settings to give the charts the width"));
+    connect(settingsPanelAction_, &QAction::toggled, this, [this](bool shown) {
+        configScroll_->setVisible(shown && !presenterAction_->isChecked());
     });
     QAction* resetZoomAction = viewMenu->addAction(tr("&Reset chart zoom"), QKeySequence(tr("Ctrl+0")),
                                                    charts_, &ChartBoard::resetZoom);
@@ -1050,7 +1065,7 @@ void MainWindow::setPresenterMode(bool on)
     // The charts and classroom views get the whole window, or the whole
     // screen for a window already on it (one not shown yet is sized by
     // whoever shows it: --presenter, the tests).
-    configScroll_->setVisible(!on);
+    configScroll_->setVisible(!on && settingsPanelAction_->isChecked());
     bottomTabs_->setVisible(!on);
     QFont font = QApplication::font();
     if (on)
@@ -1110,8 +1125,9 @@ void MainWindow::resizeEvent(QResizeEvent* event)
 
 void MainWindow::showLeastPlotHeight()
 {
-    // A third of the window, which presenter mode makes the screen.
-    charts_->setLeastPlotHeight(presenterAction_->isChecked() ? height() / 3 : 0);
+    // A third of the window, which presenter mode makes the screen; else
+    // kLeastPlotHeight: the focus view rather than plots too short to read.
+    charts_->setLeastPlotHeight(presenterAction_->isChecked() ? height() / 3 : kLeastPlotHeight);
 }
 
 void MainWindow::setXAxisMode(XAxisMode mode)

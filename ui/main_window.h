@@ -179,6 +179,7 @@ private:
     QTabWidget* bottomTabs_;
     QSplitter* settingsSplitter_;  // the settings, then everything else
     QSplitter* rightSplitter_;     // the views above, the runs table and log below
+    QAction* settingsPanelAction_ = nullptr;  // View ▸ Settings panel: shows or hides it
     RunsPanel* runsPanel_;
     QPushButton* startButton_;
     QPushButton* compareButton_;

@@ -91,19 +91,18 @@ int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devi
 }
 
 // One run of a comparison, flagged when other processes kept more than a
-// fifth of the cores busy while it ran (its time then says little).
+// fifth of the cores busy while it ran (its time then says little); `load`
+// is what they kept busy, for the report.
 int compared_run(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devices,
                  const dp::CliCommand& command, dp::RunSummary& summary, const std::string& group,
-                 bool& busy) {
+                 dp::MachineLoad& load) {
     const dp::CpuClock before = dp::read_cpu_clock();
     const int code = train(config, devices, command, &summary, group);
-    const dp::MachineLoad load = dp::machine_load_between(before, dp::read_cpu_clock());
-    if (load.busy()) {
-        busy = true;
+    load = dp::machine_load_between(before, dp::read_cpu_clock());
+    if (load.busy())
         std::printf("-- measured while the machine was busy: other processes used %.1f of %d "
                     "cores (load average %.1f); its time is not trusted\n",
                     load.other_cores, load.cores, load.load_average);
-    }
     return code;
 }
 
@@ -169,6 +168,7 @@ int compare(const dp::CliCommand& command) {
     }
     std::vector<std::vector<dp::ComparisonRow>> repeats;
     std::vector<dp::RunSummary> runs(configs.size());
+    std::vector<dp::MachineLoad> loads(configs.size());
     std::vector<dp::SpeedupGap> gaps;
     std::vector<dp::TrainConfig> predicted_configs;
     std::vector<dp::RunSummary> predicted_runs;
@@ -186,23 +186,28 @@ int compare(const dp::CliCommand& command) {
                         configs[i].batch_size, double(configs[i].lr));
             const std::vector<dp::DeviceInfo> run_devices(
                 devices.begin(), devices.begin() + std::ptrdiff_t(configs[i].devices.size()));
-            if (const int code = compared_run(configs[i], run_devices, command, runs[i], group, busy))
+            if (const int code = compared_run(configs[i], run_devices, command, runs[i], group, loads[i]))
                 return code;
+            busy = busy || loads[i].busy();
         }
         repeats.push_back(dp::compare_runs(configs, runs));
+        for (std::size_t i = 0; i < configs.size(); ++i) repeats.back()[i].load = loads[i];
         gaps = print_comparison(configs, runs, repeats.back());
         // --predict scales from, and checks against, every repeat's runs.
         predicted_configs.insert(predicted_configs.end(), configs.begin(), configs.end());
         predicted_runs.insert(predicted_runs.end(), runs.begin(), runs.end());
     }
-    if (command.repeats > 1)
-        std::printf("\nspeedup, median and range of %d repeats:\n%s", command.repeats,
+    // The verdict word follows the range (a range that holds 1x is no measurable difference).
+    if (configs.size() > 1)
+        std::printf("\nspeedup, %s:\n%s",
+                    command.repeats > 1 ? dp::format("median and range of %d repeats", command.repeats).c_str()
+                                        : "with the range its steady epochs allow",
                     dp::format_repeated_speedups(dp::repeated_speedups(repeats)).c_str());
     if (busy)
         std::printf("note: some runs were measured while the machine was busy (marked above)\n");
     // A failed write is the run's failure (exit 1, main's one line).
     if (!command.report_path.empty())
-        dp::write_comparison_report(command.report_path, repeats.back(), gaps);
+        dp::write_comparison_report(command.report_path, repeats, gaps);
     if (command.predict)
         std::fputs(dp::prediction_report(predicted_configs, predicted_runs, devices).c_str(), stdout);
     return 0;

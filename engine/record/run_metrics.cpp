@@ -9,13 +9,6 @@ namespace dp {
 
 double RunSummary::final_test_acc() const { return epochs.empty() ? 0 : epochs.back().test_acc; }
 
-double RunSummary::mean_seconds_per_epoch() const {
-    if (epochs.empty()) return 0;
-    double total = 0;
-    for (const auto& e : epochs) total += e.seconds;
-    return total / double(epochs.size());
-}
-
 int RunSummary::timed_epochs() const {
     const int all = int(epochs.size());
     return step_epochs > 0 && step_epochs < all ? step_epochs : all;
@@ -57,8 +50,17 @@ std::string epoch_line(const EpochMetrics& m, int planned_epochs) {
 }
 
 std::string RunSummary::summary_line() const {
-    return format("test acc: %.2f, %.1f sec/epoch on [%s]", final_test_acc(),
-                  mean_seconds_per_epoch(), device_list().c_str());
+    const EpochTime time = epoch_time();
+    std::string line = format("test acc: %.2f, %.2f sec/epoch on [%s]", final_test_acc(), time.median,
+                              device_list().c_str());
+    if (time.steady_epochs > 1)
+        line += format(" (median of %d steady epochs, %.2f-%.2f)", time.steady_epochs, time.min,
+                       time.max);
+    else if (epochs.size() > 1)
+        line += " (the epoch after the first)";
+    else
+        line += " (one epoch, kernel tuning and warm-up included)";
+    return line;
 }
 
 }  // namespace dp

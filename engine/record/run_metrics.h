@@ -116,7 +116,6 @@ struct RunSummary {
     int step_epochs = 0;
 
     double final_test_acc() const;
-    double mean_seconds_per_epoch() const;
     // The epochs step_totals cover (step_epochs, or all of them), and their
     // seconds: what a step's share of an epoch is worked out from.
     int timed_epochs() const;
@@ -124,7 +123,8 @@ struct RunSummary {
     EpochTime epoch_time() const { return dp::epoch_time(epochs); }
     // "cpu:0, cpu:1"
     std::string device_list() const;
-    // d2l's closing line: "test acc: 0.83, 2.7 sec/epoch on [cpu:0]"
+    // d2l's closing line, with the statistic every view quotes: "test acc:
+    // 0.83, 2.71 sec/epoch on [cpu:0] (median of 9 steady epochs, 2.60-2.95)"
     std::string summary_line() const;
 };
 

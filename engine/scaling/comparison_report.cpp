@@ -25,6 +25,14 @@ std::string array(const std::vector<std::string>& items, const std::string& inde
     return out + "\n" + indent + "]";
 }
 
+std::string load_json(const MachineLoad& load) {
+    if (!load.known) return "null";
+    return object({{"other_cores", json_number(load.other_cores)},
+                   {"load_average", json_number(load.load_average)},
+                   {"cores", std::to_string(load.cores)},
+                   {"busy", load.busy() ? "true" : "false"}});
+}
+
 std::string row_json(const ComparisonRow& row) {
     return object({{"devices", std::to_string(row.devices)},
                    {"global_batch", std::to_string(row.global_batch)},
@@ -34,9 +42,28 @@ std::string row_json(const ComparisonRow& row) {
                    {"seconds_per_epoch_min", json_number(row.seconds_min)},
                    {"seconds_per_epoch_max", json_number(row.seconds_max)},
                    {"speedup", json_number(row.speedup)},
+                   {"speedup_min", json_number(row.speedup_min)},
+                   {"speedup_max", json_number(row.speedup_max)},
                    {"efficiency", json_number(row.efficiency)},
                    {"final_test_acc", json_number(row.final_test_acc)},
-                   {"parameter_drift", json_number(row.parameter_drift)}});
+                   {"parameter_drift", json_number(row.parameter_drift)},
+                   {"load", load_json(row.load)}});
+}
+
+std::string rows_json(const std::vector<ComparisonRow>& rows, const std::string& indent) {
+    std::vector<std::string> items;
+    for (const ComparisonRow& row : rows) items.push_back(row_json(row));
+    return array(items, indent);
+}
+
+std::string speedup_json(const RepeatedSpeedup& speedup) {
+    return object({{"devices", std::to_string(speedup.devices)},
+                   {"median", json_number(speedup.median)},
+                   {"min", json_number(speedup.min)},
+                   {"max", json_number(speedup.max)},
+                   {"repeats", std::to_string(speedup.repeats)},
+                   {"range_from", json_string(speedup.repeats > 1 ? "repeats" : "steady epochs")},
+                   {"verdict", json_string(speedup_verdict_text(speedup.verdict()))}});
 }
 
 std::string gap_json(const SpeedupGap& gap) {
@@ -54,20 +81,30 @@ std::string gap_json(const SpeedupGap& gap) {
 
 }  // namespace
 
-std::string comparison_report_json(const std::vector<ComparisonRow>& rows,
+std::string comparison_report_json(const std::vector<std::vector<ComparisonRow>>& repeats,
                                    const std::vector<SpeedupGap>& gaps) {
-    std::vector<std::string> run_items, gap_items;
-    for (const ComparisonRow& row : rows) run_items.push_back(row_json(row));
+    std::vector<std::string> speedup_items, repeat_items, gap_items;
+    const std::vector<RepeatedSpeedup> speedups = repeated_speedups(repeats);
+    for (std::size_t i = 1; i < speedups.size(); ++i) speedup_items.push_back(speedup_json(speedups[i]));
+    for (std::size_t r = 0; r < repeats.size(); ++r)
+        repeat_items.push_back("{\"repeat\": " + std::to_string(r + 1) +
+                               ", \"runs\": " + rows_json(repeats[r], "    ") + "}");
     for (const SpeedupGap& gap : gaps) gap_items.push_back(gap_json(gap));
-    return "{\n  \"format\": \"dp-train comparison report\",\n  \"version\": 1,\n  \"runs\": " +
-           array(run_items, "  ") + ",\n  \"speedup_gaps\": " + array(gap_items, "  ") + "\n}\n";
+    const std::vector<ComparisonRow> no_rows;
+    return "{\n  \"format\": \"dp-train comparison report\",\n  \"version\": 2,\n"
+           "  \"statistic\": \"seconds per epoch: the median of each run's steady epochs (after "
+           "the first), with their range; speedup: the median and range over the repeats\",\n"
+           "  \"speedups\": " + array(speedup_items, "  ") +
+           ",\n  \"repeats\": " + array(repeat_items, "  ") +
+           ",\n  \"runs\": " + rows_json(repeats.empty() ? no_rows : repeats.back(), "  ") +
+           ",\n  \"speedup_gaps\": " + array(gap_items, "  ") + "\n}\n";
 }
 
 void write_comparison_report(const std::filesystem::path& file,
-                             const std::vector<ComparisonRow>& rows,
+                             const std::vector<std::vector<ComparisonRow>>& repeats,
                              const std::vector<SpeedupGap>& gaps) {
     AtomicFile out(file);
-    out.write(comparison_report_json(rows, gaps));
+    out.write(comparison_report_json(repeats, gaps));
     out.commit();
 }
 

@@ -170,6 +170,13 @@ std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,
         row.seconds_min = time.min;
         row.seconds_max = time.max;
         row.speedup = base_throughput > 0 ? throughput / base_throughput : 0;
+        if (time.min > 0 && time.max > 0 && i > 0) {
+            const EpochTime base = runs[0].epoch_time();
+            row.speedup_min = base.min / time.max;
+            row.speedup_max = base.max / time.min;
+        } else {
+            row.speedup_min = row.speedup_max = row.speedup;
+        }
         row.efficiency = row.speedup * base_devices / row.devices;
         row.final_test_acc = run.final_test_acc();
         row.parameter_drift = run.epochs.empty() ? std::nan("") : run.epochs.back().parameter_drift;
@@ -191,17 +198,41 @@ std::vector<RepeatedSpeedup> repeated_speedups(
     for (std::size_t i = 0; i < repeats.front().size(); ++i) {
         std::vector<double> values;
         for (const auto& rows : repeats) values.push_back(rows.at(i).speedup);
-        speedups.push_back(summarize_speedups(repeats.front()[i].devices, std::move(values)));
+        RepeatedSpeedup summary = summarize_speedups(repeats.front()[i].devices, std::move(values));
+        if (repeats.size() == 1) {
+            summary.min = repeats.front()[i].speedup_min;
+            summary.max = repeats.front()[i].speedup_max;
+        }
+        speedups.push_back(summary);
     }
     return speedups;
 }
 
+SpeedupVerdict speedup_verdict(double min, double max) {
+    if (min > 1) return SpeedupVerdict::faster;
+    if (max < 1) return SpeedupVerdict::slower;
+    return SpeedupVerdict::no_measurable_difference;
+}
+
+const char* speedup_verdict_text(SpeedupVerdict verdict) {
+    switch (verdict) {
+    case SpeedupVerdict::faster: return "faster";
+    case SpeedupVerdict::slower: return "slower";
+    case SpeedupVerdict::no_measurable_difference: break;
+    }
+    return "no measurable difference";
+}
+
 std::string format_repeated_speedups(const std::vector<RepeatedSpeedup>& speedups) {
     std::string text;
-    for (const RepeatedSpeedup& s : speedups)
-        text += format("%d device%s: %.2fx (%.2f-%.2f) over %d repeat%s\n", s.devices,
-                       s.devices == 1 ? "" : "s", s.median, s.min, s.max, s.repeats,
-                       s.repeats == 1 ? "" : "s");
+    for (std::size_t i = 1; i < speedups.size(); ++i) {
+        const RepeatedSpeedup& s = speedups[i];
+        const std::string over = s.repeats > 1 ? format("over %d repeats", s.repeats)
+                                               : std::string("from the steady epochs");
+        text += format("%d device%s: %.2fx (%.2f-%.2f) %s: %s\n", s.devices,
+                       s.devices == 1 ? "" : "s", s.median, s.min, s.max, over.c_str(),
+                       speedup_verdict_text(s.verdict()));
+    }
     return text;
 }
 
@@ -209,6 +240,7 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
     std::string text =
         "devices  global batch      lr  sec/epoch        range  speedup  efficiency  test acc  "
         "drift vs first\n";
+    // sec/epoch and its range: the steady epochs' (after the first), as every view quotes them.
     for (const auto& row : rows) {
         const std::string drift =
             std::isnan(row.parameter_drift) ? "-" : format("%.1e", row.parameter_drift);

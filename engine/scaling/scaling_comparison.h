@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/machine_load.h"
 #include "devices/device.h"
 #include "config/train_config.h"
 #include "record/run_metrics.h"
@@ -58,7 +59,23 @@ struct ComparisonRow {
     // run's (EpochMetrics::parameter_drift); NaN for the first run or when not measured.
     double parameter_drift = 0;
     double seconds_min = 0, seconds_max = 0;  // the steady epochs' range
+    // The speedup the two runs' steady epochs allow at their extremes: the
+    // baseline's fastest over this run's slowest to the reverse. What a
+    // comparison run once can say of its own noise.
+    double speedup_min = 0, speedup_max = 0;
+    // How busy the rest of the machine was while this run trained (unknown
+    // unless the caller measured it: dp-train --compare does).
+    MachineLoad load;
 };
+
+// What a speedup's range lets a front end say. "Faster" only when the whole
+// range is above 1, "slower" only when it is all below; a range that holds 1
+// says "no measurable difference", whatever side the median fell on (a
+// median of 0.92x with a range of 0.89-1.24 is no evidence of slowing down).
+enum class SpeedupVerdict { faster, slower, no_measurable_difference };
+SpeedupVerdict speedup_verdict(double min, double max);
+// "faster", "slower", "no measurable difference"
+const char* speedup_verdict_text(SpeedupVerdict verdict);
 
 // Throughput is epochs over the steady epochs' median time, not a mean of
 // rates; the first epoch (kernel tuning, warm-up) is left out where there are others. `runs[i]` ran
@@ -75,12 +92,16 @@ struct RepeatedSpeedup {
     int devices = 0;
     double median = 0, min = 0, max = 0;
     int repeats = 0;
+    SpeedupVerdict verdict() const { return speedup_verdict(min, max); }
 };
 // The median and range of one device count's speedups, one per repeat.
 RepeatedSpeedup summarize_speedups(int devices, std::vector<double> speedups);
-// `repeats[r]` is repeat r's compare_runs rows, the same counts in each.
+// `repeats[r]` is repeat r's compare_runs rows, the same counts in each. For
+// a comparison run once, the range is its row's (speedup_min, speedup_max):
+// the one run's steady epochs, the only spread there is.
 std::vector<RepeatedSpeedup> repeated_speedups(const std::vector<std::vector<ComparisonRow>>& repeats);
-// "2 devices: 1.95x (1.88-2.02) over 3 repeats", a line each.
+// "2 devices: 1.95x (1.88-2.02) over 3 repeats: faster", a line each; the
+// first run, the baseline, is left out.
 std::string format_repeated_speedups(const std::vector<RepeatedSpeedup>& speedups);
 
 std::string format_comparison(const std::vector<ComparisonRow>& rows);

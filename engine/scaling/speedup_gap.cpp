@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/format.h"
 #include "core/setting_ref.h"
+#include "models/model_registry.h"
 
 namespace dp {
 namespace {
@@ -77,6 +78,14 @@ void name_dataparallel_parts(SpeedupGap& gap, double serial_update, double broad
                          ddp + " computes each shard's loss where it is", gather});
 }
 
+// float32 gradients of `model` on Fashion-MNIST (models/model_registry.h);
+// 0 for a model the registry does not know.
+std::size_t model_gradient_bytes(const std::string& model) {
+    for (const ModelInfo& info : model_registry())
+        if (info.name == model) return info.parameters * sizeof(float);
+    return 0;
+}
+
 }  // namespace
 
 bool has_step_timings(const RunSummary& run) {
@@ -142,13 +151,20 @@ void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainCon
     GapPart* allreduce_part = part_named(gap, "all-reduce");
     if (!allreduce_part) return;
     GapPart& allreduce = *allreduce_part;
-    allreduce.advice = format("try larger buckets (%s, now %g MB)", setting("bucket_mb").c_str(),
-                              many.bucket_mb);
-    if (many.allreduce != "ring")
-        allreduce.advice += ", ring all-reduce (" + setting("allreduce") + ")";
-    allreduce.advice += ", or fewer all-reduces per epoch: a larger global batch (" +
-                        setting("batch_size") + "), which " + setting("accumulate") +
-                        " fits in memory";
+    // Larger buckets help only a model whose gradients span several buckets
+    // (LeNet's 0.24 MB fit one 25 MB bucket: advice to grow it is noise), and
+    // ring only a run not on it already.
+    const double gradient_mb = double(model_gradient_bytes(many.model)) / (1024.0 * 1024.0);
+    std::vector<std::string> tries;
+    if (gradient_mb > many.bucket_mb)
+        tries.push_back(format("larger buckets (%s, now %g MB for %.3g MB of gradients)",
+                               setting("bucket_mb").c_str(), many.bucket_mb, gradient_mb));
+    if (many.allreduce != "ring") tries.push_back("ring all-reduce (" + setting("allreduce") + ")");
+    tries.push_back("fewer all-reduces per epoch: a larger global batch (" + setting("batch_size") +
+                    "), which " + setting("accumulate") + " fits in memory");
+    allreduce.advice = "try " + tries.front();
+    for (std::size_t i = 1; i < tries.size(); ++i)
+        allreduce.advice += (i + 1 == tries.size() ? ", or " : ", ") + tries[i];
 }
 
 void account_core_sharing(SpeedupGap& gap, int cores) {

@@ -130,11 +130,11 @@ private slots:
         gap.parts[0].advice = "a \"quoted\" hint";  // texts are escaped
         QJsonParseError error;
         const QJsonDocument document = QJsonDocument::fromJson(
-            QByteArray::fromStdString(dp::comparison_report_json(rows, {gap})), &error);
+            QByteArray::fromStdString(dp::comparison_report_json({rows}, {gap})), &error);
         QCOMPARE(error.error, QJsonParseError::NoError);
         const QJsonObject report = document.object();
         QCOMPARE(report["format"].toString(), QStringLiteral("dp-train comparison report"));
-        QCOMPARE(report["version"].toInt(), 1);
+        QCOMPARE(report["version"].toInt(), 2);
         const QJsonArray runs = report["runs"].toArray();
         QCOMPARE(runs.size(), 2);
         QCOMPARE(runs[0].toObject()["devices"].toInt(), 1);
@@ -170,7 +170,7 @@ private slots:
     void reportIsWrittenWholeOrNotAtAll() {
         QTemporaryDir dir;
         const std::string file = dir.filePath("report.json").toStdString();
-        dp::write_comparison_report(file, {}, {});
+        dp::write_comparison_report(file, {}, {});  // no repeats
         QFile written(QString::fromStdString(file));
         QVERIFY(written.open(QIODevice::ReadOnly));
         const QJsonObject empty = QJsonDocument::fromJson(written.readAll()).object();
@@ -230,7 +230,15 @@ private slots:
         const std::string compute = gap.parts[0].name;
         dp::fit_gap_to_settings(gap, one, many);
         QCOMPARE(gap.parts[0].name, compute);  // the same global batch: smaller shares
-        QVERIFY2(gap.parts[1].advice.starts_with("try larger buckets ({bucket_mb}, now 25 MB)") &&
+        // LeNet's 0.24 MB of gradients fit one 25 MB bucket: larger ones would change nothing.
+        QVERIFY2(gap.parts[1].advice.starts_with("try fewer all-reduces per epoch") &&
+                     gap.parts[1].advice.find("bucket") == std::string::npos &&
+                     gap.parts[1].advice.find("ring") == std::string::npos,
+                 gap.parts[1].advice.c_str());
+        // ResNet-18's 43 MB span two: larger buckets are worth a try.
+        many.model = "resnet18";
+        dp::fit_gap_to_settings(gap, one, many);
+        QVERIFY2(gap.parts[1].advice.starts_with("try larger buckets ({bucket_mb}, now 25 MB for 42") &&
                      gap.parts[1].advice.find("ring") == std::string::npos,
                  gap.parts[1].advice.c_str());
         many.allreduce = "naive";
@@ -256,9 +264,45 @@ private slots:
         QCOMPARE(speedups[1].median, 1.95);
         QCOMPARE(speedups[1].min, 0.73);
         QCOMPARE(speedups[1].max, 2.02);
+        // The range holds 1x: no verdict either way, whatever the median says.
         QCOMPARE(dp::format_repeated_speedups(speedups),
-                 std::string("1 device: 1.00x (1.00-1.00) over 3 repeats\n"
-                             "2 devices: 1.95x (0.73-2.02) over 3 repeats\n"));
+                 std::string("2 devices: 1.95x (0.73-2.02) over 3 repeats: no measurable difference\n"));
+    }
+
+    // The verdict word follows the range, not the median: "0.92x (0.89-1.24)"
+    // is no evidence of slowing down, nor "1.12x (0.99-1.25)" of speeding up.
+    void theVerdictFollowsTheRange() {
+        QCOMPARE(dp::speedup_verdict(0.89, 1.24), dp::SpeedupVerdict::no_measurable_difference);
+        QCOMPARE(dp::speedup_verdict(0.99, 1.25), dp::SpeedupVerdict::no_measurable_difference);
+        QCOMPARE(dp::speedup_verdict(1.19, 1.76), dp::SpeedupVerdict::faster);
+        QCOMPARE(dp::speedup_verdict(0.50, 0.93), dp::SpeedupVerdict::slower);
+        QCOMPARE(std::string(dp::speedup_verdict_text(dp::SpeedupVerdict::no_measurable_difference)),
+                 std::string("no measurable difference"));
+        // One repeat: the range the two runs' steady epochs allow.
+        dp::TrainConfig one, two;
+        one.devices = {"cpu:0"};
+        two.devices = {"cpu:0", "cpu:1"};
+        const auto run = [](std::vector<double> seconds) {
+            dp::RunSummary summary;
+            for (std::size_t i = 0; i < seconds.size(); ++i) {
+                summary.epochs.emplace_back();
+                summary.epochs.back().epoch = int(i) + 1;
+                summary.epochs.back().seconds = seconds[i];
+            }
+            return summary;
+        };
+        // 1 device: steady 10, 12 (median 11); 2 devices: 9, 10 (median 9.5).
+        const auto rows = dp::compare_runs({one, two}, {run({20, 10, 12}), run({20, 9, 10})});
+        QCOMPARE(rows[1].speedup, 11 / 9.5);
+        QCOMPARE(rows[1].speedup_min, 10 / 10.0);
+        QCOMPARE(rows[1].speedup_max, 12 / 9.0);
+        const auto speedups = dp::repeated_speedups({rows});
+        QCOMPARE(speedups[1].repeats, 1);
+        QCOMPARE(speedups[1].verdict(), dp::SpeedupVerdict::no_measurable_difference);  // 1.00-1.33
+        QCOMPARE(dp::format_repeated_speedups(speedups),
+                 std::string("2 devices: 1.16x (1.00-1.33) from the steady epochs: no measurable difference\n"));
+        const auto faster = dp::compare_runs({one, two}, {run({20, 10, 12}), run({20, 5, 6})});
+        QCOMPARE(dp::repeated_speedups({faster})[1].verdict(), dp::SpeedupVerdict::faster);
     }
 };
 

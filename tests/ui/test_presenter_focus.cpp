@@ -2,12 +2,18 @@
 // 1280x720 screen: after a comparison, one chart large and the others a click
 // or a key away, every chart shown at least a third of the screen tall, the
 // comparison card collapsed to its verdict and open again with a click; out
-// of presenter mode, the grid exactly as it was.
+// of presenter mode, the charts exactly as they were. And outside presenter
+// mode, maximized on 1280x720 and 1366x768 screens after a comparison: the
+// charts own the screen (every plot at least 200 px tall, nothing
+// scrolling, no text under 12 px).
 #include <QAction>
 #include <QApplication>
 #include <QFile>
 #include <QLabel>
 #include <QProgressBar>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -32,6 +38,9 @@ namespace {
 
 constexpr int kScreenWidth = 1280;
 constexpr int kScreenHeight = 720;
+// A laptop's screen beside the projector's.
+constexpr int kLaptopWidth = 1366;
+constexpr int kLaptopHeight = 768;
 
 // A finished 3-epoch LeNet run of comparison "c" on `devices` CPU devices;
 // the N-device run measured its drift from the 1-device one.
@@ -95,6 +104,8 @@ private slots:
     void init();
     void focusViewWhereTheGridsRowsWouldBeTooShort();
     void presenterModeAfterAComparisonAt1280x720();
+    void chartsOwnTheScreenAfterAComparison_data();
+    void chartsOwnTheScreenAfterAComparison();
 
 private:
     QTemporaryDir scratch_;
@@ -178,13 +189,16 @@ void TestPresenterFocus::presenterModeAfterAComparisonAt1280x720()
     auto* progress = window.findChild<QProgressBar*>(QStringLiteral("batchProgressBar"));
     QVERIFY(board && card && collapse && verdict && text && presenter && progress);
     const qreal normalPoints = progress->font().pointSizeF();
-    QVERIFY(card->isVisible() && !card->isCollapsed() && text->isVisible() && !verdict->isVisible());
-    QVERIFY2(card->verdict().startsWith(QStringLiteral("LeNet, 1 vs 2 devices: 2.00× faster on 2 devices")),
+    // The card starts as its one line, the verdict with its range.
+    QVERIFY(card->isVisible() && card->isCollapsed() && !text->isVisible() && verdict->isVisible());
+    QVERIFY2(card->verdict().startsWith(QStringLiteral("LeNet, 1 vs 2 devices: 2.00× faster on 2 devices (")),
              qPrintable(card->verdict()));
-    QVERIFY(!board->showsFocusView());
+    collapse->click();  // opened, as the user may leave it
+    QVERIFY(!card->isCollapsed());
     QTest::qWait(50);  // the layouts settle
+    QTRY_COMPARE(chartShorterThan(*board, 200), QString());
     const std::map<QString, QRect> grid = shownCharts(*board);
-    QCOMPARE(grid.size(), std::size_t(6));
+    const bool gridShown = !board->showsFocusView();
 
     presenter->trigger();
     QTRY_COMPARE(window.size(), QSize(kScreenWidth, kScreenHeight));
@@ -223,13 +237,72 @@ void TestPresenterFocus::presenterModeAfterAComparisonAt1280x720()
     // Out of presenter mode: every chart where it was, the card as it was.
     presenter->trigger();
     QTRY_COMPARE(window.size(), QSize(1200, 680));
-    QVERIFY(!board->showsFocusView());
     QVERIFY(!card->isCollapsed());
     QCOMPARE(progress->font().pointSizeF(), normalPoints);
-    QTRY_VERIFY(shownCharts(*board) == grid);
-    // The keys are the focus view's only.
-    QTest::keyClick(&window, Qt::Key_PageDown);
-    QCOMPARE(board->focusedChart()->objectName(), QStringLiteral("lossChart"));
+    QTRY_COMPARE(board->showsFocusView(), !gridShown);
+    if (gridShown) {
+        QTRY_VERIFY(shownCharts(*board) == grid);
+        // The keys are the focus view's only.
+        QTest::keyClick(&window, Qt::Key_PageDown);
+        QCOMPARE(board->focusedChart()->objectName(), QStringLiteral("lossChart"));
+    }
+    QTRY_COMPARE(chartShorterThan(*board, 200), QString());
+}
+
+void TestPresenterFocus::chartsOwnTheScreenAfterAComparison_data()
+{
+    QTest::addColumn<QSize>("screenSize");
+    QTest::newRow("1280x720") << QSize(kScreenWidth, kScreenHeight);
+    QTest::newRow("1366x768") << QSize(kLaptopWidth, kLaptopHeight);
+}
+
+// Maximized after a saved comparison, outside presenter mode: every plot
+// shown at least 200 px tall (a grid, or one chart large with the others a
+// click away), the chart page not scrolling, the card one line, the runs
+// table no taller than its rows, and no text under 12 px anywhere.
+void TestPresenterFocus::chartsOwnTheScreenAfterAComparison()
+{
+    QFETCH(QSize, screenSize);
+    {
+        RunHistory history;
+        history.save(comparedRun("c1", "2026-11-20T10:00:00Z", 1));
+        history.save(comparedRun("c2", "2026-11-20T10:01:00Z", 2));
+    }
+    QSettings().setValue(QStringLiteral("runs/checked"), QStringList{QStringLiteral("c1"), QStringLiteral("c2")});
+    QScreen* screen = nullptr;
+    for (QScreen* candidate : QGuiApplication::screens())
+        if (candidate->geometry().size() == screenSize)
+            screen = candidate;
+    QVERIFY(screen);
+    MainWindow window;
+    window.setScreen(screen);
+    window.move(screen->geometry().topLeft());
+    window.showMaximized();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_COMPARE(window.frameGeometry().size(), screen->availableGeometry().size());
+    auto* board = window.findChild<ChartBoard*>();
+    auto* card = window.findChild<ComparisonSummaryCard*>(QStringLiteral("comparisonSummaryCard"));
+    auto* chartsScroll = window.findChild<QScrollArea*>(QStringLiteral("chartsScroll"));
+    auto* runsTable = window.findChild<QAbstractScrollArea*>(QStringLiteral("runsTable"));
+    QVERIFY(board && card && chartsScroll && runsTable);
+    QTRY_VERIFY(card->isVisible());
+    QVERIFY(card->isCollapsed());
+    QTest::qWait(50);  // the layouts settle
+    QTRY_COMPARE(chartShorterThan(*board, 200), QString());
+    QVERIFY(!shownCharts(*board).empty());
+    QTRY_VERIFY2(!chartsScroll->verticalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("the chart page scrolls: %1 px of %2")
+                                .arg(chartsScroll->viewport()->height())
+                                .arg(chartsScroll->widget()->height())));
+    // Two runs: the table holds them and little more (it took 150 px before).
+    QVERIFY2(runsTable->viewport()->height() <= 6 * 30, qPrintable(QString::number(runsTable->viewport()->height())));
+    for (const QWidget* widget : window.findChildren<QWidget*>()) {
+        if (widget->isVisible())
+            QVERIFY2(QFontInfo(widget->font()).pixelSize() >= 12,
+                     qPrintable(QStringLiteral("%1 (%2): %3 px text")
+                                    .arg(widget->objectName(), widget->metaObject()->className())
+                                    .arg(QFontInfo(widget->font()).pixelSize())));
+    }
 }
 
 // The offscreen platform's screen is 800x600 unless told otherwise: this
@@ -243,9 +316,13 @@ int main(int argc, char* argv[])
         if (!file.open(QIODevice::WriteOnly))
             return 1;
         file.write(QStringLiteral(R"({"screens": [{"name": "projector", "x": 0, "y": 0, "width": %1,
-                                      "height": %2, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
+                                      "height": %2, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+                                     {"name": "laptop", "x": %1, "y": 0, "width": %3,
+                                      "height": %4, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
                            .arg(kScreenWidth)
                            .arg(kScreenHeight)
+                           .arg(kLaptopWidth)
+                           .arg(kLaptopHeight)
                            .toUtf8());
         file.close();
         qputenv("QT_QPA_PLATFORM", ("offscreen:configfile=" + config).toUtf8());

@@ -138,8 +138,10 @@ bool ChartNavigator::release()
 
 bool ChartNavigator::wheel(const QWheelEvent& event)
 {
+    // Ctrl+wheel zooms; the wheel alone scrolls the page, as everywhere else
+    // (a page of charts that zoomed under a scrolling wheel lost its axes).
     const QPointF at = event.position();
-    if (!plotArea().contains(at))
+    if (!(event.modifiers() & Qt::ControlModifier) || !plotArea().contains(at))
         return false;
     // Around the point under the mouse, which stays where it is.
     const double factor = std::pow(kWheelZoomPerNotch, event.angleDelta().y() / 120.0);

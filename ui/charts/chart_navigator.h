@@ -11,7 +11,7 @@ class QRubberBand;
 class QWheelEvent;
 
 // Zoom and pan on a chart as in TensorBoard and MATLAB's figures: drag a
-// rectangle to zoom to it, turn the wheel to zoom around the mouse, drag with
+// rectangle to zoom to it, turn the wheel with Ctrl held to zoom around the mouse (the wheel alone scrolls), drag with
 // the right or middle button (or Shift) to pan, double-click to ask for
 // everything again. It watches the view's viewport and moves the axes; the
 // view decides what "everything" is.

@@ -24,7 +24,7 @@ RunLegend::RunLegend(QWidget* parent) : QLabel(parent)
     setTextInteractionFlags(Qt::LinksAccessibleByMouse);
     setToolTip(tr("The runs checked in the runs table, in their chart colours. Click a run to hide "
                   "or show it on every chart; hover it to pick out its lines. On a chart: hover "
-                  "for values, drag or turn the wheel to zoom, drag with the right button (or "
+                  "for values, drag or Ctrl+wheel to zoom, drag with the right button (or "
                   "Shift) to pan, double-click to see everything again."));
     connect(this, &QLabel::linkActivated, this,
             [this](const QString& link) { toggleHidden(keyOfLink(link)); });

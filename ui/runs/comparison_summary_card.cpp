@@ -53,6 +53,64 @@ double quotedSpeedup(const RunComparison& c)
     return c.repeated ? c.repeated->median : *c.speedup;
 }
 
+// "1.39× faster on 2 devices (1.19–1.76 over 3 repeats)": the speedup, its
+// range and the word the range earns (dp::speedup_verdict), never dropped
+// for room: a range that holds 1× says no measurable difference, whichever
+// side the median fell on. The card's text says "per epoch" where the
+// verdict line says "on N devices"; `emphasis` wraps the figure there.
+QString speedClause(const RunComparison& c, const QString& where, const QString& emphasis = QStringLiteral("%1"))
+{
+    const double speedup = quotedSpeedup(c);
+    const RepeatRange range = c.speedupRange.value_or(RepeatRange{speedup, speedup, speedup});
+    QString spread;
+    if (c.repeated)
+        spread = ComparisonSummaryCard::tr(" (%1–%2 over %3 repeats)")
+                     .arg(range.min, 0, 'f', 2)
+                     .arg(range.max, 0, 'f', 2)
+                     .arg(c.repeated->repeats);
+    else if (c.speedupRange)
+        spread = ComparisonSummaryCard::tr(" (%1–%2 from the steady epochs)")
+                     .arg(range.min, 0, 'f', 2)
+                     .arg(range.max, 0, 'f', 2);
+    const QString figure = QStringLiteral("%1×").arg(speedup, 0, 'f', 2);
+    switch (dp::speedup_verdict(range.min, range.max)) {
+    case dp::SpeedupVerdict::faster:
+        return ComparisonSummaryCard::tr("%1 %2%3")
+            .arg(emphasis.arg(ComparisonSummaryCard::tr("%1 faster").arg(figure)), where, spread);
+    case dp::SpeedupVerdict::slower:
+        return ComparisonSummaryCard::tr("%1 %2%3: slower than 1 device")
+            .arg(emphasis.arg(ComparisonSummaryCard::tr("%1 the speed").arg(figure)), where, spread);
+    case dp::SpeedupVerdict::no_measurable_difference:
+        break;
+    }
+    return ComparisonSummaryCard::tr("%1 %2 (%3%4: the range holds 1×)")
+        .arg(emphasis.arg(ComparisonSummaryCard::tr("no measurable difference")), where, figure,
+             spread.isEmpty() ? QString() : QStringLiteral(", ") + spread.chopped(1).mid(2));
+}
+
+// The size of the weights' drift from 1 device's, in words: rounding only,
+// slightly apart, apart, or far apart (a 90% difference is not "slight").
+QString driftMeaning(double drift, double accuracyGap)
+{
+    const QString accuracies = accuracyGap < 0.01
+                                   ? ComparisonSummaryCard::tr("their test accuracies agree")
+                                   : ComparisonSummaryCard::tr("their test accuracies differ by %1")
+                                         .arg(accuracyGap, 0, 'f', 3);
+    if (drift < 1e-3)
+        return ComparisonSummaryCard::tr("float rounding only");
+    if (drift < 0.05)
+        return ComparisonSummaryCard::tr("the runs took slightly different paths (float rounding, "
+                                         "amplified by training); %1")
+            .arg(accuracies);
+    if (drift < 0.3)
+        return ComparisonSummaryCard::tr("the runs took different paths (float rounding, amplified "
+                                         "by training); %1")
+            .arg(accuracies);
+    return ComparisonSummaryCard::tr("the runs ended far apart, as different trainings do (float "
+                                     "rounding, amplified by training); %1")
+        .arg(accuracies);
+}
+
 }  // namespace
 
 ComparisonSummaryCard::ComparisonSummaryCard(QWidget* parent)
@@ -85,7 +143,8 @@ ComparisonSummaryCard::ComparisonSummaryCard(QWidget* parent)
     layout->addWidget(text_, 1);
     layout->addWidget(verdictLine_, 1);
     layout->addWidget(close, 0, Qt::AlignTop);
-    setCollapsed(false);
+    // One line by default: the charts keep the height; ▸ opens the rest.
+    setCollapsed(true);
     hide();
 }
 
@@ -136,11 +195,7 @@ QString ComparisonSummaryCard::verdictText(const std::vector<dp::RunRecord>& run
             speeds << tr("no speedup on %1 devices").arg(devices);
             continue;
         }
-        const double speedup = quotedSpeedup(c);
-        speeds << (speedup >= 1 ? tr("%1× faster on %2 devices")
-                                : tr("%1× the speed on %2 devices (slower)"))
-                          .arg(speedup, 0, 'f', 2)
-                          .arg(devices);
+        speeds << speedClause(c, tr("on %1 devices").arg(devices));
     }
     QString line = tr("%1, %2 devices: %3")
                            .arg(modelName(runs.front()), deviceCounts(runs, shown),
@@ -175,19 +230,10 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
                                                                                : c.noBaselineReason));
             continue;
         }
-        // Repeats quote their median and range; one run its own figure.
-        const double speedup = quotedSpeedup(c);
-        const QString range = c.repeated ? tr(" (%1–%2 over %3 repeats)")
-                                               .arg(c.repeated->min, 0, 'f', 2)
-                                               .arg(c.repeated->max, 0, 'f', 2)
-                                               .arg(c.repeated->repeats)
-                                         : QString();
-        text += (speedup >= 1 ? tr(" %1 devices: <b>%2× faster</b>%3 per epoch, %4% scaling efficiency")
-                              : tr(" %1 devices: <b>%2× the speed</b>%3 of 1 device per epoch (slower), "
-                                   "%4% scaling efficiency"))
+        // The median and range (of the repeats, or of one run's steady epochs), and the word they earn.
+        text += tr(" %1 devices: %2, %3% scaling efficiency")
                     .arg(devices)
-                    .arg(speedup, 0, 'f', 2)
-                    .arg(range)
+                    .arg(speedClause(c, tr("per epoch"), QStringLiteral("<b>%1</b>")))
                     .arg((c.repeatedEfficiency ? c.repeatedEfficiency->median : *c.efficiency) * 100, 0, 'f', 0);
         text += c.scaling == MeasuredScaling::weak
                     ? tr(" (weak scaling: batch and lr grew with the devices, each device's share "
@@ -215,13 +261,7 @@ QString ComparisonSummaryCard::summaryText(const std::vector<dp::RunRecord>& run
             const double drift = runs[i].epochs.back().parameter_drift;
             const double accuracyGap =
                 std::abs(comparisons[i].finalTestAcc - comparisons[shown.front()].finalTestAcc);
-            const QString meaning =
-                drift < 1e-3        ? tr("float rounding only")
-                : accuracyGap < 0.01 ? tr("the runs took slightly different paths (float rounding, "
-                                         "amplified by training); their accuracies agree")
-                                     : tr("the runs took different paths (float rounding, amplified "
-                                          "by training); their test accuracies differ by %1")
-                                           .arg(accuracyGap, 0, 'f', 3);
+            const QString meaning = driftMeaning(drift, accuracyGap);
             text += tr(" Weights on %1 devices differ from 1 device's by %2 (relative): %3.")
                         .arg(runs[i].config.devices.size())
                         .arg(drift, 0, 'g', 2)

@@ -15,8 +15,9 @@ class QToolButton;
 // without reading the table: speedup, scaling efficiency, each run's test
 // accuracy, the N-vs-1 parameter drift and, where the runs kept step
 // timings, the verdict on where the N-device run's time goes. Closed with its
-// × button; collapsed with its ▾ button to one line, the verdict (how much
-// faster), which a projector's short screen keeps for the charts.
+// × button. It starts collapsed to one line, the verdict (how much faster,
+// with its range), so that the charts keep the screen; its ▸ button opens
+// the rest and ▾ folds it again.
 class ComparisonSummaryCard : public QFrame {
     Q_OBJECT
 
