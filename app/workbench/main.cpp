@@ -224,6 +224,7 @@ void declareOptions(QCommandLineParser& parser)
                 QStringLiteral("NAME")}),
         hidden({QStringLiteral("scale-lr"), QStringLiteral("Compare with batch and lr scaled by N.")}),
         hidden({QStringLiteral("presenter"), QStringLiteral("Open in presenter mode.")}),
+        hidden({QStringLiteral("maximized"), QStringLiteral("Open maximized (screenshots under a window manager).")}),
         hidden({QStringLiteral("import"), QStringLiteral("Import a run record JSON at launch (repeatable)."),
                 QStringLiteral("FILE")}),
         hidden({QStringLiteral("show-tab"), QStringLiteral("Show the view tab with this title."),
@@ -384,7 +385,10 @@ int runWorkbench(QApplication& app)
         return *exitCode;
     if (const auto exitCode = startAtLaunch(window, parser))
         return *exitCode;
-    window.show();
+    if (parser.isSet(QStringLiteral("maximized")))
+        window.showMaximized();
+    else
+        window.show();
     return app.exec();
 }
 

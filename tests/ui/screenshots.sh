@@ -4,6 +4,7 @@
 # UI review: idle, mid-run, a finished 1 vs 2 comparison, the classroom views
 # and presenter mode (also on a 1280x720 projector, after a comparison: the
 # focus view); idle and a comparison on a 1024x768 screen, idle on 1920x1080;
+# a comparison maximized under openbox at 1024x768, 1280x720, 1366x768 and 1920x1080;
 # 30 imported runs in the table at 1280x720 and 1920x1080. Each state starts from
 # fresh settings and an empty history in a temporary folder. Needs a Release
 # build and xvfb-run.
@@ -69,16 +70,21 @@ JSON
 }
 
 # shot NAME [dp-workbench options...]: one state, one PNG, on a screen of
-# $SCREEN (default 1400x900; the window fits within it).
+# $SCREEN (default 1400x900; the window fits within it). With MAXIMIZED=1 the
+# window opens maximized under a window manager (openbox), as a user's does.
 shot() {
   local name="$1"
   shift
   [[ -z "${ONLY:-}" || "$name" =~ ^(${ONLY})$ ]] || return 0
-  local state="$scratch/$name"
+  local state="$scratch/$name" wm=()
   mkdir -p "$state"
+  if [[ -n "${MAXIMIZED:-}" ]]; then
+    wm=(bash -c 'openbox & sleep 1; exec "$@"' openbox-then)
+    set -- --maximized "$@"
+  fi
   XDG_CONFIG_HOME="$state/config" DP_WORKBENCH_DATA_DIR="$state/data" QT_QPA_PLATFORM=xcb \
     timeout 600 xvfb-run -a -s "-screen 0 ${SCREEN:-1400x900}x24" \
-    "$binary" --screenshot "$output_dir/$name.png" "$@"
+    "${wm[@]}" "$binary" --screenshot "$output_dir/$name.png" "$@"
   echo "screenshots: wrote $output_dir/$name.png"
 }
 
@@ -101,6 +107,12 @@ SCREEN=1280x720 shot presenter-comparison-720p "${data[@]}" --epochs 3 --devices
 # The smallest screen the window fits: the charts two a row beside the settings.
 SCREEN=1024x768 shot idle-1024x768
 SCREEN=1024x768 shot comparison-1024x768 "${data[@]}" --epochs 3 --devices cpu:0,cpu:1 --compare
+# After a comparison, maximized under a window manager at the four sizes a
+# user has: the charts own the screen (plots at least 200 px, nothing scrolling).
+for size in 1024x768 1280x720 1366x768 1920x1080; do
+  MAXIMIZED=1 SCREEN=$size shot "comparison-maximized-$size" "${data[@]}" --epochs 3 \
+    --devices cpu:0,cpu:1 --compare
+done
 # A full-HD desktop: the window takes 80% of it, centred.
 SCREEN=1920x1080 shot idle-1920x1080
 # Thirty runs imported from dp-train records, all drawn: the table, the legend and the charts.

@@ -183,6 +183,10 @@ Chart* ChartBoard::add(Chart* chart, const char* objectName, const char* exportN
 // a row above, two below.
 const ChartBoard::Arrangement ChartBoard::kWide{
         3, 2, {{{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {1, 0, 3}, {1, 3, 3}, {2, 0, 6}}}};
+// Once drift is measured on a board too short for three rows (a 1920x1080
+// window after a comparison): two rows of three, drift beside the waterfall.
+const ChartBoard::Arrangement ChartBoard::kWideTwoRows{
+        3, 1, {{{0, 0, 2}, {0, 2, 2}, {0, 4, 2}, {1, 0, 2}, {1, 2, 2}, {1, 4, 2}}}};
 // Two a row: accuracy and loss, seconds and speedup, then the waterfall and
 // drift across the board.
 const ChartBoard::Arrangement ChartBoard::kNarrow{
@@ -248,8 +252,17 @@ void ChartBoard::layOutAnew()
 
 void ChartBoard::layOut()
 {
-    const Arrangement& grid = width() >= minimumWidth(kWide) ? kWide : kNarrow;
-    arrange(grid, leastPlotHeight_ > 0 && shortestRowHeight(grid) < leastPlotHeight_);
+    const bool wide = width() >= minimumWidth(kWide);
+    const Arrangement& grid = wide ? kWide : kNarrow;
+    const auto tooShort = [this](const Arrangement& arrangement) {
+        return leastPlotHeight_ > 0 && shortestRowHeight(arrangement) < leastPlotHeight_;
+    };
+    // Every chart in view while they can be tall enough: drift's row folded
+    // into the one above before the focus view takes over.
+    if (tooShort(grid) && wide && driftMeasured_ && !tooShort(kWideTwoRows))
+        arrange(kWideTwoRows, false);
+    else
+        arrange(grid, tooShort(grid));
 }
 
 void ChartBoard::setLeastPlotHeight(int pixels)

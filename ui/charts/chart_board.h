@@ -124,6 +124,7 @@ private:
         std::array<Cell, 6> cells;
     };
     static const Arrangement kWide;
+    static const Arrangement kWideTwoRows;
     static const Arrangement kNarrow;
 
     struct ShownRun {

@@ -78,8 +78,9 @@ QString speedClause(const RunComparison& c, const QString& where, const QString&
         return ComparisonSummaryCard::tr("%1 %2%3")
             .arg(emphasis.arg(ComparisonSummaryCard::tr("%1 faster").arg(figure)), where, spread);
     case dp::SpeedupVerdict::slower:
-        return ComparisonSummaryCard::tr("%1 %2%3: slower than 1 device")
-            .arg(emphasis.arg(ComparisonSummaryCard::tr("%1 the speed").arg(figure)), where, spread);
+        // The word first: an elided line keeps it.
+        return ComparisonSummaryCard::tr("%1: %2 1 device's speed %3%4")
+            .arg(emphasis.arg(ComparisonSummaryCard::tr("slower")), figure, where, spread);
     case dp::SpeedupVerdict::no_measurable_difference:
         break;
     }

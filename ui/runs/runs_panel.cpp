@@ -102,9 +102,10 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
     hint->setForegroundRole(QPalette::PlaceholderText);
     hint->setWordWrap(true);
 
+    // The hint on a row of its own, the width of the panel: beside the
+    // controls, a 1024-px window squeezed it to three words a line.
     auto* controls = new QHBoxLayout;
-    controls->addWidget(hint, 1);
-    controls->addWidget(filterEdit_);
+    controls->addWidget(filterEdit_, 1);
     controls->addWidget(groupSeedsBox_);
     controls->addWidget(new QLabel(tr("Target accuracy"), this));
     controls->addWidget(targetSpin_);
@@ -118,6 +119,7 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(hint);
     layout->addLayout(controls);
     layout->addWidget(historyProblem_);
     layout->addWidget(table_, 1);
