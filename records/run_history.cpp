@@ -121,10 +121,12 @@ RunColumn settingColumn(const dp::ConfigField& field)
                     dp::set_field_text(field, r.config, std::to_string(std::uint64_t(v.toLongLong())));
                 }};
     // A float widens to a double exactly, and narrows back exactly; NaN is NULL.
+    // The value itself, not its text: std::stod reads text in the process's
+    // locale, and under de_DE.UTF-8 read "0.05" as 0.
     case dp::FieldKind::real32:
     case dp::FieldKind::real64:
         return {field.name, QStringLiteral("REAL DEFAULT %1").arg(QString::fromStdString(text)),
-                [&field](const dp::RunRecord& r) { return real(std::stod(dp::field_text(field, r.config))); },
+                [&field](const dp::RunRecord& r) { return real(*dp::field_number(field, r.config)); },
                 [&field](dp::RunRecord& r, const QVariant& v) {
                     dp::set_field_text(field, r.config, numberText(real(v)).toStdString());
                 }};

@@ -39,12 +39,12 @@ std::optional<SettingsNote> rangeProblem(const dp::ConfigField& field, const dp:
     const dp::RangeBreak broken = dp::range_break(field, config);
     if (broken == dp::RangeBreak::none)
         return std::nullopt;
+    // The bound as the fields take it (DecimalSpinBox): "0.01" in every locale.
+    const QString minimum = QString::number(field.min, 'g', QLocale::FloatingPointShortest);
     const QString bound = broken == dp::RangeBreak::not_finite ? SettingsCheck::tr("must be a number")
-                        : field.min_exclusive ? SettingsCheck::tr("must be more than %1")
-                                                    .arg(QLocale().toString(field.min))
+                        : field.min_exclusive ? SettingsCheck::tr("must be more than %1").arg(minimum)
                         : field.min == 0      ? SettingsCheck::tr("must be 0 or more")
-                                              : SettingsCheck::tr("must be at least %1")
-                                                    .arg(QLocale().toString(field.min));
+                                              : SettingsCheck::tr("must be at least %1").arg(minimum);
     const auto shown = shownValues.find(field.name);
     const QString typed = shown != shownValues.end() ? shown->second
                                                      : QString::fromStdString(dp::field_text(field, config));

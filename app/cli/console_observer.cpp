@@ -63,10 +63,10 @@ void ConsoleObserver::print_step_breakdown() {
         // A straggler's wait on the device that has one (config/slow_devices.h).
         const std::string wait =
             t.straggler_wait > 0 ? format(", slow-device wait %.2f ms", t.straggler_wait * ms) : "";
-        std::printf("  device %zu: shard %.0f, data %.2f ms, forward %.2f ms, backward %.2f ms%s, "
-                    "all-reduce %.2f ms, update %.2f ms\n",
-                    d, double(t.shard) / steps_, t.data * ms, t.forward * ms, t.backward * ms,
-                    wait.c_str(), t.allreduce * ms, t.update * ms);
+        print(stdout, "  device %zu: shard %.0f, data %.2f ms, forward %.2f ms, backward %.2f ms%s, "
+                      "all-reduce %.2f ms, update %.2f ms\n",
+              d, double(t.shard) / steps_, t.data * ms, t.forward * ms, t.backward * ms,
+              wait.c_str(), t.allreduce * ms, t.update * ms);
     }
     step_totals_.clear();
     steps_ = 0;

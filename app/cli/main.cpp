@@ -100,9 +100,9 @@ int compared_run(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo
     const int code = train(config, devices, command, &summary, group);
     load = dp::machine_load_between(before, dp::read_cpu_clock());
     if (load.busy())
-        std::printf("-- measured while the machine was busy: other processes used %.1f of %d "
-                    "cores (load average %.1f); its time is not trusted\n",
-                    load.other_cores, load.cores, load.load_average);
+        dp::print(stdout, "-- measured while the machine was busy: other processes used %.1f of %d "
+                          "cores (load average %.1f); its time is not trusted\n",
+                  load.other_cores, load.cores, load.load_average);
     return code;
 }
 
@@ -179,11 +179,11 @@ int compare(const dp::CliCommand& command) {
     const std::string group = dp::new_comparison_group();
     for (int repeat = 0; repeat < command.repeats; ++repeat) {
         for (std::size_t i = 0; i < configs.size(); ++i) {
-            std::printf("== run %zu of %zu%s: %s, global batch %d, lr %g\n", i + 1,
-                        configs.size(),
-                        command.repeats > 1 ? dp::format(", repeat %d of %d", repeat + 1, command.repeats).c_str() : "",
-                        dp::counted((long long)configs[i].devices.size(), "device", "devices").c_str(),
-                        configs[i].batch_size, double(configs[i].lr));
+            dp::print(stdout, "== run %zu of %zu%s: %s, global batch %d, lr %g\n", i + 1,
+                      configs.size(),
+                      command.repeats > 1 ? dp::format(", repeat %d of %d", repeat + 1, command.repeats).c_str() : "",
+                      dp::counted((long long)configs[i].devices.size(), "device", "devices").c_str(),
+                      configs[i].batch_size, double(configs[i].lr));
             const std::vector<dp::DeviceInfo> run_devices(
                 devices.begin(), devices.begin() + std::ptrdiff_t(configs[i].devices.size()));
             if (const int code = compared_run(configs[i], run_devices, command, runs[i], group, loads[i]))

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include "core/format.h"
+
 namespace dp {
 
 ProgressBar::ProgressBar(std::FILE* stream)
@@ -14,8 +16,8 @@ void ProgressBar::update(const BatchProgress& progress, int epochs) {
     constexpr int width = 30;
     const int filled = progress.batch * width / progress.batches_per_epoch;
     const std::string bar = std::string(filled, '=') + std::string(width - filled, ' ');
-    std::fprintf(stream_, "\repoch %d/%d [%s] %d/%d loss %.4f ", progress.epoch, epochs,
-                 bar.c_str(), progress.batch, progress.batches_per_epoch, progress.loss);
+    dp::print(stream_, "\repoch %d/%d [%s] %d/%d loss %.4f ", progress.epoch, epochs,
+              bar.c_str(), progress.batch, progress.batches_per_epoch, progress.loss);
     std::fflush(stream_);
     drawn_ = true;
 }

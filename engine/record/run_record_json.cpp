@@ -41,8 +41,9 @@ std::string config_json(const TrainConfig& c) {
             break;
         case FieldKind::real32:
         case FieldKind::real64: {
-            const std::string text = field_text(field, c);  // shortest exact; JSON has no NaN
-            value = std::isfinite(std::stod(text)) ? text : "null";
+            // Shortest exact text; JSON has no NaN. The value is read from the
+            // setting, not from its text: std::stod follows the process's locale.
+            value = std::isfinite(*field_number(field, c)) ? field_text(field, c) : "null";
             break;
         }
         default: value = field_text(field, c);  // whole numbers, true / false

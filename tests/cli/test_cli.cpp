@@ -15,6 +15,7 @@
 #include "cli/man_page.h"
 #include "models/model_registry.h"
 #include "dp_train_process.h"
+#include "process_locale.h"
 #include "core/error.h"
 #ifdef DP_HAVE_HISTORY
 #include "run_history.h"
@@ -240,6 +241,49 @@ private slots:
         QCOMPARE(runs[0].status, dp::RunStatus::finished);
         QCOMPARE(runs[0].epochs.size(), std::size_t(2));
         QCOMPARE(runs[0].config.limit_train, 64);
+#endif
+    }
+
+    // Issue 43: under LC_ALL=de_DE.UTF-8 (tr_TR, fr_FR alike) the history
+    // stored lr 0.05, warm-up 0.5 and bucket 0.5 as 0 and a 30.5 s timeout as
+    // 30, and dp-train printed "lr 0,05" and "train loss 2,3026". Its numbers
+    // are the C locale's in every locale; the record and history agree.
+    void runsUnderADecimalCommaLocaleKeepTheirDecimals() {
+#ifndef DP_HAVE_HISTORY
+        QSKIP("dp-train was built without the run history (Qt SQL, built with the GUI)");
+#else
+        {
+            SET_PROCESS_LOCALE("de_DE.UTF-8");  // only that it is there
+        }
+        QTemporaryDir dir;
+        QProcess process;
+        QProcessEnvironment env = dp_train_environment({}, dir.path());
+        env.insert("LC_ALL", "de_DE.UTF-8");
+        process.setProcessEnvironment(env);
+        const QString record = dir.filePath("run.json");
+        process.start(DP_TRAIN_PATH, {"--limit-train", "64", "--limit-test", "32", "--batch-size", "32",
+                                      "--epochs", "2", "--lr", "0.05", "--warmup-epochs", "0.5",
+                                      "--bucket-mb", "0.5", "--collective-timeout", "30.5",
+                                      "--record", record});
+        const ProgramResult result = finish_dp_train(process);
+        QCOMPARE(result.exit_code, 0);
+        QVERIFY2(result.out.contains("lr 0.05,"), qPrintable(result.out));
+        QVERIFY2(QRegularExpression("epoch 2/2: train loss \\d+\\.\\d{4}, train acc \\d\\.\\d{3}, ")
+                     .match(result.out).hasMatch(),
+                 qPrintable(result.out));
+        QVERIFY2(!QRegularExpression("\\d,\\d").match(result.out).hasMatch(), qPrintable(result.out));
+
+        qputenv("DP_WORKBENCH_DATA_DIR", dir.path().toUtf8());
+        const auto runs = RunHistory().runs();
+        QCOMPARE(runs.size(), std::size_t(1));
+        const dp::TrainConfig& config = runs[0].config;
+        QCOMPARE(config.lr, 0.05f);
+        QCOMPARE(config.warmup_epochs, 0.5);
+        QCOMPARE(config.bucket_mb, 0.5);
+        QCOMPARE(config.collective_timeout_s, 30.5);
+        const auto json = QJsonDocument::fromJson(file_bytes(record)).object()["config"].toObject();
+        QCOMPARE(json["lr"].toDouble(), 0.05);  // float 0.05f, shortest
+        QCOMPARE(json["collective_timeout_s"].toDouble(), 30.5);
 #endif
     }
 

@@ -31,6 +31,7 @@
 #include "run_comparison.h"
 #include "run_export.h"
 #include "every_field_record.h"
+#include "process_locale.h"
 #include "run_history.h"
 #include "record/run_record_json.h"
 #include "record/run_record_rules.h"
@@ -286,6 +287,44 @@ private slots:
         QCOMPARE(history.runs().size(), std::size_t(1));
         compareRecords(history.runs().front(), record);
         QVERIFY(!history.run("no such run"));
+    }
+
+    // Issue 43: under a decimal-comma locale (the process's, as Qt sets it
+    // from LC_ALL) the history stored lr 0.05, warm-up 0.5 and bucket 0.5 MB
+    // as 0 and a 30.5 s timeout as 30 (std::stod of "0.05" reads "0"), and
+    // every later launch labelled the run "lr 0". tr_TR too has a decimal comma.
+    void historyKeepsDecimalsUnderADecimalCommaLocale_data()
+    {
+        QTest::addColumn<QByteArray>("locale");
+        QTest::newRow("de_DE") << QByteArray("de_DE.UTF-8");
+        QTest::newRow("tr_TR") << QByteArray("tr_TR.UTF-8");
+    }
+
+    void historyKeepsDecimalsUnderADecimalCommaLocale()
+    {
+        QFETCH(QByteArray, locale);
+        SET_PROCESS_LOCALE(locale.constData());
+        dp::RunRecord record = everyFieldRecord();
+        record.config.lr = 0.05f;
+        record.config.warmup_epochs = 0.5;
+        record.config.bucket_mb = 0.5;
+        record.config.collective_timeout_s = 30.5;
+        RunHistory(path("runs.sqlite")).save(record);
+
+        const std::optional<dp::RunRecord> stored = RunHistory(path("runs.sqlite")).run(record.id);
+        QVERIFY(stored);
+        compareRecords(*stored, record);
+        QVERIFY2(QString::fromStdString(stored->settings_label()).contains(QStringLiteral(" · lr 0.05")),
+                 stored->settings_label().c_str());
+        // As sqlite3 reads the file: numbers, not their text.
+        withConnection(path("runs.sqlite"), [&](QSqlDatabase& db) {
+            QSqlQuery query(QStringLiteral("SELECT lr, warmup_epochs, bucket_mb, collective_timeout_s FROM runs"), db);
+            QVERIFY(query.next());
+            QCOMPARE(query.value(0).toDouble(), double(0.05f));
+            QCOMPARE(query.value(1).toDouble(), 0.5);
+            QCOMPARE(query.value(2).toDouble(), 0.5);
+            QCOMPARE(query.value(3).toDouble(), 30.5);
+        });
     }
 
     void saveReplacesTheRunWithTheSameId()

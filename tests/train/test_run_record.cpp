@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/format.h"
+#include "process_locale.h"
 #include "record/run_record_json.h"
 #include "train/recorded_run.h"
 #include "record/step_timing_fields.h"
@@ -55,6 +57,25 @@ private slots:
     void labelNamesModelDevicesBatchAndLearningRate() {
         QCOMPARE(QString::fromStdString(sample_record().label()),
                  QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2"));
+    }
+
+    // Issue 43: a Qt program under de_DE.UTF-8 (QCoreApplication sets the
+    // locale from the environment) labelled runs "lr 0,05" and a straggler
+    // "1,5×"; numbers as text are the C locale's in every locale. The record
+    // written there reads back the same, its numbers JSON's.
+    void numbersAreWrittenWithAPointUnderADecimalCommaLocale() {
+        SET_PROCESS_LOCALE("de_DE.UTF-8");
+        dp::RunRecord record = sample_record();
+        record.config.lr = 0.05f;
+        record.config.collective_timeout_s = 30.5;
+        record.config.slow_devices = {"cpu:1=1.5"};
+        QCOMPARE(QString::fromStdString(record.label()),
+                 QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.05 · straggler cpu:1 1.5×"));
+        const QJsonObject config = parse(dp::to_json(record))[QStringLiteral("config")].toObject();
+        QCOMPARE(config[QStringLiteral("lr")].toDouble(), 0.05);  // float 0.05f, shortest
+        QCOMPARE(config[QStringLiteral("collective_timeout_s")].toDouble(), 30.5);
+        QCOMPARE(dp::run_record_from_json(dp::to_json(record)).config.lr, 0.05f);
+        QCOMPARE(dp::format("%g s", 30.5), std::string("30.5 s"));
     }
 
     // fp32 (the default) stays out of the label; another precision closes it,

@@ -108,6 +108,7 @@ private slots:
     void anMnistFormatSetWithoutAFolderAsksForOne();
     void theInstalledCopyMissingIsExplained();
     void learningRatesAreQuotedAsTyped();
+    void decimalFieldsTakeAPointInEveryLocale();
     void aDataFolderStaysWithItsDataSet();
     void engineProblemsAreShownByTheirField();
     void advancedSettingsAreEditedFromTheSchema();
@@ -369,6 +370,38 @@ void TestUiSettings::learningRatesAreQuotedAsTyped()
     panel->findChild<QSpinBox*>(QStringLiteral("batchSizeSpin"))->setValue(0);
     QCOMPARE(noteOf(*panel, QStringLiteral("batch_size"))->text(),
              QStringLiteral("Batch size must be more than 0, not 0."));
+}
+
+// Issue 44: under de_DE.UTF-8, 0.05 typed in the learning rate gave 5 (the
+// field read '.' as German's group separator). Numbers are typed and shown
+// as on the command line, with a '.' in every locale; a ',' is taken for a
+// decimal point too, and shown as one.
+void TestUiSettings::decimalFieldsTakeAPointInEveryLocale()
+{
+    const QLocale before;
+    QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+    const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+    RunConfigPanel* panel = newPanel();
+    auto* lr = panel->findChild<QDoubleSpinBox*>(QStringLiteral("learningRateSpin"));
+    auto* timeout = panel->findChild<QDoubleSpinBox*>(QStringLiteral("collective_timeout_sEditor"));
+    QVERIFY(lr && timeout);
+    QCOMPARE(lr->text(), QStringLiteral("0.2"));
+    const auto type = [](QDoubleSpinBox* field, const QString& text) {
+        field->selectAll();
+        QTest::keyClicks(field, text);
+    };
+    type(lr, QStringLiteral("0.05"));
+    QCOMPARE(lr->text(), QStringLiteral("0.05"));
+    QCOMPARE(panel->config().lr, 0.05f);
+    type(lr, QStringLiteral("1,5"));
+    QCOMPARE(lr->text(), QStringLiteral("1.5"));
+    QCOMPARE(panel->config().lr, 1.5f);
+
+    type(timeout, QStringLiteral("30.5"));
+    QCOMPARE(panel->config().collective_timeout_s, 30.5);
+    type(timeout, QStringLiteral("0.005"));
+    QCOMPARE(noteOf(*panel, QStringLiteral("collective_timeout_s"))->text(),
+             QStringLiteral("Collective timeout must be at least 0.01, not 0.005."));
 }
 
 void TestUiSettings::aDataFolderStaysWithItsDataSet()
