@@ -43,6 +43,7 @@
 #include "vocabulary.h"
 #include "core/error.h"
 #include "core/exception_message.h"
+#include "io/workbench_files.h"
 #include "dataset_metadata.h"
 #include "engine_message.h"
 #include "chart_board.h"
@@ -86,6 +87,7 @@ const QString kSplitterKey = QStringLiteral("window/splitter");
 // The ids of the runs checked (drawn on the charts), so a restart shows them again.
 const QString kCheckedRunsKey = QStringLiteral("runs/checked");
 const QString kLogLossKey = QStringLiteral("view/log_loss");
+const QString kWriteTracesKey = QStringLiteral("run/write_step_traces");
 
 // A chart's title, legend and axes in `font`: presenter mode enlarges the
 // Scaling chart with the rest of the window.
@@ -409,6 +411,9 @@ void MainWindow::connectRunSignals()
         appendLog(tr("history: %1").arg(message));
         showStatus(tr("Could not record the run: %1").arg(message), true);
     });
+    connect(runs_.get(), &RunManager::traceFailed, this, [this](const QString& message) {
+        appendLog(tr("warning: %1").arg(message));
+    });
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     classroomPage_->followRuns(runsModel_);
@@ -448,6 +453,7 @@ void MainWindow::restoreSettings()
     const bool secondsAxis = settings.value(kSecondsAxisKey, false).toBool();
     const bool smoothLoss = settings.value(kSmoothLossKey, false).toBool();
     const bool logLoss = settings.value(kLogLossKey, false).toBool();
+    const bool writeTraces = settings.value(kWriteTracesKey, false).toBool();
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
     rightSplitter_->restoreState(settings.value(kSplitterKey).toByteArray());
     configPanel_->setDataFolders(loadDataFolders(settings));
@@ -457,6 +463,7 @@ void MainWindow::restoreSettings()
     secondsAxisAction_->setChecked(secondsAxis);
     smoothLossAction_->setChecked(smoothLoss);
     logLossAction_->setChecked(logLoss);
+    writeTracesAction_->setChecked(writeTraces);
 }
 
 MainWindow::~MainWindow() = default;
@@ -518,6 +525,23 @@ void MainWindow::buildRunMenu()
     QAction* clusterAction =
         runMenu->addAction(tr("Cl&uster command…"), this, &MainWindow::showClusterCommand);
     clusterAction->setObjectName(QStringLiteral("clusterCommandAction"));
+    runMenu->addSeparator();
+    writeTracesAction_ = runMenu->addAction(tr("Write step &traces (Chrome JSON)"));
+    writeTracesAction_->setObjectName(QStringLiteral("writeTracesAction"));
+    writeTracesAction_->setCheckable(true);
+    writeTracesAction_->setToolTip(
+        tr("Each run started while this is on writes its step phases to %1 as it trains, for "
+           "ui.perfetto.dev or chrome://tracing; File ▸ Export copies them. Off: no file.")
+            .arg(stepTraceFolder()));
+    connect(writeTracesAction_, &QAction::toggled, this, [this](bool on) {
+        runs_->setTraceFolder(on ? stepTraceFolder() : QString());
+        saveSettings();
+    });
+}
+
+QString MainWindow::stepTraceFolder()
+{
+    return QString::fromStdString((dp::workbench_data_folder() / "traces").string());
 }
 
 void MainWindow::buildViewMenu()
@@ -1022,7 +1046,7 @@ bool MainWindow::exportTo(const QString& folder)
             return false;
         }
     }
-    // This session's runs' step traces, for Perfetto or chrome://tracing.
+    // The runs' step traces, where Run > Write step traces wrote them.
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const QString trace = QString::fromStdString(runs[i].config.trace_path);
         const QString copy = dir.filePath(QStringLiteral("trace_run%1.json").arg(i + 1));
@@ -1189,4 +1213,5 @@ void MainWindow::saveSettings()
     settings.setValue(kSecondsAxisKey, secondsAxisAction_->isChecked());
     settings.setValue(kSmoothLossKey, smoothLossAction_->isChecked());
     settings.setValue(kLogLossKey, logLossAction_->isChecked());
+    settings.setValue(kWriteTracesKey, writeTracesAction_->isChecked());
 }
