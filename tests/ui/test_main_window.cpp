@@ -19,6 +19,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QHeaderView>
@@ -260,6 +261,18 @@ void TestMainWindow::init()
 void TestMainWindow::startFeedsEveryChartAndStopKeepsThePoints()
 {
     REQUIRE_FASHION_MNIST();
+    // Issue 44: every run wrote a Chrome trace nobody asked for into a
+    // folder in TMPDIR (a killed workbench left it there; 48 KB free failed
+    // the run). A run writes nothing there now.
+    QTemporaryDir tmp;
+    const QByteArray tmpBefore = qgetenv("TMPDIR");
+    qputenv("TMPDIR", tmp.path().toUtf8());
+    const auto restoreTmp = qScopeGuard([&] {
+        if (tmpBefore.isNull())
+            qunsetenv("TMPDIR");
+        else
+            qputenv("TMPDIR", tmpBefore);
+    });
     MainWindow window;
     const WindowParts parts(window);
     QVERIFY(parts.allFound());
@@ -328,6 +341,11 @@ void TestMainWindow::startFeedsEveryChartAndStopKeepsThePoints()
     QVERIFY(saved);
     QCOMPARE(saved->status, dp::RunStatus::stopped);
     QCOMPARE(int(saved->epochs.size()), plotted);
+    // No trace unless Run > Write step traces is checked, in TMPDIR or anywhere.
+    QVERIFY(saved->config.trace_path.empty());
+    QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+             QStringList());
+    QVERIFY(!QFileInfo::exists(MainWindow::stepTraceFolder()));
 }
 
 void TestMainWindow::invalidSettingsShowAnErrorAndDisableStart()
@@ -597,6 +615,10 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     window.setRunConfig(config);
     window.setComparisonScaling(true);
     window.setComparisonRepeats(1);  // one pair: repeats have their own test
+    // Both runs write their step traces, for the export below.
+    auto* writeTraces = window.findChild<QAction*>(QStringLiteral("writeTracesAction"));
+    QVERIFY(writeTraces && !writeTraces->isChecked());
+    writeTraces->setChecked(true);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(parts.compareButton->isEnabled());
@@ -701,7 +723,10 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QCOMPARE(json.array().size(), 2);
     QVERIFY(qFuzzyCompare(json.array()[1].toObject()[QStringLiteral("speedup")].toDouble(),
                           expectedSpeedup));
-    // Each run's step trace (Chrome trace JSON) comes along.
+    // Each run's step trace (Chrome trace JSON), written in the data folder, comes along.
+    for (const dp::RunRecord* run : {&one, &two})
+        QVERIFY2(QString::fromStdString(run->config.trace_path).startsWith(MainWindow::stepTraceFolder()),
+                 run->config.trace_path.c_str());
     for (const QString& trace : {QStringLiteral("trace_run1.json"), QStringLiteral("trace_run2.json")}) {
         QFile traceFile(exportDir.filePath(trace));
         QVERIFY2(traceFile.open(QIODevice::ReadOnly), qPrintable(trace));
