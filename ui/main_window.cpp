@@ -62,6 +62,7 @@
 #include "run_config_panel.h"
 #include "run_export.h"
 #include "run_history.h"
+#include "scratch_folders.h"
 #include "run_manager.h"
 #include "record/run_record_json.h"
 #include "run_settings.h"
@@ -173,6 +174,8 @@ MainWindow::MainWindow(QWidget* parent)
     };
     const QString historyProblem = openHistory();  // shown above the runs table once it exists
     runs_ = std::make_unique<RunManager>(history_.get());
+    // A killed workbench never removed its comparisons' snapshots.
+    removeScratchOfDeadWorkbenches();
 
     nameWidgets();
     setUpControls();
@@ -728,7 +731,7 @@ void MainWindow::startComparison()
     try {
         // Where the 1-device run leaves its parameters after each epoch for
         // the N-device run's drift; kept while the window is open.
-        auto snapshots = std::make_unique<QTemporaryDir>();
+        std::unique_ptr<QTemporaryDir> snapshots = newScratchFolder();
         const std::vector<dp::TrainConfig> configs =
             dp::comparison_configs(base, {1, devices}, configPanel_->scalesWithDeviceCount(),
                                    snapshots->isValid() ? snapshots->path().toStdString() : "");

@@ -38,6 +38,9 @@
 #include <memory>
 #include <numeric>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "backend/kernel_choices.h"
 #include "batch_split_view.h"
 #include "comparison_summary_card.h"
@@ -239,6 +242,7 @@ private slots:
     void presenterClassroomKeepsEveryDeviceRowLegible();
     void presenterModeLeavesTheChartsRoomAt1280x720();
     void logScaleLossIsRemembered();
+    void scratchOfKilledWorkbenchesIsRemovedAtLaunch();
 
 private:
     QTemporaryDir scratch_;
@@ -1434,3 +1438,36 @@ void TestMainWindow::logScaleLossIsRemembered()
 
 QTEST_MAIN(TestMainWindow)
 #include "test_main_window.moc"
+
+// Issue 44: a killed workbench's folders stayed in /tmp (7-35 MB each). Its
+// scratch folders carry its pid; the next launch removes those of dead ones.
+void TestMainWindow::scratchOfKilledWorkbenchesIsRemovedAtLaunch()
+{
+    QTemporaryDir tmp;
+    const QByteArray tmpBefore = qgetenv("TMPDIR");
+    qputenv("TMPDIR", tmp.path().toUtf8());
+    const auto restoreTmp = qScopeGuard([&] {
+        if (tmpBefore.isNull())
+            qunsetenv("TMPDIR");
+        else
+            qputenv("TMPDIR", tmpBefore);
+    });
+    const pid_t dead = fork();
+    QVERIFY(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    QCOMPARE(waitpid(dead, nullptr, 0), dead);  // reaped: the pid names no process now
+    const QDir scratch(tmp.path());
+    const QString killed = QStringLiteral("dp-workbench-%1-Ab12Cd").arg(dead);
+    const QString running = QStringLiteral("dp-workbench-%1-Ab12Cd").arg(QCoreApplication::applicationPid());
+    const QString other = QStringLiteral("dp-workbench-notes");
+    for (const QString& name : {killed, running, other}) {
+        QVERIFY(scratch.mkpath(name + QStringLiteral("/inner")));
+        QFile file(scratch.filePath(name + QStringLiteral("/inner/epoch_1.safetensors")));
+        QVERIFY(file.open(QIODevice::WriteOnly) && file.write("x") == 1);
+    }
+    MainWindow window;
+    QVERIFY(!scratch.exists(killed));
+    QVERIFY(scratch.exists(running));
+    QVERIFY(scratch.exists(other));  // not a scratch folder's name: someone else's
+}
