@@ -19,7 +19,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QScopeGuard>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QHeaderView>
@@ -205,6 +204,25 @@ double steadySeconds(const dp::RunRecord& record)
     return n % 2 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
 }
 
+// TMPDIR pointed at a fresh folder while it lives (QDir::tempPath() reads
+// TMPDIR at each call), then as it was.
+class TmpDirForOneTest {
+public:
+    TmpDirForOneTest() { qputenv("TMPDIR", folder_.path().toUtf8()); }
+    ~TmpDirForOneTest()
+    {
+        if (before_.isNull())
+            qunsetenv("TMPDIR");
+        else
+            qputenv("TMPDIR", before_);
+    }
+    QString path() const { return folder_.path(); }
+
+private:
+    const QByteArray before_ = qgetenv("TMPDIR");
+    QTemporaryDir folder_;  // in TMPDIR as it was
+};
+
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -268,15 +286,7 @@ void TestMainWindow::startFeedsEveryChartAndStopKeepsThePoints()
     // Issue 44: every run wrote a Chrome trace nobody asked for into a
     // folder in TMPDIR (a killed workbench left it there; 48 KB free failed
     // the run). A run writes nothing there now.
-    QTemporaryDir tmp;
-    const QByteArray tmpBefore = qgetenv("TMPDIR");
-    qputenv("TMPDIR", tmp.path().toUtf8());
-    const auto restoreTmp = qScopeGuard([&] {
-        if (tmpBefore.isNull())
-            qunsetenv("TMPDIR");
-        else
-            qputenv("TMPDIR", tmpBefore);
-    });
+    const TmpDirForOneTest tmp;
     MainWindow window;
     const WindowParts parts(window);
     QVERIFY(parts.allFound());
@@ -1443,15 +1453,7 @@ QTEST_MAIN(TestMainWindow)
 // scratch folders carry its pid; the next launch removes those of dead ones.
 void TestMainWindow::scratchOfKilledWorkbenchesIsRemovedAtLaunch()
 {
-    QTemporaryDir tmp;
-    const QByteArray tmpBefore = qgetenv("TMPDIR");
-    qputenv("TMPDIR", tmp.path().toUtf8());
-    const auto restoreTmp = qScopeGuard([&] {
-        if (tmpBefore.isNull())
-            qunsetenv("TMPDIR");
-        else
-            qputenv("TMPDIR", tmpBefore);
-    });
+    const TmpDirForOneTest tmp;
     const pid_t dead = fork();
     QVERIFY(dead >= 0);
     if (dead == 0)
