@@ -44,6 +44,7 @@
 #include "vocabulary.h"
 #include "core/error.h"
 #include "core/exception_message.h"
+#include "io/workbench_files.h"
 #include "dataset_metadata.h"
 #include "engine_message.h"
 #include "chart_board.h"
@@ -62,6 +63,7 @@
 #include "run_config_panel.h"
 #include "run_export.h"
 #include "run_history.h"
+#include "scratch_folders.h"
 #include "run_manager.h"
 #include "record/run_record_json.h"
 #include "run_settings.h"
@@ -91,6 +93,7 @@ const QString kSplitterKey = QStringLiteral("window/splitter");
 // The ids of the runs checked (drawn on the charts), so a restart shows them again.
 const QString kCheckedRunsKey = QStringLiteral("runs/checked");
 const QString kLogLossKey = QStringLiteral("view/log_loss");
+const QString kWriteTracesKey = QStringLiteral("run/write_step_traces");
 
 // A chart's title, legend and axes in `font`: presenter mode enlarges the
 // Scaling chart with the rest of the window.
@@ -176,6 +179,8 @@ MainWindow::MainWindow(QWidget* parent)
     };
     const QString historyProblem = openHistory();  // shown above the runs table once it exists
     runs_ = std::make_unique<RunManager>(history_.get());
+    // A killed workbench never removed its comparisons' snapshots.
+    removeScratchOfDeadWorkbenches();
 
     nameWidgets();
     setUpControls();
@@ -415,6 +420,9 @@ void MainWindow::connectRunSignals()
         appendLog(tr("history: %1").arg(message));
         showStatus(tr("Could not record the run: %1").arg(message), true);
     });
+    connect(runs_.get(), &RunManager::traceFailed, this, [this](const QString& message) {
+        appendLog(tr("warning: %1").arg(message));
+    });
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     classroomPage_->followRuns(runsModel_);
@@ -454,6 +462,7 @@ void MainWindow::restoreSettings()
     const bool secondsAxis = settings.value(kSecondsAxisKey, false).toBool();
     const bool smoothLoss = settings.value(kSmoothLossKey, false).toBool();
     const bool logLoss = settings.value(kLogLossKey, false).toBool();
+    const bool writeTraces = settings.value(kWriteTracesKey, false).toBool();
     restoreGeometry(settings.value(kGeometryKey).toByteArray());
     rightSplitter_->restoreState(settings.value(kSplitterKey).toByteArray());
     configPanel_->setDataFolders(loadDataFolders(settings));
@@ -463,6 +472,7 @@ void MainWindow::restoreSettings()
     secondsAxisAction_->setChecked(secondsAxis);
     smoothLossAction_->setChecked(smoothLoss);
     logLossAction_->setChecked(logLoss);
+    writeTracesAction_->setChecked(writeTraces);
 }
 
 MainWindow::~MainWindow() = default;
@@ -524,6 +534,23 @@ void MainWindow::buildRunMenu()
     QAction* clusterAction =
         runMenu->addAction(tr("Cl&uster command…"), this, &MainWindow::showClusterCommand);
     clusterAction->setObjectName(QStringLiteral("clusterCommandAction"));
+    runMenu->addSeparator();
+    writeTracesAction_ = runMenu->addAction(tr("Write step &traces (Chrome JSON)"));
+    writeTracesAction_->setObjectName(QStringLiteral("writeTracesAction"));
+    writeTracesAction_->setCheckable(true);
+    writeTracesAction_->setToolTip(
+        tr("Each run started while this is on writes its step phases to %1 as it trains, for "
+           "ui.perfetto.dev or chrome://tracing; File ▸ Export copies them. Off: no file.")
+            .arg(stepTraceFolder()));
+    connect(writeTracesAction_, &QAction::toggled, this, [this](bool on) {
+        runs_->setTraceFolder(on ? stepTraceFolder() : QString());
+        saveSettings();
+    });
+}
+
+QString MainWindow::stepTraceFolder()
+{
+    return QString::fromStdString((dp::workbench_data_folder() / "traces").string());
 }
 
 void MainWindow::buildViewMenu()
@@ -719,7 +746,7 @@ void MainWindow::startComparison()
     try {
         // Where the 1-device run leaves its parameters after each epoch for
         // the N-device run's drift; kept while the window is open.
-        auto snapshots = std::make_unique<QTemporaryDir>();
+        std::unique_ptr<QTemporaryDir> snapshots = newScratchFolder();
         const std::vector<dp::TrainConfig> configs =
             dp::comparison_configs(base, {1, devices}, configPanel_->scalesWithDeviceCount(),
                                    snapshots->isValid() ? snapshots->path().toStdString() : "");
@@ -1037,7 +1064,7 @@ bool MainWindow::exportTo(const QString& folder)
             return false;
         }
     }
-    // This session's runs' step traces, for Perfetto or chrome://tracing.
+    // The runs' step traces, where Run > Write step traces wrote them.
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const QString trace = QString::fromStdString(runs[i].config.trace_path);
         const QString copy = dir.filePath(QStringLiteral("trace_run%1.json").arg(i + 1));
@@ -1205,4 +1232,5 @@ void MainWindow::saveSettings()
     settings.setValue(kSecondsAxisKey, secondsAxisAction_->isChecked());
     settings.setValue(kSmoothLossKey, smoothLossAction_->isChecked());
     settings.setValue(kLogLossKey, logLossAction_->isChecked());
+    settings.setValue(kWriteTracesKey, writeTracesAction_->isChecked());
 }

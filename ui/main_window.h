@@ -66,10 +66,13 @@ public:
     // false, with the reason in the status line (and in `problem`, if
     // given), if it cannot be read or is not a run this workbench can show.
     bool importRunRecord(const QString& path, QString* problem = nullptr);
-    // Writes every chart as PNG and SVG, the checked runs as CSV and JSON and
-    // their epochs as CSV into `folder`; false, with the reason in the status
-    // line, if a file cannot be written.
+    // Writes every chart as PNG and SVG, the checked runs as CSV and JSON,
+    // their epochs as CSV and the step traces they wrote into `folder`;
+    // false, with the reason in the status line, if a file cannot be written.
     bool exportTo(const QString& folder);
+    // Where runs write their Chrome step traces while Run > Write step traces
+    // is checked (off by default: no trace file): "traces" in the data folder.
+    static QString stepTraceFolder();
 
 public slots:
     // Starts a run with the panel's settings, or queues it behind the current one.
@@ -195,6 +198,7 @@ private:
     QAction* secondsAxisAction_;
     QAction* smoothLossAction_;
     QAction* logLossAction_;
+    QAction* writeTracesAction_;  // checked: runs write Chrome step traces to stepTraceFolder()
 
     // What presenter mode gives back when it ends: the window's state, both
     // splitters' sizes and whether the comparison card was collapsed.

@@ -114,8 +114,9 @@ const std::vector<ConfigField> kFields = {
      HelpSection::records, &TrainConfig::record_path},
     {"trace_path", "step trace", "--trace", "PATH",
      "write each device's step phases (data, forward, backward, all-reduce,\n"
-     "update) as Chrome trace JSON after every epoch: open it in Perfetto\n"
-     "(ui.perfetto.dev) or chrome://tracing",
+     "update) as Chrome trace JSON, each epoch's steps appended as it ends:\n"
+     "open it in Perfetto (ui.perfetto.dev) or chrome://tracing; a failed\n"
+     "write (a full disk) stops the trace with a warning, not the run",
      HelpSection::records, &TrainConfig::trace_path},
     {"preview_samples", "previewed test images", nullptr, nullptr, nullptr, HelpSection::records,
      &TrainConfig::preview_samples, 0, 0},

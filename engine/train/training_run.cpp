@@ -197,10 +197,27 @@ TrainingRun::TrainingRun(const TrainConfig& config,
     sampler_.emplace(data_.train.count, config_.seed, config_.shuffle);
     batches_ = ceil_div(data_.train.count, config_.batch_size);
     step_report_.devices.resize(std::size_t(replicas_->size()));
-    if (!config_.trace_path.empty() && replicas_->holds_rank0())
+    if (!config_.trace_path.empty() && replicas_->holds_rank0()) {
         trace_.emplace(std::vector<std::string>(summary_.devices.begin(),
                                                 summary_.devices.begin() + replicas_->size()),
-                       std::size_t(batches_));
+                       std::size_t(batches_), config_.trace_path);
+        drop_failed_trace();
+    }
+}
+
+void TrainingRun::flush_trace() {
+    if (!trace_) return;
+    trace_->flush();
+    drop_failed_trace();
+}
+
+// The trace is an aid, not the run's result: a full disk under it costs one
+// line in the log, never the training.
+void TrainingRun::drop_failed_trace() {
+    if (!trace_ || trace_->failure().empty()) return;
+    observer_.on_log("warning: step trace stopped (" + trace_->failure() +
+                     "); training goes on without it");
+    trace_.reset();
 }
 
 bool TrainingRun::stop_now() {
@@ -264,7 +281,7 @@ void TrainingRun::finish_epoch(int epoch, double seconds) {
     if (config_.preview_samples > 0 && replicas_->holds_rank0())
         observer_.on_predictions(preview_predictions(epoch, *replicas_, data_.test, config_.preview_samples));
     if (!config_.save_path.empty()) replicas_->save(config_.save_path, config_.model);
-    if (trace_) trace_->write(config_.trace_path);
+    flush_trace();
     // The first epoch met every training shape: later runs reuse its choices.
     if (const std::string failed = kernels_.save(); !failed.empty())
         observer_.on_log("warning: kernel choices not saved (they are measured again next run): " +
@@ -284,6 +301,7 @@ void TrainingRun::keep_steady_step_totals() {
 }
 
 RunOutcome TrainingRun::finish() {
+    flush_trace();  // the steps of an epoch a stop cut short
     // Without a finished epoch there is no accuracy or time to sum up.
     if (!summary_.epochs.empty()) observer_.on_log(summary_.summary_line());
     observer_.on_finished(summary_);

@@ -50,6 +50,10 @@ private:
     // the same step (a signal mpirun relays reaches them one by one): one
     // that stopped alone would leave the others waiting in the next collective.
     bool stop_now();
+    // Appends the steps since the last flush to the trace file.
+    void flush_trace();
+    // Logs why the trace failed, once, and stops tracing.
+    void drop_failed_trace();
 
     const TrainConfig& config_;
     ProcessPart* part_;  // null: a one-process run

@@ -123,7 +123,7 @@ private slots:
         QTest::addColumn<bool>("traced");
         QTest::newRow("1 device") << 1 << false;
         QTest::newRow("2 devices") << 2 << false;
-        // The workbench traces every run (--trace): each epoch's room is taken at its start.
+        // dp-train --trace (and the workbench, when asked): each epoch's room is taken at its start.
         QTest::newRow("2 devices, traced") << 2 << true;
     }
     void stepsAfterTheFirstAllocateNothing() {

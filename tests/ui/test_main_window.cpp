@@ -37,6 +37,9 @@
 #include <memory>
 #include <numeric>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "backend/kernel_choices.h"
 #include "batch_split_view.h"
 #include "comparison_summary_card.h"
@@ -201,6 +204,25 @@ double steadySeconds(const dp::RunRecord& record)
     return n % 2 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
 }
 
+// TMPDIR pointed at a fresh folder while it lives (QDir::tempPath() reads
+// TMPDIR at each call), then as it was.
+class TmpDirForOneTest {
+public:
+    TmpDirForOneTest() { qputenv("TMPDIR", folder_.path().toUtf8()); }
+    ~TmpDirForOneTest()
+    {
+        if (before_.isNull())
+            qunsetenv("TMPDIR");
+        else
+            qputenv("TMPDIR", before_);
+    }
+    QString path() const { return folder_.path(); }
+
+private:
+    const QByteArray before_ = qgetenv("TMPDIR");
+    QTemporaryDir folder_;  // in TMPDIR as it was
+};
+
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -238,6 +260,7 @@ private slots:
     void presenterClassroomKeepsEveryDeviceRowLegible();
     void presenterModeLeavesTheChartsRoomAt1280x720();
     void logScaleLossIsRemembered();
+    void scratchOfKilledWorkbenchesIsRemovedAtLaunch();
 
 private:
     QTemporaryDir scratch_;
@@ -260,6 +283,10 @@ void TestMainWindow::init()
 void TestMainWindow::startFeedsEveryChartAndStopKeepsThePoints()
 {
     REQUIRE_FASHION_MNIST();
+    // Issue 44: every run wrote a Chrome trace nobody asked for into a
+    // folder in TMPDIR (a killed workbench left it there; 48 KB free failed
+    // the run). A run writes nothing there now.
+    const TmpDirForOneTest tmp;
     MainWindow window;
     const WindowParts parts(window);
     QVERIFY(parts.allFound());
@@ -328,6 +355,11 @@ void TestMainWindow::startFeedsEveryChartAndStopKeepsThePoints()
     QVERIFY(saved);
     QCOMPARE(saved->status, dp::RunStatus::stopped);
     QCOMPARE(int(saved->epochs.size()), plotted);
+    // No trace unless Run > Write step traces is checked, in TMPDIR or anywhere.
+    QVERIFY(saved->config.trace_path.empty());
+    QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+             QStringList());
+    QVERIFY(!QFileInfo::exists(MainWindow::stepTraceFolder()));
 }
 
 void TestMainWindow::invalidSettingsShowAnErrorAndDisableStart()
@@ -597,6 +629,10 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     window.setRunConfig(config);
     window.setComparisonScaling(true);
     window.setComparisonRepeats(1);  // one pair: repeats have their own test
+    // Both runs write their step traces, for the export below.
+    auto* writeTraces = window.findChild<QAction*>(QStringLiteral("writeTracesAction"));
+    QVERIFY(writeTraces && !writeTraces->isChecked());
+    writeTraces->setChecked(true);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(parts.compareButton->isEnabled());
@@ -701,7 +737,10 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QCOMPARE(json.array().size(), 2);
     QVERIFY(qFuzzyCompare(json.array()[1].toObject()[QStringLiteral("speedup")].toDouble(),
                           expectedSpeedup));
-    // Each run's step trace (Chrome trace JSON) comes along.
+    // Each run's step trace (Chrome trace JSON), written in the data folder, comes along.
+    for (const dp::RunRecord* run : {&one, &two})
+        QVERIFY2(QString::fromStdString(run->config.trace_path).startsWith(MainWindow::stepTraceFolder()),
+                 run->config.trace_path.c_str());
     for (const QString& trace : {QStringLiteral("trace_run1.json"), QStringLiteral("trace_run2.json")}) {
         QFile traceFile(exportDir.filePath(trace));
         QVERIFY2(traceFile.open(QIODevice::ReadOnly), qPrintable(trace));
@@ -1416,3 +1455,28 @@ void TestMainWindow::logScaleLossIsRemembered()
 
 QTEST_MAIN(TestMainWindow)
 #include "test_main_window.moc"
+
+// Issue 44: a killed workbench's folders stayed in /tmp (7-35 MB each). Its
+// scratch folders carry its pid; the next launch removes those of dead ones.
+void TestMainWindow::scratchOfKilledWorkbenchesIsRemovedAtLaunch()
+{
+    const TmpDirForOneTest tmp;
+    const pid_t dead = fork();
+    QVERIFY(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    QCOMPARE(waitpid(dead, nullptr, 0), dead);  // reaped: the pid names no process now
+    const QDir scratch(tmp.path());
+    const QString killed = QStringLiteral("dp-workbench-%1-Ab12Cd").arg(dead);
+    const QString running = QStringLiteral("dp-workbench-%1-Ab12Cd").arg(QCoreApplication::applicationPid());
+    const QString other = QStringLiteral("dp-workbench-notes");
+    for (const QString& name : {killed, running, other}) {
+        QVERIFY(scratch.mkpath(name + QStringLiteral("/inner")));
+        QFile file(scratch.filePath(name + QStringLiteral("/inner/epoch_1.safetensors")));
+        QVERIFY(file.open(QIODevice::WriteOnly) && file.write("x") == 1);
+    }
+    MainWindow window;
+    QVERIFY(!scratch.exists(killed));
+    QVERIFY(scratch.exists(running));
+    QVERIFY(scratch.exists(other));  // not a scratch folder's name: someone else's
+}

@@ -1,5 +1,7 @@
 #include "run_manager.h"
 
+#include <QDir>
+
 #include "core/error.h"
 #include "history_sink.h"
 #include "run_history.h"
@@ -56,10 +58,17 @@ void RunManager::startNext()
         return;
     next->config.preview_samples = kPreviewSamples;
     dp::RunRecord record = dp::start_run_record(next->config, "dp-workbench");
-    // Every run leaves its step trace for File > Export (kept for the session).
-    if (traces_.isValid())
-        record.config.trace_path = next->config.trace_path =
-            traces_.filePath(QString::fromStdString(record.id) + QStringLiteral(".trace.json")).toStdString();
+    // Only when asked (Run > Write step traces): a trace the user never
+    // opens cost a 600-epoch run most of its time and filled small /tmp folders.
+    if (!traceFolder_.isEmpty()) {
+        if (QDir().mkpath(traceFolder_))
+            record.config.trace_path = next->config.trace_path =
+                QDir(traceFolder_)
+                    .filePath(QString::fromStdString(record.id) + QStringLiteral(".trace.json"))
+                    .toStdString();
+        else
+            emit traceFailed(tr("step trace not written: cannot create the folder %1").arg(traceFolder_));
+    }
     record.comparison_group = next->comparisonGroup;
     record.name = next->name;
     std::vector<std::unique_ptr<dp::RunRecordSink>> sinks;

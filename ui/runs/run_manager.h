@@ -1,7 +1,7 @@
 #pragma once
 
 #include <QObject>
-#include <QTemporaryDir>
+#include <QString>
 
 #include <optional>
 
@@ -38,6 +38,13 @@ public:
     // Starts `config` now when idle, else after the queued runs; runs given
     // one `comparisonGroup` are each other's baseline. A `name` labels the
     // run as a rename would.
+    // Where each run started from now on writes its Chrome step trace
+    // (`run id`.trace.json, created if missing); empty, as at first: no trace
+    // file at all (the views take their step timings from the worker's
+    // signals and the record, not from a trace).
+    void setTraceFolder(const QString& folder) { traceFolder_ = folder; }
+    const QString& traceFolder() const { return traceFolder_; }
+
     void enqueue(const dp::TrainConfig& config, const std::string& comparisonGroup = {},
                  const std::string& name = {});
     // The run in progress stops after its batch in flight, keeping its
@@ -51,9 +58,11 @@ signals:
     // `message` is d2l's summary line, or the error of a failed run.
     void runEnded(const dp::RunRecord& record, const QString& message);
     void historyFailed(const QString& message);
+    // The trace folder could not be created: the run goes on untraced.
+    void traceFailed(const QString& message);
 
 private:
-    QTemporaryDir traces_;  // each run's Chrome step trace (dp::TrainConfig::trace_path)
+    QString traceFolder_;  // each run's Chrome step trace (dp::TrainConfig::trace_path); empty: none
     void startNext();
     void recordEpoch(const dp::EpochMetrics& metrics);
     void endRun(dp::RunOutcome outcome, const QString& message);
