@@ -409,6 +409,16 @@ void MainWindow::connectRunSignals()
         appendLog(tr("history: %1").arg(message));
         showStatus(tr("Could not record the run: %1").arg(message), true);
     });
+    connect(runs_.get(), &RunManager::runNotKept, this,
+            [this](const dp::RunRecord& record, const QString& problem, const QString& asideFile) {
+                const QString where = asideFile.isEmpty()
+                    ? tr("it could not be saved elsewhere either")
+                    : tr("saved as %1; File ▸ Import adds it once the history can be written").arg(asideFile);
+                runsModel_->setNotInHistory(record.id, tr("Not in the history: %1").arg(where));
+                appendLog(tr("history: %1; %2").arg(problem, where));
+                showStatus(tr("%1 · not kept in the history: %2").arg(statusLabel_->text(), where),
+                           true);
+            });
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     classroomPage_->followRuns(runsModel_);
@@ -463,9 +473,12 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (isRunning()
-        && !confirm_(tr("A run is in progress. Stop it and quit? Its finished epochs stay in "
-                        "the history; queued runs are dropped."))) {
+    if (isRunning()) {
+        // The window closes once the run's end is recorded (closeAfterRun).
+        if (!closeAfterRun_
+            && confirm_(tr("A run is in progress. Stop it and quit? Its finished epochs stay in "
+                           "the history; queued runs are dropped.")))
+            closeAfterRun();
         event->ignore();
         return;
     }
@@ -751,6 +764,17 @@ void MainWindow::stopRun()
     showStatus(tr("Stopping after the current batch…"));
 }
 
+void MainWindow::closeAfterRun()
+{
+    if (!isRunning()) {
+        close();
+        return;
+    }
+    closeAfterRun_ = true;
+    stopRun();
+    showStatus(tr("Stopping after the current batch, then quitting…"));
+}
+
 void MainWindow::updateControls()
 {
     const bool running = runs_->isRunning();
@@ -845,6 +869,8 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
         stopRequested_ = false;
     updateControls();
     emit runEnded(record.status == dp::RunStatus::failed ? message : QString());
+    if (closeAfterRun_ && !isRunning())
+        QMetaObject::invokeMethod(this, &QWidget::close, Qt::QueuedConnection);
 }
 
 void MainWindow::showComparisonSummary(const std::string& group)

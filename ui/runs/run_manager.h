@@ -24,6 +24,9 @@ public:
     // `history` may be null (the database could not be opened): runs still
     // run, unrecorded. It must outlive the manager.
     explicit RunManager(RunHistory* history, QObject* parent = nullptr);
+    // A run still in flight (the window went without waiting for its end)
+    // is recorded as stopped, with the epochs it completed.
+    ~RunManager() override;
 
     RunQueue* queue() { return &queue_; }
     // Connect to its signals for the live views; they arrive queued.
@@ -51,6 +54,10 @@ signals:
     // `message` is d2l's summary line, or the error of a failed run.
     void runEnded(const dp::RunRecord& record, const QString& message);
     void historyFailed(const QString& message);
+    // After runEnded, for a run whose end the history could not write
+    // (`problem`): its record was written to `asideFile` instead (run_aside_file.h),
+    // or nowhere, `asideFile` empty and `problem` saying why.
+    void runNotKept(const dp::RunRecord& record, const QString& problem, const QString& asideFile);
 
 private:
     QTemporaryDir traces_;  // each run's Chrome step trace (dp::TrainConfig::trace_path)
@@ -59,6 +66,9 @@ private:
     void endRun(dp::RunOutcome outcome, const QString& message);
 
     RunHistory* history_;
+    // The history's last failure, as its sink reported it: set during
+    // RecordedRun::finish when the run's end was not written.
+    QString lastHistoryProblem_;
     RunQueue queue_;
     // The run in progress, kept in the history (when there is one) as it goes.
     std::optional<dp::RecordedRun> current_;
