@@ -995,8 +995,11 @@ bool MainWindow::importRunRecord(const QString& path, QString* problem)
 {
     try {
         const dp::RunRecord record = dp::read_run_record(QFile::encodeName(path).toStdString());
-        if (runsModel_->rowOf(record.id) >= 0) {
-            // The same run twice would be one row updated, said as a second import.
+        // The same run twice would be one row updated, said as a second import;
+        // but a run the history holds as it was before its end (the end could
+        // not be written: a full disk) takes the record saved aside at its end.
+        if (const int row = runsModel_->rowOf(record.id);
+            row >= 0 && !(runsModel_->isPast(row) && runsModel_->record(row).status == dp::RunStatus::running)) {
             showStatus(tr("Already in the history: %1").arg(QString::fromStdString(record.label())));
             return true;
         }

@@ -216,6 +216,7 @@ private slots:
     void unreadableDataIsReportedInTheWindow();
     void closingMidRunStopsTheRun();
     void aRunTheHistoryCannotKeepIsSavedAside();
+    void anImportedEndCompletesAnInterruptedRun();
     void deviceListShowsEveryDevice();
     void uncheckingAllDevicesShowsAnErrorAndDisablesStart();
     void configRoundTripsEverySetting();
@@ -530,6 +531,35 @@ void TestMainWindow::aRunTheHistoryCannotKeepIsSavedAside()
     QCOMPARE(nextParts.runs->rowCount(), 1);
     QCOMPARE(nextParts.runs->record(0).status, dp::RunStatus::finished);
     QCOMPARE(nextParts.runs->record(0).epochs.size(), std::size_t(1));
+}
+
+// A run whose end the history could not write (the disk filled mid-run) is
+// held as it was before its end, "interrupted" at the next launch; importing
+// the record saved aside at its end was refused as "already in the history".
+void TestMainWindow::anImportedEndCompletesAnInterruptedRun()
+{
+    dp::RunRecord ended = dp::start_run_record(dp::TrainConfig{}, "dp-workbench");
+    ended.config.devices = {"cpu:0"};
+    ended.config.epochs = 2;
+    ended.epochs = {{1, 0.9, 0.7, 0.75, 3.0}};
+    dp::RunRecord held = ended;
+    held.status = dp::RunStatus::running;
+    RunHistory().save(held);
+    ended.epochs.push_back({2, 0.8, 0.75, 0.78, 3.0});
+    ended.status = dp::RunStatus::finished;
+    MainWindow window;
+    const WindowParts parts(window);
+    QCOMPARE(parts.runs->rowCount(), 1);
+    const QTemporaryDir folder;
+    QVERIFY(importRecord(window, folder, ended));
+    QCOMPARE(parts.runs->rowCount(), 1);
+    QCOMPARE(parts.runs->record(0).status, dp::RunStatus::finished);
+    QCOMPARE(RunHistory().run(ended.id)->status, dp::RunStatus::finished);
+    QCOMPARE(RunHistory().run(ended.id)->epochs.size(), std::size_t(2));
+    // A second import of it changes nothing.
+    QVERIFY(importRecord(window, folder, ended));
+    QVERIFY2(parts.statusLabel->text().startsWith(QStringLiteral("Already in the history")),
+             qPrintable(parts.statusLabel->text()));
 }
 
 void TestMainWindow::deviceListShowsEveryDevice()
