@@ -397,8 +397,9 @@ int runWorkbench(QApplication& app)
     // flight stopped and recorded first (as dp-train ends).
     InterruptSignals interrupts;
     QObject::connect(&interrupts, &InterruptSignals::interrupted, &window, [&window](int signal) {
-        std::fprintf(stderr, "dp-workbench: %s: stopping after the batch in flight; the run is recorded as stopped\n",
-                     qPrintable(InterruptSignals::name(signal)));
+        std::fprintf(stderr, "dp-workbench: %s: %s\n", qPrintable(InterruptSignals::name(signal)),
+                     window.isRunning() ? "stopping after the batch in flight; the run is recorded as stopped"
+                                        : "quitting");
         // A dialog open (a question, a file chooser) is answered "cancel", so the window can close.
         for (int dialogs = 0; dialogs < 8 && QApplication::activeModalWidget(); ++dialogs)
             QApplication::activeModalWidget()->close();
