@@ -2,7 +2,6 @@
 
 #include <QSocketNotifier>
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>

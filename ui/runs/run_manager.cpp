@@ -115,8 +115,9 @@ void RunManager::endRun(dp::RunOutcome outcome, const QString& message)
         // Lest the run be gone at the next launch: its record where File > Import finds it.
         QString asideProblem;
         const QString aside = writeRunAside(ended, runAsideFolders(history_->path()), &asideProblem);
-        emit runNotKept(ended, aside.isEmpty() ? notKept + QStringLiteral("; nor could it be saved aside: ") + asideProblem : notKept,
-                        aside);
+        const QString problem =
+            aside.isEmpty() ? notKept + QStringLiteral("; nor could it be saved aside: ") + asideProblem : notKept;
+        emit runNotKept(ended, problem, aside);
     }
     startNext();
 }
