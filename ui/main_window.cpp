@@ -410,12 +410,12 @@ void MainWindow::connectRunSignals()
         showStatus(tr("Could not record the run: %1").arg(message), true);
     });
     connect(runs_.get(), &RunManager::runNotKept, this,
-            [this](const dp::RunRecord& record, const QString& problem, const QString& asideFile) {
+            [this](const dp::RunRecord& record, const QString& asideFile, const QString& asideProblem) {
                 const QString where = asideFile.isEmpty()
-                    ? tr("it could not be saved elsewhere either")
+                    ? tr("nor saved elsewhere: %1").arg(asideProblem)
                     : tr("saved as %1; File ▸ Import adds it once the history can be written").arg(asideFile);
                 runsModel_->setNotInHistory(record.id, tr("Not in the history: %1").arg(where));
-                appendLog(tr("history: %1; %2").arg(problem, where));
+                appendLog(tr("Not in the history: %1").arg(where));
                 showStatus(tr("%1 · not kept in the history: %2").arg(statusLabel_->text(), where),
                            true);
             });

@@ -503,9 +503,15 @@ void TestMainWindow::aRunTheHistoryCannotKeepIsSavedAside()
         QFile blocker(dataDir);
         QVERIFY(blocker.open(QIODevice::WriteOnly));
     }
-    window->setRunConfig(shortRun(1));
+    window->setRunConfig(shortRun(2));
     window->startRun();
     QTRY_VERIFY_WITH_TIMEOUT(!window->isRunning(), kRunTimeoutMs);
+    // The start's and each epoch's failure alike are said once; the end's is
+    // said, then where the run went instead.
+    const QString log = parts.logView->toPlainText();
+    QVERIFY2(log.count(QRegularExpression(QStringLiteral("^history: "), QRegularExpression::MultilineOption)) == 2,
+             qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("Not in the history: saved as ")), qPrintable(log));
     QCOMPARE(parts.runs->rowCount(), 1);
     QCOMPARE(parts.runs->record(0).status, dp::RunStatus::finished);
     const QString aside = QDir(home.path()).filePath(
@@ -530,7 +536,7 @@ void TestMainWindow::aRunTheHistoryCannotKeepIsSavedAside()
     QVERIFY(next->importRunRecord(aside));
     QCOMPARE(nextParts.runs->rowCount(), 1);
     QCOMPARE(nextParts.runs->record(0).status, dp::RunStatus::finished);
-    QCOMPARE(nextParts.runs->record(0).epochs.size(), std::size_t(1));
+    QCOMPARE(nextParts.runs->record(0).epochs.size(), std::size_t(2));
 }
 
 // A run whose end the history could not write (the disk filled mid-run) is

@@ -78,10 +78,15 @@ void RunManager::startNext()
         sinks.push_back(std::make_unique<HistorySink>(
             *history_,
             [this](const std::string& what) {
-                lastHistoryProblem_ = QString::fromStdString(what);
-                emit historyFailed(lastHistoryProblem_);
+                // A full disk fails every epoch's write alike: said once, not after every epoch.
+                const QString problem = QString::fromStdString(what);
+                if (problem == lastHistoryProblem_)
+                    return;
+                lastHistoryProblem_ = problem;
+                emit historyFailed(problem);
             },
             std::chrono::milliseconds(0)));
+    lastHistoryProblem_.clear();
     current_.emplace(std::move(record), std::move(sinks));
     training_.start(next->config);
     emit runStarted(current_->record());
@@ -115,9 +120,7 @@ void RunManager::endRun(dp::RunOutcome outcome, const QString& message)
         // Lest the run be gone at the next launch: its record where File > Import finds it.
         QString asideProblem;
         const QString aside = writeRunAside(ended, runAsideFolders(history_->path()), &asideProblem);
-        const QString problem =
-            aside.isEmpty() ? notKept + QStringLiteral("; nor could it be saved aside: ") + asideProblem : notKept;
-        emit runNotKept(ended, problem, aside);
+        emit runNotKept(ended, aside, asideProblem);
     }
     startNext();
 }

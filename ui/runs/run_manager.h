@@ -54,10 +54,10 @@ signals:
     // `message` is d2l's summary line, or the error of a failed run.
     void runEnded(const dp::RunRecord& record, const QString& message);
     void historyFailed(const QString& message);
-    // After runEnded, for a run whose end the history could not write
-    // (`problem`): its record was written to `asideFile` instead (run_aside_file.h),
-    // or nowhere, `asideFile` empty and `problem` saying why.
-    void runNotKept(const dp::RunRecord& record, const QString& problem, const QString& asideFile);
+    // After runEnded, for a run whose end the history could not write (said
+    // by historyFailed): its record was written to `asideFile` instead
+    // (run_aside_file.h), or nowhere, `asideFile` empty and `asideProblem` saying why.
+    void runNotKept(const dp::RunRecord& record, const QString& asideFile, const QString& asideProblem);
 
 private:
     QTemporaryDir traces_;  // each run's Chrome step trace (dp::TrainConfig::trace_path)
@@ -66,8 +66,9 @@ private:
     void endRun(dp::RunOutcome outcome, const QString& message);
 
     RunHistory* history_;
-    // The history's last failure, as its sink reported it: set during
-    // RecordedRun::finish when the run's end was not written.
+    // The history's last failure in this run, as its sink reported it (a
+    // repeat is not reported again); set during RecordedRun::finish when the
+    // run's end was not written.
     QString lastHistoryProblem_;
     RunQueue queue_;
     // The run in progress, kept in the history (when there is one) as it goes.
