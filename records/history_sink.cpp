@@ -25,11 +25,17 @@ void HistorySink::write(const dp::RunRecord& record)
         return write_end(record);
     try {
         history_.save(record, std::chrono::milliseconds(0));
+        held_ = true;
     } catch (const RunHistoryLocked&) {
         // Another program writes: this epoch lands with the next write.
     } catch (const dp::Error& error) {
         on_error_(error.what());
     }
+}
+
+std::string HistorySink::held() const
+{
+    return held_ ? "; the history shows the run as it was before its end" : "; the history does not hold the run";
 }
 
 void HistorySink::write_end(const dp::RunRecord& record)
@@ -38,14 +44,15 @@ void HistorySink::write_end(const dp::RunRecord& record)
     for (;;) {
         try {
             history_.save(record, kEndTryLockWait);
+            held_ = true;
             return;
         } catch (const RunHistoryLocked& error) {
             if (std::chrono::steady_clock::now() < deadline && !(stop_waiting_ && stop_waiting_()))
                 continue;
-            on_error_(std::string(error.what()) + "; the history shows the run as it was before its end");
+            on_error_(error.what() + held());
             return;
         } catch (const dp::Error& error) {
-            on_error_(std::string(error.what()) + "; the history shows the run as it was before its end");
+            on_error_(error.what() + held());
             return;
         }
     }

@@ -544,7 +544,8 @@ RunHistory::RunHistory(const QString& path) : path_(path), connectionName_(uniqu
         refuseNonRegularFiles(path);
         const QString folder = QFileInfo(path).absolutePath();
         if (!QDir().mkpath(folder))
-            throw dp::Error(QStringLiteral("run history %1: cannot create the folder %2")
+            throw dp::Error(QStringLiteral("run history %1: cannot create the folder %2 "
+                                           "(set DP_WORKBENCH_DATA_DIR to a folder you can write)")
                                     .arg(path, folder)
                                     .toStdString());
         QSqlDatabase connection =

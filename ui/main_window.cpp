@@ -423,6 +423,16 @@ void MainWindow::connectRunSignals()
     connect(runs_.get(), &RunManager::traceFailed, this, [this](const QString& message) {
         appendLog(tr("warning: %1").arg(message));
     });
+    connect(runs_.get(), &RunManager::runNotKept, this,
+            [this](const dp::RunRecord& record, const QString& asideFile, const QString& asideProblem) {
+                const QString where = asideFile.isEmpty()
+                    ? tr("nor saved elsewhere: %1").arg(asideProblem)
+                    : tr("saved as %1; File ▸ Import adds it once the history can be written").arg(asideFile);
+                runsModel_->setNotInHistory(record.id, tr("Not in the history: %1").arg(where));
+                appendLog(tr("Not in the history: %1").arg(where));
+                showStatus(tr("%1 · not kept in the history: %2").arg(statusLabel_->text(), where),
+                           true);
+            });
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     classroomPage_->followRuns(runsModel_);
@@ -479,9 +489,12 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (isRunning()
-        && !confirm_(tr("A run is in progress. Stop it and quit? Its finished epochs stay in "
-                        "the history; queued runs are dropped."))) {
+    if (isRunning()) {
+        // The window closes once the run's end is recorded (closeAfterRun).
+        if (!closeAfterRun_
+            && confirm_(tr("A run is in progress. Stop it and quit? Its finished epochs stay in "
+                           "the history; queued runs are dropped.")))
+            closeAfterRun();
         event->ignore();
         return;
     }
@@ -793,6 +806,17 @@ void MainWindow::stopRun()
     showStatus(tr("Stopping after the current batch…"));
 }
 
+void MainWindow::closeAfterRun()
+{
+    if (!isRunning()) {
+        close();
+        return;
+    }
+    closeAfterRun_ = true;
+    stopRun();
+    showStatus(tr("Stopping after the current batch, then quitting…"));
+}
+
 void MainWindow::updateControls()
 {
     const bool running = runs_->isRunning();
@@ -887,6 +911,8 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
         stopRequested_ = false;
     updateControls();
     emit runEnded(record.status == dp::RunStatus::failed ? message : QString());
+    if (closeAfterRun_ && !isRunning())
+        QMetaObject::invokeMethod(this, &QWidget::close, Qt::QueuedConnection);
 }
 
 void MainWindow::showComparisonSummary(const std::string& group)
@@ -1011,8 +1037,11 @@ bool MainWindow::importRunRecord(const QString& path, QString* problem)
 {
     try {
         const dp::RunRecord record = dp::read_run_record(QFile::encodeName(path).toStdString());
-        if (runsModel_->rowOf(record.id) >= 0) {
-            // The same run twice would be one row updated, said as a second import.
+        // The same run twice would be one row updated, said as a second import;
+        // but a run the history holds as it was before its end (the end could
+        // not be written: a full disk) takes the record saved aside at its end.
+        if (const int row = runsModel_->rowOf(record.id);
+            row >= 0 && !(runsModel_->isPast(row) && runsModel_->record(row).status == dp::RunStatus::running)) {
             showStatus(tr("Already in the history: %1").arg(QString::fromStdString(record.label())));
             return true;
         }

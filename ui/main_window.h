@@ -81,6 +81,10 @@ public slots:
     void startComparison();
     // Stops the run in flight within one batch and drops the queued ones.
     void stopRun();
+    // Stops the run in flight as Stop does and closes the window once its
+    // end is recorded; at once when idle. Quit during a run does this once
+    // the user agrees, and so do SIGTERM, SIGINT and SIGHUP (app/workbench/main.cpp).
+    void closeAfterRun();
     void setPresenterMode(bool on);
     void setXAxisMode(XAxisMode mode);
     void showClusterCommand();
@@ -211,6 +215,7 @@ private:
     bool splittersToRestore_ = false;  // once the window is out of full screen
 
     bool stopRequested_ = false;
+    bool closeAfterRun_ = false;
     Confirmation confirm_;
     RunProgress progress_;  // the run in flight
     QString runningLabel_;  // its label, for the status line

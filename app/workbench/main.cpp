@@ -7,6 +7,7 @@
 #include <QScreen>
 #include <QTabWidget>
 #include <QTimer>
+#include <QWidget>
 
 #include <cstdio>
 #include <optional>
@@ -20,8 +21,10 @@
 #include "core/exception_message.h"
 #include "devices/device.h"
 #include "core/format.h"
+#include "train/build_info.h"
 #include "config/run_outputs.h"
 #include "classroom_page.h"
+#include "interrupt_signals.h"
 #include "main_window.h"
 #include "ring_allreduce_view.h"
 #include "run_config_panel.h"
@@ -207,7 +210,8 @@ void declareOptions(QCommandLineParser& parser)
     parser.setApplicationDescription(QStringLiteral(
         "Train networks data-parallel and watch accuracy, loss and speedup live. Options preset "
         "the settings panel; without them it shows the last settings used."));
-    parser.addHelpOption();
+    parser.addHelpOption();  // -h, --help and --help-all (Qt's own options too)
+    parser.addVersionOption();
     for (const dp::ConfigField& field : dp::config_fields()) {
         if (!isPreset(field))
             continue;
@@ -269,8 +273,15 @@ std::optional<int> parseCommandLine(QCommandLineParser& parser)
         std::fprintf(stderr, "dp-workbench: %s (see dp-workbench --help)\n", qPrintable(problem));
         return 2;
     }
+    // Text, then exit 0, before a window (and with it the settings and the
+    // history) exists. parse() leaves the built-in options to the caller:
+    // process() shows what --help-all asks, Qt's own options with ours.
+    if (parser.isSet(QStringLiteral("help-all")))
+        parser.process(QCoreApplication::arguments());
     if (parser.isSet(QStringLiteral("help")))
         parser.showHelp(0);
+    if (parser.isSet(QStringLiteral("version")))
+        parser.showVersion();
     try {
         // The device list comes from the environment too (DP_CPU_DEVICES): a
         // bad value is a usage error, said before a window opens.
@@ -372,12 +383,29 @@ int runWorkbench(QApplication& app)
     // Desktops match the window to resources/dp-workbench.desktop by this name.
     QGuiApplication::setDesktopFileName(QStringLiteral("dp-workbench"));
     QApplication::setWindowIcon(workbenchIcon());
+    // What --version prints, as dp-train's first line.
+    const dp::BuildInfo build = dp::build_info();
+    QApplication::setApplicationVersion(QString::fromStdString(
+        build.version + (build.commit.empty() ? std::string(" (not built from a git checkout)")
+                                              : " (git " + build.commit + ")")));
 
     QCommandLineParser parser;
     declareOptions(parser);
     if (const auto exitCode = parseCommandLine(parser))
         return *exitCode;
     MainWindow window;
+    // SIGTERM, SIGINT and SIGHUP end the workbench as Quit does, the run in
+    // flight stopped and recorded first (as dp-train ends).
+    InterruptSignals interrupts;
+    QObject::connect(&interrupts, &InterruptSignals::interrupted, &window, [&window](int signal) {
+        std::fprintf(stderr, "dp-workbench: %s: %s\n", qPrintable(InterruptSignals::name(signal)),
+                     window.isRunning() ? "stopping after the batch in flight; the run is recorded as stopped"
+                                        : "quitting");
+        // A dialog open (a question, a file chooser) is answered "cancel", so the window can close.
+        for (int dialogs = 0; dialogs < 8 && QApplication::activeModalWidget(); ++dialogs)
+            QApplication::activeModalWidget()->close();
+        window.closeAfterRun();
+    });
     // A laptop's 1280x720 gets a window that fits it, not one to drag into view.
     if (const QScreen* screen = QGuiApplication::primaryScreen())
         window.resize(window.size().boundedTo(screen->availableSize()));
@@ -389,7 +417,9 @@ int runWorkbench(QApplication& app)
         window.showMaximized();
     else
         window.show();
-    return app.exec();
+    const int exitCode = app.exec();
+    // As a shell reports a program the signal ended, as dp-train exits.
+    return interrupts.caughtSignal() ? 128 + interrupts.caughtSignal() : exitCode;
 }
 
 }  // namespace

@@ -29,9 +29,16 @@ std::size_t name_limit(const std::filesystem::path& folder) {
 
 // The absolute form of `path` without touching the file system beyond the
 // working directory: `..` and symlinks are resolved by the kernel as it opens.
+// A path that cannot be looked at (a file where a folder should be:
+// /dev/null/runs.sqlite) is taken as written: it names no file, so no output
+// is it, and comparing with it is no reason to refuse the output.
 std::filesystem::path resolved(const std::filesystem::path& path) {
     std::error_code error;
-    std::filesystem::path target = write_target(path);
+    std::filesystem::path target = path;
+    try {
+        target = write_target(path);
+    } catch (const Error&) {
+    }
     std::filesystem::path canonical = std::filesystem::weakly_canonical(target, error);
     if (error) canonical = std::filesystem::absolute(target, error).lexically_normal();
     return canonical;

@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -231,6 +232,48 @@ private slots:
                      result.err.contains("set DP_WORKBENCH_DATA_DIR to another folder"),
                  qPrintable(result.err));
         QVERIFY(!fs::exists(fifo + "-journal"));
+    }
+
+    // 44.6: a data folder that cannot hold a history (/dev/null, or
+    // XDG_DATA_HOME naming a file) stopped --no-history runs with exit 2,
+    // blaming runs.sqlite ("give another path"), when an output was asked
+    // for: the check that no output replaces the history looked at the
+    // history's path and failed. The outputs' own paths are fine: the run
+    // trains and writes them. With the history on, the run still trains and
+    // says in one line why the history did not keep it, and the fix.
+    void historyProblemsNeverBlockARun_data() {
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QString>("value");  // "@": a regular file in the test's folder
+        QTest::addColumn<QString>("output");
+        QTest::newRow("/dev/null, --save") << "DP_WORKBENCH_DATA_DIR" << "/dev/null" << "--save";
+        QTest::newRow("/dev/null, --record") << "DP_WORKBENCH_DATA_DIR" << "/dev/null" << "--record";
+        QTest::newRow("/dev/null, --trace") << "DP_WORKBENCH_DATA_DIR" << "/dev/null" << "--trace";
+        QTest::newRow("XDG_DATA_HOME a file, --save") << "XDG_DATA_HOME" << "@" << "--save";
+    }
+    void historyProblemsNeverBlockARun() {
+        QFETCH(QString, variable);
+        QFETCH(QString, value);
+        QFETCH(QString, output);
+        QTemporaryDir dir;
+        QProcessEnvironment env = dp_train_environment();
+        env.remove("DP_WORKBENCH_DATA_DIR");
+        if (value == "@") {
+            value = dir.filePath("a-file");
+            write_file(value, "x");
+        }
+        env.insert(variable, value);
+        const QString written = dir.filePath("out");
+        const auto without = run_with(kTinyLinear + QStringList{"--no-history", output, written}, env);
+        QCOMPARE(without.exit_code, 0);
+        QVERIFY2(without.err.isEmpty(), qPrintable(without.err));
+        QVERIFY(QFileInfo(written).size() > 0);
+
+        QFile::remove(written);
+        const auto with = run_with(kTinyLinear + QStringList{output, written}, env);
+        QCOMPARE(with.exit_code, 0);
+        QVERIFY(QFileInfo(written).size() > 0);
+        expect_one_line(with, "the history did not keep the run");
+        QVERIFY2(with.err.contains("runs.sqlite") && with.err.contains("--no-history"), qPrintable(with.err));
     }
 };
 

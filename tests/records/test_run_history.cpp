@@ -364,7 +364,10 @@ private slots:
         RunHistory history(path("runs.sqlite"));
         dp::RunRecord record = madeRun("locked", "lenet", 1, {1}, {0.5});
         record.status = dp::RunStatus::running;
-        history.save(record);
+        QStringList errors;
+        HistorySink impatient(history, [&](const std::string& what) { errors << QString::fromStdString(what); },
+                              std::chrono::milliseconds(0));
+        impatient.write(record);  // the run's start and first epoch, held
 
         std::atomic<bool> locked{false};
         std::thread locker([&] {
@@ -386,9 +389,6 @@ private slots:
 
         record.epochs.push_back({2, 0.4, 0.6, 0.61, 1.5});
         record.status = dp::RunStatus::finished;
-        QStringList errors;
-        HistorySink impatient(history, [&](const std::string& what) { errors << QString::fromStdString(what); },
-                              std::chrono::milliseconds(0));
         impatient.write(record);  // fails after the busy timeout
         QCOMPARE(errors.size(), 1);
         QVERIFY2(errors[0].contains(QStringLiteral("database is locked")) &&
@@ -400,6 +400,35 @@ private slots:
         locker.join();
         QCOMPARE(errors.size(), 1);  // nothing more to report
         compareRecords(*history.run("locked"), record);
+    }
+
+    // 43.8: a run whose every write failed (the data folder full from its
+    // start) ended saying "the history shows the run as it was before its
+    // end", though the history never held it.
+    void aFailedEndSaysTheHistoryNeverHeldTheRun()
+    {
+        const QString folder = path("full");
+        QVERIFY(QDir().mkpath(folder));
+        RunHistory history(folder + QStringLiteral("/runs.sqlite"));
+        // The folder made unwritable under the open database, as a full disk
+        // is (root writes where permissions forbid): moved away, a file in its place.
+        QVERIFY(QDir().rename(folder, folder + QStringLiteral("-moved")));
+        QFile blocker(folder);
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+
+        dp::RunRecord record = madeRun("unkept", "lenet", 1, {1}, {0.5});
+        record.status = dp::RunStatus::running;
+        QStringList errors;
+        HistorySink sink(history, [&](const std::string& what) { errors << QString::fromStdString(what); },
+                         std::chrono::milliseconds(0));
+        sink.write(record);
+        record.status = dp::RunStatus::finished;
+        sink.write(record);
+        QCOMPARE(errors.size(), 2);
+        QVERIFY2(errors[1].contains(QStringLiteral("the history does not hold the run"))
+                         && !errors[1].contains(QStringLiteral("as it was before its end")),
+                 qPrintable(errors[1]));
     }
 
     // D31: while another program held the lock, each epoch's write blocked

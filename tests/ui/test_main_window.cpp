@@ -18,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
@@ -236,6 +237,8 @@ private slots:
     void syntheticDataWithAnImageModelIsExplained();
     void unreadableDataIsReportedInTheWindow();
     void closingMidRunStopsTheRun();
+    void aRunTheHistoryCannotKeepIsSavedAside();
+    void anImportedEndCompletesAnInterruptedRun();
     void deviceListShowsEveryDevice();
     void uncheckingAllDevicesShowsAnErrorAndDisablesStart();
     void configRoundTripsEverySetting();
@@ -489,13 +492,112 @@ void TestMainWindow::closingMidRunStopsTheRun()
     QVERIFY2(questions[0].contains(QStringLiteral("A run is in progress")), qPrintable(questions[0]));
     QVERIFY(window->isRunning());
 
+    // "Yes": the run stops after its batch in flight, its end recorded, then
+    // the window closes (44.4: it closed at once, the run left "running").
+    // Closing again meanwhile asks nothing more.
     answer = true;
     QElapsedTimer closing;
     closing.start();
-    QVERIFY(window->close());
+    QVERIFY(!window->close());
+    QVERIFY(!window->close());
+    QCOMPARE(questions.size(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(!window->isVisible(), kStopTimeoutMs);
+    QVERIFY(!window->isRunning());
+    const std::vector<dp::RunRecord> runs = RunHistory().runs();
+    QCOMPARE(runs.size(), std::size_t(1));
+    QCOMPARE(runs.front().status, dp::RunStatus::stopped);
     window.reset();
     QVERIFY2(closing.elapsed() < kStopTimeoutMs,
              qPrintable(QStringLiteral("closing took %1 ms").arg(closing.elapsed())));
+}
+
+// 43.8: with the data folder on a full disk, every epoch's history write
+// failed, yet the run ended "Finished", listed in the table, and was gone at
+// the next launch. Its end now says the history could not keep it, in the
+// status line, the log and the table, and its record is kept aside where
+// there is room (here not the data folder: the home folder), for File >
+// Import to add back.
+void TestMainWindow::aRunTheHistoryCannotKeepIsSavedAside()
+{
+    REQUIRE_FASHION_MNIST();
+    const QString dataDir = qEnvironmentVariable("DP_WORKBENCH_DATA_DIR");
+    const QTemporaryDir home;
+    const QByteArray realHome = qgetenv("HOME");
+    qputenv("HOME", home.path().toUtf8());
+    const auto restoreHome = qScopeGuard([&] { qputenv("HOME", realHome); });
+    auto window = std::make_unique<MainWindow>();
+    const WindowParts parts(*window);
+    QVERIFY(parts.allFound());
+    // The data folder made unwritable under the open history, as a full disk
+    // is (root writes where permissions forbid): moved away, a file in its place.
+    QVERIFY(QDir().rename(dataDir, dataDir + QStringLiteral("-moved")));
+    {
+        QFile blocker(dataDir);
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+    }
+    window->setRunConfig(shortRun(2));
+    window->startRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!window->isRunning(), kRunTimeoutMs);
+    // The start's and each epoch's failure alike are said once; the end's is
+    // said, then where the run went instead.
+    const QString log = parts.logView->toPlainText();
+    QVERIFY2(log.count(QRegularExpression(QStringLiteral("^history: "), QRegularExpression::MultilineOption)) == 2,
+             qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("Not in the history: saved as ")), qPrintable(log));
+    QCOMPARE(parts.runs->rowCount(), 1);
+    QCOMPARE(parts.runs->record(0).status, dp::RunStatus::finished);
+    const QString aside = QDir(home.path()).filePath(
+        QStringLiteral("unkept-run-%1.json").arg(QString::fromStdString(parts.runs->record(0).id)));
+    QVERIFY(QFile::exists(aside));
+    const QString status = parts.statusLabel->text();
+    QVERIFY2(status.startsWith(QStringLiteral("Finished")) && status.contains(QStringLiteral("not kept in the history"))
+                 && status.contains(aside),
+             qPrintable(status));
+    QVERIFY2(parts.logView->toPlainText().contains(QStringLiteral("the history does not hold the run")),
+             qPrintable(parts.logView->toPlainText()));
+    const QString cell = parts.runs->data(parts.runs->index(0, RunsTableModel::StatusColumn)).toString();
+    QVERIFY2(cell.contains(QStringLiteral("not in the history")), qPrintable(cell));
+
+    // The next launch, the data folder back: the run is not there until imported.
+    window.reset();
+    QVERIFY(QFile::remove(dataDir));
+    QVERIFY(QDir().rename(dataDir + QStringLiteral("-moved"), dataDir));
+    auto next = std::make_unique<MainWindow>();
+    const WindowParts nextParts(*next);
+    QCOMPARE(nextParts.runs->rowCount(), 0);
+    QVERIFY(next->importRunRecord(aside));
+    QCOMPARE(nextParts.runs->rowCount(), 1);
+    QCOMPARE(nextParts.runs->record(0).status, dp::RunStatus::finished);
+    QCOMPARE(nextParts.runs->record(0).epochs.size(), std::size_t(2));
+}
+
+// A run whose end the history could not write (the disk filled mid-run) is
+// held as it was before its end, "interrupted" at the next launch; importing
+// the record saved aside at its end was refused as "already in the history".
+void TestMainWindow::anImportedEndCompletesAnInterruptedRun()
+{
+    dp::RunRecord ended = dp::start_run_record(dp::TrainConfig{}, "dp-workbench");
+    ended.config.devices = {"cpu:0"};
+    ended.config.epochs = 2;
+    ended.epochs = {{1, 0.9, 0.7, 0.75, 3.0}};
+    dp::RunRecord held = ended;
+    held.status = dp::RunStatus::running;
+    RunHistory().save(held);
+    ended.epochs.push_back({2, 0.8, 0.75, 0.78, 3.0});
+    ended.status = dp::RunStatus::finished;
+    MainWindow window;
+    const WindowParts parts(window);
+    QCOMPARE(parts.runs->rowCount(), 1);
+    const QTemporaryDir folder;
+    QVERIFY(importRecord(window, folder, ended));
+    QCOMPARE(parts.runs->rowCount(), 1);
+    QCOMPARE(parts.runs->record(0).status, dp::RunStatus::finished);
+    QCOMPARE(RunHistory().run(ended.id)->status, dp::RunStatus::finished);
+    QCOMPARE(RunHistory().run(ended.id)->epochs.size(), std::size_t(2));
+    // A second import of it changes nothing.
+    QVERIFY(importRecord(window, folder, ended));
+    QVERIFY2(parts.statusLabel->text().startsWith(QStringLiteral("Already in the history")),
+             qPrintable(parts.statusLabel->text()));
 }
 
 void TestMainWindow::deviceListShowsEveryDevice()

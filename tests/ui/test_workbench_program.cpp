@@ -7,9 +7,11 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "record/run_record_json.h"
+#include "run_history.h"
 
 namespace {
 
@@ -51,6 +53,19 @@ QStringList startedWith(QStringList settings, const QString& screenshot)
                     << QStringLiteral("--screenshot-after-epochs") << QStringLiteral("0");
 }
 
+// The runs in the history at `path`, none while it cannot be read (not yet
+// made, or locked by the workbench's write).
+std::vector<dp::RunRecord> runsIn(const QString& path)
+{
+    if (!QFileInfo::exists(path))
+        return {};
+    try {
+        return RunHistory(path).runs();
+    } catch (const dp::Error&) {
+        return {};
+    }
+}
+
 } // namespace
 
 class TestWorkbenchProgram : public QObject
@@ -71,6 +86,94 @@ private slots:
         QCOMPARE(window.err.count('\n'), 1);
         QVERIFY2(window.err.startsWith(QStringLiteral("dp-workbench: no display")), qPrintable(window.err));
         QVERIFY(window.err.contains(QStringLiteral("xvfb-run")));
+    }
+
+    // 43.5: --help-all opened the window (without a display it never
+    // ended), reading and writing the settings and the history; --version was
+    // an unknown option. Both print and exit 0, touching neither.
+    void helpAndVersionPrintAndTouchNothing_data()
+    {
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("printed");
+        QTest::newRow("--help-all") << "--help-all" << "--platform";  // one of Qt's own options
+        QTest::newRow("--help") << "--help" << "--model";
+        QTest::newRow("--version") << "--version" << "DP Workbench ";
+    }
+    void helpAndVersionPrintAndTouchNothing()
+    {
+        QFETCH(QString, option);
+        QFETCH(QString, printed);
+        const QTemporaryDir config, data, shots;
+        // The screenshot ends a window that opens, so that a failure is quick.
+        const ProgramResult result = runWorkbench(
+                {option, QStringLiteral("--screenshot"), shots.filePath(QStringLiteral("w.png"))}, config, {},
+                false, {{QStringLiteral("DP_WORKBENCH_DATA_DIR"), data.path()}});
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY2(result.out.contains(printed), qPrintable(result.out + result.err));
+        QVERIFY(QDir(config.path()).isEmpty());
+        QVERIFY(QDir(data.path()).isEmpty());
+        QVERIFY(QDir(shots.path()).isEmpty());
+    }
+
+    // 44.4: SIGTERM, SIGINT or SIGHUP killed a training workbench at once,
+    // its run left "running" in the history. As dp-train, it stops the run
+    // after the batch in flight, records it stopped, removes its temporary
+    // files and exits as the signal reports (128 + it); a second signal (a
+    // relayed duplicate, Ctrl-C pressed twice) changes nothing.
+    void signalsStopTheRunAndQuit_data()
+    {
+        QTest::addColumn<int>("signal");
+        QTest::addColumn<int>("times");
+        QTest::addColumn<int>("ignoredAtStart");  // sent first, to no effect; 0: none
+        QTest::newRow("SIGTERM") << int(SIGTERM) << 1 << 0;
+        QTest::newRow("SIGHUP") << int(SIGHUP) << 1 << 0;
+        QTest::newRow("Ctrl-C twice") << int(SIGINT) << 2 << 0;
+        // `nohup dp-workbench` outlives the terminal: the run goes on until the SIGTERM.
+        QTest::newRow("SIGHUP ignored at start") << int(SIGTERM) << 1 << int(SIGHUP);
+    }
+    void signalsStopTheRunAndQuit()
+    {
+        QFETCH(int, signal);
+        QFETCH(int, times);
+        QFETCH(int, ignoredAtStart);
+        const QTemporaryDir config, data, runtime, temporary;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), config.path());
+        env.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime.path());
+        env.insert(QStringLiteral("DP_WORKBENCH_DATA_DIR"), data.path());
+        env.insert(QStringLiteral("TMPDIR"), temporary.path());  // the run's trace folder goes here
+        QProcess process;
+        process.setProcessEnvironment(env);
+        // A test started in the background inherits SIGINT ignored; the workbench rightly keeps it so.
+        process.setChildProcessModifier([ignoredAtStart] {
+            ::signal(SIGINT, SIG_DFL);
+            if (ignoredAtStart)
+                ::signal(ignoredAtStart, SIG_IGN);
+        });
+        // Minutes of epochs: the run is mid-way when the signal comes.
+        process.start(QStringLiteral(DP_WORKBENCH_PATH),
+                      {QStringLiteral("--model"), QStringLiteral("linear"), QStringLiteral("--dataset"),
+                       QStringLiteral("random"), QStringLiteral("--samples"), QStringLiteral("20000"),
+                       QStringLiteral("--batch-size"), QStringLiteral("8"), QStringLiteral("--epochs"),
+                       QStringLiteral("1000"), QStringLiteral("--devices"), QStringLiteral("cpu:0"),
+                       QStringLiteral("--start")});
+        const QString history = data.filePath(QStringLiteral("runs.sqlite"));
+        QTRY_VERIFY_WITH_TIMEOUT(!runsIn(history).empty() && !runsIn(history).front().epochs.empty(), 60000);
+        if (ignoredAtStart)
+            ::kill(pid_t(process.processId()), ignoredAtStart);
+        for (int i = 0; i < times; ++i)
+            ::kill(pid_t(process.processId()), signal);
+        QVERIFY(process.waitForFinished(60000));
+        const QString err = QString::fromLocal8Bit(process.readAllStandardError());
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 128 + signal);
+        QVERIFY2(err.contains(QStringLiteral("stopping after the batch in flight")), qPrintable(err));
+        const std::vector<dp::RunRecord> runs = runsIn(history);
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(runs.front().status, dp::RunStatus::stopped);
+        QVERIFY(!runs.front().epochs.empty());
+        QVERIFY2(QDir(temporary.path()).isEmpty(),
+                 qPrintable(QDir(temporary.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).join(' ')));
     }
 
     void usageErrorsExitTwoInOneLine_data()

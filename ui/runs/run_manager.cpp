@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "history_sink.h"
+#include "run_aside_file.h"
 #include "run_history.h"
 #include "training_worker.h"
 
@@ -34,6 +35,14 @@ RunManager::RunManager(RunHistory* history, QObject* parent)
         worker, &TrainingWorker::runFailed, this,
         [this](const QString& message) { endRun(dp::RunOutcome::failed, message); },
         Qt::QueuedConnection);
+}
+
+RunManager::~RunManager()
+{
+    if (!current_)
+        return;
+    training_.requestStop();
+    current_->finish(dp::RunOutcome::stopped, {});
 }
 
 void RunManager::enqueue(const dp::TrainConfig& config, const std::string& comparisonGroup,
@@ -77,8 +86,16 @@ void RunManager::startNext()
         // which must not wait; the window keeps the run and reports the failure.
         sinks.push_back(std::make_unique<HistorySink>(
             *history_,
-            [this](const std::string& what) { emit historyFailed(QString::fromStdString(what)); },
+            [this](const std::string& what) {
+                // A full disk fails every epoch's write alike: said once, not after every epoch.
+                const QString problem = QString::fromStdString(what);
+                if (problem == lastHistoryProblem_)
+                    return;
+                lastHistoryProblem_ = problem;
+                emit historyFailed(problem);
+            },
             std::chrono::milliseconds(0)));
+    lastHistoryProblem_.clear();
     current_.emplace(std::move(record), std::move(sinks));
     training_.start(next->config);
     emit runStarted(current_->record());
@@ -102,9 +119,17 @@ void RunManager::endRun(dp::RunOutcome outcome, const QString& message)
 {
     if (!current_)
         return;
+    lastHistoryProblem_.clear();
     current_->finish(outcome, message.toStdString());
     const dp::RunRecord ended = current_->record();
+    const QString notKept = lastHistoryProblem_;
     current_.reset();
     emit runEnded(ended, message);
+    if (!notKept.isEmpty() && history_) {
+        // Lest the run be gone at the next launch: its record where File > Import finds it.
+        QString asideProblem;
+        const QString aside = writeRunAside(ended, runAsideFolders(history_->path()), &asideProblem);
+        emit runNotKept(ended, aside, asideProblem);
+    }
     startNext();
 }

@@ -24,6 +24,9 @@ public:
     // `history` may be null (the database could not be opened): runs still
     // run, unrecorded. It must outlive the manager.
     explicit RunManager(RunHistory* history, QObject* parent = nullptr);
+    // A run still in flight (the window went without waiting for its end)
+    // is recorded as stopped, with the epochs it completed.
+    ~RunManager() override;
 
     RunQueue* queue() { return &queue_; }
     // Connect to its signals for the live views; they arrive queued.
@@ -60,6 +63,10 @@ signals:
     void historyFailed(const QString& message);
     // The trace folder could not be created: the run goes on untraced.
     void traceFailed(const QString& message);
+    // After runEnded, for a run whose end the history could not write (said
+    // by historyFailed): its record was written to `asideFile` instead
+    // (run_aside_file.h), or nowhere, `asideFile` empty and `asideProblem` saying why.
+    void runNotKept(const dp::RunRecord& record, const QString& asideFile, const QString& asideProblem);
 
 private:
     QString traceFolder_;  // each run's Chrome step trace (dp::TrainConfig::trace_path); empty: none
@@ -68,6 +75,10 @@ private:
     void endRun(dp::RunOutcome outcome, const QString& message);
 
     RunHistory* history_;
+    // The history's last failure in this run, as its sink reported it (a
+    // repeat is not reported again); set during RecordedRun::finish when the
+    // run's end was not written.
+    QString lastHistoryProblem_;
     RunQueue queue_;
     // The run in progress, kept in the history (when there is one) as it goes.
     std::optional<dp::RecordedRun> current_;

@@ -181,6 +181,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             return displayLabel(index.row())
                    + (row.past ? tr("\nFrom the history (an earlier session or an import)") : QString())
                    + (row.record.id == chosenBaseline_ ? tr("\nThe chosen baseline") : QString());
+        if (index.column() == StatusColumn && !row.notInHistory.isEmpty())
+            return row.notInHistory;
         if (index.column() == StatusColumn && !row.record.error.empty())
             return QString::fromStdString(row.record.error);
         if (index.column() == DevicesColumn) {
@@ -217,6 +219,22 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
+QString RunsTableModel::statusText(const Row& row) const
+{
+    const dp::RunRecord& record = row.record;
+    const int epochsDone = int(record.epochs.size());
+    // A past run still "running" was killed mid-way; its epochs stay.
+    if (record.status == dp::RunStatus::running)
+        return (row.past ? tr("interrupted · %1/%2 epochs") : tr("running · epoch %1/%2"))
+            .arg(epochsDone)
+            .arg(record.config.epochs);
+    if (record.status == dp::RunStatus::stopped)
+        return tr("stopped · %1/%2 epochs").arg(epochsDone).arg(record.config.epochs);
+    if (record.status == dp::RunStatus::failed)
+        return tr("failed");
+    return QString::fromLatin1(dp::run_status_name(record.status));
+}
+
 QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) const
 {
     if (const std::vector<int> members = seedGroupRows(rowIndex); members.size() > 1)
@@ -229,16 +247,7 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
     case RunColumn:
         return displayLabel(rowIndex);
     case StatusColumn:
-        // A past run still "running" was killed mid-way; its epochs stay.
-        if (record.status == dp::RunStatus::running)
-            return (row.past ? tr("interrupted · %1/%2 epochs") : tr("running · epoch %1/%2"))
-                .arg(epochsDone)
-                .arg(record.config.epochs);
-        if (record.status == dp::RunStatus::stopped)
-            return tr("stopped · %1/%2 epochs").arg(epochsDone).arg(record.config.epochs);
-        if (record.status == dp::RunStatus::failed)
-            return tr("failed");
-        return QString::fromLatin1(dp::run_status_name(record.status));
+        return row.notInHistory.isEmpty() ? statusText(row) : tr("%1 · not in the history").arg(statusText(row));
     case DevicesColumn:
         return record.processes > 1 ? tr("%1 (%2 processes)")
                                           .arg(record.config.devices.size())
@@ -388,10 +397,19 @@ void RunsTableModel::upsert(const dp::RunRecord& record, bool past)
     }
     const int row = rowCount();
     beginInsertRows({}, row, row);
-    rows_.push_back({record, !past, past, colorsUsed_++});
+    rows_.push_back({record, !past, past, colorsUsed_++, {}});
     comparisons_.emplace_back();
     endInsertRows();
     recompare();
+}
+
+void RunsTableModel::setNotInHistory(const std::string& id, const QString& whereKept)
+{
+    const int row = rowOf(id);
+    if (row < 0)
+        return;
+    rows_[std::size_t(row)].notInHistory = whereKept;
+    emit dataChanged(index(row, StatusColumn), index(row, StatusColumn));
 }
 
 void RunsTableModel::setChosenBaseline(const std::string& id)

@@ -51,6 +51,9 @@ public:
     // as past in the table.
     void upsert(const dp::RunRecord& record, bool past = false);
     void remove(const std::string& id);
+    // Marks run `id` as one the history could not keep: its Status cell says
+    // so, its tooltip says where its record went instead (`whereKept`).
+    void setNotInHistory(const std::string& id, const QString& whereKept);
 
     int rowOf(const std::string& id) const;  // -1 if absent
     const dp::RunRecord& record(int row) const { return rows_[std::size_t(row)].record; }
@@ -114,8 +117,10 @@ private:
         bool checked = true;
         bool past = false;
         int colorIndex = 0;
+        QString notInHistory;  // setNotInHistory's text; empty: kept as usual
     };
     QVariant displayText(const Row& row, int rowIndex, int column) const;
+    QString statusText(const Row& row) const;
     QVariant number(int rowIndex, int column) const;
     QVariant seedGroupText(const std::vector<int>& members, int column) const;
     void recompare();
