@@ -1,6 +1,8 @@
 // The run history database, run record import, exports and the cluster
 // command line: dp_run_history, without widgets.
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <QDir>
 #include <QFile>
@@ -28,6 +30,7 @@
 #include "cluster_command.h"
 #include "core/error.h"
 #include "history_sink.h"
+#include "io/workbench_files.h"
 #include "run_comparison.h"
 #include "run_export.h"
 #include "every_field_record.h"
@@ -609,6 +612,31 @@ private slots:
         const QString userPath = RunHistory::defaultPath();
         QVERIFY2(userPath.endsWith(QStringLiteral("/DP Workbench/DP Workbench/runs.sqlite")),
                  qPrintable(userPath));
+        // Issue 44: with HOME unset, dp-train kept its history under
+        // "/.local/share": the password database's home now, as for a login.
+        const QByteArray home = qgetenv("HOME"), dataHome = qgetenv("XDG_DATA_HOME");
+        const passwd* user = ::getpwuid(::getuid());
+        QVERIFY(user && user->pw_dir);
+        const QString inHome = QFile::decodeName(user->pw_dir)
+                + QStringLiteral("/.local/share/DP Workbench/DP Workbench/runs.sqlite");
+        qunsetenv("HOME");
+        qunsetenv("XDG_DATA_HOME");
+        const QString withoutHome = RunHistory::defaultPath();
+        QCOMPARE(withoutHome, inHome);
+        QCOMPARE(withoutHome, QFile::decodeName(dp::history_database_path().c_str()));
+        qputenv("HOME", "");
+        QCOMPARE(RunHistory::defaultPath(), inHome);
+        // A relative XDG_DATA_HOME is ignored, as the XDG spec says; an absolute one is the folder.
+        qputenv("XDG_DATA_HOME", "relative/data");
+        QCOMPARE(RunHistory::defaultPath(), inHome);
+        qputenv("XDG_DATA_HOME", m_dir->path().toUtf8());
+        QCOMPARE(RunHistory::defaultPath(), m_dir->filePath(QStringLiteral("DP Workbench/DP Workbench/runs.sqlite")));
+        for (const auto& [name, value] : {std::pair{"HOME", home}, std::pair{"XDG_DATA_HOME", dataHome}}) {
+            if (value.isNull())
+                qunsetenv(name);
+            else
+                qputenv(name, value);
+        }
         qputenv("DP_WORKBENCH_DATA_DIR", saved);
     }
 
