@@ -32,6 +32,20 @@ QByteArray csvField(const QString& text)
     return '"' + field + '"';
 }
 
+// A text cell as a spreadsheet shows it rather than runs it: Excel and
+// LibreOffice read a cell that starts with = + - @ (or a tab or carriage
+// return before one) as a formula, so a run named "=HYPERLINK(...)" would
+// run when the file is opened. OWASP's advice: a leading single quote,
+// which spreadsheets take as "text". Numbers never pass through here, so
+// a negative number stays a number.
+QString spreadsheetText(const QString& text)
+{
+    static const QString formulaStarts = QStringLiteral("=+-@\t\r");
+    if (!text.isEmpty() && formulaStarts.contains(text.front()))
+        return QLatin1Char('\'') + text;
+    return text;
+}
+
 QByteArray csvLine(const QStringList& fields)
 {
     QByteArray line;
@@ -217,12 +231,13 @@ QString csvText(const QJsonValue& value)
     case QJsonValue::Bool:
         return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
     case QJsonValue::String:
-        return value.toString();
+        return spreadsheetText(value.toString());
     case QJsonValue::Array: {
+        // One cell: only its start can make it a formula.
         QStringList items;
         for (const QJsonValue& item : value.toArray())
-            items << csvText(item);
-        return items.join(QLatin1Char(','));
+            items << item.toString();
+        return spreadsheetText(items.join(QLatin1Char(',')));
     }
     default:
         return QString();
@@ -280,11 +295,12 @@ QByteArray epochsToCsv(const std::vector<dp::RunRecord>& runs)
                               QStringLiteral("train_acc"), QStringLiteral("test_acc"),
                               QStringLiteral("seconds"), QStringLiteral("cumulative_seconds")});
     for (const dp::RunRecord& run : runs) {
-        const QString label = QString::fromStdString(run.label());
+        const QString id = spreadsheetText(QString::fromStdString(run.id));
+        const QString label = spreadsheetText(QString::fromStdString(run.label()));
         const std::vector<double> elapsed = cumulativeSeconds(run);
         for (std::size_t i = 0; i < run.epochs.size(); ++i) {
             const dp::EpochMetrics& epoch = run.epochs[i];
-            csv += csvLine({QString::fromStdString(run.id), label, QString::number(epoch.epoch),
+            csv += csvLine({id, label, QString::number(epoch.epoch),
                             numberText(epoch.train_loss), numberText(epoch.train_acc),
                             numberText(epoch.test_acc), numberText(epoch.seconds),
                             numberText(elapsed[i])});

@@ -1,6 +1,6 @@
 #include "run_history.h"
 
-#include <QCoreApplication>
+#include <QFile>
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
@@ -10,7 +10,6 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
-#include <QStandardPaths>
 #include <QStringList>
 #include <QVariant>
 
@@ -23,6 +22,7 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "io/output_file.h"
+#include "io/workbench_files.h"
 #include "number_text.h"
 #include "record/run_record_json.h"
 #include "config/config_fields.h"
@@ -523,19 +523,9 @@ QString uniqueConnectionName()
 
 QString RunHistory::defaultPath()
 {
-    const QString dataDir = qEnvironmentVariable("DP_WORKBENCH_DATA_DIR");
-    if (!dataDir.isEmpty())
-        return QDir(dataDir).filePath(QStringLiteral("runs.sqlite"));
-    // The folder follows the application's names; dp-train and the workbench
-    // name themselves differently, so both borrow these while asking.
-    const QString organization = QCoreApplication::organizationName();
-    const QString application = QCoreApplication::applicationName();
-    QCoreApplication::setOrganizationName(QStringLiteral("DP Workbench"));
-    QCoreApplication::setApplicationName(QStringLiteral("DP Workbench"));
-    const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    QCoreApplication::setOrganizationName(organization);
-    QCoreApplication::setApplicationName(application);
-    return QDir(folder).filePath(QStringLiteral("runs.sqlite"));
+    // The engine's path, which dp-train's kernel cache and output checks use
+    // too (Qt's AppDataLocation put it under "/.local/share" with HOME unset).
+    return QFile::decodeName(dp::history_database_path().c_str());
 }
 
 RunHistory::RunHistory(const QString& path) : path_(path), connectionName_(uniqueConnectionName())

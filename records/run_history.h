@@ -28,8 +28,9 @@ public:
 class RunHistory
 {
 public:
-    // $DP_WORKBENCH_DATA_DIR/runs.sqlite, else runs.sqlite in the user's
-    // application data folder for "DP Workbench".
+    // dp::history_database_path(): $DP_WORKBENCH_DATA_DIR/runs.sqlite, else
+    // runs.sqlite in the user's data folder for "DP Workbench". Throws
+    // dp::Error when there is no home folder to find it in.
     static QString defaultPath();
 
     // Opens the database at `path`, creating it (and its folder) if needed,

@@ -57,7 +57,7 @@ inline dp::RunRecord every_field_record() {
     record.step_totals = {{3000, 0.1 + 0.2, 1.0 / 3.0, 2.5, 0.125, 1e-7},
                           {3000, 0.5, 0.75, 2.25, 1.0 / 7.0, 0},
                           {2992, 0, 0, 0, 0, 0},
-                          {2992, 1e300, 5e-324, 1, 2, 3}};
+                          {2992, 1e11, 5e-324, 1, 2, 3}};  // 1e11 s: within the most a record may hold
     record.step_totals[1].straggler_wait = 0.1 + 0.7;  // cpu:1, the straggler
     return record;
 }

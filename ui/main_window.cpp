@@ -444,6 +444,7 @@ void MainWindow::connectRunSignals()
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);
     connect(runsPanel_, &RunsPanel::deleteRequested, this, &MainWindow::deleteRuns);
     connect(runsModel_, &RunsTableModel::runRenamed, this, &MainWindow::renameRun);
+    connect(runsModel_, &RunsTableModel::renameRefused, this, [this](const QString& why) { showStatus(why, true); });
 }
 
 void MainWindow::connectWorker()

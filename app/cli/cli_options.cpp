@@ -174,6 +174,11 @@ void check_option_combinations(const CliCommand& command) {
         if (!command.config.slow_devices.empty())
             throw Error("--slow-device slows a device of a one-process run; it does not combine "
                         "with --distributed");
+        // Its ranks would each refuse it once MPI started, a failed run each.
+        if (command.config.allreduce == "dataparallel")
+            throw Error("--allreduce dataparallel gathers every device's outputs in one process, as "
+                        "nn.DataParallel does; it does not combine with --distributed (the ranks "
+                        "all-reduce through MPI): leave --allreduce out");
         // Each rank's device is chosen once MPI says which rank it is; any
         // one device stands in for it here.
         TrainConfig one_device = command.config;

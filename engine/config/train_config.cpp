@@ -118,6 +118,21 @@ std::vector<DeviceInfo> configured_devices(const TrainConfig& config) {
     }
 }
 
+// The smallest N at which `model` takes NxN images of `channels` channels,
+// none up to 1024. Every model treats height and width alike (square
+// kernels and windows) and a larger input never shrinks a layer's output,
+// so images take the model exactly when both sides are at least N.
+std::optional<int> smallest_square_side(const std::string& model, int channels, int classes) {
+    for (int side = 1; side <= 1024; ++side) {
+        try {
+            build_model(model, {channels, side, side}, classes)->declare();
+            return side;
+        } catch (const Error&) {
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<std::string> field_choices(const ConfigField& field) {
@@ -201,16 +216,24 @@ void require_model_takes_data(const TrainConfig& config, const SampleShape& inpu
         // Declaring the layers checks every shape without allocating weights.
         build_model(config.model, input, classes)->declare();
     } catch (const Error& e) {
-        const bool vectors = config.dataset == "random";
-        const std::string data =
-            vectors ? "the random data set (" + std::to_string(input.width) + " features per sample)"
-                    : format("the %dx%d images of %s", input.height, input.width,
-                             training_data_source(config).c_str());
-        throw SettingError("model", model_info(config.model).title + " cannot take " + data + ": " + e.what() +
-                    ". Choose " + model_info("linear").title + " for " + setting("model") +
-                    (vectors ? ", or an image data set"
-                             : " (it takes any size), or images at least as large as "
-                               "Fashion-MNIST's 28x28"));
+        const std::string& title = model_info(config.model).title;
+        const std::string linear = "Choose " + model_info("linear").title + " for " + setting("model");
+        if (config.dataset == "random")
+            throw SettingError("model", title + " cannot take the random data set (" + std::to_string(input.width) +
+                                            " features per sample): " + e.what() + ". " + linear +
+                                            ", or an image data set");
+        const std::string images = format("the %dx%d images of %s", input.height, input.width,
+                                          training_data_source(config).c_str());
+        // The layer's own words ("fc1: expects 0 input features") name no size
+        // a user can act on; the smallest the model takes does.
+        const std::optional<int> least = smallest_square_side(config.model, input.channels, classes);
+        if (!least || (input.height >= *least && input.width >= *least))  // not its size
+            throw SettingError("model", title + " cannot take " + images + ": " + e.what() + ". " + linear +
+                                            " (it takes any size)");
+        throw SettingError("model", format("%s cannot take %s: it takes images of at least %dx%d pixels. %s "
+                                           "(it takes any size), or images of at least %dx%d",
+                                           title.c_str(), images.c_str(), *least, *least, linear.c_str(),
+                                           *least, *least));
     }
 }
 

@@ -5,13 +5,15 @@
 namespace dp {
 
 // The folder where dp-train and the workbench keep their own files (the run
-// history, the kernel cache): $DP_WORKBENCH_DATA_DIR, else the workbench's
-// user data folder ($XDG_DATA_HOME or ~/.local/share, then
-// "DP Workbench/DP Workbench", as Qt's AppDataLocation names it).
+// history, the kernel cache): $DP_WORKBENCH_DATA_DIR, else the user's data
+// folder ($XDG_DATA_HOME if absolute, else ~/.local/share, with ~ from the
+// password database when HOME is unset), then "DP Workbench/DP Workbench",
+// as Qt's AppDataLocation names it. Throws dp::Error naming the fix when
+// there is no home folder at all.
 std::filesystem::path workbench_data_folder();
 
 // The run history's SQLite database in that folder (records/run_history.h
-// opens the same file).
+// opens this file, RunHistory::defaultPath()).
 std::filesystem::path history_database_path();
 
 }  // namespace dp

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <variant>
 
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "core/format.h"
 #include "parallel/communicator_factory.h"
 #include "config/config_fields.h"
+#include "record/step_timing_fields.h"
 
 namespace dp {
 namespace {
@@ -40,7 +42,7 @@ void requireBetween(const std::string& path, double value, double low, double hi
     if (value >= low && value <= high)
         return;
     const std::string range = std::isinf(high) ? dp::format("%g or more", low)
-                                               : dp::format("between %g and %g", low, high);
+                                               : dp::format("between %.10g and %.10g", low, high);
     // Enough digits that a value just past the bound does not print as it.
     fail(dp::format("%s must be %s (got %.10g)", quotedName(path).c_str(), range.c_str(), value));
 }
@@ -110,10 +112,22 @@ void checkEpochs(const dp::RunRecord& record)
         requireBetween(at + "train_loss", epoch.train_loss, 0, INFINITY);
         requireBetween(at + "train_acc", epoch.train_acc, 0, 1);
         requireBetween(at + "test_acc", epoch.test_acc, 0, 1);
-        requireBetween(at + "seconds", epoch.seconds, 0, INFINITY);
+        requireBetween(at + "seconds", epoch.seconds, 0, kMaxEpochSeconds);
         if (!std::isnan(epoch.parameter_drift))  // NaN: not measured
             requireBetween(at + "parameter_drift", epoch.parameter_drift, 0, INFINITY);
     }
+}
+
+// Each device's phases summed over the run's steps: none longer than the
+// run could have taken, kMaxRecordEpochs epochs of kMaxEpochSeconds.
+void checkStepTotals(const dp::RunRecord& record)
+{
+    for (std::size_t d = 0; d < record.step_totals.size(); ++d)
+        for (const dp::StepTimingField& field : dp::step_timing_fields())
+            if (std::holds_alternative<double dp::DeviceStepTiming::*>(field.member))
+                requireBetween(dp::format("step_totals[%zu].%s", d, field.name),
+                               dp::step_timing_value(field, record.step_totals[d]), 0,
+                               kMaxRecordEpochs * kMaxEpochSeconds);
 }
 
 // How many UTF-16 code units `text` (UTF-8) takes: how Qt, and so the
@@ -129,6 +143,45 @@ std::size_t utf16_length(const std::string& text)
     return length;
 }
 
+// The bidirectional control characters (Unicode's Bidi_Control property),
+// as UTF-8: U+061C, U+200E and U+200F, U+202A to U+202E, U+2066 to U+2069.
+// The code point of the first in `text`, or 0.
+char32_t first_bidi_control(const std::string& text)
+{
+    for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+        const auto a = static_cast<unsigned char>(text[i]), b = static_cast<unsigned char>(text[i + 1]);
+        if (a == 0xD8 && b == 0x9C) return 0x061C;
+        if (i + 2 >= text.size() || a != 0xE2) continue;
+        const auto c = static_cast<unsigned char>(text[i + 2]);
+        if (b == 0x80 && (c == 0x8E || c == 0x8F || (c >= 0xAA && c <= 0xAE))) return 0x2000 + (c - 0x80);
+        if (b == 0x81 && c >= 0xA6 && c <= 0xA9) return 0x2040 + (c - 0x80);
+    }
+    return 0;
+}
+
+// C0 controls and DEL, and C1 controls (U+0080 to U+009F: C2 80 to C2 9F).
+bool has_control_character(const std::string& text)
+{
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (byte < 0x20 || byte == 0x7f) return true;
+        if (byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F) return true;
+    }
+    return false;
+}
+
+// Whether `text` is `digits` decimal digits from `at`, and their value.
+bool digits_at(const std::string& text, std::size_t at, int digits, int& value)
+{
+    value = 0;
+    for (int i = 0; i < digits; ++i) {
+        const char c = text[at + std::size_t(i)];
+        if (c < '0' || c > '9') return false;
+        value = value * 10 + (c - '0');
+    }
+    return true;
+}
+
 }  // namespace
 
 void check_recorded_run(const RunRecord& record)
@@ -140,18 +193,51 @@ void check_recorded_run(const RunRecord& record)
     requireLength("source", record.source, kMaxWordBytes);
     requireLength("comparison_group", record.comparison_group, kMaxWordBytes);
     requireLength("error", record.error, kMaxErrorBytes);
-    if (const std::size_t length = utf16_length(record.name); length > std::size_t(kMaxRunNameLength))
-        fail(dp::format("\"name\" is %zu characters long; a run's name takes at most %d", length,
-                        kMaxRunNameLength));
-    // Legends, the status line and messages show the name on one line.
-    if (std::any_of(record.name.begin(), record.name.end(),
-                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-        fail("\"name\" holds a line break or another control character: a run's name is one line");
+    if (!is_record_time(record.started_at))
+        fail("\"started_at\" is not a time as a run writes it, a real date and time of the form "
+             "2026-11-22T01:30:00Z (got " + record.started_at + ")");
+    if (const std::string problem = run_name_problem(record.name); !problem.empty())
+        fail("\"name\" " + problem);
+    if (record.other_cores != -1 && !(record.other_cores >= 0 && record.other_cores <= kMaxMachineCores))
+        fail(dp::format("\"other_cores\" must be -1 (not measured) or between 0 and %d (got %.10g)",
+                        kMaxMachineCores, record.other_cores));
+    requireBetween("usable_cores", record.usable_cores, 0, kMaxMachineCores);
     checkSettings(record.config);
     checkDevices(record);
     checkEpochs(record);
-    if (record.steps < 0)
-        fail("\"steps\" is negative");
+    requireBetween("steps", double(record.steps), 0, double(kMaxRecordSteps));
+    checkStepTotals(record);
+}
+
+std::string run_name_problem(const std::string& name)
+{
+    if (const std::size_t length = utf16_length(name); length > std::size_t(kMaxRunNameLength))
+        return dp::format("is %zu characters long; a run's name takes at most %d", length, kMaxRunNameLength);
+    // Legends, the status line and messages show the name on one line.
+    if (has_control_character(name))
+        return "holds a line break or another control character: a run's name is one line";
+    if (const char32_t bidi = first_bidi_control(name))
+        return dp::format("holds U+%04X, a bidirectional control character, which changes the order the "
+                          "text after it reads in: take it out",
+                          unsigned(bidi));
+    return {};
+}
+
+bool is_record_time(const std::string& text)
+{
+    // "YYYY-MM-DDTHH:MM:SSZ"
+    if (text.size() != 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' ||
+        text[16] != ':' || text[19] != 'Z')
+        return false;
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+    if (!digits_at(text, 0, 4, year) || !digits_at(text, 5, 2, month) || !digits_at(text, 8, 2, day) ||
+        !digits_at(text, 11, 2, hour) || !digits_at(text, 14, 2, minute) || !digits_at(text, 17, 2, second))
+        return false;
+    if (year < 1970 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60)
+        return false;
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    return day <= kDays[month - 1] + (month == 2 && leap ? 1 : 0);
 }
 
 }  // namespace dp

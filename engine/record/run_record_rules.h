@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "record/run_record.h"
 
@@ -20,8 +21,29 @@ inline constexpr int kMaxRecordEpochs = 10000;
 // The most devices (one per rank in an mpirun record) a record may list.
 inline constexpr int kMaxRecordDevices = 4096;
 // The longest run name, in characters as the workbench counts them (UTF-16
-// code units: the runs table's name column).
+// code units: the runs table's name column). Import and rename alike.
 inline constexpr int kMaxRunNameLength = 200;
+// The longest epoch a record may say it took: a year of seconds (a real
+// epoch takes hours at most; a laptop asleep mid-epoch, days).
+inline constexpr double kMaxEpochSeconds = 365.0 * 24 * 3600;
+// The most cores one machine has (Linux's largest NR_CPUS): what a record's
+// other_cores and usable_cores stay within.
+inline constexpr int kMaxMachineCores = 8192;
+// The most steps a record may count: a thousand years at 30 steps a second.
+inline constexpr std::int64_t kMaxRecordSteps = 1'000'000'000'000;
+
+// Why `name` (UTF-8) cannot be a run's name, worded to follow the name
+// ("is 300 characters long; a run's name takes at most 200"); empty when it
+// can. A name is at most kMaxRunNameLength characters on one line, and holds
+// no bidirectional control character (U+202E and its kin reorder how the
+// text after them reads: "exe.txt" shown for "txt.exe"), which File > Import
+// and renaming in the runs table refuse alike.
+std::string run_name_problem(const std::string& name);
+
+// Whether `text` is a UTC time as a run record writes it,
+// "2026-11-22T01:30:00Z", and a real one (a day its month has, 00:00:00 to
+// 23:59:60), from 1970 on.
+bool is_record_time(const std::string& text);
 
 // Throws dp::Error with one line naming the first field out of range and
 // its value ("\"epochs[2].test_acc\" must be between 0 and 1 (got 5)").

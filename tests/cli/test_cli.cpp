@@ -152,6 +152,10 @@ private slots:
         QTest::newRow("distributed with a straggler")
             << QStringList{"--distributed", "--slow-device", "cpu:0=2"}
             << "--slow-device slows a device of a one-process run; it does not combine with --distributed";
+        QTest::newRow("distributed with dataparallel")
+            << QStringList{"--distributed", "--allreduce", "dataparallel"}
+            << "--allreduce dataparallel gathers every device's outputs in one process, as nn.DataParallel "
+               "does; it does not combine with --distributed";
 #else
         QTest::newRow("distributed without MPI")
             << QStringList{"--distributed"} << "--distributed needs MPI";

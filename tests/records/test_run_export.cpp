@@ -54,6 +54,40 @@ private slots:
         QVERIFY(runsToCsv({}).startsWith(kByteOrderMark + "id,label,"));
     }
 
+    // Issue 44: a run named "=HYPERLINK(...)" went into runs.csv as it is,
+    // a formula a spreadsheet runs on opening. Text cells that start like a
+    // formula get OWASP's leading quote; numbers stay numbers.
+    void formulaLikeNamesAreWrittenAsText()
+    {
+        const QStringList names{QStringLiteral("=HYPERLINK(\"http://x\")"), QStringLiteral("+1 device"),
+                                QStringLiteral("-lr test"), QStringLiteral("@SUM(A1)"),
+                                QStringLiteral("\tindented"), QStringLiteral("plain = fine")};
+        std::vector<dp::RunRecord> runs;
+        for (const QString& name : names) {
+            dp::RunRecord run = finishedRun("=id" + std::to_string(runs.size()), "fashion-mnist", 1);
+            run.name = name.toStdString();
+            run.epochs[0].train_loss = 0.125;
+            runs.push_back(run);
+        }
+        for (const QByteArray& csv : {runsToCsv(runs), epochsToCsv(runs)}) {
+            const QList<QByteArray> lines = csv.mid(kByteOrderMark.size()).split('\n');
+            for (qsizetype i = 0; i < names.size(); ++i) {
+                const QStringList cells = QString::fromUtf8(lines[i + 1]).trimmed().split(QLatin1Char(','));
+                const QString name = names[i];
+                const QString expected = name.startsWith(QLatin1String("plain")) ? name : "'" + name;
+                QVERIFY2(cells.value(0) == "'=id" + QString::number(i), qPrintable(cells.join('|')));
+                // The quoted name (one with a quote mark is written in double quotes).
+                const QString label = cells.value(1).startsWith('"')
+                        ? cells.value(1).mid(1, cells.value(1).size() - 2).replace(QStringLiteral("\"\""), QStringLiteral("\""))
+                        : cells.value(1);
+                QCOMPARE(label, expected);
+            }
+        }
+        // The epochs' numbers as numbers: the loss, not '0.125.
+        const QString epochLine = QString::fromUtf8(epochsToCsv(runs).split('\n').value(1));
+        QVERIFY2(epochLine.contains(QStringLiteral(",1,0.125,0.8,")), qPrintable(epochLine));
+    }
+
     void fashionMnistRunsHaveNoSyntheticDataColumns()
     {
         const QStringList header = headerOf(

@@ -1,6 +1,8 @@
 // The run history database, run record import, exports and the cluster
 // command line: dp_run_history, without widgets.
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <QDir>
 #include <QFile>
@@ -28,6 +30,7 @@
 #include "cluster_command.h"
 #include "core/error.h"
 #include "history_sink.h"
+#include "io/workbench_files.h"
 #include "run_comparison.h"
 #include "run_export.h"
 #include "every_field_record.h"
@@ -677,6 +680,31 @@ private slots:
         const QString userPath = RunHistory::defaultPath();
         QVERIFY2(userPath.endsWith(QStringLiteral("/DP Workbench/DP Workbench/runs.sqlite")),
                  qPrintable(userPath));
+        // Issue 44: with HOME unset, dp-train kept its history under
+        // "/.local/share": the password database's home now, as for a login.
+        const QByteArray home = qgetenv("HOME"), dataHome = qgetenv("XDG_DATA_HOME");
+        const passwd* user = ::getpwuid(::getuid());
+        QVERIFY(user && user->pw_dir);
+        const QString inHome = QFile::decodeName(user->pw_dir)
+                + QStringLiteral("/.local/share/DP Workbench/DP Workbench/runs.sqlite");
+        qunsetenv("HOME");
+        qunsetenv("XDG_DATA_HOME");
+        const QString withoutHome = RunHistory::defaultPath();
+        QCOMPARE(withoutHome, inHome);
+        QCOMPARE(withoutHome, QFile::decodeName(dp::history_database_path().c_str()));
+        qputenv("HOME", "");
+        QCOMPARE(RunHistory::defaultPath(), inHome);
+        // A relative XDG_DATA_HOME is ignored, as the XDG spec says; an absolute one is the folder.
+        qputenv("XDG_DATA_HOME", "relative/data");
+        QCOMPARE(RunHistory::defaultPath(), inHome);
+        qputenv("XDG_DATA_HOME", m_dir->path().toUtf8());
+        QCOMPARE(RunHistory::defaultPath(), m_dir->filePath(QStringLiteral("DP Workbench/DP Workbench/runs.sqlite")));
+        for (const auto& [name, value] : {std::pair{"HOME", home}, std::pair{"XDG_DATA_HOME", dataHome}}) {
+            if (value.isNull())
+                qunsetenv(name);
+            else
+                qputenv(name, value);
+        }
         qputenv("DP_WORKBENCH_DATA_DIR", saved);
     }
 
@@ -821,7 +849,7 @@ private slots:
         QTest::newRow("test_acc 5") << with([](dp::RunRecord& r) { r.epochs[1].test_acc = 5; })
                                     << "\"epochs[1].test_acc\" must be between 0 and 1 (got 5)";
         QTest::newRow("seconds -5") << with([](dp::RunRecord& r) { r.epochs[0].seconds = -5; })
-                                    << "\"epochs[0].seconds\" must be 0 or more (got -5)";
+                                    << "\"epochs[0].seconds\" must be between 0 and 31536000 (got -5)";
         QTest::newRow("unknown model") << with([](dp::RunRecord& r) { r.config.model = "bogus"; })
                                        << "unknown model 'bogus'";
         QTest::newRow("unknown data set") << with([](dp::RunRecord& r) { r.config.dataset = "cifar"; })
@@ -840,6 +868,41 @@ private slots:
                 << "\"epochs[0].test_acc\" must be between 0 and 1 (got 1.0000001)";
         QTest::newRow("name of two lines") << with([](dp::RunRecord& r) { r.name = "two\nlines"; })
                                            << "a run's name is one line";
+        // Issue 44: out-of-range numbers and impossible times came in.
+        QTest::newRow("1e300 s an epoch") << with([](dp::RunRecord& r) { r.epochs[0].seconds = 1e300; })
+                                          << "\"epochs[0].seconds\" must be between 0 and 31536000 (got 1e+300)";
+        QTest::newRow("started 9999-99-99")
+                << with([](dp::RunRecord& r) { r.started_at = "9999-99-99T99:99:99Z"; })
+                << "\"started_at\" is not a time as a run writes it, a real date and time of the form "
+                   "2026-11-22T01:30:00Z (got 9999-99-99T99:99:99Z)";
+        QTest::newRow("started on February 29th of 2026")
+                << with([](dp::RunRecord& r) { r.started_at = "2026-02-29T10:00:00Z"; })
+                << "\"started_at\" is not a time as a run writes it";
+        QTest::newRow("started at no time") << with([](dp::RunRecord& r) { r.started_at.clear(); })
+                                            << "\"started_at\" is not a time as a run writes it";
+        QTest::newRow("other_cores 1e308") << with([](dp::RunRecord& r) { r.other_cores = 1e308; })
+                                           << "\"other_cores\" must be -1 (not measured) or between 0 and "
+                                              "8192 (got 1e+308)";
+        QTest::newRow("usable_cores 100000") << with([](dp::RunRecord& r) { r.usable_cores = 100000; })
+                                             << "\"usable_cores\" must be between 0 and 8192 (got 100000)";
+        QTest::newRow("steps 1e15") << with([](dp::RunRecord& r) { r.steps = 1'000'000'000'000'000; })
+                                    << "\"steps\" must be between 0 and 1e+12 (got 1e+15)";
+        QTest::newRow("a step phase of 1e300 s") << with([](dp::RunRecord& r) {
+            r.steps = 4;
+            r.step_totals.resize(2);
+            r.step_totals[1].forward = 1e300;
+        }) << "\"step_totals[1].forward\" must be between 0 and 3.1536e+11 (got 1e+300)";
+        QTest::newRow("name of 201 characters") << with([](dp::RunRecord& r) { r.name = std::string(201, 'x'); })
+                                                << "\"name\" is 201 characters long; a run's name takes at most 200";
+        // U+202E RIGHT-TO-LEFT OVERRIDE showed "exe.txt" for "txt.exe".
+        QTest::newRow("name with U+202E") << with([](dp::RunRecord& r) { r.name = "run \xE2\x80\xAEtxt.exe"; })
+                                          << "\"name\" holds U+202E, a bidirectional control character";
+        QTest::newRow("name with U+2067") << with([](dp::RunRecord& r) { r.name = "a\xE2\x81\xA7" "b"; })
+                                          << "\"name\" holds U+2067, a bidirectional control character";
+        QTest::newRow("name with U+200F") << with([](dp::RunRecord& r) { r.name = "a\xE2\x80\x8F"; })
+                                          << "\"name\" holds U+200F, a bidirectional control character";
+        QTest::newRow("name with a C1 control") << with([](dp::RunRecord& r) { r.name = "a\xC2\x85" "b"; })
+                                                << "a run's name is one line";
         // (450,000 epochs froze the window 17 s; a file that large is refused
         // by its size, importReadsOnlyBoundedRegularFiles.)
         QTest::newRow("10,001 epochs") << with([](dp::RunRecord& r) {
@@ -870,6 +933,24 @@ private slots:
         VERIFY_ONE_LINE_ERROR(errorOf([&] { recordFromJson(json); }), problem);
         // The one line quotes no huge value back.
         QVERIFY(errorOf([&] { recordFromJson(json); }).size() < 1000);
+    }
+
+    // The edges of those ranges come in: a leap day and a leap second, a
+    // name of 200 characters and one in Hebrew (right to left without any
+    // control character), a year-long epoch, a machine not measured.
+    void importTakesRecordsAtTheEdgesOfTheRanges()
+    {
+        dp::RunRecord record = madeRun("edges", "lenet", 2, {1, dp::kMaxEpochSeconds}, {0.5, 0.6});
+        record.started_at = "2024-02-29T23:59:60Z";
+        record.other_cores = -1;
+        record.usable_cores = dp::kMaxMachineCores;
+        record.steps = dp::kMaxRecordSteps;
+        for (const std::string& name : {std::string(dp::kMaxRunNameLength, 'x'),
+                                        std::string("\xD7\xA8\xD7\x99\xD7\xA6\xD7\x94 2")}) {
+            record.name = name;
+            const dp::RunRecord imported = recordFromJson(QByteArray::fromStdString(dp::to_json(record)));
+            QCOMPARE(dp::to_json(imported), dp::to_json(record));
+        }
     }
 
     // A record whose run the file left running comes in as interrupted: no

@@ -60,6 +60,7 @@ private slots:
     void rightClickChoosesTheBaseline();
     void repeatedComparisonShowsItsMedianAndRange();
     void repeatedComparisonRunsNameTheirRepeat();
+    void renameKeepsTheRulesOfAnImportedName();
 
 private:
     std::unique_ptr<RunsTableModel> model_;
@@ -110,6 +111,39 @@ void TestRunsPanel::clickedHeaderSortsAndKeepsChecksAndSelection()
     QCOMPARE(deleted.count(), 1);
     QCOMPARE(deleted.front().front().value<std::vector<std::string>>(),
              std::vector<std::string>{"run-c"});
+}
+
+// Issue 44: renaming took 300 characters where import stops at 200, and a
+// U+202E that reversed the name's text. Both follow dp::run_name_problem
+// now, and say why in one line.
+void TestRunsPanel::renameKeepsTheRulesOfAnImportedName()
+{
+    QSignalSpy renamed(model_.get(), &RunsTableModel::runRenamed);
+    QSignalSpy refused(model_.get(), &RunsTableModel::renameRefused);
+    const int row = model_->rowOf("run-a");
+    const QModelIndex cell = model_->index(row, RunsTableModel::RunColumn);
+    const QString before = model_->displayLabel(row);
+    const QString rightToLeftOverride = QString(QChar(0x202E));
+    for (const QString& name : {QString(300, QLatin1Char('x')), "run " + rightToLeftOverride + "txt.exe",
+                                QString("a") + QChar(0x2066) + "b"}) {
+        QVERIFY(!model_->setData(cell, name, Qt::EditRole));
+        QCOMPARE(model_->displayLabel(row), before);
+    }
+    QCOMPARE(renamed.count(), 0);
+    QCOMPARE(refused.count(), 3);
+    QCOMPARE(refused[0].front().toString(),
+             QStringLiteral("Could not rename: the name is 300 characters long; a run's name takes at most 200"));
+    QVERIFY2(refused[1].front().toString().startsWith(
+                     QStringLiteral("Could not rename: the name holds U+202E, a bidirectional control character")),
+             qPrintable(refused[1].front().toString()));
+    QVERIFY(refused[2].front().toString().contains(QStringLiteral("U+2066")));
+    // The longest a name may be, and right-to-left letters without a control character, are names.
+    for (const QString& name : {QString(200, QLatin1Char('y')), QStringLiteral("\u05E8\u05D9\u05E6\u05D4")}) {
+        QVERIFY(model_->setData(cell, name, Qt::EditRole));
+        QCOMPARE(model_->displayLabel(row), name);
+    }
+    QCOMPARE(renamed.count(), 2);
+    QCOMPARE(refused.count(), 3);
 }
 
 void TestRunsPanel::filterKeepsTheRowsWithItsText()

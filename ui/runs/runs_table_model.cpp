@@ -13,6 +13,7 @@
 #include "vocabulary.h"
 
 #include "config/config_fields.h"
+#include "record/run_record_rules.h"
 
 namespace {
 
@@ -328,6 +329,10 @@ bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, in
         // Typing the shown label back changes nothing.
         if (name == displayLabel(index.row()).toStdString() || name == record.name)
             return false;
+        if (const std::string problem = dp::run_name_problem(name); !problem.empty()) {
+            emit renameRefused(tr("Could not rename: the name %1").arg(QString::fromStdString(problem)));
+            return false;
+        }
         record.name = name;
         emit dataChanged(this->index(0, RunColumn), this->index(rowCount() - 1, RunColumn));
         emit runRenamed(record);

@@ -106,6 +106,10 @@ signals:
     // The user renamed a run (edited its Run cell; an empty name restores the
     // settings label).
     void runRenamed(const dp::RunRecord& record);
+    // A rename was refused, with why in one line ("Could not rename: the
+    // name is 300 characters long; ..."): the name breaks the rules an
+    // imported record's name keeps (dp::run_name_problem).
+    void renameRefused(const QString& why);
     // Speedups and efficiencies changed: a run ended, an epoch landed, a row
     // was checked or removed.
     void comparisonsChanged();
