@@ -586,44 +586,48 @@ RunHistory::~RunHistory()
 
 void RunHistory::save(const dp::RunRecord& record, std::chrono::milliseconds lock_wait)
 {
+    save(std::vector<dp::RunRecord>{record}, lock_wait);
+}
+
+void RunHistory::save(const std::vector<dp::RunRecord>& records, std::chrono::milliseconds lock_wait)
+{
     const Database database(connectionName_, path_);
     const LockWait lockWait(database, lock_wait);  // this write's; the usual one after it
     requireSchema();
-    QVariantList runValues;
-    for (const RunColumn& column : runColumns())
-        runValues << column.get(record);
-    const QString id = QString::fromStdString(record.id);
-    QList<QVariantList> epochColumns(kEpochColumnCount);
-    for (std::size_t i = 0; i < record.epochs.size(); ++i) {
-        const dp::EpochMetrics& epoch = record.epochs[i];
-        epochColumns[0] << id;
-        epochColumns[1] << qint64(i);
-        epochColumns[2] << epoch.epoch;
-        epochColumns[3] << real(epoch.train_loss);
-        epochColumns[4] << real(epoch.train_acc);
-        epochColumns[5] << real(epoch.test_acc);
-        epochColumns[6] << real(epoch.seconds);
-        epochColumns[7] << real(epoch.parameter_drift);
-        epochColumns[8] << real(epoch.test_loss);
-    }
-
-    Transaction transaction(database);
     // An upsert, not INSERT OR REPLACE: the row keeps its rowid, so its place
     // in runs() stays put while the run saves epoch after epoch.
-    database.exec(QStringLiteral("INSERT INTO runs (%1) VALUES (%2) "
-                                 "ON CONFLICT(id) DO UPDATE SET %3")
-                          .arg(runColumnList(columnName),
-                               placeholders(int(runColumns().size())),
-                               runColumnList([](const QString& name, const QString&) {
-                                   return name + QStringLiteral(" = excluded.") + name;
-                               })),
-                  runValues);
-    database.exec(QStringLiteral("DELETE FROM epochs WHERE run_id = ?"), {id});
-    if (!record.epochs.empty())
-        database.execBatch(QStringLiteral("INSERT INTO epochs (%1) VALUES (%2)")
-                                   .arg(QLatin1String(kEpochColumns),
-                                        placeholders(kEpochColumnCount)),
-                           epochColumns);
+    const QString upsertRun =
+            QStringLiteral("INSERT INTO runs (%1) VALUES (%2) ON CONFLICT(id) DO UPDATE SET %3")
+                    .arg(runColumnList(columnName), placeholders(int(runColumns().size())),
+                         runColumnList([](const QString& name, const QString&) {
+                             return name + QStringLiteral(" = excluded.") + name;
+                         }));
+    const QString insertEpochs = QStringLiteral("INSERT INTO epochs (%1) VALUES (%2)")
+                                         .arg(QLatin1String(kEpochColumns), placeholders(kEpochColumnCount));
+    Transaction transaction(database);
+    for (const dp::RunRecord& record : records) {
+        QVariantList runValues;
+        for (const RunColumn& column : runColumns())
+            runValues << column.get(record);
+        const QString id = QString::fromStdString(record.id);
+        QList<QVariantList> epochColumns(kEpochColumnCount);
+        for (std::size_t i = 0; i < record.epochs.size(); ++i) {
+            const dp::EpochMetrics& epoch = record.epochs[i];
+            epochColumns[0] << id;
+            epochColumns[1] << qint64(i);
+            epochColumns[2] << epoch.epoch;
+            epochColumns[3] << real(epoch.train_loss);
+            epochColumns[4] << real(epoch.train_acc);
+            epochColumns[5] << real(epoch.test_acc);
+            epochColumns[6] << real(epoch.seconds);
+            epochColumns[7] << real(epoch.parameter_drift);
+            epochColumns[8] << real(epoch.test_loss);
+        }
+        database.exec(upsertRun, runValues);
+        database.exec(QStringLiteral("DELETE FROM epochs WHERE run_id = ?"), {id});
+        if (!record.epochs.empty())
+            database.execBatch(insertEpochs, epochColumns);
+    }
     transaction.commit();
 }
 
@@ -652,8 +656,16 @@ std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
 
 void RunHistory::remove(const std::string& id)
 {
+    remove(std::vector<std::string>{id});
+}
+
+void RunHistory::remove(const std::vector<std::string>& ids)
+{
     requireSchema();
-    // The run's epochs go with it (ON DELETE CASCADE).
-    Database(connectionName_, path_)
-            .exec(QStringLiteral("DELETE FROM runs WHERE id = ?"), {QString::fromStdString(id)});
+    const Database database(connectionName_, path_);
+    Transaction transaction(database);
+    // The runs' epochs go with them (ON DELETE CASCADE).
+    for (const std::string& id : ids)
+        database.exec(QStringLiteral("DELETE FROM runs WHERE id = ?"), {QString::fromStdString(id)});
+    transaction.commit();
 }
