@@ -600,6 +600,7 @@ void MainWindow::loadHistory()
         std::unordered_set<std::string> checkedIds;
         for (const QString& id : checked)
             checkedIds.insert(id.toStdString());
+        const ChartBoard::LegendHold hold(*charts_);
         runsModel_->upsert(history_->runs(&skipped), true, checkedIds);
     } catch (const dp::Error& error) {
         const QString problem = tr("The history could not be read: %1").arg(QString::fromUtf8(error.what()));
@@ -957,8 +958,11 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
         showStatus(tr("Could not delete: %1").arg(QString::fromUtf8(error.what())), true);
         return;
     }
-    for (const std::string& id : ids)
-        charts_->removeRun(id);
+    {
+        const ChartBoard::LegendHold hold(*charts_);
+        for (const std::string& id : ids)
+            charts_->removeRun(id);
+    }
     runsModel_->remove(ids);
     saveCheckedRuns();
     showStatus(tr("Deleted %1 from the history").arg(vocabulary::runs(int(ids.size()))));
@@ -988,6 +992,7 @@ bool MainWindow::importRunRecords(const QStringList& paths, QString* problem)
         }
         if (history_)
             history_->save(records);
+        const ChartBoard::LegendHold hold(*charts_);
         runsModel_->upsert(records);
         for (std::size_t i = 0; i < records.size(); ++i) {
             showRunOnCharts(records[i], runsModel_->isChecked(runsModel_->rowOf(records[i].id)));

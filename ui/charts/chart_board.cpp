@@ -424,8 +424,21 @@ void ChartBoard::forget(const std::string& id)
     showLegend();
 }
 
+ChartBoard::LegendHold::LegendHold(ChartBoard& board) : board_(board)
+{
+    ++board_.legendHolds_;
+}
+
+ChartBoard::LegendHold::~LegendHold()
+{
+    if (--board_.legendHolds_ == 0)
+        board_.showLegend();
+}
+
 void ChartBoard::showLegend()
 {
+    if (legendHolds_ > 0)
+        return;
     std::vector<RunLegend::Entry> entries;
     for (const auto& [id, run] : shown_)
         entries.push_back({QString::fromStdString(id), run.name, run.color});
