@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "gui_bench.h"
 #include "main_window.h"
 #include "record/run_record_json.h"
 #include "run_history.h"
@@ -48,13 +49,6 @@
 
 namespace {
 
-double loadAverage()
-{
-    QFile file(QStringLiteral("/proc/loadavg"));
-    if (!file.open(QIODevice::ReadOnly))
-        return -1;
-    return file.readAll().split(' ').value(0).toDouble();
-}
 
 QString cpuModel()
 {
@@ -210,11 +204,9 @@ QJsonObject measureImport(const QString& workbench, int imports, const QString& 
 
 int main(int argc, char* argv[])
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    useOffscreenUnlessAsked();
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("dp-workbench-bench"));
-    QApplication::setApplicationName(QStringLiteral("bench-runs-scale"));
+    nameBench("bench-runs-scale");
 
     QCommandLineParser parser;
     parser.addHelpOption();

@@ -26,6 +26,7 @@
 #include <ctime>
 #include <vector>
 
+#include "gui_bench.h"
 #include "main_window.h"
 
 namespace {
@@ -46,24 +47,13 @@ double threadCpuMs()
     return double(now.tv_sec) * 1e3 + double(now.tv_nsec) * 1e-6;
 }
 
-// Other processes on the machine delay the GUI thread too: report the load.
-double loadAverage()
-{
-    QFile file(QStringLiteral("/proc/loadavg"));
-    if (!file.open(QIODevice::ReadOnly))
-        return -1;
-    return file.readAll().split(' ').value(0).toDouble();
-}
-
 }  // namespace
 
 int main(int argc, char* argv[])
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    useOffscreenUnlessAsked();
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("dp-workbench-bench"));
-    QApplication::setApplicationName(QStringLiteral("bench-ui-stall"));
+    nameBench("bench-ui-stall");
 
     QCommandLineParser parser;
     parser.addHelpOption();

@@ -297,25 +297,36 @@ public:
 
     QSqlQuery exec(const QString& sql, const QVariantList& values = {}) const
     {
+        QSqlQuery query = prepare(sql);
+        run(query, sql, values);
+        return query;
+    }
+
+    // A statement parsed once, to run() for many rows: parsing the runs
+    // table's upsert took most of the time of saving a run.
+    QSqlQuery prepare(const QString& sql) const
+    {
         QSqlQuery query(connection_);
         query.setForwardOnly(true);
         if (!query.prepare(sql))
             fail(sql, query.lastError());
-        for (const QVariant& value : values)
-            query.addBindValue(value);
-        if (!query.exec())
-            fail(sql, query.lastError());
         return query;
     }
 
-    // One statement run once per row; `columns` holds one list of values per placeholder.
-    void execBatch(const QString& sql, const QList<QVariantList>& columns) const
+    // Runs prepare(sql)'s query with `values` for its placeholders, in order.
+    void run(QSqlQuery& query, const QString& sql, const QVariantList& values) const
     {
-        QSqlQuery query(connection_);
-        if (!query.prepare(sql))
+        for (int i = 0; i < values.size(); ++i)
+            query.bindValue(i, values[i]);
+        if (!query.exec())
             fail(sql, query.lastError());
-        for (const QVariantList& column : columns)
-            query.addBindValue(column);
+    }
+
+    // prepare(sql)'s query run once per row; `columns` holds one list of values per placeholder.
+    void runBatch(QSqlQuery& query, const QString& sql, const QList<QVariantList>& columns) const
+    {
+        for (int i = 0; i < columns.size(); ++i)
+            query.bindValue(i, columns[i]);
         if (!query.execBatch())
             fail(sql, query.lastError());
     }
@@ -604,7 +615,11 @@ void RunHistory::save(const std::vector<dp::RunRecord>& records, std::chrono::mi
                          }));
     const QString insertEpochs = QStringLiteral("INSERT INTO epochs (%1) VALUES (%2)")
                                          .arg(QLatin1String(kEpochColumns), placeholders(kEpochColumnCount));
+    const QString clearEpochs = QStringLiteral("DELETE FROM epochs WHERE run_id = ?");
     Transaction transaction(database);
+    QSqlQuery upsertQuery = database.prepare(upsertRun);
+    QSqlQuery clearQuery = database.prepare(clearEpochs);
+    QSqlQuery insertQuery = database.prepare(insertEpochs);
     for (const dp::RunRecord& record : records) {
         QVariantList runValues;
         for (const RunColumn& column : runColumns())
@@ -623,10 +638,10 @@ void RunHistory::save(const std::vector<dp::RunRecord>& records, std::chrono::mi
             epochColumns[7] << real(epoch.parameter_drift);
             epochColumns[8] << real(epoch.test_loss);
         }
-        database.exec(upsertRun, runValues);
-        database.exec(QStringLiteral("DELETE FROM epochs WHERE run_id = ?"), {id});
+        database.run(upsertQuery, upsertRun, runValues);
+        database.run(clearQuery, clearEpochs, {id});
         if (!record.epochs.empty())
-            database.execBatch(insertEpochs, epochColumns);
+            database.runBatch(insertQuery, insertEpochs, epochColumns);
     }
     transaction.commit();
 }
@@ -663,9 +678,11 @@ void RunHistory::remove(const std::vector<std::string>& ids)
 {
     requireSchema();
     const Database database(connectionName_, path_);
+    const QString removeRun = QStringLiteral("DELETE FROM runs WHERE id = ?");
     Transaction transaction(database);
+    QSqlQuery removeQuery = database.prepare(removeRun);
     // The runs' epochs go with them (ON DELETE CASCADE).
     for (const std::string& id : ids)
-        database.exec(QStringLiteral("DELETE FROM runs WHERE id = ?"), {QString::fromStdString(id)});
+        database.run(removeQuery, removeRun, {QString::fromStdString(id)});
     transaction.commit();
 }
