@@ -431,8 +431,10 @@ ChartBoard::LegendHold::LegendHold(ChartBoard& board) : board_(board)
 
 ChartBoard::LegendHold::~LegendHold()
 {
-    if (--board_.legendHolds_ == 0)
+    if (--board_.legendHolds_ == 0) {
         board_.showLegend();
+        board_.updateSharedXRange();
+    }
 }
 
 void ChartBoard::showLegend()
@@ -469,6 +471,8 @@ bool ChartBoard::eventFilter(QObject* watched, QEvent* event)
 
 void ChartBoard::updateSharedXRange()
 {
+    if (legendHolds_ > 0)  // it reads every chart's lines: once, when the hold ends
+        return;
     double last = 0;  // the furthest x any shown run reaches or plans to
     for (const RunChartView* chart : sharedXCharts_) {
         if (const std::optional<RunChartView::Span> extent = chart->xExtent())

@@ -59,9 +59,10 @@ public:
     void setRunVisible(const dp::RunRecord& record, const QColor& color, bool visible);
     // Takes the run off for good, its losses too (deleted from the history).
     void removeRun(const std::string& id);
-    // While one lives, the legend waits: the runs shown or taken off meanwhile
-    // (an import of many files, the history's checked runs at launch) lay it
-    // out once, when the last hold ends, not once per run.
+    // While one lives, the legend and the shared x range wait: the runs shown
+    // or taken off meanwhile (an import of many files, the history's checked
+    // runs at launch) lay the legend out and read every chart's extent once,
+    // when the last hold ends, not once per run.
     class LegendHold {
     public:
         explicit LegendHold(ChartBoard& board);

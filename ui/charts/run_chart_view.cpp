@@ -210,7 +210,11 @@ QLineSeries* RunChartView::line(const QString& key, const QString& runName, cons
                                                 width, style.namedInExport, !style.faint});
     applyVisibility(made);
     applyHighlight(made);
-    updateLegend(false);
+    // Unnamed, as updateLegend(false) leaves every line; only the new one's
+    // markers are looked at (a pass over all lines for each new one was
+    // quadratic in the lines).
+    for (QLegendMarker* marker : chart()->legend()->markers(series))
+        marker->setVisible(false);
     return series;
 }
 
