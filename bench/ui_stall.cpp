@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/median.h"
+#include "gui_bench.h"
 #include "main_window.h"
 #include "run_history.h"
 
@@ -54,15 +55,6 @@ double threadCpuMs()
     timespec now{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
     return double(now.tv_sec) * 1e3 + double(now.tv_nsec) * 1e-6;
-}
-
-// Other processes on the machine delay the GUI thread too: report the load.
-double loadAverage()
-{
-    QFile file(QStringLiteral("/proc/loadavg"));
-    if (!file.open(QIODevice::ReadOnly))
-        return -1;
-    return file.readAll().split(' ').value(0).toDouble();
 }
 
 // A child process that spins until killed: another program's busy core.
@@ -95,11 +87,9 @@ QJsonObject secondsPerEpoch(const QString& historyPath)
 
 int main(int argc, char* argv[])
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    useOffscreenUnlessAsked();
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("dp-workbench-bench"));
-    QApplication::setApplicationName(QStringLiteral("bench-ui-stall"));
+    nameBench("bench-ui-stall");
 
     QCommandLineParser parser;
     parser.addHelpOption();

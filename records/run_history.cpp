@@ -299,25 +299,36 @@ public:
 
     QSqlQuery exec(const QString& sql, const QVariantList& values = {}) const
     {
+        QSqlQuery query = prepare(sql);
+        run(query, sql, values);
+        return query;
+    }
+
+    // A statement parsed once, to run() for many rows: parsing the runs
+    // table's upsert took most of the time of saving a run.
+    QSqlQuery prepare(const QString& sql) const
+    {
         QSqlQuery query(connection_);
         query.setForwardOnly(true);
         if (!query.prepare(sql))
             fail(sql, query.lastError());
-        for (const QVariant& value : values)
-            query.addBindValue(value);
-        if (!query.exec())
-            fail(sql, query.lastError());
         return query;
     }
 
-    // One statement run once per row; `columns` holds one list of values per placeholder.
-    void execBatch(const QString& sql, const QList<QVariantList>& columns) const
+    // Runs prepare(sql)'s query with `values` for its placeholders, in order.
+    void run(QSqlQuery& query, const QString& sql, const QVariantList& values) const
     {
-        QSqlQuery query(connection_);
-        if (!query.prepare(sql))
+        for (int i = 0; i < values.size(); ++i)
+            query.bindValue(i, values[i]);
+        if (!query.exec())
             fail(sql, query.lastError());
-        for (const QVariantList& column : columns)
-            query.addBindValue(column);
+    }
+
+    // prepare(sql)'s query run once per row; `columns` holds one list of values per placeholder.
+    void runBatch(QSqlQuery& query, const QString& sql, const QList<QVariantList>& columns) const
+    {
+        for (int i = 0; i < columns.size(); ++i)
+            query.bindValue(i, columns[i]);
         if (!query.execBatch())
             fail(sql, query.lastError());
     }
@@ -579,44 +590,52 @@ RunHistory::~RunHistory()
 
 void RunHistory::save(const dp::RunRecord& record, std::chrono::milliseconds lock_wait)
 {
+    save(std::vector<dp::RunRecord>{record}, lock_wait);
+}
+
+void RunHistory::save(const std::vector<dp::RunRecord>& records, std::chrono::milliseconds lock_wait)
+{
     const Database database(connectionName_, path_);
     const LockWait lockWait(database, lock_wait);  // this write's; the usual one after it
     requireSchema();
-    QVariantList runValues;
-    for (const RunColumn& column : runColumns())
-        runValues << column.get(record);
-    const QString id = QString::fromStdString(record.id);
-    QList<QVariantList> epochColumns(kEpochColumnCount);
-    for (std::size_t i = 0; i < record.epochs.size(); ++i) {
-        const dp::EpochMetrics& epoch = record.epochs[i];
-        epochColumns[0] << id;
-        epochColumns[1] << qint64(i);
-        epochColumns[2] << epoch.epoch;
-        epochColumns[3] << real(epoch.train_loss);
-        epochColumns[4] << real(epoch.train_acc);
-        epochColumns[5] << real(epoch.test_acc);
-        epochColumns[6] << real(epoch.seconds);
-        epochColumns[7] << real(epoch.parameter_drift);
-        epochColumns[8] << real(epoch.test_loss);
-    }
-
-    Transaction transaction(database);
     // An upsert, not INSERT OR REPLACE: the row keeps its rowid, so its place
     // in runs() stays put while the run saves epoch after epoch.
-    database.exec(QStringLiteral("INSERT INTO runs (%1) VALUES (%2) "
-                                 "ON CONFLICT(id) DO UPDATE SET %3")
-                          .arg(runColumnList(columnName),
-                               placeholders(int(runColumns().size())),
-                               runColumnList([](const QString& name, const QString&) {
-                                   return name + QStringLiteral(" = excluded.") + name;
-                               })),
-                  runValues);
-    database.exec(QStringLiteral("DELETE FROM epochs WHERE run_id = ?"), {id});
-    if (!record.epochs.empty())
-        database.execBatch(QStringLiteral("INSERT INTO epochs (%1) VALUES (%2)")
-                                   .arg(QLatin1String(kEpochColumns),
-                                        placeholders(kEpochColumnCount)),
-                           epochColumns);
+    const QString upsertRun =
+            QStringLiteral("INSERT INTO runs (%1) VALUES (%2) ON CONFLICT(id) DO UPDATE SET %3")
+                    .arg(runColumnList(columnName), placeholders(int(runColumns().size())),
+                         runColumnList([](const QString& name, const QString&) {
+                             return name + QStringLiteral(" = excluded.") + name;
+                         }));
+    const QString insertEpochs = QStringLiteral("INSERT INTO epochs (%1) VALUES (%2)")
+                                         .arg(QLatin1String(kEpochColumns), placeholders(kEpochColumnCount));
+    const QString clearEpochs = QStringLiteral("DELETE FROM epochs WHERE run_id = ?");
+    Transaction transaction(database);
+    QSqlQuery upsertQuery = database.prepare(upsertRun);
+    QSqlQuery clearQuery = database.prepare(clearEpochs);
+    QSqlQuery insertQuery = database.prepare(insertEpochs);
+    for (const dp::RunRecord& record : records) {
+        QVariantList runValues;
+        for (const RunColumn& column : runColumns())
+            runValues << column.get(record);
+        const QString id = QString::fromStdString(record.id);
+        QList<QVariantList> epochColumns(kEpochColumnCount);
+        for (std::size_t i = 0; i < record.epochs.size(); ++i) {
+            const dp::EpochMetrics& epoch = record.epochs[i];
+            epochColumns[0] << id;
+            epochColumns[1] << qint64(i);
+            epochColumns[2] << epoch.epoch;
+            epochColumns[3] << real(epoch.train_loss);
+            epochColumns[4] << real(epoch.train_acc);
+            epochColumns[5] << real(epoch.test_acc);
+            epochColumns[6] << real(epoch.seconds);
+            epochColumns[7] << real(epoch.parameter_drift);
+            epochColumns[8] << real(epoch.test_loss);
+        }
+        database.run(upsertQuery, upsertRun, runValues);
+        database.run(clearQuery, clearEpochs, {id});
+        if (!record.epochs.empty())
+            database.runBatch(insertQuery, insertEpochs, epochColumns);
+    }
     transaction.commit();
 }
 
@@ -645,8 +664,18 @@ std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const
 
 void RunHistory::remove(const std::string& id)
 {
+    remove(std::vector<std::string>{id});
+}
+
+void RunHistory::remove(const std::vector<std::string>& ids)
+{
     requireSchema();
-    // The run's epochs go with it (ON DELETE CASCADE).
-    Database(connectionName_, path_)
-            .exec(QStringLiteral("DELETE FROM runs WHERE id = ?"), {QString::fromStdString(id)});
+    const Database database(connectionName_, path_);
+    const QString removeRun = QStringLiteral("DELETE FROM runs WHERE id = ?");
+    Transaction transaction(database);
+    QSqlQuery removeQuery = database.prepare(removeRun);
+    // The runs' epochs go with them (ON DELETE CASCADE).
+    for (const std::string& id : ids)
+        database.run(removeQuery, removeRun, {QString::fromStdString(id)});
+    transaction.commit();
 }

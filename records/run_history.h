@@ -51,6 +51,9 @@ public:
     // in one transaction, waiting up to `lock_wait` for another connection's
     // lock (then RunHistoryLocked).
     void save(const dp::RunRecord& record, std::chrono::milliseconds lock_wait = kLockWait);
+    // save() of each record, all in one transaction: an import of many files
+    // waits for the disk once, not once per run. None is saved if one fails.
+    void save(const std::vector<dp::RunRecord>& records, std::chrono::milliseconds lock_wait = kLockWait);
     // Oldest first (by start time). A row this build cannot read (a value
     // out of its range, written by hand or another program) is left out and
     // the others kept; with `skipped`, one line for each row left out,
@@ -59,6 +62,8 @@ public:
     std::optional<dp::RunRecord> run(const std::string& id) const;
     // Removing a run that is not there does nothing.
     void remove(const std::string& id);
+    // remove() of each id, in one transaction (all or none).
+    void remove(const std::vector<std::string>& ids);
 
 private:
     // Creates the tables, upgrades an older file or refuses a foreign one,

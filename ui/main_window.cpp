@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <unordered_set>
 
 #include <QAbstractAxis>
 #include <QAction>
@@ -651,12 +652,12 @@ void MainWindow::loadHistory()
     const QStringList checked = QSettings().value(kCheckedRunsKey).toStringList();
     std::vector<std::string> skipped;
     try {
-        for (const dp::RunRecord& record : history_->runs(&skipped)) {
-            runsModel_->upsert(record, true);
-            // Back on the charts as they were when the window closed.
-            if (checked.contains(QString::fromStdString(record.id)))
-                runsModel_->setChecked(runsModel_->rowOf(record.id), true);
-        }
+        // Back on the charts as they were when the window closed.
+        std::unordered_set<std::string> checkedIds;
+        for (const QString& id : checked)
+            checkedIds.insert(id.toStdString());
+        const ChartBoard::LegendHold hold(*charts_);
+        runsModel_->upsert(history_->runs(&skipped), true, checkedIds);
     } catch (const dp::Error& error) {
         const QString problem = tr("The history could not be read: %1").arg(QString::fromUtf8(error.what()));
         appendLog(problem);
@@ -1019,39 +1020,64 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
         || !confirm_(tr("Delete %1 from the history? Their settings and epochs are "
                         "removed for good.").arg(vocabulary::runs(int(ids.size())))))
         return;
-    for (const std::string& id : ids) {
-        try {
-            if (history_)
-                history_->remove(id);
-        } catch (const dp::Error& error) {
-            showStatus(tr("Could not delete: %1").arg(QString::fromUtf8(error.what())), true);
-            return;
-        }
-        charts_->removeRun(id);
-        runsModel_->remove(id);
+    try {
+        if (history_)
+            history_->remove(ids);
+    } catch (const dp::Error& error) {
+        showStatus(tr("Could not delete: %1").arg(QString::fromUtf8(error.what())), true);
+        return;
     }
+    {
+        const ChartBoard::LegendHold hold(*charts_);
+        for (const std::string& id : ids)
+            charts_->removeRun(id);
+    }
+    runsModel_->remove(ids);
     saveCheckedRuns();
     showStatus(tr("Deleted %1 from the history").arg(vocabulary::runs(int(ids.size()))));
 }
 
 bool MainWindow::importRunRecord(const QString& path, QString* problem)
 {
+    return importRunRecords({path}, problem);
+}
+
+bool MainWindow::importRunRecords(const QStringList& paths, QString* problem)
+{
     try {
-        const dp::RunRecord record = dp::read_run_record(QFile::encodeName(path).toStdString());
-        // The same run twice would be one row updated, said as a second import;
-        // but a run the history holds as it was before its end (the end could
-        // not be written: a full disk) takes the record saved aside at its end.
-        if (const int row = runsModel_->rowOf(record.id);
-            row >= 0 && !(runsModel_->isPast(row) && runsModel_->record(row).status == dp::RunStatus::running)) {
-            showStatus(tr("Already in the history: %1").arg(QString::fromStdString(record.label())));
-            return true;
+        std::vector<dp::RunRecord> records;
+        QStringList importedFrom;
+        std::unordered_set<std::string> ids;
+        QStringList already;
+        for (const QString& path : paths) {
+            dp::RunRecord record = dp::read_run_record(QFile::encodeName(path).toStdString());
+            // The same run twice would be one row updated, said as a second import;
+            // but a run the history holds as it was before its end (the end could
+            // not be written: a full disk) takes the record saved aside at its end.
+            const int row = runsModel_->rowOf(record.id);
+            const bool completesInterrupted =
+                row >= 0 && runsModel_->isPast(row) && runsModel_->record(row).status == dp::RunStatus::running;
+            if ((row >= 0 && !completesInterrupted) || !ids.insert(record.id).second) {
+                already << QString::fromStdString(record.label());
+                continue;
+            }
+            importedFrom << path;
+            records.push_back(std::move(record));
         }
         if (history_)
-            history_->save(record);
-        runsModel_->upsert(record);
-        showRunOnCharts(record, runsModel_->isChecked(runsModel_->rowOf(record.id)));
-        showStatus(tr("Imported %1").arg(QString::fromStdString(record.label())));
-        appendLog(tr("imported %1 from %2").arg(QString::fromStdString(record.id), path));
+            history_->save(records);
+        const ChartBoard::LegendHold hold(*charts_);
+        runsModel_->upsert(records);
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            showRunOnCharts(records[i], runsModel_->isChecked(runsModel_->rowOf(records[i].id)));
+            appendLog(tr("imported %1 from %2").arg(QString::fromStdString(records[i].id), importedFrom[qsizetype(i)]));
+        }
+        if (records.size() == 1)
+            showStatus(tr("Imported %1").arg(QString::fromStdString(records.front().label())));
+        else if (!records.empty())
+            showStatus(tr("Imported %1").arg(vocabulary::runs(int(records.size()))));
+        else if (!already.isEmpty())
+            showStatus(tr("Already in the history: %1").arg(already.join(QStringLiteral(", "))));
         return true;
     } catch (...) {
         // Anything at all (a full disk under the history, no memory left): a
@@ -1201,10 +1227,10 @@ void MainWindow::showClusterCommand()
 
 void MainWindow::chooseImportFile()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import run record"), QString(),
-                                                      tr("Run records (*.json);;All files (*)"));
-    if (!path.isEmpty())
-        importRunRecord(path);
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Import run records"), QString(),
+                                                            tr("Run records (*.json);;All files (*)"));
+    if (!paths.isEmpty())
+        importRunRecords(paths);
 }
 
 void MainWindow::chooseExportFolder()

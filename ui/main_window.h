@@ -66,6 +66,9 @@ public:
     // false, with the reason in the status line (and in `problem`, if
     // given), if it cannot be read or is not a run this workbench can show.
     bool importRunRecord(const QString& path, QString* problem = nullptr);
+    // importRunRecord() of each file as one change (one history transaction,
+    // one relabelling of the runs table): none is imported if one cannot be read.
+    bool importRunRecords(const QStringList& paths, QString* problem = nullptr);
     // Writes every chart as PNG and SVG, the checked runs as CSV and JSON,
     // their epochs as CSV and the step traces they wrote into `folder`;
     // false, with the reason in the status line, if a file cannot be written.

@@ -309,8 +309,9 @@ std::optional<int> prepareWindow(MainWindow& window, const QCommandLineParser& p
         window.setComparisonScaling(true);
     if (parser.isSet(QStringLiteral("presenter")))
         window.setPresenterMode(true);
-    for (const QString& record : parser.values(QStringLiteral("import"))) {
-        if (QString problem; !window.importRunRecord(record, &problem)) {
+    // All at once: one history transaction and one relabelling for any number of files.
+    if (const QStringList records = parser.values(QStringLiteral("import")); !records.isEmpty()) {
+        if (QString problem; !window.importRunRecords(records, &problem)) {
             // The reason names the file already.
             std::fprintf(stderr, "dp-workbench: cannot import: %s\n", qPrintable(problem));
             return 2;

@@ -547,6 +547,56 @@ private slots:
         QCOMPARE(epochRowsIn(file), 2);
     }
 
+    // An import of many files and a deletion of many runs are one
+    // transaction each: all of them land (or go), with their epochs.
+    void manyRunsSaveAndRemoveAtOnce()
+    {
+        const QString file = path("runs.sqlite");
+        RunHistory history(file);
+        std::vector<dp::RunRecord> runs;
+        for (int i = 0; i < 50; ++i)
+            runs.push_back(madeRun("run-" + std::to_string(i), "lenet", 1 + i % 2, {1, 1}, {0.5, 0.6}));
+        history.save(runs);
+        QCOMPARE(history.runs().size(), std::size_t(50));
+        QCOMPARE(epochRowsIn(file), 100);
+        std::vector<std::string> doomed;
+        for (int i = 0; i < 50; i += 2)
+            doomed.push_back("run-" + std::to_string(i));
+        doomed.push_back("never saved");
+        history.remove(doomed);
+        const std::vector<dp::RunRecord> left = history.runs();
+        QCOMPARE(left.size(), std::size_t(25));
+        for (const dp::RunRecord& run : left)
+            QVERIFY2(std::stoi(run.id.substr(4)) % 2 == 1, run.id.c_str());
+        QCOMPARE(epochRowsIn(file), 50);
+    }
+
+    // A batch that cannot be saved whole saves none of it: the runs table
+    // never shows an import that the history kept only part of. (A trigger
+    // refuses the second run, as a full disk would.)
+    void aBatchThatFailsSavesNothing()
+    {
+        RunHistory history(path("runs.sqlite"));
+        history.save(madeRun("before", "lenet", 1, {1}, {0.5}));
+        {
+            QSqlDatabase refuser = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("refuser"));
+            refuser.setDatabaseName(path("runs.sqlite"));
+            QVERIFY(refuser.open());
+            QVERIFY(QSqlQuery(refuser).exec(QStringLiteral(
+                    "CREATE TRIGGER refuse BEFORE INSERT ON runs WHEN NEW.id = 'refused' "
+                    "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")));
+            refuser.close();
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("refuser"));
+        const QString error = errorOf([&] {
+            history.save({madeRun("first", "lenet", 1, {1}, {0.5}), madeRun("refused", "lenet", 1, {1}, {0.5})});
+        });
+        QVERIFY2(error.contains(QStringLiteral("refused by the test")), qPrintable(error));
+        const std::vector<dp::RunRecord> left = history.runs();
+        QCOMPARE(left.size(), std::size_t(1));
+        QCOMPARE(left.front().id, std::string("before"));
+    }
+
     void historySurvivesReopening()
     {
         const QString file = path("data/nested/runs.sqlite");  // folders are created

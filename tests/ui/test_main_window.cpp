@@ -247,6 +247,7 @@ private slots:
     void replicasOfOneDeviceAreCountedInRunsAndComparisons();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
+    void manyRecordFilesImportAsOneChange();
     void unreadableHistoryIsShownAboveTheTable();
     void pastComparisonShowsWhereTheTimeGoes();
     void speedupToTargetComparesTimesToTheTarget();
@@ -960,6 +961,58 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     QCOMPARE(parts.runs->rowCount(), 0);
     QCOMPARE(parts.accuracyChart->runCount(), 0);
     QVERIFY(RunHistory().runs().empty());
+}
+
+// Issue 44: importing 1,000 records relabelled every checked run after each
+// one (for the Classroom's picker), and did not end in 15 minutes. Many files
+// are one change: one history transaction, each run labelled once for the
+// table, the picker and the charts; a file that cannot be read imports none
+// of them. Deleting them all (the table sorted) empties table and history.
+void TestMainWindow::manyRecordFilesImportAsOneChange()
+{
+    constexpr int kRecords = 60;
+    QTemporaryDir folder;
+    QStringList files;
+    for (int i = 0; i < kRecords; ++i) {
+        dp::TrainConfig config;
+        config.devices = {"cpu:0"};
+        config.seed = std::uint64_t(i % 4);
+        dp::RunRecord record = dp::start_run_record(config, "dp-train");
+        record.id = "imported-" + std::to_string(i);
+        record.status = dp::RunStatus::finished;
+        record.epochs = {{1, 0.9, 0.7, 0.75, 3.0}};
+        files << folder.filePath(QString::fromStdString(record.id) + QStringLiteral(".json"));
+        dp::write_run_record(files.back().toStdString(), record);
+    }
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    auto* picker = window.findChild<QComboBox*>(QStringLiteral("classroomRunPicker"));
+    QVERIFY(picker);
+
+    QString problem;
+    QVERIFY(!window.importRunRecords({files[0], folder.filePath(QStringLiteral("missing.json"))}, &problem));
+    QVERIFY2(problem.contains(QStringLiteral("missing.json")), qPrintable(problem));
+    QCOMPARE(parts.runs->rowCount(), 0);
+    QVERIFY(RunHistory().runs().empty());
+
+    QVERIFY(window.importRunRecords(files, &problem));
+    QCOMPARE(parts.runs->rowCount(), kRecords);
+    QCOMPARE(RunHistory().runs().size(), std::size_t(kRecords));
+    QCOMPARE(parts.statusLabel->text(), QStringLiteral("Imported %1 runs").arg(kRecords));
+    QCOMPARE(picker->count(), kRecords);
+    QCOMPARE(parts.accuracyChart->runCount(), kRecords);
+    QCOMPARE(parts.runs->derivedWork().rowsLabelled, std::size_t(kRecords));
+    QVERIFY(parts.runs->displayLabel(0).endsWith(QStringLiteral(" · seed 0")));
+
+    window.setConfirmation([](const QString&) { return true; });
+    parts.runsTable->sortByColumn(RunsTableModel::RunColumn, Qt::AscendingOrder);
+    parts.runsTable->selectAll();
+    QTest::mouseClick(window.findChild<QPushButton*>(QStringLiteral("deleteRunsButton")), Qt::LeftButton);
+    QCOMPARE(parts.runs->rowCount(), 0);
+    QCOMPARE(parts.accuracyChart->runCount(), 0);
+    QVERIFY(RunHistory().runs().empty());
+    QCOMPARE(picker->count(), 0);
 }
 
 // One history row out of range emptied the whole runs table, and that (or a

@@ -1,7 +1,10 @@
 // The runs table as a user sorts and filters it, on the offscreen platform:
 // a clicked header sorts its column (numbers as numbers), the filter box
 // keeps the rows with its text, and checks, selection and deletion still
-// name the right runs through both.
+// name the right runs through both. With hundreds of runs, a keystroke, a
+// sort, a deletion and adding many runs label each run at most once.
+#include <QCheckBox>
+#include <QComboBox>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
@@ -10,6 +13,8 @@
 #include <QTableView>
 #include <QtTest>
 
+#include "classroom_page.h"
+#include "config/config_fields.h"
 #include "config/train_config.h"
 #include "record/run_record.h"
 #include "runs_panel.h"
@@ -39,6 +44,77 @@ QList<int> shownBatches(const QTableView& table)
     return batches;
 }
 
+// Run `index` of a varied history: two models, 1 or 2 devices, two batches,
+// four seeds, two epoch counts, some runs named (two with one name), some in
+// comparisons repeated or not: every way labels tell runs apart.
+dp::RunRecord variedRun(int index)
+{
+    dp::RunRecord record = finishedRun("varied-" + std::to_string(index), index % 3 ? 64 : 128);
+    record.config.model = index % 5 == 0 ? "resnet18" : "lenet";
+    record.config.devices = index % 2 ? std::vector<std::string>{"cpu:0", "cpu:1"}
+                                      : std::vector<std::string>{"cpu:0"};
+    record.config.seed = std::uint64_t(index / 6 % 4);
+    record.config.epochs = 1 + index / 7 % 2;
+    if (index % 9 == 0)
+        record.name = index % 18 == 0 ? "my run" : "try " + std::to_string(index);
+    if (index % 10 < 4)
+        record.comparison_group = "group-" + std::to_string(index / 20);
+    return record;
+}
+
+std::vector<dp::RunRecord> variedRuns(int count)
+{
+    std::vector<dp::RunRecord> runs;
+    for (int i = 0; i < count; ++i)
+        runs.push_back(variedRun(i));
+    return runs;
+}
+
+// A run's label straight from its definition, comparing it with every other
+// run (as the table labelled each row before labels were cached): the
+// user's name, else the settings label, the settings in which the unnamed
+// runs of that label differ, and the run's repeat in a repeated comparison.
+QString labelByDefinition(const RunsTableModel& model, int row)
+{
+    const dp::RunRecord& record = model.record(row);
+    if (!record.name.empty())
+        return QString::fromStdString(record.name);
+    const std::string label = record.settings_label();
+    QString shown = QString::fromStdString(label);
+    for (const dp::ConfigField& field : dp::config_fields()) {
+        const std::string_view name = field.name;
+        if (!(field.scope & dp::ConfigField::shared) || name == "model" || name == "batch_size" || name == "lr")
+            continue;
+        const std::string mine = dp::field_text(field, record.config);
+        bool differs = false;
+        for (int other = 0; other < model.rowCount(); ++other) {
+            const dp::RunRecord& run = model.record(other);
+            differs = differs
+                || (other != row && run.name.empty() && run.settings_label() == label
+                    && dp::field_text(field, run.config) != mine);
+        }
+        if (differs)
+            shown += QStringLiteral(" · %1 %2").arg(QString::fromLatin1(field.label), QString::fromStdString(mine));
+    }
+    std::vector<const dp::RunRecord*> group;
+    for (int other = 0; other < model.rowCount(); ++other)
+        if (!record.comparison_group.empty() && model.record(other).comparison_group == record.comparison_group)
+            group.push_back(&model.record(other));
+    if (const int repeat = comparisonRepeat(record, group); repeat > 0)
+        shown += QStringLiteral(" · repeat %1").arg(repeat);
+    return shown;
+}
+
+// Every row's cached label against its definition, and rowOf against the rows.
+void verifyLabelsAndIds(const RunsTableModel& model)
+{
+    for (int row = 0; row < model.rowCount(); ++row) {
+        QCOMPARE(model.displayLabel(row), labelByDefinition(model, row));
+        QCOMPARE(model.index(row, RunsTableModel::RunColumn).data().toString(), model.displayLabel(row));
+        QCOMPARE(model.rowOf(model.record(row).id), row);
+    }
+}
+
 void clickHeader(QTableView& table, int column)
 {
     QHeaderView* header = table.horizontalHeader();
@@ -61,6 +137,10 @@ private slots:
     void repeatedComparisonShowsItsMedianAndRange();
     void repeatedComparisonRunsNameTheirRepeat();
     void renameKeepsTheRulesOfAnImportedName();
+    void cachedLabelsReadAsTheirDefinition();
+    void keystrokeAndSortLabelEachRunOnce();
+    void manyRunsAddedAtOnceAreLabelledOnce();
+    void deletingAllRunsOfASortedTable();
 
 private:
     std::unique_ptr<RunsTableModel> model_;
@@ -285,6 +365,132 @@ void TestRunsPanel::repeatedComparisonRunsNameTheirRepeat()
     QCOMPARE(repeatOf("two-2"), 3);
     QCOMPARE(repeatOf("single"), 0);  // a comparison run once
     QCOMPARE(repeatOf("run-a"), 0);   // no comparison
+}
+
+// The labels, worked out once for all rows, read as their definition after
+// every kind of change: runs added at once and one by one, a rename, a
+// setting changed, runs removed in scattered rows and in one stretch.
+void TestRunsPanel::cachedLabelsReadAsTheirDefinition()
+{
+    model_ = std::make_unique<RunsTableModel>();
+    panel_ = std::make_unique<RunsPanel>(model_.get());
+    model_->upsert(variedRuns(60));
+    for (int i = 60; i < 66; ++i)
+        model_->upsert(variedRun(i));
+    verifyLabelsAndIds(*model_);
+    QVERIFY(model_->displayLabel(model_->rowOf("varied-4")).contains(QStringLiteral("seed")));
+    QVERIFY(model_->displayLabel(model_->rowOf("varied-1")).contains(QStringLiteral("repeat")));
+
+    QVERIFY(model_->setData(model_->index(model_->rowOf("varied-2"), RunsTableModel::RunColumn),
+                            QStringLiteral("renamed"), Qt::EditRole));
+    verifyLabelsAndIds(*model_);
+    dp::RunRecord reseeded = model_->record(model_->rowOf("varied-3"));
+    reseeded.config.seed = 77;
+    model_->upsert(reseeded);
+    verifyLabelsAndIds(*model_);
+    QVERIFY(model_->displayLabel(model_->rowOf("varied-3")).contains(QStringLiteral("77")));
+
+    std::vector<std::string> scattered;  // more stretches than one removal each
+    for (int i = 0; i < 66; i += 3)
+        scattered.push_back("varied-" + std::to_string(i));
+    model_->remove(scattered);
+    QCOMPARE(model_->rowCount(), 44);
+    verifyLabelsAndIds(*model_);
+    model_->remove(std::vector<std::string>{"varied-40", "varied-41", "varied-43", "varied-44", "no such run"});
+    QCOMPARE(model_->rowCount(), 40);
+    verifyLabelsAndIds(*model_);
+    QCOMPARE(panel_->findChild<QTableView*>(QStringLiteral("runsTable"))->model()->rowCount(), 40);
+}
+
+// 300 runs: a filter keystroke, a sort by the Run column and grouping the
+// seeds label (and group) each run at most once, however many cells they
+// read; before, each cell's label compared its run with every other run.
+void TestRunsPanel::keystrokeAndSortLabelEachRunOnce()
+{
+    constexpr int kRuns = 300;
+    model_ = std::make_unique<RunsTableModel>();
+    model_->upsert(variedRuns(kRuns), true);
+    panel_ = std::make_unique<RunsPanel>(model_.get());
+    panel_->resize(900, 600);
+    panel_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(panel_.get()));
+    table_ = panel_->findChild<QTableView*>(QStringLiteral("runsTable"));
+    const RunsTableModel::DerivedWork start = model_->derivedWork();
+    const auto labelledSinceStart = [&] { return model_->derivedWork().rowsLabelled - start.rowsLabelled; };
+    QVERIFY(labelledSinceStart() <= std::size_t(kRuns));  // the first paint
+
+    const std::size_t beforeKey = model_->derivedWork().rowsLabelled;
+    QTest::keyClicks(panel_->findChild<QLineEdit*>(QStringLiteral("runsFilter")), QStringLiteral("seed"));
+    QVERIFY(table_->model()->rowCount() > 0 && table_->model()->rowCount() < kRuns);
+    clickHeader(*table_, RunsTableModel::RunColumn);
+    QTest::qWait(0);
+    // Nothing changed in the runs: a keystroke and a sort relabel none.
+    QCOMPARE(model_->derivedWork().rowsLabelled, beforeKey == 0 ? std::size_t(kRuns) : beforeKey);
+    QVERIFY(labelledSinceStart() <= std::size_t(kRuns));
+    for (int row = 1; row < table_->model()->rowCount(); ++row)
+        QVERIFY(QString::localeAwareCompare(table_->model()->index(row - 1, RunsTableModel::RunColumn).data().toString(),
+                                            table_->model()->index(row, RunsTableModel::RunColumn).data().toString())
+                <= 0);
+
+    panel_->findChild<QCheckBox*>(QStringLiteral("groupSeedsBox"))->click();
+    QTest::keyClick(panel_->findChild<QLineEdit*>(QStringLiteral("runsFilter")), Qt::Key_Backspace);
+    QTest::qWait(0);
+    QVERIFY(model_->derivedWork().seedKeysComputed - start.seedKeysComputed <= std::size_t(kRuns));
+    QVERIFY(labelledSinceStart() <= std::size_t(kRuns));
+    QVERIFY(!model_->seedGroups().empty());
+}
+
+// Runs added at once (the history at launch, an import of many files) are
+// one change: one labelling for the table and the Classroom's picker, which
+// names the checked runs with the table's labels. An epoch of a run changes
+// no label: none is worked out again.
+void TestRunsPanel::manyRunsAddedAtOnceAreLabelledOnce()
+{
+    constexpr int kRuns = 300;
+    model_ = std::make_unique<RunsTableModel>();
+    panel_ = std::make_unique<RunsPanel>(model_.get());
+    ClassroomPage classroom;
+    classroom.followRuns(model_.get());
+    model_->upsert(variedRuns(kRuns));
+    QCOMPARE(model_->derivedWork().rowsLabelled, std::size_t(kRuns));
+    QCOMPARE(classroom.runPicker()->count(), kRuns);
+    for (int item = 0; item < classroom.runPicker()->count(); ++item) {
+        const int row = model_->rowOf(classroom.runPicker()->itemData(item).toString().toStdString());
+        QCOMPARE(classroom.runPicker()->itemText(item), model_->displayLabel(row));
+    }
+
+    dp::RunRecord longer = model_->record(model_->rowOf("varied-7"));
+    longer.epochs.push_back({2, 0.4, 0.7, 0.65, 2.0});
+    model_->upsert(longer);
+    QCOMPARE(model_->displayLabel(model_->rowOf("varied-7")), labelByDefinition(*model_, model_->rowOf("varied-7")));
+    QCOMPARE(model_->derivedWork().rowsLabelled, std::size_t(kRuns));
+    QCOMPARE(model_->record(model_->rowOf("varied-7")).epochs.size(), std::size_t(2));
+}
+
+// Every row of a table sorted by Run selected and deleted: one change, the
+// table and the model empty, the labels worked out at most once more.
+void TestRunsPanel::deletingAllRunsOfASortedTable()
+{
+    constexpr int kRuns = 300;
+    model_ = std::make_unique<RunsTableModel>();
+    model_->upsert(variedRuns(kRuns), true);
+    panel_ = std::make_unique<RunsPanel>(model_.get());
+    panel_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(panel_.get()));
+    table_ = panel_->findChild<QTableView*>(QStringLiteral("runsTable"));
+    clickHeader(*table_, RunsTableModel::RunColumn);
+    table_->selectAll();
+    std::vector<std::string> ids;
+    connect(panel_.get(), &RunsPanel::deleteRequested, this,
+            [&](const std::vector<std::string>& requested) { ids = requested; });
+    panel_->findChild<QPushButton*>(QStringLiteral("deleteRunsButton"))->click();
+    QCOMPARE(ids.size(), std::size_t(kRuns));
+    const std::size_t labelled = model_->derivedWork().rowsLabelled;
+    model_->remove(ids);
+    QTest::qWait(0);
+    QCOMPARE(model_->rowCount(), 0);
+    QCOMPARE(table_->model()->rowCount(), 0);
+    QVERIFY(model_->derivedWork().rowsLabelled - labelled <= std::size_t(kRuns));
 }
 
 QTEST_MAIN(TestRunsPanel)

@@ -437,8 +437,23 @@ void ChartBoard::forget(const std::string& id)
     showLegend();
 }
 
+ChartBoard::LegendHold::LegendHold(ChartBoard& board) : board_(board)
+{
+    ++board_.legendHolds_;
+}
+
+ChartBoard::LegendHold::~LegendHold()
+{
+    if (--board_.legendHolds_ == 0) {
+        board_.showLegend();
+        board_.updateSharedXRange();
+    }
+}
+
 void ChartBoard::showLegend()
 {
+    if (legendHolds_ > 0)
+        return;
     std::vector<RunLegend::Entry> entries;
     for (const auto& [id, run] : shown_)
         entries.push_back({QString::fromStdString(id), run.name, run.color});
@@ -469,6 +484,8 @@ bool ChartBoard::eventFilter(QObject* watched, QEvent* event)
 
 void ChartBoard::updateSharedXRange()
 {
+    if (legendHolds_ > 0)  // it reads every chart's lines: once, when the hold ends
+        return;
     double last = 0;  // the furthest x any shown run reaches or plans to
     for (const RunChartView* chart : sharedXCharts_) {
         if (const std::optional<RunChartView::Span> extent = chart->xExtent())

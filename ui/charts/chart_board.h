@@ -59,6 +59,20 @@ public:
     void setRunVisible(const dp::RunRecord& record, const QColor& color, bool visible);
     // Takes the run off for good, its losses too (deleted from the history).
     void removeRun(const std::string& id);
+    // While one lives, the legend and the shared x range wait: the runs shown
+    // or taken off meanwhile (an import of many files, the history's checked
+    // runs at launch) lay the legend out and read every chart's extent once,
+    // when the last hold ends, not once per run.
+    class LegendHold {
+    public:
+        explicit LegendHold(ChartBoard& board);
+        ~LegendHold();
+        LegendHold(const LegendHold&) = delete;
+        LegendHold& operator=(const LegendHold&) = delete;
+
+    private:
+        ChartBoard& board_;
+    };
 
     void setSpeedupMeasurements(std::vector<SpeedupChart::Measurement> measurements);
     // The gap to the ideal speedup of `runName` (an N-device run) against its
@@ -167,6 +181,7 @@ private:
 
     RunLegend* legend_;
     QScrollArea* legendScroll_;  // holds the legend
+    int legendHolds_ = 0;        // LegendHolds alive: showLegend() waits for the last
     QPushButton* resetZoomButton_;
     QLabel* smoothingLabel_ = nullptr;
     QDoubleSpinBox* smoothingStrength_ = nullptr;

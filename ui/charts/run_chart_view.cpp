@@ -1,6 +1,7 @@
 #include "run_chart_view.h"
 
 #include <QChart>
+#include <QHash>
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsSimpleTextItem>
@@ -209,7 +210,11 @@ QLineSeries* RunChartView::line(const QString& key, const QString& runName, cons
                                                 width, style.namedInExport, !style.faint});
     applyVisibility(made);
     applyHighlight(made);
-    updateLegend(false);
+    // Unnamed, as updateLegend(false) leaves every line; only the new one's
+    // markers are looked at (a pass over all lines for each new one was
+    // quadratic in the lines).
+    for (QLegendMarker* marker : chart()->legend()->markers(series))
+        marker->setVisible(false);
     return series;
 }
 
@@ -391,12 +396,18 @@ void RunChartView::updateLegend(bool exporting)
 {
     QLegend* legend = chart()->legend();
     bool any = false;
+    QHash<const QAbstractSeries*, bool> namedByLine;
     for (const Line& line : std::as_const(lines_)) {
         const bool named = exporting && line.namedInExport && line.series->isVisible();
-        for (QLegendMarker* marker : legend->markers(line.series))
-            marker->setVisible(named);
+        namedByLine.insert(line.series, named);
         any = any || named;
     }
+    // One pass over the markers: QLegend::markers(series) scans them all, so
+    // asking it once per line took time in the square of the lines (a
+    // thousand imported runs).
+    for (QLegendMarker* marker : legend->markers())
+        if (const auto line = namedByLine.constFind(marker->series()); line != namedByLine.cend())
+            marker->setVisible(*line);
     // Beside the plot, a legend lists full names one under another; below
     // it, Qt squeezes them into one row and elides them.
     legend->setAlignment(Qt::AlignRight);

@@ -3,7 +3,10 @@
 #include <QAbstractTableModel>
 #include <QColor>
 
+#include <cstddef>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "run_comparison.h"
@@ -17,6 +20,13 @@
 // the target accuracy and the speedup in that time.
 // Qt::UserRole gives a cell's number (or an invalid QVariant) for sorting,
 // exports and tests.
+// A row's label depends on every other row (displayLabel), so the labels and
+// the seed groups are worked out for all rows at once, once per change of
+// the runs (a run added, renamed, its settings changed, removed), and read
+// from that cache by every cell, sort, filter and view: thousands of runs
+// filter and sort in linear time. Adding or removing many runs at once (the
+// history at launch, an import of many files, deleting a selection) is one
+// change: upsert(records) and remove(ids).
 class RunsTableModel : public QAbstractTableModel {
     Q_OBJECT
 
@@ -50,10 +60,18 @@ public:
     // `past` ones (from the history at launch, or imported) are not, and read
     // as past in the table.
     void upsert(const dp::RunRecord& record, bool past = false);
+    // upsert() of each record as one change: one insertion of the new rows,
+    // one relabelling and one comparison for all of them. `checkedIds`: runs
+    // to check even if past (those on the charts when the window closed);
+    // checkedChanged() is emitted for the past ones among them.
+    void upsert(const std::vector<dp::RunRecord>& records, bool past = false,
+                const std::unordered_set<std::string>& checkedIds = {});
     void remove(const std::string& id);
     // Marks run `id` as one the history could not keep: its Status cell says
     // so, its tooltip says where its record went instead (`whereKept`).
     void setNotInHistory(const std::string& id, const QString& whereKept);
+    // Removes the runs of `ids` that are here, as one change (ids not here are ignored).
+    void remove(const std::vector<std::string>& ids);
 
     int rowOf(const std::string& id) const;  // -1 if absent
     const dp::RunRecord& record(int row) const { return rows_[std::size_t(row)].record; }
@@ -97,6 +115,16 @@ public:
     // The seed groups of more than one run, when grouping is on.
     std::vector<std::vector<int>> seedGroups() const;
 
+    // The work behind labels and seed groups since the model was made: rows
+    // labelled, and seed-group keys computed (each a scan of a run's
+    // settings). Tests count it to show that a filter keystroke, a sort or an
+    // import costs O(runs), not O(runs²).
+    struct DerivedWork {
+        std::size_t rowsLabelled = 0;
+        std::size_t seedKeysComputed = 0;
+    };
+    const DerivedWork& derivedWork() const { return derivedWork_; }
+
     double targetAccuracy() const { return targetAccuracy_; }
     void setTargetAccuracy(double accuracy);
 
@@ -122,14 +150,37 @@ private:
         bool past = false;
         int colorIndex = 0;
         QString notInHistory;  // setNotInHistory's text; empty: kept as usual
+        // The record's median steady epoch, kept with it: unchecked rows have
+        // no comparison to read it from, and a sort reads it many times.
+        std::optional<double> secondsPerEpoch;
+        std::string settingsLabel;  // record.settings_label(), kept with it for the labels
     };
+    void setRecord(Row& row, const dp::RunRecord& record);
     QVariant displayText(const Row& row, int rowIndex, int column) const;
     QString statusText(const Row& row) const;
     QVariant number(int rowIndex, int column) const;
     QVariant seedGroupText(const std::vector<int>& members, int column) const;
+    // The members of `row`'s seed group, grouping on or off.
+    const std::vector<int>& seedGroupMembers(int row) const;
+    // After a change of the runs: labels and seed groups are worked out
+    // again when next read; the ids' rows at once.
+    void runsChanged();
+    void indexIds();  // rowById_ anew, after rows moved
+    void computeLabels() const;
+    void computeSeedGroups() const;
+    // Compares the checked runs again and says which rows' numbers changed:
+    // those with a comparison before or after (unchecked rows have none).
     void recompare();
 
     std::vector<Row> rows_;
+    std::unordered_map<std::string, int> rowById_;
+    // Derived from all rows; stale after runsChanged() until next read.
+    mutable std::vector<QString> labels_;
+    mutable bool labelsStale_ = false;
+    mutable std::vector<int> seedGroupOf_;                   // per row: an index into seedGroupMembers_
+    mutable std::vector<std::vector<int>> seedGroupMembers_;  // rows in table order
+    mutable bool seedGroupsStale_ = false;
+    mutable DerivedWork derivedWork_;
     // Per row; empty for unchecked ones.
     std::vector<std::optional<RunComparison>> comparisons_;
     int colorsUsed_ = 0;
