@@ -84,6 +84,9 @@ constexpr double kPresenterFontScale = 1.6;
 // No plot shorter outside presenter mode: shorter, the charts show one at a
 // time (the focus view) rather than 60 px strips.
 constexpr int kLeastPlotHeight = 200;
+// An import of more runs draws only the last of them: a thousand lines read
+// as one smear, and QtCharts takes minutes to build and remove them.
+constexpr std::size_t kMostRunsDrawnOnImport = 30;
 
 const QString kScaleKey = QStringLiteral("compare/scale_batch_and_lr");
 const QString kRepeatsKey = QStringLiteral("compare/repeats");
@@ -1067,13 +1070,23 @@ bool MainWindow::importRunRecords(const QStringList& paths, QString* problem)
         if (history_)
             history_->save(records);
         const ChartBoard::LegendHold hold(*charts_);
-        runsModel_->upsert(records);
+        // Many at once are drawn up to the legend's readable count, the newest
+        // files last; the others are listed for the user to check.
+        std::unordered_set<std::string> drawn;
+        for (std::size_t i = records.size() > kMostRunsDrawnOnImport ? records.size() - kMostRunsDrawnOnImport : 0;
+             i < records.size(); ++i)
+            drawn.insert(records[i].id);
+        runsModel_->upsert(records, false, drawn);
         for (std::size_t i = 0; i < records.size(); ++i) {
             showRunOnCharts(records[i], runsModel_->isChecked(runsModel_->rowOf(records[i].id)));
             appendLog(tr("imported %1 from %2").arg(QString::fromStdString(records[i].id), importedFrom[qsizetype(i)]));
         }
         if (records.size() == 1)
             showStatus(tr("Imported %1").arg(QString::fromStdString(records.front().label())));
+        else if (records.size() > drawn.size())
+            showStatus(tr("Imported %1; the last %2 are on the charts, check others in the runs table to draw them")
+                           .arg(vocabulary::runs(int(records.size())))
+                           .arg(drawn.size()));
         else if (!records.empty())
             showStatus(tr("Imported %1").arg(vocabulary::runs(int(records.size()))));
         else if (!already.isEmpty())

@@ -496,7 +496,7 @@ void RunsTableModel::upsert(const std::vector<dp::RunRecord>& records, bool past
     for (const dp::RunRecord* record : added) {
         Row row;
         row.past = past;
-        row.checked = !past || checkedIds.count(record->id);
+        row.checked = checkedIds.count(record->id) || (!past && checkedIds.empty());
         row.colorIndex = colorsUsed_++;
         setRecord(row, *record);
         if (past && row.checked)

@@ -61,9 +61,10 @@ public:
     // as past in the table.
     void upsert(const dp::RunRecord& record, bool past = false);
     // upsert() of each record as one change: one insertion of the new rows,
-    // one relabelling and one comparison for all of them. `checkedIds`: runs
-    // to check even if past (those on the charts when the window closed);
-    // checkedChanged() is emitted for the past ones among them.
+    // one relabelling and one comparison for all of them. `checkedIds`: the
+    // new runs to check (past ones: those on the charts when the window
+    // closed; new ones: all when empty); checkedChanged() is emitted for the
+    // past ones among them.
     void upsert(const std::vector<dp::RunRecord>& records, bool past = false,
                 const std::unordered_set<std::string>& checkedIds = {});
     void remove(const std::string& id);
