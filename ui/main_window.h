@@ -66,6 +66,10 @@ public:
     // false, with the reason in the status line (and in `problem`, if
     // given), if it cannot be read or is not a run this workbench can show.
     bool importRunRecord(const QString& path, QString* problem = nullptr);
+    // Reads what other programs changed in the history (dp-train training
+    // beside the window: its epochs, its end, its process gone) into the runs
+    // table; the window does so every few seconds.
+    void followHistory();
     // Writes every chart as PNG and SVG, the checked runs as CSV and JSON and
     // their epochs as CSV into `folder`; false, with the reason in the status
     // line, if a file cannot be written.

@@ -183,6 +183,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
                    + (row.record.id == chosenBaseline_ ? tr("\nThe chosen baseline") : QString());
         if (index.column() == StatusColumn && !row.record.error.empty())
             return QString::fromStdString(row.record.error);
+        if (index.column() == StatusColumn)
+            return statusTip(row);
         if (index.column() == DevicesColumn) {
             QStringList ids;
             for (const std::string& id : row.record.config.devices)
@@ -229,11 +231,19 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
     case RunColumn:
         return displayLabel(rowIndex);
     case StatusColumn:
-        // A past run still "running" was killed mid-way; its epochs stay.
-        if (record.status == dp::RunStatus::running)
-            return (row.past ? tr("interrupted · %1/%2 epochs") : tr("running · epoch %1/%2"))
-                .arg(epochsDone)
-                .arg(record.config.epochs);
+        // A past run still "running" trains on in another process, or was
+        // killed mid-way (its epochs stay); one from another machine is
+        // named as last recorded.
+        if (record.status == dp::RunStatus::running) {
+            if (!row.past || row.process == dp::RunProcess::alive)
+                return tr("running · epoch %1/%2").arg(epochsDone).arg(record.config.epochs);
+            if (row.process == dp::RunProcess::elsewhere)
+                return tr("last seen running on %1 · %2/%3 epochs")
+                    .arg(QString::fromStdString(record.host))
+                    .arg(epochsDone)
+                    .arg(record.config.epochs);
+            return tr("interrupted · %1/%2 epochs").arg(epochsDone).arg(record.config.epochs);
+        }
         if (record.status == dp::RunStatus::stopped)
             return tr("stopped · %1/%2 epochs").arg(epochsDone).arg(record.config.epochs);
         if (record.status == dp::RunStatus::failed)
@@ -374,21 +384,48 @@ dp::RunRecord RunsTableModel::labelledRecord(int row) const
     return record;
 }
 
+QString RunsTableModel::statusTip(const Row& row) const
+{
+    if (!row.past || row.record.status != dp::RunStatus::running)
+        return {};
+    const QString pid = QString::number(row.record.pid);
+    switch (row.process) {
+    case dp::RunProcess::alive:
+        return tr("Trained by process %1 (%2) on this machine").arg(pid, QString::fromStdString(row.record.source));
+    case dp::RunProcess::elsewhere:
+        return tr("Recorded as running by process %1 on %2 after these epochs; this machine cannot "
+                  "tell whether it still runs")
+            .arg(pid, QString::fromStdString(row.record.host));
+    case dp::RunProcess::gone:
+        return tr("Its process (%1) ended without recording the run's end: killed, crashed, or "
+                  "the machine went down. Its finished epochs are kept")
+            .arg(pid);
+    case dp::RunProcess::unknown:
+        break;
+    }
+    return tr("Recorded as running by a process this history does not name; its finished epochs "
+              "are kept");
+}
+
 void RunsTableModel::upsert(const dp::RunRecord& record, bool past)
 {
+    const dp::RunProcess process =
+        past && record.status == dp::RunStatus::running ? dp::run_process(record) : dp::RunProcess::unknown;
     const int existing = rowOf(record.id);
     if (existing >= 0) {
+        Row& row = rows_[std::size_t(existing)];
         // The running run's updates come without the name the user gave it here.
-        const std::string name = rows_[std::size_t(existing)].record.name;
-        rows_[std::size_t(existing)].record = record;
+        const std::string name = row.record.name;
+        row.record = record;
+        row.process = process;
         if (record.name.empty())
-            rows_[std::size_t(existing)].record.name = name;
+            row.record.name = name;
         recompare();
         return;
     }
     const int row = rowCount();
     beginInsertRows({}, row, row);
-    rows_.push_back({record, !past, past, colorsUsed_++});
+    rows_.push_back({record, !past, past, colorsUsed_++, process});
     comparisons_.emplace_back();
     endInsertRows();
     recompare();

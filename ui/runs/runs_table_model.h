@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "run_comparison.h"
+#include "record/run_process.h"
 #include "record/run_record.h"
 
 // The runs of this session and of the history, one row each, oldest first:
@@ -47,8 +48,10 @@ public:
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
     // Adds the run, or updates the row with its id. New runs are checked;
-    // `past` ones (from the history at launch, or imported) are not, and read
-    // as past in the table.
+    // `past` ones (from the history, or imported) are not, and read as past
+    // in the table. A past run recorded as running reads as running while
+    // the process that writes it lives (dp-train beside the workbench), as
+    // interrupted once it is gone: upserting it again looks again.
     void upsert(const dp::RunRecord& record, bool past = false);
     void remove(const std::string& id);
 
@@ -114,7 +117,11 @@ private:
         bool checked = true;
         bool past = false;
         int colorIndex = 0;
+        // For a past row still recorded as running: whether the process that
+        // writes it trains on (looked up at each upsert).
+        dp::RunProcess process = dp::RunProcess::unknown;
     };
+    QString statusTip(const Row& row) const;
     QVariant displayText(const Row& row, int rowIndex, int column) const;
     QVariant number(int rowIndex, int column) const;
     QVariant seedGroupText(const std::vector<int>& members, int column) const;
