@@ -35,6 +35,11 @@ public:
     StopOnInterrupt& operator=(const StopOnInterrupt&) = delete;
 };
 
+// From now on the signals stop or end dp-train as before but say nothing:
+// for a rank that saw another rank of its job die, and whose end mpirun's
+// SIGTERM is, not a stop it could record.
+void silence_interrupt_notices();
+
 // The signal that stopped the run (SIGINT, SIGTERM, SIGHUP, SIGPIPE), 0 if
 // none did. dp-train exits with 128 + it, as a shell reports a program the
 // signal ended.
