@@ -32,6 +32,7 @@
 #include "run_export.h"
 #include "every_field_record.h"
 #include "run_history.h"
+#include "record/run_process.h"
 #include "record/run_record_json.h"
 #include "record/run_record_rules.h"
 #include "config/config_fields.h"
@@ -92,6 +93,8 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
     QCOMPARE(a.id, b.id);
     QCOMPARE(a.started_at, b.started_at);
     QCOMPARE(a.source, b.source);
+    QCOMPARE(a.pid, b.pid);
+    QCOMPARE(a.host, b.host);
     QCOMPARE(a.status, b.status);
     QCOMPARE(a.error, b.error);
     QCOMPARE(a.processes, b.processes);
@@ -122,10 +125,13 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
 }
 
 // every_field_record, with what the history keeps beyond a run record's
-// JSON: a seed above 2^63 - 1, a NaN loss, the largest double.
+// JSON: a seed above 2^63 - 1, a NaN loss, the largest double, the process
+// that writes the run.
 dp::RunRecord everyFieldRecord()
 {
     dp::RunRecord record = every_field_record();
+    record.pid = 4194304;  // the largest pid_max
+    record.host = "node-7.cluster, 'rack' \xC2\xB7 2";
     record.config.seed = std::numeric_limits<std::uint64_t>::max();
     record.epochs[1] = {2, std::numeric_limits<double>::quiet_NaN(), 5e-324, 0.9999999999999999,
                         std::numeric_limits<double>::max()};
@@ -586,6 +592,90 @@ private slots:
         expectUpgraded(file, withoutTestLoss, record);
         QVERIFY(columnsIn(file, QStringLiteral("epochs")).contains(QStringLiteral("test_loss")));
         QCOMPARE(RunHistory(file).run(record.id)->epochs[0].test_loss, record.epochs[0].test_loss);
+    }
+
+    // A history from before the process was kept (no pid or host columns)
+    // opens, its runs naming no process, and keeps it for runs saved since.
+    void historyFromBeforeProcessesGainsTheColumns()
+    {
+        const QString file = path("no-process.sqlite");
+        dp::RunRecord record = everyFieldRecord();
+        saveThenChange(file, record,
+                       {QStringLiteral("ALTER TABLE runs DROP COLUMN pid"),
+                        QStringLiteral("ALTER TABLE runs DROP COLUMN host")});
+        QVERIFY(!columnsIn(file).contains(QStringLiteral("pid")));
+        dp::RunRecord withoutProcess = record;
+        withoutProcess.pid = 0;
+        withoutProcess.host.clear();
+        expectUpgraded(file, withoutProcess, record);
+        QVERIFY(columnsIn(file).contains(QStringLiteral("pid")));
+        QCOMPARE(dp::run_process(withoutProcess), dp::RunProcess::unknown);
+    }
+
+    // Issue 43 item 7: a window read the history once, so dp-train's run
+    // beside it stayed as first read. changedRuns() gives another program's
+    // new runs, its running run's epochs and its end, then lets it go.
+    void changedRunsFollowAnotherProgramsRun()
+    {
+        const QString file = path("runs.sqlite");
+        RunHistory window(file), trainer(file);
+        dp::RunRecord old = madeRun("old", "lenet", 1, {10}, {0.5});
+        trainer.save(old);
+        QCOMPARE(window.runs().size(), std::size_t(1));
+        QVERIFY(window.changedRuns().empty());  // nothing since
+
+        dp::RunRecord training = madeRun("training", "lenet", 2, {6}, {0.5});
+        training.status = dp::RunStatus::running;
+        trainer.save(training);
+        std::vector<dp::RunRecord> changed = window.changedRuns();
+        QCOMPARE(changed.size(), std::size_t(1));
+        QCOMPARE(changed[0].id, std::string("training"));
+        QCOMPARE(changed[0].epochs.size(), std::size_t(1));
+
+        training.epochs.push_back({2, 0.9, 0.6, 0.6, 6});
+        trainer.save(training);
+        changed = window.changedRuns();
+        QCOMPARE(changed.size(), std::size_t(1));
+        QCOMPARE(changed[0].epochs.size(), std::size_t(2));
+
+        training.status = dp::RunStatus::finished;
+        trainer.save(training);
+        changed = window.changedRuns();
+        QCOMPARE(changed.size(), std::size_t(1));
+        QCOMPARE(changed[0].status, dp::RunStatus::finished);
+        QVERIFY(window.changedRuns().empty());  // ended: no longer followed
+    }
+
+    // The process of a record said "running": alive while its pid runs
+    // here and started before the run; gone once it exited, or when its
+    // pid belongs to a later process; not known elsewhere or unnamed.
+    void runProcessTellsALiveRunFromAnInterruptedOne()
+    {
+        dp::RunRecord running = dp::start_run_record(dp::TrainConfig{}, "dp-train");
+        QCOMPARE(running.pid, std::int64_t(QCoreApplication::applicationPid()));
+        QCOMPARE(running.host, dp::this_host());
+        QCOMPARE(dp::run_process(running), dp::RunProcess::alive);
+
+        QProcess exited;
+        exited.start(QStringLiteral("true"));
+        QVERIFY(exited.waitForStarted());
+        const qint64 exitedPid = exited.processId();
+        QVERIFY(exited.waitForFinished());  // reaped: the pid is free
+        dp::RunRecord killed = running;
+        killed.pid = exitedPid;
+        QCOMPARE(dp::run_process(killed), dp::RunProcess::gone);
+
+        dp::RunRecord reused = running;  // this process started long after the run
+        reused.started_at = "2020-01-01T00:00:00Z";
+        QCOMPARE(dp::run_process(reused), dp::RunProcess::gone);
+
+        dp::RunRecord elsewhere = running;
+        elsewhere.host = dp::this_host() + "-not";
+        QCOMPARE(dp::run_process(elsewhere), dp::RunProcess::elsewhere);
+
+        dp::RunRecord unnamed = running;
+        unnamed.pid = 0;
+        QCOMPARE(dp::run_process(unnamed), dp::RunProcess::unknown);
     }
 
     // A step_totals cell this build cannot read loses the timings, not the history.
