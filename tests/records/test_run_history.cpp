@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -564,17 +565,8 @@ private slots:
     // untimed, and keeps the timings of the runs saved from then on.
     void historyFromBeforeStepTimingsOpens()
     {
-        const QString file = path("untimed.sqlite");
-        dp::RunRecord record = everyFieldRecord();
-        saveThenChange(file, record,
-                       {QStringLiteral("ALTER TABLE runs DROP COLUMN steps"),
-                        QStringLiteral("ALTER TABLE runs DROP COLUMN step_totals")});
-        QVERIFY(!columnsIn(file).contains(QStringLiteral("step_totals")));
-        dp::RunRecord untimed = record;
-        untimed.steps = 0;
-        untimed.step_totals.clear();
-        expectUpgraded(file, untimed, record);
-        QVERIFY(columnsIn(file).contains(QStringLiteral("step_totals")));
+        const auto untimed = [](dp::RunRecord& run) { run.steps = 0, run.step_totals.clear(); };
+        expectRunColumnsAdded(QStringLiteral("untimed.sqlite"), {QStringLiteral("step_totals"), QStringLiteral("steps")}, untimed);
     }
 
     // A history of schema 2 from before the test loss was kept (no
@@ -598,18 +590,11 @@ private slots:
     // opens, its runs naming no process, and keeps it for runs saved since.
     void historyFromBeforeProcessesGainsTheColumns()
     {
-        const QString file = path("no-process.sqlite");
-        dp::RunRecord record = everyFieldRecord();
-        saveThenChange(file, record,
-                       {QStringLiteral("ALTER TABLE runs DROP COLUMN pid"),
-                        QStringLiteral("ALTER TABLE runs DROP COLUMN host")});
-        QVERIFY(!columnsIn(file).contains(QStringLiteral("pid")));
-        dp::RunRecord withoutProcess = record;
-        withoutProcess.pid = 0;
-        withoutProcess.host.clear();
-        expectUpgraded(file, withoutProcess, record);
-        QVERIFY(columnsIn(file).contains(QStringLiteral("pid")));
-        QCOMPARE(dp::run_process(withoutProcess), dp::RunProcess::unknown);
+        const auto withoutProcess = [](dp::RunRecord& run) { run.pid = 0, run.host.clear(); };
+        expectRunColumnsAdded(QStringLiteral("no-process.sqlite"), {QStringLiteral("pid"), QStringLiteral("host")}, withoutProcess);
+        dp::RunRecord older = everyFieldRecord();
+        withoutProcess(older);
+        QCOMPARE(dp::run_process(older), dp::RunProcess::unknown);
     }
 
     // Issue 43 item 7: a window read the history once, so dp-train's run
@@ -1528,6 +1513,25 @@ private:
         compareRecords(upgraded.runs().front(), asStored);
         upgraded.save(saved);
         compareRecords(*RunHistory(file).run(saved.id), saved);
+    }
+
+    // A history from before the runs table had `columns` (the first checked
+    // by name) opens with its run as `asOlder` makes it read, gains the
+    // columns, and keeps their values for runs saved from then on.
+    void expectRunColumnsAdded(const QString& name, const QStringList& columns,
+                               const std::function<void(dp::RunRecord&)>& asOlder)
+    {
+        const QString file = path(name);
+        const dp::RunRecord record = everyFieldRecord();
+        QStringList drops;
+        for (const QString& column : columns)
+            drops << QStringLiteral("ALTER TABLE runs DROP COLUMN %1").arg(column);
+        saveThenChange(file, record, drops);
+        QVERIFY(!columnsIn(file).contains(columns.first()));
+        dp::RunRecord older = record;
+        asOlder(older);
+        expectUpgraded(file, older, record);
+        QVERIFY(columnsIn(file).contains(columns.first()));
     }
 
     static QStringList columnsIn(const QString& file, const QString& table = QStringLiteral("runs"))
