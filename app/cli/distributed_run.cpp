@@ -141,9 +141,11 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
 
         // Every rank follows the run's record (rank 0's id, the epochs every
         // rank sums alike); rank 0 writes it.
+        // The record names the strategy as set (the workbench imports it
+        // with dp-train's own checks); source "mpirun" and the processes say
+        // how it ran.
         TrainConfig as_run = config;
         as_run.devices = rank.part.rank_devices;
-        as_run.allreduce = "mpi";
         RunRecord started = start_run_record(as_run, "mpirun");
         started.processes = mpi.size();
         started.id = mpi.broadcast(started.id, 0);
@@ -166,6 +168,15 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
         // mpirun's coming SIGTERM from a stop, and the lowest alive records
         // the run as failed, naming it.
         const std::vector<RankProcess> ranks = rank_processes(mpi);
+        if (record) {
+            // The ranks beside this one train the same run: not load from
+            // other processes (which flagged every one-node job busy).
+            std::vector<std::int64_t> siblings;
+            for (int other = 0; other < mpi.size(); ++other)
+                if (other != mpi.rank() && ranks[std::size_t(other)].host == this_host())
+                    siblings.push_back(ranks[std::size_t(other)].pid);
+            record->count_as_own(std::move(siblings));
+        }
         RankDeathWatch death_watch(ranks, mpi.rank(), [&](int dead_rank, const std::vector<bool>& dead) {
             silence_interrupt_notices();
             for (int lower = 0; lower < mpi.rank(); ++lower)

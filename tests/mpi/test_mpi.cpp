@@ -20,7 +20,9 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/error.h"
 #include "data/dataset.h"
+#include "record/run_record_json.h"
 #include "io/safetensors.h"
 #include "train/parameter_drift.h"
 
@@ -338,6 +340,13 @@ private slots:
         QVERIFY2(json["status"].toString() == "failed", qPrintable(json["status"].toString() + result.err));
         QVERIFY2(json["error"].toString().startsWith(death), qPrintable(json["error"].toString()));
         QVERIFY(json["epochs"].toArray().size() >= 1);
+        // The workbench imports it (issue 41: "unknown all-reduce strategy 'mpi'").
+        QCOMPARE(json["config"].toObject()["allreduce"].toString(), QStringLiteral("ring"));
+        try {
+            dp::read_run_record(record.toStdString());
+        } catch (const dp::Error& error) {
+            QFAIL(error.what());
+        }
         const int survivor = 1 - killed;
         QVERIFY2(result.err.contains(QStringLiteral("dp-train: rank %1: ").arg(survivor) + death),
                  qPrintable(result.err));

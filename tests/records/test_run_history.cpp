@@ -879,6 +879,20 @@ private slots:
         QVERIFY(errorOf([&] { recordFromJson(json); }).size() < 1000);
     }
 
+    // Issue 41: dp-train --distributed wrote "allreduce": "mpi", which
+    // dp-train's settings checks refused, so no mpirun record imported. It
+    // now writes the strategy as set; the records written before import.
+    void anEarlierMpirunRecordImports()
+    {
+        dp::RunRecord record = madeRun("mpirun", "lenet", 2, {1, 1}, {0.5, 0.6});
+        record.source = "mpirun";
+        record.processes = 2;
+        record.config.allreduce = "mpi";
+        const dp::RunRecord imported = recordFromJson(QByteArray::fromStdString(dp::to_json(record)));
+        QCOMPARE(imported.config.allreduce, std::string("mpi"));
+        QCOMPARE(imported.processes, 2);
+    }
+
     // A record whose run the file left running comes in as interrupted: no
     // process here carries it on (it showed "running" forever).
     void importedRunningRecordIsInterrupted()
