@@ -140,10 +140,9 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
         config.devices = {rank.device.id};
 
         // Every rank follows the run's record (rank 0's id, the epochs every
-        // rank sums alike); rank 0 writes it.
-        // The record names the strategy as set (the workbench imports it
-        // with dp-train's own checks); source "mpirun" and the processes say
-        // how it ran.
+        // rank sums alike); rank 0 writes it. It names the strategy as set
+        // (the workbench imports it with dp-train's own checks); source
+        // "mpirun" and the processes say how it ran.
         TrainConfig as_run = config;
         as_run.devices = rank.part.rank_devices;
         RunRecord started = start_run_record(as_run, "mpirun");
