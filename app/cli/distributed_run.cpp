@@ -124,11 +124,20 @@ void record_death(RecordGuard& guard, const TrainConfig& config, bool history,
 }  // namespace
 
 int train_distributed(const CliCommand& command, int& argc, char**& argv) {
+    // A rank cannot tell a user's signal, which mpirun relays, from mpirun's
+    // SIGTERM that ends the job when another rank failed, aborted or died:
+    // no rank promises a recorded stop when one comes. Rank 0 says how the
+    // run ended once it has recorded it.
+    silence_interrupt_notices();
     MpiSession mpi(argc, argv);
     const std::string rank_prefix = "rank " + std::to_string(mpi.rank()) + ": ";
     try {
         TrainConfig config = command.config;
-        check_same_settings(mpi, config);
+        try {
+            check_same_settings(mpi, config);
+        } catch (const RankZeroCannotStart&) {
+            return 2;  // rank 0 said why
+        }
         try {
             validate_ranks(config, mpi.size());
         } catch (const Error& error) {
@@ -177,7 +186,6 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
             record->count_as_own(std::move(siblings));
         }
         RankDeathWatch death_watch(ranks, mpi.rank(), [&](int dead_rank, const std::vector<bool>& dead) {
-            silence_interrupt_notices();
             for (int lower = 0; lower < mpi.rank(); ++lower)
                 if (!dead[std::size_t(lower)]) return;  // a rank below records
             if (!guard) return;  // nothing recorded; mpirun names the dead rank
@@ -228,6 +236,21 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
         std::fflush(stderr);
         mpi.abort(1);
     }
+}
+
+int report_unreadable_command_line(const std::string& message, int& argc, char**& argv) {
+    silence_interrupt_notices();  // mpirun's SIGTERM when a rank ends the job stops no run
+    MpiSession mpi(argc, argv);
+    if (mpi.rank() == 0) {
+        std::fprintf(stderr, "dp-train: %s\n", message.c_str());
+        std::fflush(stderr);
+        rank_zero_started(mpi);
+        return 2;
+    }
+    if (!rank_zero_started(mpi)) return 2;  // rank 0 said it (most likely the same)
+    std::fprintf(stderr, "dp-train: rank %d: %s\n", mpi.rank(), message.c_str());
+    std::fflush(stderr);
+    mpi.abort(2);
 }
 
 }  // namespace dp

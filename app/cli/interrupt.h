@@ -35,9 +35,9 @@ public:
     StopOnInterrupt& operator=(const StopOnInterrupt&) = delete;
 };
 
-// From now on the signals stop or end dp-train as before but say nothing:
-// for a rank that saw another rank of its job die, and whose end mpirun's
-// SIGTERM is, not a stop it could record.
+// From now on the signals stop or end dp-train as before but say nothing at
+// once: for the ranks of an mpirun job, where a SIGTERM may be mpirun ending
+// the job (another rank failed or died), not a stop anyone records.
 void silence_interrupt_notices();
 
 // The signal that stopped the run (SIGINT, SIGTERM, SIGHUP, SIGPIPE), 0 if

@@ -1,8 +1,10 @@
 // dp-train: trains a model from the command line and prints d2l's summary.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/cli_options.h"
@@ -227,6 +229,12 @@ int main(int argc, char** argv) {
     try {
         command = dp::parse_cli(std::vector<std::string>(argv + 1, argv + argc));
     } catch (...) {
+#ifdef DP_HAVE_MPI
+        // Every rank of an mpirun job reads the same command line: one line for the job.
+        if (std::find(argv + 1, argv + argc, std::string_view("--distributed")) != argv + argc)
+            return dp::report_unreadable_command_line(
+                dp::render_settings(dp::current_exception_message(), dp::flag_or_label), argc, argv);
+#endif
         print_error(dp::current_exception_message());
         return 2;  // a bad command line
     }

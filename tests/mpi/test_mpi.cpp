@@ -265,6 +265,27 @@ private slots:
         QVERIFY(!result.out.contains("epoch"));
     }
 
+    // Issue 41: a command line dp-train cannot read was printed once per
+    // rank, none named. One line for the job: rank 0's when every rank has
+    // it, else the rank's own, named, and the job ends either way.
+    void unreadableCommandLineIsOneLine_data() {
+        QTest::addColumn<QString>("epochs");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("every rank") << "abc" << "dp-train: --epochs";
+        QTest::newRow("rank 1 alone") << "$([ $OMPI_COMM_WORLD_RANK = 1 ] && echo abc || echo 50)"
+                                      << "dp-train: rank 1: --epochs";
+    }
+    void unreadableCommandLineIsOneLine() {
+        QFETCH(QString, epochs);
+        QFETCH(QString, named);
+        const auto result = mpirun(
+            2, per_rank("exec \"$0\" --distributed --limit-train 256 --epochs " + epochs, {}), 60000);
+        QVERIFY(result.exit_code > 0);
+        QVERIFY2(result.err.count("dp-train:") == 1, qPrintable(result.err));
+        QVERIFY2(result.err.contains(named), qPrintable(result.err));
+        QVERIFY2(!result.out.contains("epoch 1/"), qPrintable(result.out));
+    }
+
     // Ranks given other data: the same sizes (training on mixed data in
     // silence) or other sizes (mismatched collectives corrupted the heap).
     // Every rank stops before training with one line naming rank 1 and what
