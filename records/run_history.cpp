@@ -33,7 +33,7 @@ namespace {
 // PRAGMA application_id marks the file as ours ("DPWB"); PRAGMA user_version
 // is the schema version, raised with each change to the tables below that an
 // older build could not live with. Columns added with a default (name, steps,
-// step_totals, step_epochs, epochs.test_loss) leave it: a build that lacks them still opens
+// step_totals, step_epochs, pid, host, epochs.test_loss) leave it: a build that lacks them still opens
 // the file, reads its own columns, and its upserts leave the others as they
 // are (the epochs it rewrites lose their test loss: NULL, read as not measured).
 constexpr int kApplicationId = 0x44505742;
@@ -171,6 +171,13 @@ const std::vector<RunColumn>& runColumns()
              [](dp::RunRecord& r, const QVariant& v) { r.id = v.toString().toStdString(); }},
             textColumn("started_at", &dp::RunRecord::started_at),
             textColumn("source", &dp::RunRecord::source),
+            // The process that writes the run while it trains: another
+            // program's run reads as running while it lives. Histories from
+            // before they were kept get 0 and '' (not known).
+            {QStringLiteral("pid"), QStringLiteral("INTEGER NOT NULL DEFAULT 0"),
+             [](const dp::RunRecord& r) -> QVariant { return qint64(r.pid); },
+             [](dp::RunRecord& r, const QVariant& v) { r.pid = std::max<qint64>(0, v.toLongLong()); }},
+            textColumn("host", &dp::RunRecord::host),
             {QStringLiteral("status"), QStringLiteral("TEXT NOT NULL DEFAULT 'running'"),
              [](const dp::RunRecord& r) -> QVariant {
                  return QString::fromLatin1(dp::run_status_name(r.status));
@@ -485,15 +492,19 @@ dp::RunRecord runFromRow(const QSqlQuery& row)
 // others kept; each one left out adds a line to `skipped` (if given).
 std::vector<dp::RunRecord> selectRuns(const Database& database, const QString& condition,
                                       const QVariantList& values,
-                                      std::vector<std::string>* skipped)
+                                      std::vector<std::string>* skipped,
+                                      qint64* newestRowid = nullptr)
 {
     std::vector<dp::RunRecord> runs;
     QHash<QString, std::size_t> indexById;
+    // The rowid after the columns: which rows are newer than those read (changedRuns).
     QSqlQuery runRows = database.exec(
-            QStringLiteral("SELECT %1 FROM runs %2 ORDER BY started_at, rowid")
+            QStringLiteral("SELECT %1, rowid FROM runs %2 ORDER BY started_at, rowid")
                     .arg(runColumnList(columnName), condition),
             values);
     while (runRows.next()) {
+        if (newestRowid)
+            *newestRowid = std::max(*newestRowid, runRows.value(int(runColumns().size())).toLongLong());
         try {
             dp::RunRecord record = runFromRow(runRows);
             indexById.insert(QString::fromStdString(record.id), runs.size());
@@ -644,11 +655,38 @@ std::vector<dp::RunRecord> RunHistory::runs(std::vector<std::string>* skipped) c
     requireSchema();
     const Database database(connectionName_, path_);
     std::vector<std::string> unreadable;
-    std::vector<dp::RunRecord> found = selectRuns(database, QString(), {}, &unreadable);
+    std::vector<dp::RunRecord> found = selectRuns(database, QString(), {}, &unreadable, &newestRowid_);
+    followRunning(found);
     if (skipped)
         for (const std::string& problem : unreadable)
             skipped->push_back("run history " + path_.toStdString() + ": " + problem);
     return found;
+}
+
+std::vector<dp::RunRecord> RunHistory::changedRuns() const
+{
+    requireSchema();
+    // The rows added since, every row running now, and those that were
+    // running when last read (to see them end).
+    QString condition = QStringLiteral("WHERE rowid > ? OR status = 'running'");
+    QVariantList values{newestRowid_};
+    if (!followedIds_.empty()) {
+        condition += QStringLiteral(" OR id IN (%1)").arg(placeholders(int(followedIds_.size())));
+        for (const std::string& id : followedIds_)
+            values << QString::fromStdString(id);
+    }
+    std::vector<dp::RunRecord> found =
+            selectRuns(Database(connectionName_, path_), condition, values, nullptr, &newestRowid_);
+    followRunning(found);
+    return found;
+}
+
+void RunHistory::followRunning(const std::vector<dp::RunRecord>& read) const
+{
+    followedIds_.clear();
+    for (const dp::RunRecord& record : read)
+        if (record.status == dp::RunStatus::running)
+            followedIds_.push_back(record.id);
 }
 
 std::optional<dp::RunRecord> RunHistory::run(const std::string& id) const

@@ -59,6 +59,12 @@ public:
     // the others kept; with `skipped`, one line for each row left out,
     // naming the file, the run and the value.
     std::vector<dp::RunRecord> runs(std::vector<std::string>* skipped = nullptr) const;
+    // What changed since the last runs() or changedRuns() of this instance,
+    // as the history holds it now: runs added since (by anyone), and runs
+    // that were running then or are now (another program's training moves
+    // on, then ends). How a window follows dp-train without rereading the
+    // whole history. Rows this build cannot read are left out.
+    std::vector<dp::RunRecord> changedRuns() const;
     std::optional<dp::RunRecord> run(const std::string& id) const;
     // Removing a run that is not there does nothing.
     void remove(const std::string& id);
@@ -70,7 +76,13 @@ private:
     // once; deferred from the constructor while another program held the lock.
     void requireSchema() const;
 
+    // Remembers the running runs among those just read, for changedRuns().
+    void followRunning(const std::vector<dp::RunRecord>& read) const;
+
     QString path_;
     QString connectionName_;
     mutable bool schemaReady_ = false;
+    // What changedRuns() reads again: rows after this rowid, and these runs.
+    mutable qint64 newestRowid_ = 0;
+    mutable std::vector<std::string> followedIds_;
 };

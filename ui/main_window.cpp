@@ -37,6 +37,7 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "batch_split_view.h"
@@ -79,6 +80,9 @@
 namespace {
 
 constexpr int kMaxLogLines = 10000;
+// How often the window looks for other programs' changes to the history: a
+// scan of the runs table (not their epochs) each time, soon after an epoch.
+constexpr int kHistoryFollowInterval = 2000;  // ms
 // Presenter mode: text a class can read from the back of the room.
 constexpr double kPresenterFontScale = 1.6;
 // No plot shorter outside presenter mode: shorter, the charts show one at a
@@ -202,6 +206,10 @@ MainWindow::MainWindow(QWidget* parent)
         appendLog(historyProblem);
     }
     loadHistory();
+    // Other programs' runs move on, end, or lose their process meanwhile.
+    auto* historyFollower = new QTimer(this);
+    connect(historyFollower, &QTimer::timeout, this, &MainWindow::followHistory);
+    historyFollower->start(kHistoryFollowInterval);
     updateControls();
     showStatus(tr("Ready"));
     showSettingsProblem();
@@ -685,6 +693,25 @@ void MainWindow::loadHistory()
                     .arg(problems.mid(0, kProblemsShown).join(QStringLiteral("; ")),
                          problems.size() > kProblemsShown ? tr("; the others in the Log tab")
                                                           : QString()));
+}
+
+void MainWindow::followHistory()
+{
+    if (!history_)
+        return;
+    std::vector<dp::RunRecord> changed;
+    try {
+        changed = history_->changedRuns();
+    } catch (const dp::Error&) {
+        return;  // locked or unreadable for now: the next look, or loadHistory's message, tells
+    }
+    for (const dp::RunRecord& record : changed) {
+        // This window's own runs: it shows them as it trains them.
+        const int row = runsModel_->rowOf(record.id);
+        if (row >= 0 && !runsModel_->isPast(row))
+            continue;
+        runsModel_->upsert(record, true);
+    }
 }
 
 dp::TrainConfig MainWindow::runConfig() const

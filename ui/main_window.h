@@ -69,6 +69,10 @@ public:
     // importRunRecord() of each file as one change (one history transaction,
     // one relabelling of the runs table): none is imported if one cannot be read.
     bool importRunRecords(const QStringList& paths, QString* problem = nullptr);
+    // Reads what other programs changed in the history (dp-train training
+    // beside the window: its epochs, its end, its process gone) into the runs
+    // table; the window does so every few seconds.
+    void followHistory();
     // Writes every chart as PNG and SVG, the checked runs as CSV and JSON,
     // their epochs as CSV and the step traces they wrote into `folder`;
     // false, with the reason in the status line, if a file cannot be written.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include "cli/cli_options.h"
 
 namespace dp {
@@ -14,5 +16,12 @@ namespace dp {
 // killed) and aborts the job, so every rank exits non-zero. Returns the exit code (0, or 2 for
 // settings that no rank can run).
 int train_distributed(const CliCommand& command, int& argc, char**& argv);
+
+// dp-train --distributed with a command line that could not be read
+// (`message`): one line for the job, as every rank gets the same command
+// line. Rank 0 prints "dp-train: <message>" and the others end quietly; a
+// rank whose own command line alone is wrong prints "dp-train: rank R:
+// <message>" and ends the job. Returns 2.
+int report_unreadable_command_line(const std::string& message, int& argc, char**& argv);
 
 }  // namespace dp

@@ -14,7 +14,9 @@ namespace {
 std::atomic<Trainer*> running_trainer{nullptr};
 std::atomic<int> caught_signal{0};
 std::atomic<int> later_signals{0};  // SIGINT, SIGTERM, SIGHUP after the first stopping signal
-static_assert(std::atomic<Trainer*>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
+std::atomic<bool> notices_silenced{false};
+static_assert(std::atomic<Trainer*>::is_always_lock_free && std::atomic<int>::is_always_lock_free &&
+              std::atomic<bool>::is_always_lock_free);
 
 void say(const char* text, std::size_t size) {
     [[maybe_unused]] const auto written = ::write(STDERR_FILENO, text, size);
@@ -32,6 +34,7 @@ void on_signal(int signal) {
             "\ndp-train: stopping after the batch in flight; the run is recorded as stopped\n";
         static const char pipe_notice[] =
             "dp-train: the output's reader went away: stopping after the batch in flight\n";
+        if (notices_silenced.load()) return;
         if (signal == SIGPIPE) say(pipe_notice, sizeof pipe_notice - 1);
         else say(notice, sizeof notice - 1);
         return;
@@ -72,6 +75,8 @@ StopOnInterrupt::~StopOnInterrupt() {
     // The handlers stay: Ctrl-C between runs is still a stop, not a kill.
     running_trainer = nullptr;
 }
+
+void silence_interrupt_notices() { notices_silenced = true; }
 
 int interrupting_signal() { return caught_signal.load(); }
 

@@ -35,6 +35,11 @@ public:
     StopOnInterrupt& operator=(const StopOnInterrupt&) = delete;
 };
 
+// From now on the signals stop or end dp-train as before but say nothing at
+// once: for the ranks of an mpirun job, where a SIGTERM may be mpirun ending
+// the job (another rank failed or died), not a stop anyone records.
+void silence_interrupt_notices();
+
 // The signal that stopped the run (SIGINT, SIGTERM, SIGHUP, SIGPIPE), 0 if
 // none did. dp-train exits with 128 + it, as a shell reports a program the
 // signal ended.

@@ -1,8 +1,11 @@
 // dp-train: trains a model from the command line and prints d2l's summary.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/cli_options.h"
@@ -232,6 +235,16 @@ int main(int argc, char** argv) {
     try {
         command = dp::parse_cli(std::vector<std::string>(argv + 1, argv + argc));
     } catch (...) {
+#ifdef DP_HAVE_MPI
+        // Every rank of an mpirun job reads the same command line: one line for
+        // the job. Only under a launcher (Open MPI's, MPICH's or PMIx's
+        // variables): alone, the line needs no MPI.
+        const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||
+                              std::getenv("PMIX_RANK");
+        if (launched && std::find(argv + 1, argv + argc, std::string_view("--distributed")) != argv + argc)
+            return dp::report_unreadable_command_line(
+                dp::render_settings(dp::current_exception_message(), dp::flag_or_label), argc, argv);
+#endif
         print_error(dp::current_exception_message());
         return 2;  // a bad command line
     }

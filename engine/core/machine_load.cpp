@@ -29,10 +29,10 @@ bool read_machine_busy(double& seconds) {
     return true;
 }
 
-// Fields 14 and 15 of /proc/self/stat (utime, stime), after the command name
-// in parentheses, which may itself hold spaces.
-bool read_own_cpu(double& seconds) {
-    std::ifstream stat("/proc/self/stat");
+// Fields 14 and 15 of /proc/<process>/stat (utime, stime), after the command
+// name in parentheses, which may itself hold spaces.
+bool read_process_cpu(const std::string& process, double& seconds) {
+    std::ifstream stat("/proc/" + process + "/stat");
     std::string line;
     if (!std::getline(stat, line)) return false;
     const auto close = line.rfind(')');
@@ -49,10 +49,14 @@ bool read_own_cpu(double& seconds) {
 
 }  // namespace
 
-CpuClock read_cpu_clock() {
+CpuClock read_cpu_clock(std::span<const std::int64_t> also_own) {
     CpuClock clock;
     clock.wall = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    clock.known = read_machine_busy(clock.machine_busy) && read_own_cpu(clock.own);
+    clock.known = read_machine_busy(clock.machine_busy) && read_process_cpu("self", clock.own);
+    for (const std::int64_t pid : also_own) {
+        double seconds = 0;
+        if (read_process_cpu(std::to_string(pid), seconds)) clock.own += seconds;
+    }
     std::ifstream("/proc/loadavg") >> clock.load_average;
     return clock;
 }

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <cstdint>
+#include <span>
+
 namespace dp {
 
 // How busy the rest of the machine was while something was measured: a
@@ -9,12 +12,15 @@ namespace dp {
 // this process's own (/proc/self/stat).
 struct CpuClock {
     double machine_busy = 0;  // seconds of CPU time, every core, every process
-    double own = 0;           // seconds of CPU time of this process's threads
+    double own = 0;           // seconds of CPU time of this process's threads (and also_own's)
     double wall = 0;          // seconds, monotonic
     double load_average = 0;  // the 1-minute load average at the time
     bool known = false;       // false where /proc cannot be read
 };
-CpuClock read_cpu_clock();
+// `also_own`: processes whose CPU time counts as this one's (the other ranks
+// of its MPI job on this machine, which train the same run: not "other
+// processes"). One that cannot be read (gone) counts nothing.
+CpuClock read_cpu_clock(std::span<const std::int64_t> also_own = {});
 
 struct MachineLoad {
     // Cores the other processes kept busy on average between two readings.

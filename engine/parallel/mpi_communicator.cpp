@@ -91,12 +91,15 @@ void MpiCommunicator::time_out(std::string_view collective) {
     // One line for the job: the reporting rank's caller prints it and ends
     // the job at once. The others give it time to, and speak only if the job
     // is still running then (the reporter may have stopped answering too).
+    // That time is far beyond any teardown (mpirun's SIGTERM, then SIGKILL a
+    // second later) and the reporter's record write, which waits up to 5 s
+    // for a locked history: a slow machine must not make two lines.
     // The collective stays pending either way (MPI cannot cancel one) and
     // could still write into its buffer whenever MPI runs: no MPI call
     // follows this one (the roll call keeps its communicator) until the
     // caller's MPI_Abort, however soon the buffer is freed.
     if (!roll.reports)
-        std::this_thread::sleep_for(2 * roll_call_grace(timeout_) + std::chrono::seconds(5));
+        std::this_thread::sleep_for(std::chrono::seconds(60));
     throw Error(message);
 }
 

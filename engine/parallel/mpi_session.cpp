@@ -62,6 +62,8 @@ std::vector<std::string> MpiSession::all_gather(const std::string& text) const {
     return texts;
 }
 
+void MpiSession::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
+
 void MpiSession::abort(int exit_code) const {
     MPI_Abort(MPI_COMM_WORLD, exit_code);
     std::_Exit(exit_code);  // MPI_Abort does not return; this keeps [[noreturn]] honest

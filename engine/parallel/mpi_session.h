@@ -37,6 +37,9 @@ public:
     // Every rank's text, in rank order, on every rank.
     std::vector<std::string> all_gather(const std::string& text) const;
 
+    // MPI_Barrier: returns once every rank has called it.
+    void barrier() const;
+
     // MPI_Abort on MPI_COMM_WORLD: mpirun ends every rank of the job.
     [[noreturn]] void abort(int exit_code) const;
 

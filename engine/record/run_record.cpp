@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "devices/device.h"
 #include "models/model_registry.h"
+#include "record/run_process.h"
 
 namespace dp {
 
@@ -120,6 +121,8 @@ RunRecord start_run_record(const TrainConfig& config, const std::string& source)
     record.started_at = utc_now();
     record.id = unique_id(record.started_at);
     record.source = source;
+    record.pid = ::getpid();
+    record.host = this_host();
     record.config = config;
     const bool on_gpu = !config.devices.empty() && config.devices[0].starts_with("cuda:");
     record.deterministic =

@@ -29,6 +29,14 @@ struct RunRecord {
     std::string id;          // unique: "<started_at>-<pid>-<run of the process>"
     std::string started_at;  // UTC, ISO 8601: "2026-11-22T01:30:00Z"
     std::string source;      // "dp-train", "dp-workbench" or "mpirun"
+    // The process that writes the record while the run trains (rank 0's for
+    // mpirun) and the machine it runs on (gethostname): what tells a run that
+    // another process still trains from one it left running when it died
+    // (record/run_process.h). Kept in the history, not in the JSON record (a
+    // record file is a snapshot: read_run_record). 0 and "": not known
+    // (older histories, imports).
+    std::int64_t pid = 0;
+    std::string host;
     RunStatus status = RunStatus::running;
     std::string error;       // the one-line message of a failed run
     TrainConfig config;      // as run: devices resolved to ids
@@ -84,7 +92,8 @@ struct RunRecord {
     std::string settings_label() const;
 };
 
-// A new record for `config`, stamped with the current time and this process.
+// A new record for `config`, stamped with the current time and this process
+// (pid, host).
 RunRecord start_run_record(const TrainConfig& config, const std::string& source);
 
 // A new id for the runs of one comparison (RunRecord::comparison_group).

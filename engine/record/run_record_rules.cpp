@@ -55,8 +55,14 @@ void checkSettings(const dp::TrainConfig& config)
         if (dp::field_kind(field) == dp::FieldKind::text)
             requireLength("config." + std::string(field.name), dp::field_text(field, config),
                           kMaxSettingTextBytes);
+    // Records of earlier dp-train --distributed builds name the MPI
+    // communicator, "mpi", where the strategy goes (checkDevices allows it):
+    // their settings are checked as the ring they were run with.
+    dp::TrainConfig checked = config;
+    if (checked.allreduce == "mpi")
+        checked.allreduce = "ring";
     try {
-        dp::validate_settings(config);
+        dp::validate_settings(checked);
     } catch (...) {
         const std::string message = dp::render_settings(
                 dp::current_exception_message(),
@@ -83,7 +89,7 @@ void checkDevices(const dp::RunRecord& record)
     if (record.processes < 1 || std::size_t(record.processes) > devices.size())
         fail(dp::format("\"processes\" must be between 1 and the %zu devices listed (got %d)",
                         devices.size(), record.processes));
-    // The strategies a run uses, and "mpi", what an mpirun record says.
+    // The strategies a run uses, and "mpi", what earlier mpirun records say.
     std::vector<std::string> strategies = dp::thread_communicator_strategies();
     strategies.push_back("mpi");
     if (std::find(strategies.begin(), strategies.end(), record.config.allreduce) == strategies.end())

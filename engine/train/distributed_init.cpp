@@ -89,9 +89,21 @@ void check_same_data(const MpiSession& mpi, const std::string& fingerprint) {
                 setting("data_dir"));
 }
 
+namespace {
+
+// What a rank broadcasts in place of its settings when it cannot start; no
+// settings text begins with a control character.
+const std::string cannot_start = "\x01" "cannot start";
+
+}  // namespace
+
+bool rank_zero_started(const MpiSession& mpi) { return mpi.broadcast(cannot_start, 0) != cannot_start; }
+
 void check_same_settings(const MpiSession& mpi, const TrainConfig& config) {
     const std::string mine = shared_settings(config);
-    const std::string difference = first_difference(mine, mpi.broadcast(mine, 0), "rank 0");
+    const std::string rank0 = mpi.broadcast(mine, 0);
+    if (rank0 == cannot_start) throw RankZeroCannotStart("rank 0 could not read its command line");
+    const std::string difference = first_difference(mine, rank0, "rank 0");
     if (!difference.empty())
         throw Error("settings differ from rank 0's: " + difference +
                     "; give every rank the same command line");

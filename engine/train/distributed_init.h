@@ -16,10 +16,24 @@
 
 namespace dp {
 
+// Thrown by check_same_settings when rank 0 could not read its command line
+// and has said so: the other ranks end without a word of their own.
+class RankZeroCannotStart : public Error {
+public:
+    using Error::Error;
+};
+
 // Throws dp::Error unless this rank's shared settings (shared_settings) are
 // rank 0's: a rank that trained with another batch size or seed would
-// silently corrupt the run. Collective: every rank calls it.
+// silently corrupt the run. Collective: every rank calls it, or in its place
+// rank_zero_started.
 void check_same_settings(const MpiSession& mpi, const TrainConfig& config);
+
+// For a rank whose command line could not be read: takes part in
+// check_same_settings' collective without settings. Returns whether rank 0
+// starts a run (false on rank 0 itself, and where rank 0 could not read its
+// command line either: then it has said why, once for the job).
+bool rank_zero_started(const MpiSession& mpi);
 
 // Throws dp::Error, the same line on every rank, unless every rank's
 // data_fingerprint (config/training_data.h) is rank 0's: ranks given another

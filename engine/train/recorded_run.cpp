@@ -42,8 +42,13 @@ std::string RecordedRun::finish(RunOutcome outcome, const std::string& error) {
     return failed;
 }
 
+void RecordedRun::count_as_own(std::vector<std::int64_t> pids) {
+    own_processes_ = std::move(pids);
+    started_ = read_cpu_clock(own_processes_);
+}
+
 void RecordedRun::measure_load() {
-    const MachineLoad load = machine_load_between(started_, read_cpu_clock());
+    const MachineLoad load = machine_load_between(started_, read_cpu_clock(own_processes_));
     if (!load.known) return;
     record_.other_cores = load.other_cores;
     record_.busy = load.busy();

@@ -52,6 +52,10 @@ public:
     // The run's step totals (RunSummary::step_totals and steps), written
     // with the next epoch or the end.
     void set_step_totals(const RunSummary& summary);
+    // The other processes of the run (the ranks of an MPI job on this
+    // machine): their CPU time is the run's, not other load on the machine.
+    // The load is measured from this call on.
+    void count_as_own(std::vector<std::int64_t> pids);
     // Finished, stopped, or failed with `error`. Returns the first sink's
     // error if the end could not be written, else "".
     std::string finish(RunOutcome outcome, const std::string& error);
@@ -66,6 +70,7 @@ private:
 
     RunRecord record_;
     CpuClock started_;  // for the machine's load while the run trains
+    std::vector<std::int64_t> own_processes_;  // count_as_own's
     std::vector<std::unique_ptr<RunRecordSink>> sinks_;
 };
 

@@ -2,8 +2,11 @@
 // the MPI communicator against a direct sum; a multi-process run ends with
 // the parameters of the in-process run on as many devices; and failures
 // (missing data on one rank, different settings, a killed rank) end every
-// rank quickly with a non-zero exit and the failed rank's message; a stopped
-// rank ends the job after the collective timeout, named.
+// rank with a non-zero exit and the failed rank's message, or the killed
+// rank's death in the record; a stopped rank ends the job after the
+// collective timeout, named. The tests wait for events (a pid file, the
+// first epoch line, the job's end), never for a time: a loaded machine only
+// makes them slower.
 #include <QtTest>
 
 #include <QJsonArray>
@@ -17,7 +20,9 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/error.h"
 #include "data/dataset.h"
+#include "record/run_record_json.h"
 #include "io/safetensors.h"
 #include "train/parameter_drift.h"
 
@@ -241,7 +246,11 @@ private slots:
         QVERIFY(result.exit_code > 0);
         QVERIFY2(result.err.contains("dp-train: rank 1: " + dir.filePath("rank1")),
                  qPrintable(result.err));
-        QVERIFY(result.seconds < 30);
+        // Fast: rank 1's failure ended the job, not rank 0's collective
+        // timeout, before any epoch (told by what was printed, not by the
+        // clock, which a loaded machine slows).
+        QVERIFY2(!result.err.contains("did not reach"), qPrintable(result.err));
+        QVERIFY2(!result.out.contains("epoch 1/"), qPrintable(result.out));
     }
 
     void differentSettingsStopEveryRank() {
@@ -254,6 +263,27 @@ private slots:
                                      "0 on rank 0)"),
                  qPrintable(result.err));
         QVERIFY(!result.out.contains("epoch"));
+    }
+
+    // Issue 41: a command line dp-train cannot read was printed once per
+    // rank, none named. One line for the job: rank 0's when every rank has
+    // it, else the rank's own, named, and the job ends either way.
+    void unreadableCommandLineIsOneLine_data() {
+        QTest::addColumn<QString>("epochs");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("every rank") << "abc" << "dp-train: --epochs";
+        QTest::newRow("rank 1 alone") << "$([ $OMPI_COMM_WORLD_RANK = 1 ] && echo abc || echo 50)"
+                                      << "dp-train: rank 1: --epochs";
+    }
+    void unreadableCommandLineIsOneLine() {
+        QFETCH(QString, epochs);
+        QFETCH(QString, named);
+        const auto result = mpirun(
+            2, per_rank("exec \"$0\" --distributed --limit-train 256 --epochs " + epochs, {}), 60000);
+        QVERIFY(result.exit_code > 0);
+        QVERIFY2(result.err.count("dp-train:") == 1, qPrintable(result.err));
+        QVERIFY2(result.err.contains(named), qPrintable(result.err));
+        QVERIFY2(!result.out.contains("epoch 1/"), qPrintable(result.out));
     }
 
     // Ranks given other data: the same sizes (training on mixed data in
@@ -301,23 +331,49 @@ private slots:
         QVERIFY2(!result.err.contains("munmap") && !result.err.contains("signal"), qPrintable(result.err));
     }
 
-    // kill -9 of rank 1 while it trains: mpirun ends rank 0 too.
+    // kill -9 of one rank while it trains: mpirun ends the other too. Issue
+    // 43 item 6: the run stayed "running" and the survivor printed that it
+    // would record a stop. The lowest rank alive records the run as failed,
+    // naming the dead rank, and says so; no rank claims a stop.
+    void killedRankEndsTheJob_data() {
+        QTest::addColumn<int>("killed");
+        QTest::newRow("rank 1 killed") << 1;
+        QTest::newRow("rank 0 killed") << 0;
+    }
     void killedRankEndsTheJob() {
+        QFETCH(int, killed);
         QTemporaryDir dir;
+        const QString record = dir.filePath("run.json");
         QProcess job;
-        start_ranks_writing_pids(job, 2, dir.path(),
-                                 "--epochs 100 --limit-train 2560 --limit-test 100");
-        const qint64 rank1 = rank_pid(job, dir.path(), 1);
-        QVERIFY(rank1 > 0);
-        job.waitForFinished(3000);  // into training
-        QCOMPARE(::kill(pid_t(rank1), SIGKILL), 0);
+        std::vector<qint64> pids;
+        const KillRanksAtExit cleanup{pids};
+        QVERIFY(start_two_recorded_ranks(job, dir.path(), record, "", pids));
+        const qint64 killed_pid = pids[std::size_t(killed)];
+        QCOMPARE(::kill(pid_t(killed_pid), SIGKILL), 0);
         QElapsedTimer timer;
         timer.start();
         const auto result = finish(job, 60000);
-        qInfo("the job ended %.1f s after rank 1 was killed, exit code %d",
-              double(timer.elapsed()) / 1000, result.exit_code);
+        qInfo("the job ended %.1f s after rank %d was killed, exit code %d",
+              double(timer.elapsed()) / 1000, killed, result.exit_code);
         QVERIFY(result.exit_code > 0);
-        QVERIFY(timer.elapsed() < 30000);
+        const QString death = QStringLiteral("rank %1 died (process %2 on ").arg(killed).arg(killed_pid);
+        const QJsonObject json = record_json(record);
+        QVERIFY2(json["status"].toString() == "failed", qPrintable(json["status"].toString() + result.err));
+        QVERIFY2(json["error"].toString().startsWith(death), qPrintable(json["error"].toString()));
+        QVERIFY(json["epochs"].toArray().size() >= 1);
+        // The workbench imports it (issue 41: "unknown all-reduce strategy 'mpi'").
+        QCOMPARE(json["config"].toObject()["allreduce"].toString(), QStringLiteral("ring"));
+        try {
+            dp::read_run_record(record.toStdString());
+        } catch (const dp::Error& error) {
+            QFAIL(error.what());
+        }
+        const int survivor = 1 - killed;
+        QVERIFY2(result.err.contains(QStringLiteral("dp-train: rank %1: ").arg(survivor) + death),
+                 qPrintable(result.err));
+        QVERIFY2(result.err.contains("; the run is recorded as failed\n"), qPrintable(result.err));
+        QVERIFY2(!result.err.contains("stopping after") && !result.err.contains("recorded as stopped"),
+                 qPrintable(result.err));
     }
 
     // SIGSTOP of one rank after the first epoch: the others wait for it in a
@@ -349,11 +405,13 @@ private slots:
         QElapsedTimer timer;
         timer.start();
         const auto result = finish(job, 60000);
-        const double seconds = double(timer.elapsed()) / 1000;
-        qInfo("the job ended %.1f s after rank %d was stopped, exit code %d", seconds, stopped,
-              result.exit_code);
+        // No bound on the seconds (issue 43 item 9: this failed on a loaded
+        // machine): the others may have waited for the stopped rank before
+        // the signal landed, and a loaded machine is slow. The line below
+        // names the 5 s wait; finish()'s limit is the job's.
+        qInfo("the job ended %.1f s after rank %d was stopped, exit code %d",
+              double(timer.elapsed()) / 1000, stopped, result.exit_code);
         QVERIFY(result.exit_code > 0);
-        QVERIFY2(seconds >= 5 && seconds < 30, qPrintable(QString::number(seconds)));
         const QRegularExpression named(
             "dp-train: rank \\d: rank " + QString::number(stopped) +
             " \\([^,]+, cpu:\\d+\\) did not reach the (all-reduce|broadcast) [^:]* within 5 s: it "

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -36,6 +37,7 @@
 #include "every_field_record.h"
 #include "process_locale.h"
 #include "run_history.h"
+#include "record/run_process.h"
 #include "record/run_record_json.h"
 #include "record/run_record_rules.h"
 #include "config/config_fields.h"
@@ -96,6 +98,8 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
     QCOMPARE(a.id, b.id);
     QCOMPARE(a.started_at, b.started_at);
     QCOMPARE(a.source, b.source);
+    QCOMPARE(a.pid, b.pid);
+    QCOMPARE(a.host, b.host);
     QCOMPARE(a.status, b.status);
     QCOMPARE(a.error, b.error);
     QCOMPARE(a.processes, b.processes);
@@ -126,10 +130,13 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
 }
 
 // every_field_record, with what the history keeps beyond a run record's
-// JSON: a seed above 2^63 - 1, a NaN loss, the largest double.
+// JSON: a seed above 2^63 - 1, a NaN loss, the largest double, the process
+// that writes the run.
 dp::RunRecord everyFieldRecord()
 {
     dp::RunRecord record = every_field_record();
+    record.pid = 4194304;  // the largest pid_max
+    record.host = "node-7.cluster, 'rack' \xC2\xB7 2";
     record.config.seed = std::numeric_limits<std::uint64_t>::max();
     record.epochs[1] = {2, std::numeric_limits<double>::quiet_NaN(), 5e-324, 0.9999999999999999,
                         std::numeric_limits<double>::max()};
@@ -679,17 +686,8 @@ private slots:
     // untimed, and keeps the timings of the runs saved from then on.
     void historyFromBeforeStepTimingsOpens()
     {
-        const QString file = path("untimed.sqlite");
-        dp::RunRecord record = everyFieldRecord();
-        saveThenChange(file, record,
-                       {QStringLiteral("ALTER TABLE runs DROP COLUMN steps"),
-                        QStringLiteral("ALTER TABLE runs DROP COLUMN step_totals")});
-        QVERIFY(!columnsIn(file).contains(QStringLiteral("step_totals")));
-        dp::RunRecord untimed = record;
-        untimed.steps = 0;
-        untimed.step_totals.clear();
-        expectUpgraded(file, untimed, record);
-        QVERIFY(columnsIn(file).contains(QStringLiteral("step_totals")));
+        const auto untimed = [](dp::RunRecord& run) { run.steps = 0, run.step_totals.clear(); };
+        expectRunColumnsAdded(QStringLiteral("untimed.sqlite"), {QStringLiteral("step_totals"), QStringLiteral("steps")}, untimed);
     }
 
     // A history of schema 2 from before the test loss was kept (no
@@ -707,6 +705,83 @@ private slots:
         expectUpgraded(file, withoutTestLoss, record);
         QVERIFY(columnsIn(file, QStringLiteral("epochs")).contains(QStringLiteral("test_loss")));
         QCOMPARE(RunHistory(file).run(record.id)->epochs[0].test_loss, record.epochs[0].test_loss);
+    }
+
+    // A history from before the process was kept (no pid or host columns)
+    // opens, its runs naming no process, and keeps it for runs saved since.
+    void historyFromBeforeProcessesGainsTheColumns()
+    {
+        const auto withoutProcess = [](dp::RunRecord& run) { run.pid = 0, run.host.clear(); };
+        expectRunColumnsAdded(QStringLiteral("no-process.sqlite"), {QStringLiteral("pid"), QStringLiteral("host")}, withoutProcess);
+        dp::RunRecord older = everyFieldRecord();
+        withoutProcess(older);
+        QCOMPARE(dp::run_process(older), dp::RunProcess::unknown);
+    }
+
+    // Issue 43 item 7: a window read the history once, so dp-train's run
+    // beside it stayed as first read. changedRuns() gives another program's
+    // new runs, its running run's epochs and its end, then lets it go.
+    void changedRunsFollowAnotherProgramsRun()
+    {
+        const QString file = path("runs.sqlite");
+        RunHistory window(file), trainer(file);
+        dp::RunRecord old = madeRun("old", "lenet", 1, {10}, {0.5});
+        trainer.save(old);
+        QCOMPARE(window.runs().size(), std::size_t(1));
+        QVERIFY(window.changedRuns().empty());  // nothing since
+
+        dp::RunRecord training = madeRun("training", "lenet", 2, {6}, {0.5});
+        training.status = dp::RunStatus::running;
+        trainer.save(training);
+        std::vector<dp::RunRecord> changed = window.changedRuns();
+        QCOMPARE(changed.size(), std::size_t(1));
+        QCOMPARE(changed[0].id, std::string("training"));
+        QCOMPARE(changed[0].epochs.size(), std::size_t(1));
+
+        training.epochs.push_back({2, 0.9, 0.6, 0.6, 6});
+        trainer.save(training);
+        changed = window.changedRuns();
+        QCOMPARE(changed.size(), std::size_t(1));
+        QCOMPARE(changed[0].epochs.size(), std::size_t(2));
+
+        training.status = dp::RunStatus::finished;
+        trainer.save(training);
+        changed = window.changedRuns();
+        QCOMPARE(changed.size(), std::size_t(1));
+        QCOMPARE(changed[0].status, dp::RunStatus::finished);
+        QVERIFY(window.changedRuns().empty());  // ended: no longer followed
+    }
+
+    // The process of a record said "running": alive while its pid runs
+    // here and started before the run; gone once it exited, or when its
+    // pid belongs to a later process; not known elsewhere or unnamed.
+    void runProcessTellsALiveRunFromAnInterruptedOne()
+    {
+        dp::RunRecord running = dp::start_run_record(dp::TrainConfig{}, "dp-train");
+        QCOMPARE(running.pid, std::int64_t(QCoreApplication::applicationPid()));
+        QCOMPARE(running.host, dp::this_host());
+        QCOMPARE(dp::run_process(running), dp::RunProcess::alive);
+
+        QProcess exited;
+        exited.start(QStringLiteral("true"));
+        QVERIFY(exited.waitForStarted());
+        const qint64 exitedPid = exited.processId();
+        QVERIFY(exited.waitForFinished());  // reaped: the pid is free
+        dp::RunRecord killed = running;
+        killed.pid = exitedPid;
+        QCOMPARE(dp::run_process(killed), dp::RunProcess::gone);
+
+        dp::RunRecord reused = running;  // this process started long after the run
+        reused.started_at = "2020-01-01T00:00:00Z";
+        QCOMPARE(dp::run_process(reused), dp::RunProcess::gone);
+
+        dp::RunRecord elsewhere = running;
+        elsewhere.host = dp::this_host() + "-not";
+        QCOMPARE(dp::run_process(elsewhere), dp::RunProcess::elsewhere);
+
+        dp::RunRecord unnamed = running;
+        unnamed.pid = 0;
+        QCOMPARE(dp::run_process(unnamed), dp::RunProcess::unknown);
     }
 
     // A step_totals cell this build cannot read loses the timings, not the history.
@@ -1001,6 +1076,20 @@ private slots:
             const dp::RunRecord imported = recordFromJson(QByteArray::fromStdString(dp::to_json(record)));
             QCOMPARE(dp::to_json(imported), dp::to_json(record));
         }
+    }
+
+    // Issue 41: dp-train --distributed wrote "allreduce": "mpi", which
+    // dp-train's settings checks refused, so no mpirun record imported. It
+    // now writes the strategy as set; the records written before import.
+    void anEarlierMpirunRecordImports()
+    {
+        dp::RunRecord record = madeRun("mpirun", "lenet", 2, {1, 1}, {0.5, 0.6});
+        record.source = "mpirun";
+        record.processes = 2;
+        record.config.allreduce = "mpi";
+        const dp::RunRecord imported = recordFromJson(QByteArray::fromStdString(dp::to_json(record)));
+        QCOMPARE(imported.config.allreduce, std::string("mpi"));
+        QCOMPARE(imported.processes, 2);
     }
 
     // A record whose run the file left running comes in as interrupted: no
@@ -1637,6 +1726,25 @@ private:
         compareRecords(upgraded.runs().front(), asStored);
         upgraded.save(saved);
         compareRecords(*RunHistory(file).run(saved.id), saved);
+    }
+
+    // A history from before the runs table had `columns` (the first checked
+    // by name) opens with its run as `asOlder` makes it read, gains the
+    // columns, and keeps their values for runs saved from then on.
+    void expectRunColumnsAdded(const QString& name, const QStringList& columns,
+                               const std::function<void(dp::RunRecord&)>& asOlder)
+    {
+        const QString file = path(name);
+        const dp::RunRecord record = everyFieldRecord();
+        QStringList drops;
+        for (const QString& column : columns)
+            drops << QStringLiteral("ALTER TABLE runs DROP COLUMN %1").arg(column);
+        saveThenChange(file, record, drops);
+        QVERIFY(!columnsIn(file).contains(columns.first()));
+        dp::RunRecord older = record;
+        asOlder(older);
+        expectUpgraded(file, older, record);
+        QVERIFY(columnsIn(file).contains(columns.first()));
     }
 
     static QStringList columnsIn(const QString& file, const QString& table = QStringLiteral("runs"))

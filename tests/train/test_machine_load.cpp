@@ -4,6 +4,9 @@
 
 #include <unistd.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "core/machine_load.h"
 
 class TestMachineLoad : public QObject {
@@ -40,6 +43,32 @@ private slots:
         QVERIFY(second.own >= first.own && second.machine_busy >= first.machine_busy);
         QVERIFY(second.wall > first.wall);
         QVERIFY(dp::machine_load_between(first, second).other_cores >= 0);
+    }
+
+    // Issue 41: each rank of a one-node MPI job counted the others as other
+    // processes, and every such job was flagged busy. Their CPU time counts
+    // as the run's own; a process that is gone counts nothing.
+    void theJobsOtherProcessesCountAsOwn()
+    {
+        QProcess sibling;  // some CPU time, then waits to be ended
+        sibling.start(QStringLiteral("/bin/sh"),
+                      {QStringLiteral("-c"),
+                       QStringLiteral("i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; echo done; read x")});
+        QVERIFY(sibling.waitForStarted());
+        QVERIFY(sibling.waitForReadyRead(60000));
+        const std::int64_t pid = sibling.processId();
+        const dp::CpuClock alone = dp::read_cpu_clock();
+        const dp::CpuClock withSibling = dp::read_cpu_clock(std::vector<std::int64_t>{pid});
+        sibling.closeWriteChannel();
+        QVERIFY(sibling.waitForFinished());
+        QVERIFY(withSibling.known);
+        // The loop takes tenths of a CPU-second; this process, between two
+        // readings, far less than the 0.05 s asked.
+        QVERIFY2(withSibling.own >= alone.own + 0.05,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(withSibling.own).arg(alone.own)));
+        const dp::CpuClock gone = dp::read_cpu_clock(std::vector<std::int64_t>{pid});
+        QVERIFY(gone.known);
+        QVERIFY(gone.own <= withSibling.own - 0.05);
     }
 };
 

@@ -5,6 +5,7 @@
 #include <QAbstractProxyModel>
 #include <QComboBox>
 #include <QLabel>
+#include <QProcess>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
@@ -66,6 +67,40 @@ RunsTableModel* runsModel(const MainWindow& window)
                  : nullptr;
 }
 
+// What the Status cell of `id` says.
+QString statusText(const RunsTableModel& model, const std::string& id)
+{
+    return model.data(model.index(model.rowOf(id), RunsTableModel::StatusColumn)).toString();
+}
+
+// A run recorded as running after 1 of 3 epochs by process `pid` on `host`
+// (this process and machine by default).
+dp::RunRecord runningRun(const std::string& id, std::int64_t pid = 0, const std::string& host = {})
+{
+    dp::RunRecord record = finishedRun(id, "", 1);
+    record.started_at = dp::start_run_record(record.config, "dp-train").started_at;
+    record.config.epochs = 3;
+    record.source = "dp-train";
+    record.status = dp::RunStatus::running;
+    if (pid != 0)
+        record.pid = pid;
+    if (!host.empty())
+        record.host = host;
+    return record;
+}
+
+// The pid of a process that has exited and been reaped.
+std::int64_t pidOfAnEndedProcess()
+{
+    QProcess ended;
+    ended.start(QStringLiteral("true"));
+    if (!ended.waitForStarted())
+        return 0;
+    const std::int64_t pid = ended.processId();
+    ended.waitForFinished();
+    return pid;
+}
+
 QImage swatchImage(const RunsTableModel& model, int row)
 {
     const QIcon icon = model.data(model.index(row, RunsTableModel::RunColumn), Qt::DecorationRole)
@@ -85,6 +120,8 @@ private slots:
     void latestComparisonWithEveryRunChecked();
     void classroomPicksAPastRunsSavedStep();
     void restartBringsBackCheckedRunsAndTheirComparisonCard();
+    void aRunOfAnotherProcessReadsRunningWhileItLives();
+    void theWindowFollowsARunOfAnotherProcess();
 
 private:
     QTemporaryDir scratch_;
@@ -221,6 +258,61 @@ void TestPastRuns::restartBringsBackCheckedRunsAndTheirComparisonCard()
     QVERIFY(picker);
     QCOMPARE(picker->count(), 2);
     QCOMPARE(picker->itemData(0).toString(), QStringLiteral("c2"));
+}
+
+// Issue 43 item 7: a run dp-train still trained read "interrupted" in the
+// window. From the history, a running run reads as running while the process
+// that writes it lives, interrupted once it has ended, and as last seen when
+// it ran on another machine.
+void TestPastRuns::aRunOfAnotherProcessReadsRunningWhileItLives()
+{
+    const std::int64_t endedPid = pidOfAnEndedProcess();
+    QVERIFY(endedPid > 0);
+    RunsTableModel model;
+    model.upsert(runningRun("alive"), true);
+    model.upsert(runningRun("killed", endedPid), true);
+    model.upsert(runningRun("elsewhere", 4242, "node-7"), true);
+    QCOMPARE(statusText(model, "alive"), QStringLiteral("running · epoch 1/3"));
+    QCOMPARE(statusText(model, "killed"), QStringLiteral("interrupted · 1/3 epochs"));
+    QCOMPARE(statusText(model, "elsewhere"), QStringLiteral("last seen running on node-7 · 1/3 epochs"));
+    QVERIFY(model.data(model.index(model.rowOf("elsewhere"), RunsTableModel::StatusColumn), Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("process 4242 on node-7")));
+    // Its process gone by the next look: interrupted.
+    model.upsert(runningRun("alive", endedPid), true);
+    QCOMPARE(statusText(model, "alive"), QStringLiteral("interrupted · 1/3 epochs"));
+}
+
+// The window reads what another program writes into the history: a run
+// that appears, its next epoch, its end; and one whose process dies.
+void TestPastRuns::theWindowFollowsARunOfAnotherProcess()
+{
+    MainWindow window;
+    auto* runs = runsModel(window);
+    QVERIFY(runs);
+    QCOMPARE(runs->rowCount(), 0);
+    RunHistory trainer;  // dp-train's connection
+    dp::RunRecord training = runningRun("training");
+    trainer.save(training);
+    window.followHistory();
+    QCOMPARE(runs->rowCount(), 1);
+    QCOMPARE(statusText(*runs, "training"), QStringLiteral("running · epoch 1/3"));
+
+    training.epochs.push_back({2, 0.4, 0.7, 0.65, 2.0});
+    trainer.save(training);
+    window.followHistory();
+    QCOMPARE(statusText(*runs, "training"), QStringLiteral("running · epoch 2/3"));
+
+    training.status = dp::RunStatus::finished;
+    trainer.save(training);
+    window.followHistory();
+    QCOMPARE(statusText(*runs, "training"), QStringLiteral("finished"));
+
+    dp::RunRecord killed = runningRun("killed", pidOfAnEndedProcess());
+    trainer.save(killed);
+    window.followHistory();
+    QCOMPARE(runs->rowCount(), 2);
+    QCOMPARE(statusText(*runs, "killed"), QStringLiteral("interrupted · 1/3 epochs"));
 }
 
 QTEST_MAIN(TestPastRuns)

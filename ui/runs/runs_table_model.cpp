@@ -209,6 +209,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             return row.notInHistory;
         if (index.column() == StatusColumn && !row.record.error.empty())
             return QString::fromStdString(row.record.error);
+        if (index.column() == StatusColumn)
+            return statusTip(row);
         if (index.column() == DevicesColumn) {
             QStringList ids;
             for (const std::string& id : row.record.config.devices)
@@ -247,11 +249,19 @@ QString RunsTableModel::statusText(const Row& row) const
 {
     const dp::RunRecord& record = row.record;
     const int epochsDone = int(record.epochs.size());
-    // A past run still "running" was killed mid-way; its epochs stay.
-    if (record.status == dp::RunStatus::running)
-        return (row.past ? tr("interrupted · %1/%2 epochs") : tr("running · epoch %1/%2"))
-            .arg(epochsDone)
-            .arg(record.config.epochs);
+    // A past run still "running" trains on in another process, or was
+    // killed mid-way (its epochs stay); one from another machine is
+    // named as last recorded.
+    if (record.status == dp::RunStatus::running) {
+        if (!row.past || row.process == dp::RunProcess::alive)
+            return tr("running · epoch %1/%2").arg(epochsDone).arg(record.config.epochs);
+        if (row.process == dp::RunProcess::elsewhere)
+            return tr("last seen running on %1 · %2/%3 epochs")
+                .arg(QString::fromStdString(record.host))
+                .arg(epochsDone)
+                .arg(record.config.epochs);
+        return tr("interrupted · %1/%2 epochs").arg(epochsDone).arg(record.config.epochs);
+    }
     if (record.status == dp::RunStatus::stopped)
         return tr("stopped · %1/%2 epochs").arg(epochsDone).arg(record.config.epochs);
     if (record.status == dp::RunStatus::failed)
@@ -450,8 +460,33 @@ void RunsTableModel::setRecord(Row& row, const dp::RunRecord& record)
         : std::optional<double>(record.summary().epoch_time().median);
 }
 
+QString RunsTableModel::statusTip(const Row& row) const
+{
+    if (!row.past || row.record.status != dp::RunStatus::running)
+        return {};
+    const QString pid = QString::number(row.record.pid);
+    switch (row.process) {
+    case dp::RunProcess::alive:
+        return tr("Trained by process %1 (%2) on this machine").arg(pid, QString::fromStdString(row.record.source));
+    case dp::RunProcess::elsewhere:
+        return tr("Recorded as running by process %1 on %2 after these epochs; this machine cannot "
+                  "tell whether it still runs")
+            .arg(pid, QString::fromStdString(row.record.host));
+    case dp::RunProcess::gone:
+        return tr("Its process (%1) ended without recording the run's end: killed, crashed, or "
+                  "the machine went down. Its finished epochs are kept")
+            .arg(pid);
+    case dp::RunProcess::unknown:
+        break;
+    }
+    return tr("Recorded as running by a process this history does not name; its finished epochs "
+              "are kept");
+}
+
 void RunsTableModel::upsert(const dp::RunRecord& record, bool past)
 {
+    const dp::RunProcess process =
+        past && record.status == dp::RunStatus::running ? dp::run_process(record) : dp::RunProcess::unknown;
     const int existing = rowOf(record.id);
     if (existing < 0) {
         upsert(std::vector<dp::RunRecord>{record}, past);
@@ -464,6 +499,7 @@ void RunsTableModel::upsert(const dp::RunRecord& record, bool past)
         updated.name = row.record.name;
     const bool relabel = !sameLabelInputs(row.record, updated);
     setRecord(row, updated);
+    row.process = process;
     if (relabel) {
         runsChanged();
         emit dataChanged(index(0, RunColumn), index(rowCount() - 1, RunColumn));
@@ -499,6 +535,8 @@ void RunsTableModel::upsert(const std::vector<dp::RunRecord>& records, bool past
         row.checked = checkedIds.count(record->id) || (!past && checkedIds.empty());
         row.colorIndex = colorsUsed_++;
         setRecord(row, *record);
+        if (past && record->status == dp::RunStatus::running)
+            row.process = dp::run_process(*record);
         if (past && row.checked)
             checkedPast.push_back(int(rows_.size()));
         rowById_.emplace(record->id, int(rows_.size()));

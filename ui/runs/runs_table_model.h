@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "run_comparison.h"
+#include "record/run_process.h"
 #include "record/run_record.h"
 
 // The runs of this session and of the history, one row each, oldest first:
@@ -57,8 +58,10 @@ public:
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
     // Adds the run, or updates the row with its id. New runs are checked;
-    // `past` ones (from the history at launch, or imported) are not, and read
-    // as past in the table.
+    // `past` ones (from the history, or imported) are not, and read as past
+    // in the table. A past run recorded as running reads as running while
+    // the process that writes it lives (dp-train beside the workbench), as
+    // interrupted once it is gone: upserting it again looks again.
     void upsert(const dp::RunRecord& record, bool past = false);
     // upsert() of each record as one change: one insertion of the new rows,
     // one relabelling and one comparison for all of them. `checkedIds`: the
@@ -155,8 +158,12 @@ private:
         // no comparison to read it from, and a sort reads it many times.
         std::optional<double> secondsPerEpoch;
         std::string settingsLabel;  // record.settings_label(), kept with it for the labels
+        // For a past row still recorded as running: whether the process that
+        // writes it trains on (looked up at each upsert).
+        dp::RunProcess process = dp::RunProcess::unknown;
     };
     void setRecord(Row& row, const dp::RunRecord& record);
+    QString statusTip(const Row& row) const;
     QVariant displayText(const Row& row, int rowIndex, int column) const;
     QString statusText(const Row& row) const;
     QVariant number(int rowIndex, int column) const;
