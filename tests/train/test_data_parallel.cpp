@@ -362,6 +362,9 @@ private slots:
         const auto timings = four->train_step(data_.train, batch, lr, loss_four);
         QCOMPARE(timings[3].shard, 0);
         QCOMPARE(four->parameters(3), four->parameters(0));
+        // No kernel was chosen for a shape of 0 samples.
+        QFile cache(dir.filePath("kernel-choices.tsv"));
+        QVERIFY(!cache.open(QIODevice::ReadOnly) || !cache.readAll().contains(" n0 "));
         QVERIFY(std::abs(loss_one.loss_sum - loss_four.loss_sum) <= 1e-5 * loss_one.loss_sum);
         // ResNet's BatchNorm magnifies the rounding of its tiny convolution
         // weights' gradients (threeDevicesTrainLikeOne): its loss is the measure.
