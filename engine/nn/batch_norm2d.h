@@ -18,6 +18,11 @@ public:
     void forward(Backend& backend, const Pass& pass, const float* x, float* y) override;
     void backward(Backend& backend, const Pass& pass, const float* x, const float* y,
                   const float* dy, float* dx) override;
+    // Synchronized: on 0 samples its sums are zero, and it keeps the same
+    // global statistics and running statistics as every other replica.
+    bool runs_on_empty_shard(const Pass& pass) const override {
+        return pass.sync_batch_norm != nullptr;
+    }
 
 private:
     BatchNorm2dShape shape(int batch) const;

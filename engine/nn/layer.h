@@ -55,6 +55,14 @@ public:
     // output in the training pass `pass`.
     virtual void backward(Backend& backend, const Pass& pass, const float* x, const float* y,
                           const float* dy, float* dx) = 0;
+
+    // Whether the layer's forward and backward in `pass` join collectives of
+    // the other replicas (synchronized BatchNorm's all-reduces), so that a
+    // replica with an empty shard must run them too, on 0 samples, its
+    // contribution zero. Sequential skips every other layer on an empty
+    // shard: no op is asked to compute a batch of 0 (oneDNN's convolutions
+    // die of SIGFPE building one).
+    virtual bool runs_on_empty_shard(const Pass& /*pass*/) const { return false; }
 };
 
 }  // namespace dp

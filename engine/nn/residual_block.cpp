@@ -43,6 +43,11 @@ void ResidualBlock::allocate(Backend& backend, int max_batch) {
 }
 
 void ResidualBlock::forward(Backend& backend, const Pass& pass, const float* x, float* y) {
+    if (pass.batch == 0) {  // an empty shard: only synchronized BatchNorm's all-reduces, in order
+        bn1_.forward(backend, pass, conv1_out_.get(), bn1_out_.get());
+        bn2_.forward(backend, pass, conv2_out_.get(), sum_.get());
+        return;
+    }
     conv1_.forward(backend, pass, x, conv1_out_.get());
     bn1_.forward(backend, pass, conv1_out_.get(), bn1_out_.get());
     relu1_.forward(backend, pass, bn1_out_.get(), relu1_out_.get());
@@ -60,6 +65,12 @@ void ResidualBlock::forward(Backend& backend, const Pass& pass, const float* x, 
 void ResidualBlock::backward(Backend& backend, const Pass& pass, const float* x, const float* y,
                              const float* dy, float* dx) {
     float* dsum = dsum_.get();
+    if (pass.batch == 0) {  // as forward; the convolutions' gradients stay Sequential's zeros
+        bn2_.backward(backend, pass, conv2_out_.get(), nullptr, dsum, grad_a_.get());
+        bn1_.backward(backend, pass, conv1_out_.get(), bn1_out_.get(), grad_a_.get(),
+                      grad_b_.get());
+        return;
+    }
     relu_out_.backward(backend, pass, sum_.get(), y, dy, dsum);
 
     // Main path, alternating between two scratch buffers.

@@ -24,6 +24,10 @@ public:
     void forward(Backend& backend, const Pass& pass, const float* x, float* y) override;
     void backward(Backend& backend, const Pass& pass, const float* x, const float* y,
                   const float* dy, float* dx) override;
+    // Its BatchNorms' collectives; on an empty shard it runs only those.
+    bool runs_on_empty_shard(const Pass& pass) const override {
+        return bn1_.runs_on_empty_shard(pass);
+    }
 
 private:
     Conv2d conv1_, conv2_;

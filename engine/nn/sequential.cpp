@@ -46,7 +46,8 @@ std::size_t Sequential::activation_floats_per_sample() const {
 const float* Sequential::forward(const Pass& pass, const float* input) {
     const float* x = input;
     for (std::size_t i = 0; i < layers_.size(); ++i) {
-        layers_[i]->forward(*backend_, pass, x, outputs_[i].get());
+        if (pass.batch > 0 || layers_[i]->runs_on_empty_shard(pass))
+            layers_[i]->forward(*backend_, pass, x, outputs_[i].get());
         x = outputs_[i].get();
     }
     return x;
@@ -55,10 +56,13 @@ const float* Sequential::forward(const Pass& pass, const float* input) {
 void Sequential::backward(const Pass& pass, const float* input, const float* dlogits,
                           const GradientsFinal& on_gradients_final) {
     const float* dy = dlogits;
+    // No samples, no gradient: the layers skipped below leave theirs zero.
+    if (pass.batch == 0) backend_->fill(parameters_.gradients(), parameters_.total_size(), 0.f);
     for (std::size_t i = layers_.size(); i-- > 0;) {
         const float* x = i == 0 ? input : outputs_[i - 1].get();
         float* dx = i == 0 ? nullptr : output_grads_[i - 1].get();
-        layers_[i]->backward(*backend_, pass, x, outputs_[i].get(), dy, dx);
+        if (pass.batch > 0 || layers_[i]->runs_on_empty_shard(pass))
+            layers_[i]->backward(*backend_, pass, x, outputs_[i].get(), dy, dx);
         const std::size_t next_layer_first = i + 1 < layers_.size() ? first_parameter_[i + 1]
                                                                     : parameters_.infos().size();
         if (on_gradients_final && first_parameter_[i] < next_layer_first)

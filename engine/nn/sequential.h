@@ -33,7 +33,10 @@ public:
     void build(Backend& backend, int max_batch, std::uint64_t seed);
 
     // Returns the outputs (logits, or log-probabilities for a model that ends
-    // in log-softmax), [batch, classes], in device memory.
+    // in log-softmax), [batch, classes], in device memory. A batch of 0 (an
+    // empty shard) runs only the layers that join other replicas'
+    // collectives (Layer::runs_on_empty_shard), forward and backward, and
+    // its gradients are zero.
     const float* forward(const Pass& pass, const float* input);
 
     // Called during backward each time a layer's parameter gradients are

@@ -94,9 +94,11 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
             load(set, shard.subspan(std::size_t(micro.offset), std::size_t(micro.rows)));
             timing.data += watch.lap();
             const float* logits = model_->forward(micro_pass, images_.get());
+            // An empty shard has no loss, and its backward reads no dlogits.
             const auto micro_loss =
-                compute_loss(logits, micro.rows, labels_.get(), dlogits_.get(),
-                             1.f / float(pass.global_batch));
+                micro.rows == 0 ? Backend::LossResult{}
+                                : compute_loss(logits, micro.rows, labels_.get(), dlogits_.get(),
+                                               1.f / float(pass.global_batch));
             loss.loss_sum += micro_loss.loss_sum;
             loss.correct += micro_loss.correct;
             timing.forward += watch.lap();
@@ -180,7 +182,9 @@ DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<
     // Zeros elsewhere, so that the sum on rank 0 is every rank's rows exactly.
     backend_->fill(gathered_outputs_.get(), outputs, 0.f);
     const float* logits = nullptr;
-    if (rows > 0) {
+    // An empty shard still joins synchronized BatchNorm's collectives, on 0 samples.
+    const bool runs_model = rows > 0 || pass.sync_batch_norm;
+    if (runs_model) {
         load(set, batch.subspan(std::size_t(pass.first_sample), std::size_t(rows)));
         timing.data = watch.lap();
         logits = model_->forward(pass, images_.get());
@@ -198,7 +202,7 @@ DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<
     communicator.broadcast(pass.rank, gathered_doutputs_.get(), outputs, 0);
     backend_->synchronize();
     timing.gather = watch.lap();
-    if (rows > 0)
+    if (runs_model)
         model_->backward(pass, images_.get(), gathered_doutputs_.get() + offset);
     else
         backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);

@@ -61,6 +61,20 @@ std::string isa_name(dnnl::cpu_isa isa) {
     }
 }
 
+// oneDNN's jit 1x1 backward-weights kernels (f32 jit_1x1 and bf16
+// jit_bf16_1x1; oneDNN 2.6.3 here, issue #6035 upstream) on NHWC with a stride
+// compact the strided input into a workspace per thread at 16 floats a pixel
+// (AVX-512's channel block; AVX2's is 8) where NHWC holds only in_channels:
+// with fewer channels than the block they write past the workspace into the
+// heap (ResNet-18/8's 8-channel shortcut at 48x48 and up: "malloc(): invalid
+// size", a double free) and, where the overflow stays inside the scratchpad's
+// slack, compute from the wrong pixels. Never a candidate there; channel
+// counts that are multiples of 16 (every other shape of the models) run inside it.
+bool onednn_1x1_nhwc_weights_overflow(const Conv2dShape& s, ConvOp op, ConvKernel kernel) {
+    return op == ConvOp::backward_weights && kernel == ConvKernel::nhwc && s.kernel == 1 &&
+           s.stride > 1 && s.in_channels % 16 != 0;
+}
+
 // Whether oneDNN implements the step's primitive with its reference loops
 // ("ref:any"), not a jit, gemm or brgemm kernel.
 bool is_reference_kernel(const Step& step) {
@@ -156,13 +170,14 @@ Step& OneDnnBackend::Impl::conv_step(const Conv2dShape& s, ConvOp op, Handles ha
     // edited cache file may not, and is then measured again and rewritten.
     const auto is_candidate = [&](int choice) {
         const bool known = std::ranges::find(kConvKernels, ConvKernel(choice)) != std::end(kConvKernels);
-        return known && (ConvKernel(choice) != ConvKernel::winograd || winograd_candidate(s));
+        return known && (ConvKernel(choice) != ConvKernel::winograd || winograd_candidate(s)) &&
+               !onednn_1x1_nhwc_weights_overflow(s, op, ConvKernel(choice));
     };
     const int choice = kernel_choices().choose(conv_key(s, op), int(fixed), [&] {
         std::vector<Step> candidates;
         std::vector<ConvKernel> kernels;
         for (const ConvKernel candidate : kConvKernels) {
-            if (candidate == ConvKernel::winograd && !winograd_candidate(s)) continue;
+            if (!is_candidate(int(candidate))) continue;
             std::optional<Step> step = try_build_conv_step(s, op, candidate);
             // oneDNN's reference loops run where a layout has no kernel for
             // this ISA and precision (bf16 NHWC on some ops): tens of times
