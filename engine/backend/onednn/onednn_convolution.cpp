@@ -282,8 +282,12 @@ bool OneDnnBackend::has_winograd() {
 
 void OneDnnBackend::conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
                                    const float* b, float* y) {
-    const Handles handles{{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, b},
-                          {DNNL_ARG_DST, y}};
+    // Without a bias, zeros: oneDNN adds the bias as it stores each output,
+    // so one primitive serves both and the zeros cost nothing measurable.
+    if (!b && impl_->zero_bias.size() < std::size_t(s.out_channels))
+        impl_->zero_bias.resize(std::size_t(s.out_channels), 0.f);
+    const Handles handles{{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w},
+                          {DNNL_ARG_BIAS, b ? b : impl_->zero_bias.data()}, {DNNL_ARG_DST, y}};
     impl_->conv_step(s, ConvOp::forward, handles).run(impl_->stream, handles, impl_->scratch.get());
 }
 
@@ -299,7 +303,7 @@ void OneDnnBackend::conv2d_backward_weights(const Conv2dShape& s, const float* x
     const Handles handles{{DNNL_ARG_SRC, x}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw}};
     impl_->conv_step(s, ConvOp::backward_weights, handles)
         .run(impl_->stream, handles, impl_->scratch.get());
-    host::conv2d_bias_backward(s, dy, db);
+    if (db) host::conv2d_bias_backward(s, dy, db);
 }
 
 }  // namespace dp
