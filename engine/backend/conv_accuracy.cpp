@@ -124,16 +124,23 @@ double ConvReference::relative_error(const float* out) const {
 
 std::optional<double> conv_error_bound(Precision precision) {
     switch (precision) {
-    // Direct float32 kernels measure 1e-7 to 2e-6 on ResNet-18's and LeNet's
-    // shapes (a sum of K products rounds by about sqrt(K) * 6e-8 relative);
-    // oneDNN's fp32 Winograd measures 3e-5 to 3e-4 on the same shapes.
+    // A float32 sum of K products rounds by about sqrt(K) * 6e-8 of its
+    // size, and blocked summation by less. Measured (oneDNN 2.6.3 on an
+    // AMD EPYC Zen 4, ResNet-18 and LeNet at 28x28, batch 128-256): direct
+    // kernels 5e-8 to 2e-6, but for backward-weights sums of 100k products
+    // (ResNet-18's first layer) the blocked and NHWC kernels reach 2.5e-5
+    // where gemm on NCHW gets 9e-7; oneDNN's Winograd 1e-7 to 7e-7 there.
+    // 1e-5 is 5x what direct kernels measure on ordinary sums, and refuses
+    // a kernel rounding 10x coarser (on a Zen 5 CPU oneDNN's Winograd left
+    // two ResNet-18 steps 7.7x further from float64 than PyTorch's fp32).
     case Precision::fp32: return 1e-5;
     case Precision::fp32_fast: return std::nullopt;
     // bfloat16 inputs round by up to 2^-9 (rms 1.1e-3 per input): direct
-    // kernels measure 2e-3 to 4e-3; 2e-2 refuses only a kernel that is
-    // broken or rounds several times coarser still.
+    // kernels measure 7e-4 to 3e-3 (LeNet); 2e-2 refuses only a kernel that
+    // is broken or rounds several times coarser still.
     case Precision::bf16: return 2e-2;
-    // TF32's 10-bit mantissa: inputs round by up to 2^-11, 4x finer than bf16.
+    // TF32's 10-bit mantissa: inputs round by up to 2^-11, 4x finer than
+    // bf16 (GPUs only; cuDNN does not use this bound yet).
     case Precision::tf32: return 5e-3;
     }
     return std::nullopt;

@@ -33,9 +33,10 @@ enum class ConvPass { forward, backward_data, backward_weights };
 // as kMultiplyAddBudget multiply-adds allow (at least one). A whole pass
 // would take a minute per layer in the reference loops (3.7 G multiply-adds
 // for ResNet-18's 64->64 3x3 convolution of 128 images of 28x28); the
-// sample takes about 50 ms on one core (a cold cache's ResNet-18 at batch
-// 128: 36 passes, under 2 s) and still holds thousands of outputs, each
-// the full sum.
+// sample takes 4 M, about 60 ms on one core of a loaded Zen 4 (a cold
+// cache's ResNet-18 run at batch 128 meets 43 passes, training and
+// evaluation: about 2.5 s), and still holds thousands of outputs, each the
+// full sum.
 class ConvReference {
 public:
     static constexpr std::size_t kMultiplyAddBudget = std::size_t(1) << 22;
