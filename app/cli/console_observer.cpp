@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "backend/kernel_choices.h"
 #include "config/config_fields.h"
 #include "core/format.h"
 
@@ -39,6 +40,7 @@ void ConsoleObserver::on_epoch(const EpochMetrics& m) {
     progress_.clear();
     std::printf("%s\n", epoch_line(m, options_.epochs).c_str());
     print_step_breakdown();
+    print_kernel_choices();
     std::fflush(stdout);
 }
 
@@ -53,6 +55,25 @@ void ConsoleObserver::on_failed(const std::string& message) {
     progress_.clear();
     std::fprintf(stderr, "dp-train: %s%s\n", options_.failure_prefix.c_str(), failure_.c_str());
     std::fflush(stderr);
+}
+
+void ConsoleObserver::print_kernel_choices() {
+    // After the first epoch, which met every training shape.
+    if (!options_.verbose || kernels_printed_) return;
+    kernels_printed_ = true;
+    for (const KernelChoiceUse& use : kernel_choices().used()) {
+        // The key's op and shape: its machine part is the same on every line.
+        const auto op = use.key.rfind(" | ");
+        const std::string error = use.relative_error
+                                      ? format("%.1e of float64", *use.relative_error)
+                                      : std::string("error not measured");
+        const std::string source = use.measured ? "measured now: " + use.note
+                                   : use.note.empty() ? std::string("from the cache")
+                                                      : use.note;
+        std::printf("  kernel %s: %d, %s, %s\n",
+                    use.key.substr(op == std::string::npos ? 0 : op + 3).c_str(), use.choice,
+                    error.c_str(), source.c_str());
+    }
 }
 
 void ConsoleObserver::print_step_breakdown() {

@@ -36,11 +36,15 @@ public:
 private:
     // Mean per step, per device, over the epoch just finished.
     void print_step_breakdown();
+    // With --verbose, once: the kernel each op shape ran and its measured
+    // error against float64 (backend/kernel_choices.h).
+    void print_kernel_choices();
 
     Options options_;
     ProgressBar progress_;
     std::vector<DeviceStepTiming> step_totals_;
     int steps_ = 0;
+    bool kernels_printed_ = false;
     RunSummary summary_;
     std::string failure_;
 };

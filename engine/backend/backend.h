@@ -116,11 +116,13 @@ public:
     virtual void upload_labels(const std::int32_t* host, float* device, std::size_t count) = 0;
     virtual void fill(float* device, std::size_t floats, float value) = 0;
 
-    // y = conv(x, w) + b
+    // y = conv(x, w) + b; without the bias where b is null (a convolution
+    // feeding a BatchNorm in training, which subtracts the batch mean: nn/conv2d.h).
     virtual void conv2d_forward(const Conv2dShape& s, const float* x, const float* w,
                                 const float* b, float* y) = 0;
     virtual void conv2d_backward_data(const Conv2dShape& s, const float* dy, const float* w,
                                       float* dx) = 0;
+    // dw, and db unless it is null (then the bias gradient is not summed).
     virtual void conv2d_backward_weights(const Conv2dShape& s, const float* x, const float* dy,
                                          float* dw, float* db) = 0;
 

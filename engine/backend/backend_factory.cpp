@@ -15,6 +15,8 @@ std::unique_ptr<Backend> make_backend(const DeviceInfo& device, Precision precis
         // --precision tf32 is DP_CUDA_TF32=1 for one run.
         options.allow_tf32 = options.allow_tf32 || precision == Precision::tf32;
         options.bf16 = precision == Precision::bf16;
+        // --precision fp32-fast is DP_CUDNN_FP32_TRANSFORMS=1 for one run.
+        options.fp32_transforms = options.fp32_transforms || precision == Precision::fp32_fast;
         return require_cuda_module().make_backend(device.cuda_ordinal, options);
     }
     return std::make_unique<OneDnnBackend>(precision);
@@ -35,7 +37,8 @@ std::string precision_refusal(const DeviceInfo& device, Precision precision) {
     // The CUDA build targets sm_80 and later, whose tensor cores do both.
     if (device.kind == DeviceKind::cuda) return {};
     switch (precision) {
-    case Precision::fp32: return {};
+    case Precision::fp32:
+    case Precision::fp32_fast: return {};
     case Precision::tf32:
         return name + ": TF32 is a GPU tensor-core format and " + device.id +
                " is a CPU device: use " + setting("precision") + " bf16 or fp32 on CPUs";

@@ -7,10 +7,32 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace dp {
 
 struct Conv2dShape;
+
+// What measuring a key gives: the chosen kernel and, where the candidates'
+// outputs were compared with float64 (conv_accuracy.h), the chosen one's
+// error relative to the output's norm, which the cache file keeps beside it.
+struct MeasuredChoice {
+    MeasuredChoice(int choice) : choice(choice) {}  // timed only: no error measured
+    MeasuredChoice(int choice, std::optional<double> relative_error, std::string note = {})
+        : choice(choice), relative_error(relative_error), note(std::move(note)) {}
+    int choice = 0;
+    std::optional<double> relative_error;
+    std::string note;  // what --verbose shows beside it, e.g. the candidates refused as inaccurate
+};
+
+// A choice this process used, for dp-train --verbose.
+struct KernelChoiceUse {
+    std::string key;
+    int choice = 0;
+    std::optional<double> relative_error;  // none: not measured (fixed tuning, an old cache entry)
+    bool measured = false;  // in this process; else read from the cache file or fixed
+    std::string note;
+};
 
 // How an op with several kernels (oneDNN's convolution layouts, cuDNN's
 // algorithms) picks one.
@@ -40,9 +62,13 @@ public:
     // negative `fixed_choice` says the op has no rule: it is measured (and
     // cached) under fixed tuning too. A cached choice that `possible` refuses
     // (an edited file, a kernel this build lacks) is measured again and its
-    // entry rewritten.
-    int choose(const std::string& key, int fixed_choice, const std::function<int()>& measure,
-               const std::function<bool(int)>& possible = {});
+    // entry rewritten; so is one without a measured error when
+    // `needs_error` (a choice made by timing alone, before the cache compared
+    // outputs with float64, may be a kernel that rounds coarser than the
+    // precision allows).
+    int choose(const std::string& key, int fixed_choice,
+               const std::function<MeasuredChoice()>& measure,
+               const std::function<bool(int)>& possible = {}, bool needs_error = false);
 
     // Where the cache lives and how choices are made (the process default:
     // default_kernel_cache_path() and kernel_tuning_from_environment()).
@@ -53,6 +79,8 @@ public:
     KernelTuning tuning() const;
     // How many choices this process measured (not read from the cache).
     int measured() const;
+    // Every key this process chose a kernel for, in key order.
+    std::vector<KernelChoiceUse> used() const;
 
     // Writes this process's choices not yet written (choose() writes each
     // at once; this retries those whose write failed), merged into the
@@ -61,18 +89,27 @@ public:
     // could not be written, in one line with the fix.
     std::string save();
 
+    // One line of the file: the choice and its measured error, if any.
+    struct Entry {
+        int choice = 0;
+        std::optional<double> relative_error;
+    };
+
 private:
     void load_locked();
     std::string save_locked();
-    // The choice the cache holds for `key` if it may be used.
-    std::optional<int> usable_locked(const std::string& key, const std::function<bool(int)>& possible) const;
+    // The entry the cache holds for `key` if it may be used.
+    std::optional<Entry> usable_locked(const std::string& key, const std::function<bool(int)>& possible,
+                                       bool needs_error) const;
+    int use_locked(const std::string& key, const Entry& entry, bool measured, std::string note = {});
 
     mutable std::mutex mutex_;
     std::filesystem::path file_;
     KernelTuning tuning_ = KernelTuning::cached;
     bool loaded_ = false, retuning_ = false;
-    std::map<std::string, int> cached_;   // read from the file
-    std::map<std::string, int> chosen_;   // measured in this process, not yet saved
+    std::map<std::string, Entry> cached_;   // read from the file
+    std::map<std::string, Entry> chosen_;   // measured in this process, not yet saved
+    std::map<std::string, KernelChoiceUse> used_;
     std::set<std::string> retuned_;       // measured in this process since retune(true)
     std::set<std::string> repaired_;      // measured again: the file's entry was impossible
     int measured_ = 0;

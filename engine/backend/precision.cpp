@@ -5,12 +5,14 @@
 namespace dp {
 
 namespace {
-constexpr Precision kPrecisions[] = {Precision::fp32, Precision::bf16, Precision::tf32};
+constexpr Precision kPrecisions[] = {Precision::fp32, Precision::fp32_fast, Precision::bf16,
+                                     Precision::tf32};
 }
 
 const char* precision_name(Precision precision) {
     switch (precision) {
     case Precision::fp32: return "fp32";
+    case Precision::fp32_fast: return "fp32-fast";
     case Precision::bf16: return "bf16";
     case Precision::tf32: return "tf32";
     }

@@ -84,7 +84,9 @@ const std::vector<ConfigField> kFields = {
      HelpSection::parallelism, &TrainConfig::accumulate,
      S::shared | S::remembered | S::command | S::advanced, 1},
     {"precision", "precision", "--precision", "NAME",
-     "fp32, bf16 (bfloat16 convolutions and linear layers with float32 weights,\n"
+     "fp32 (kernels as accurate as float32, by measurement), fp32-fast (the\n"
+     "fastest float32 kernels, Winograd and FFT included, whatever they round),\n"
+     "bf16 (bfloat16 convolutions and linear layers with float32 weights,\n"
      "loss and BatchNorm, as PyTorch's autocast; CPUs with AVX512_BF16 or AMX,\n"
      "and GPUs) or tf32 (TF32 tensor cores, GPUs only)",
      HelpSection::training, &TrainConfig::precision, S::shared | S::remembered | S::command},

@@ -14,8 +14,11 @@ std::unique_ptr<Sequential> make_resnet18(const SampleShape& input, int classes,
     const int stem = 64 / width_divisor;
     auto model = std::make_unique<Sequential>(input, classes);
     // Names follow the seed's nn.Sequential: "0" the conv, "1" its BatchNorm.
-    model->add(std::make_unique<Conv2d>("0", input.channels, stem, 3, 1, 1));
-    model->add(std::make_unique<BatchNorm2d>("1", stem));
+    auto stem_conv = std::make_unique<Conv2d>("0", input.channels, stem, 3, 1, 1);
+    auto stem_norm = std::make_unique<BatchNorm2d>("1", stem);
+    stem_norm->follow(*stem_conv);
+    model->add(std::move(stem_conv));
+    model->add(std::move(stem_norm));
     model->add(std::make_unique<Relu>());
     int channels = stem;
     for (int stage = 1; stage <= 4; ++stage) {

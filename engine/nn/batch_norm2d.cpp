@@ -47,8 +47,18 @@ void BatchNorm2d::forward(Backend& backend, const Pass& pass, const float* x, fl
     else
         backend.batch_norm2d_forward_training(shape(pass.batch), x, gamma, beta, y, mean_.get(),
                                               var_.get(), running_mean, running_var);
+    // running_mean += momentum x the input's skipped bias (sgd_update's
+    // param -= lr x grad with lr = -momentum).
+    if (biased_input_)
+        backend.sgd_update(std::size_t(channels_), -shape(pass.batch).momentum, running_mean,
+                           biased_input_->bias());
     float* tracked = store_->buffer(batches_tracked_);
     backend.add(1, tracked, one_.get(), tracked);
+}
+
+void BatchNorm2d::follow(Conv2d& conv) {
+    conv.skip_bias_in_training();
+    biased_input_ = &conv;
 }
 
 void BatchNorm2d::backward(Backend& backend, const Pass& pass, const float* x, const float*,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "nn/conv2d.h"
 #include "nn/layer.h"
 
 namespace dp {
@@ -24,6 +25,12 @@ public:
         return pass.sync_batch_norm != nullptr;
     }
 
+    // `conv` feeds this layer: it skips its bias in training
+    // (Conv2d::skip_bias_in_training), and this layer adds momentum x that
+    // bias to its running mean, which is what the batch mean of the biased
+    // output would have added: the running statistics stay PyTorch's.
+    void follow(Conv2d& conv);
+
 private:
     BatchNorm2dShape shape(int batch) const;
     void forward_synchronized(Backend& backend, const Pass& pass, const float* x, float* y);
@@ -32,6 +39,7 @@ private:
 
     std::string name_;
     int channels_;
+    const Conv2d* biased_input_ = nullptr;  // follow()
     SampleShape input_;
     ParameterStore* store_ = nullptr;
     std::size_t weight_ = 0, bias_ = 0;

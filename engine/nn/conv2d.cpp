@@ -44,13 +44,21 @@ Conv2dShape Conv2d::shape(int batch) const {
 }
 
 void Conv2d::forward(Backend& backend, const Pass& pass, const float* x, float* y) {
-    backend.conv2d_forward(shape(pass.batch), x, store_->value(weight_), store_->value(bias_), y);
+    const bool with_bias = !(skip_bias_in_training_ && pass.training);
+    backend.conv2d_forward(shape(pass.batch), x, store_->value(weight_),
+                           with_bias ? store_->value(bias_) : nullptr, y);
 }
 
 void Conv2d::backward(Backend& backend, const Pass& pass, const float* x, const float*, const float* dy,
                       float* dx) {
+    float* bias_gradient = store_->gradient(bias_);
+    if (skip_bias_in_training_) {
+        // A few floats: every step, so that nothing else written there survives.
+        backend.fill(bias_gradient, std::size_t(geometry_.out_channels), 0.f);
+        bias_gradient = nullptr;
+    }
     backend.conv2d_backward_weights(shape(pass.batch), x, dy, store_->gradient(weight_),
-                                    store_->gradient(bias_));
+                                    bias_gradient);
     if (dx) backend.conv2d_backward_data(shape(pass.batch), dy, store_->value(weight_), dx);
 }
 

@@ -9,6 +9,9 @@ ResidualBlock::ResidualBlock(const std::string& name, int in_channels, int out_c
       bn1_(name + ".bn1", out_channels),
       bn2_(name + ".bn2", out_channels) {
     if (use_1x1conv) conv3_.emplace(name + ".conv3", in_channels, out_channels, 1, stride, 0);
+    // Each BatchNorm cancels its convolution's bias (the shortcut's has none after it).
+    bn1_.follow(conv1_);
+    bn2_.follow(conv2_);
 }
 
 SampleShape ResidualBlock::output_shape(const SampleShape& input) const {

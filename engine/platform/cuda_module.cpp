@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <tuple>
 
+#include "backend/conv_accuracy.h"
 #include "backend/kernel_choices.h"
 #include "core/error.h"
 #include "parallel/collective_schedule.h"
@@ -25,7 +26,7 @@ namespace {
 // that never trains on a CPU.
 [[gnu::used]] const auto kEngineCodeTheModuleCalls =
     std::make_tuple(&kernel_choices, &CollectiveSchedule::steps, &CollectiveTimeout::limit,
-                    &out_of_step_message);
+                    &out_of_step_message, &conv_error_bound);  // conv_accuracy.h: ConvReference
 #endif
 
 constexpr const char* kModuleName = "libdp-cuda.so";

@@ -121,7 +121,7 @@ private slots:
         QTest::newRow("mnist-format without folder")
             << QStringList{"--dataset", "mnist-format"} << "needs --data-dir";
         QTest::newRow("unknown precision")
-            << QStringList{"--precision", "fp16"} << "unknown precision 'fp16' (known: fp32, bf16, tf32)";
+            << QStringList{"--precision", "fp16"} << "unknown precision 'fp16' (known: fp32, fp32-fast, bf16, tf32)";
         QTest::newRow("tf32 on a CPU")
             << QStringList{"--precision", "tf32", "--devices", "cpu:0"}
             << "--precision tf32: TF32 is a GPU tensor-core format and cpu:0 is a CPU device";

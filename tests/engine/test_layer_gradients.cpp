@@ -20,6 +20,7 @@
 #include "backend/reference/reference_backend.h"
 #include "devices/device_thread.h"
 #include "nn/batch_norm2d.h"
+#include "nn/conv2d.h"
 #include "nn/layer.h"
 #include "nn/parameter_store.h"
 #include "nn/residual_block.h"
@@ -399,6 +400,94 @@ private slots:
             failures += "\n    dx is " + std::to_string(max_abs(analytic.at("x"))) +
                         " at most: the check compares nothing";
         QVERIFY2(failures.empty(), failures.c_str());
+    }
+
+    // Issue 40 item 4: a convolution feeding a BatchNorm skips its bias in
+    // training, which the BatchNorm cancels: the same output, dx, weight
+    // gradient and running statistics as with the bias added (float
+    // rounding apart), in evaluation too, and a bias gradient of exactly 0
+    // (PyTorch's is rounding noise), whatever the buffer held before.
+    void a_bias_before_batch_norm_is_skipped_exactly_data() {
+        QTest::addColumn<QString>("backend");
+        for (const char* backend : {"reference", "onednn"}) QTest::addRow("%s", backend) << QString(backend);
+    }
+
+    void a_bias_before_batch_norm_is_skipped_exactly() {
+        const dp::SampleShape input{3, 6, 5};
+        constexpr int batch = 4;
+        struct ConvThenNorm {
+            dp::ParameterStore store;
+            dp::Conv2d conv{"conv", 3, 4, 3, 1, 1};
+            dp::BatchNorm2d norm{"norm", 4};
+            dp::DeviceBuffer mid{nullptr, nullptr}, y{nullptr, nullptr}, dmid{nullptr, nullptr},
+                dx{nullptr, nullptr};
+        };
+        std::unique_ptr<dp::Backend> backend;
+        if (QTest::currentDataTag() == QString("onednn"))
+            backend = std::make_unique<dp::OneDnnBackend>();
+        else
+            backend = std::make_unique<dp::ReferenceBackend>();
+        dp::Backend& b = *backend;  // host memory: its pointers are read directly
+        std::mt19937 rng(kSeed);
+        const std::vector<float> x = uniform(input.size() * batch, -1, 1, rng);
+        std::vector<float> values, buffers;
+        const auto dy = uniform(std::size_t(4) * 6 * 5 * batch, -1, 1, rng);
+        ConvThenNorm skipping, adding;
+        skipping.norm.follow(skipping.conv);
+        for (ConvThenNorm* net : {&skipping, &adding}) {
+            net->conv.build(net->store, input);
+            net->norm.build(net->store, net->conv.output_shape(input));
+            net->store.allocate(b, kSeed);
+            net->norm.allocate(b, batch);
+            const std::size_t activations = net->conv.output_shape(input).size() * batch;
+            net->mid = b.allocate(activations), net->y = b.allocate(activations);
+            net->dmid = b.allocate(activations), net->dx = b.allocate(x.size());
+            // Every parameter and running statistic away from 0, the bias included.
+            if (values.empty()) {
+                values = uniform(net->store.total_size(), -0.5f, 0.5f, rng);
+                buffers = uniform(net->store.buffers_size(), 0.5f, 1.5f, rng);
+            }
+            std::copy(values.begin(), values.end(), net->store.values());
+            std::copy(buffers.begin(), buffers.end(), net->store.buffers());
+            b.fill(net->store.gradients(), net->store.total_size(), 7.f);  // stale gradients
+            const dp::Pass training{.batch = batch, .training = true};
+            net->conv.forward(b, training, x.data(), net->mid.get());
+            net->norm.forward(b, training, net->mid.get(), net->y.get());
+            net->norm.backward(b, training, net->mid.get(), net->y.get(), dy.data(), net->dmid.get());
+            net->conv.backward(b, training, x.data(), net->mid.get(), net->dmid.get(), net->dx.get());
+            b.synchronize();
+        }
+        const auto close = [](const float* ours, const float* theirs, std::size_t n) {
+            double worst = 0, scale = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                worst = std::max(worst, double(std::abs(ours[i] - theirs[i])));
+                scale = std::max(scale, double(std::abs(theirs[i])));
+            }
+            return worst <= 2e-5 * scale;
+        };
+        const std::size_t outputs = skipping.conv.output_shape(input).size() * batch;
+        QVERIFY(close(skipping.y.get(), adding.y.get(), outputs));
+        QVERIFY(close(skipping.dx.get(), adding.dx.get(), x.size()));
+        QVERIFY(close(skipping.store.buffers(), adding.store.buffers(), buffers.size()));
+        for (const dp::ParameterInfo& info : skipping.store.infos()) {
+            const float* ours = skipping.store.gradients() + info.offset;
+            if (info.name == "conv.bias") {
+                for (std::size_t i = 0; i < info.size; ++i) QCOMPARE(ours[i], 0.f);
+                // Adding the bias, its gradient is the noise of a sum that cancels.
+                const float* theirs = adding.store.gradients() + info.offset;
+                QVERIFY(max_abs(std::vector<float>(theirs, theirs + info.size)) < 1e-4);
+            } else {
+                QVERIFY2(close(ours, adding.store.gradients() + info.offset, info.size), info.name.c_str());
+            }
+        }
+        // Evaluation adds the bias, against running statistics that hold it.
+        const dp::Pass evaluation{.batch = batch, .training = false};
+        for (ConvThenNorm* net : {&skipping, &adding}) {
+            net->conv.forward(b, evaluation, x.data(), net->mid.get());
+            net->norm.forward(b, evaluation, net->mid.get(), net->y.get());
+        }
+        b.synchronize();
+        QVERIFY(close(skipping.y.get(), adding.y.get(), outputs));
     }
 };
 

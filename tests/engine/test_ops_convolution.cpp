@@ -174,9 +174,11 @@ private slots:
             std::ifstream in(file);
             std::string line, pinned;
             while (std::getline(in, line))
+                // Key, choice and a measured error (0): an entry without
+                // one would be measured again, as a v1 file's are.
                 pinned += line.starts_with("#") ? line + "\n"
-                                                 : line.substr(0, line.rfind('\t') + 1) +
-                                                       std::to_string(kernel) + "\n";
+                                                 : line.substr(0, line.find('\t') + 1) +
+                                                       std::to_string(kernel) + "\t0\n";
             in.close();
             std::ofstream(file) << pinned;
             choices.configure(file, dp::KernelTuning::cached);

@@ -9,7 +9,7 @@
 #include <cudnn.h>
 
 #include "backend/algorithm_choice.h"
-#include "backend/reference/reference_ops.h"
+#include "backend/conv_accuracy.h"
 #include "platform/cuda/cuda_check.h"
 
 // The legacy convolution API, as in cudnn_convolution.cpp.
@@ -17,17 +17,6 @@
 
 namespace dp::cuda {
 namespace {
-
-using Doubles = std::vector<double>;
-
-double relative_error(const std::vector<float>& out, const Doubles& exact) {
-    double difference = 0, norm = 0;
-    for (std::size_t i = 0; i < exact.size(); ++i) {
-        difference += (out[i] - exact[i]) * (out[i] - exact[i]);
-        norm += exact[i] * exact[i];
-    }
-    return std::sqrt(difference) / std::max(std::sqrt(norm), 1e-300);
-}
 
 // A device buffer of n floats, freed with it.
 struct DeviceFloats {
@@ -96,12 +85,11 @@ std::vector<ConvAlgorithmError> conv_algorithm_errors(int device, const Conv2dSh
     const auto xh = random_floats(s.input_size(), rng);
     const auto wh = random_floats(s.weight_size(), rng);
     const auto dyh = random_floats(s.output_size(), rng);
-    // The exact passes, in float64 from the same float32 inputs.
-    const Doubles x64(xh.begin(), xh.end()), w64(wh.begin(), wh.end()), dy64(dyh.begin(), dyh.end());
-    Doubles y64(dyh.size()), dx64(xh.size()), dw64(wh.size()), zero_bias(s.out_channels), db64(s.out_channels);
-    reference::conv2d_forward(s, x64.data(), w64.data(), zero_bias.data(), y64.data());
-    reference::conv2d_backward_data(s, dy64.data(), w64.data(), dx64.data());
-    reference::conv2d_backward_weights(s, x64.data(), dy64.data(), dw64.data(), db64.data());
+    // The exact passes, in float64 from the same float32 inputs, on a
+    // sample of each pass's outputs: the kernel cache's measure (conv_accuracy.h).
+    const ConvReference y64(s, ConvPass::forward, xh.data(), wh.data()),
+        dx64(s, ConvPass::backward_data, dyh.data(), wh.data()),
+        dw64(s, ConvPass::backward_weights, xh.data(), dyh.data());
 
     Descriptors d(device, s);
     DeviceFloats x(device, xh.size()), w(device, wh.size()), dy(device, dyh.size());
@@ -119,7 +107,7 @@ std::vector<ConvAlgorithmError> conv_algorithm_errors(int device, const Conv2dSh
     // &returned)), run once (run(algorithm)) and compared; Find's status,
     // workspace and determinism are used, its timings not.
     const auto measure = [&](const char* pass, auto results, auto&& find, auto&& run,
-                             const DeviceFloats& out, const Doubles& exact) {
+                             const DeviceFloats& out, const ConvReference& exact) {
         int returned = 0;
         DP_CUDA_CHECK(device, find(results.data(), int(results.size()), &returned));
         for (int i = 0; i < returned; ++i) {
@@ -132,7 +120,7 @@ std::vector<ConvAlgorithmError> conv_algorithm_errors(int device, const Conv2dSh
                       results[i].memory <= workspace_bytes && run(algorithm) == CUDNN_STATUS_SUCCESS;
             if (row.ran) {
                 DP_CUDA_CHECK(device, cudaDeviceSynchronize());
-                row.relative_error = relative_error(out.download(), exact);
+                row.relative_error = exact.relative_error(out.download().data());
             }
             table.push_back(row);
         }

@@ -9,8 +9,9 @@
 namespace dp::cuda {
 
 // How one cuDNN convolution algorithm rounds: its output for one shape, in
-// float32 with FMA math (what an fp32 run gets), against the same pass in
-// float64 on the host (reference_ops.h). Issue 25 asked whether FFT or
+// float32 with FMA math (what an fp32 run gets), against a float64 sample of
+// the same pass on the host (ConvReference, conv_accuracy.h: what the kernel
+// cache measures). Issue 25 asked whether FFT or
 // Winograd is what rounds 10-100x coarser than a direct sum of products;
 // this measures every algorithm of every pass, transforms included.
 struct ConvAlgorithmError {

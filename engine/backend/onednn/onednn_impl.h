@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <dnnl.hpp>
 
@@ -67,6 +68,7 @@ struct OneDnnBackend::Impl {
 
     // ---------------------------------------------------- onednn_convolution.cpp
     PlanCache<Conv2dShape, onednn::ConvPlan> conv_plans;
+    std::vector<float> zero_bias;  // the bias of a convolution called without one
     // The step of `op` for shape `s`, its kernel chosen on first use.
     Step& conv_step(const Conv2dShape& s, onednn::ConvOp op, onednn::Handles handles);
     // Throws dnnl::error where oneDNN has no such kernel for the shape;

@@ -57,13 +57,13 @@ void for_each_conv2d_tap(const Conv2dShape& s, Tap&& tap) {
                 }
 }
 
-// y = conv(x, w) + b
+// y = conv(x, w) + b (b null: no bias)
 template <typename T>
 void conv2d_forward(const Conv2dShape& s, const T* x, const T* w, const T* b, T* y) {
     const std::size_t plane = std::size_t(s.out_h()) * s.out_w();
     for (int n = 0; n < s.batch; ++n)
         for (int o = 0; o < s.out_channels; ++o)
-            std::fill_n(y + (std::size_t(n) * s.out_channels + o) * plane, plane, b[o]);
+            std::fill_n(y + (std::size_t(n) * s.out_channels + o) * plane, plane, b ? b[o] : T(0));
     for_each_conv2d_tap(s, [&](std::size_t xi, std::size_t wi, std::size_t yi) {
         y[yi] += x[xi] * w[wi];
     });
@@ -92,14 +92,15 @@ void conv2d_bias_backward(const Conv2dShape& s, const T* dy, int o, T* db) {
     db[o] = T(sum);
 }
 
-// dw = dL/dw and db = dL/db.
+// dw = dL/dw and db = dL/db (db null: not summed).
 template <typename T>
 void conv2d_backward_weights(const Conv2dShape& s, const T* x, const T* dy, T* dw, T* db) {
     std::fill_n(dw, s.weight_size(), T(0));
     for_each_conv2d_tap(s, [&](std::size_t xi, std::size_t wi, std::size_t yi) {
         dw[wi] += x[xi] * dy[yi];
     });
-    for (int o = 0; o < s.out_channels; ++o) conv2d_bias_backward(s, dy, o, db);
+    if (db)
+        for (int o = 0; o < s.out_channels; ++o) conv2d_bias_backward(s, dy, o, db);
 }
 
 // ---------------------------------------------------------------- relu
