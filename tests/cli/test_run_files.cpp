@@ -141,11 +141,14 @@ private slots:
 
     // D11: TMPDIR=/nonexistent --compare 1,2 ended in "temp_directory_path".
     void anUnusableTmpdirIsNamed() {
+        // A folder surely missing (a machine may have /nonexistent: nobody's home).
+        QTemporaryDir dir;
+        const QString missing = dir.filePath("missing");
         QProcessEnvironment env = dp_train_environment();
-        env.insert("TMPDIR", "/nonexistent");
+        env.insert("TMPDIR", missing);
         const auto result = run_with(kTinyLinear + QStringList{"--no-history", "--compare", "1,2"}, env);
         QCOMPARE(result.exit_code, 2);
-        expect_one_line(result, "TMPDIR (/nonexistent) is not a folder");
+        expect_one_line(result, "TMPDIR (" + missing + ") is not a folder");
         QVERIFY2(result.err.contains("set TMPDIR to a folder you can write, or unset it"), qPrintable(result.err));
         QVERIFY(!result.out.contains("== run"));
     }

@@ -95,10 +95,13 @@ RunsPanel::RunsPanel(RunsTableModel* model, QWidget* parent)
     deleteButton_->setObjectName(QStringLiteral("deleteRunsButton"));
     deleteButton_->setToolTip(tr("Remove the selected runs from the table and the history database"));
 
-    auto* hint = new QLabel(tr("Check runs to draw and compare them; speedup is against a checked "
-                               "1-device run with the same settings (hover a dash to see why none; "
-                               "right-click a run to make it the baseline)."),
+    // One short line; how speedups are measured is a hover away.
+    auto* hint = new QLabel(tr("Check runs to draw and compare them. Hover a dash to see why a run "
+                               "has no speedup; right-click a run to make it the baseline."),
                             this);
+    hint->setToolTip(tr("A speedup is against a checked 1-device run with the same model, data, "
+                        "samples, epochs and seed, at the same global batch or one scaled with the "
+                        "devices."));
     hint->setForegroundRole(QPalette::PlaceholderText);
     hint->setWordWrap(true);
 
