@@ -205,6 +205,13 @@ void TrainingTimeProbe::measure(const dp::TrainConfig& config)
     thread_->start(QThread::LowPriority);
 }
 
+void TrainingTimeProbe::remember(const dp::TrainConfig& config, const ProbeTiming& timing)
+{
+    const QString key = settingsKey(config);
+    timings_.insert(key, timing);
+    emit measured(key);
+}
+
 void TrainingTimeProbe::stop()
 {
     next_.reset();
