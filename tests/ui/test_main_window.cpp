@@ -56,6 +56,7 @@
 #include "prediction_strip.h"
 #include "run_config_panel.h"
 #include "run_history.h"
+#include "run_time_estimates.h"
 #include "training_time_probe.h"
 #include "scaling/scaling_comparison.h"
 #include "runs_table_model.h"
@@ -907,8 +908,9 @@ void TestMainWindow::compareSaysHowLongAndAsksOnceWhenLong()
     window.setRunConfig(shortRunOnTwoDevices(10));
     window.setComparisonRepeats(1);
     QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2"));  // nothing measured yet
-    auto* probe = window.findChild<TrainingTimeProbe*>(QStringLiteral("trainingTimeProbe"));
-    QVERIFY(probe);
+    auto* estimates = window.findChild<RunTimeEstimates*>();
+    QVERIFY(estimates);
+    TrainingTimeProbe* probe = estimates->probe();
     const std::vector<dp::TrainConfig> configs = dp::comparison_configs(window.runConfig(), {1, 2}, false);
     QCOMPARE(configs.size(), std::size_t(2));
     // 512 training images an epoch, 10 epochs: 1 device 0.05 s an image (256 s),

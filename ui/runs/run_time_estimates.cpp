@@ -52,7 +52,6 @@ QString roughDuration(double seconds)
 RunTimeEstimates::RunTimeEstimates(const RunConfigPanel* settings, const RunManager* runs, QObject* parent)
     : QObject(parent), settings_(settings), runs_(runs)
 {
-    probe_.setObjectName(QStringLiteral("trainingTimeProbe"));
     probeDelay_.setSingleShot(true);
     probeDelay_.setInterval(kProbeDelayMs);
     connect(&probeDelay_, &QTimer::timeout, this, &RunTimeEstimates::probeNext);
