@@ -69,7 +69,7 @@ QStringList reasons(const std::vector<dp::RunRecord>& runs, const std::vector<Me
     for (const dp::RunRecord& run : runs)
         if (run.busy)
             why << tr("the machine was busy during %1: other processes kept %2 cores busy, so its "
-                      "times are not to be trusted")
+                      "times are not to be trusted (run the lesson again on an idle machine)")
                        .arg(label(run))
                        .arg(run.other_cores, 0, 'f', 1);
     const auto fewest = std::min_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
