@@ -248,6 +248,7 @@ private slots:
     void lastSettingsAreRestoredOnLaunch();
     void compareOneVsTwoQueuesBothAndFillsTheTable();
     void compareSaysHowLongAndAsksOnceWhenLong();
+    void compareProbesBothRunsWhileIdle();
     void replicasOfOneDeviceAreCountedInRunsAndComparisons();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
@@ -957,6 +958,31 @@ void TestMainWindow::compareSaysHowLongAndAsksOnceWhenLong()
     QVERIFY(window.isRunning());
     window.stopRun();
     QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kRunTimeoutMs);
+}
+
+// The button's time comes from real probes of both runs' settings, the
+// 1-device run's and the 2-device run's, taken while no run is in flight.
+void TestMainWindow::compareProbesBothRunsWhileIdle()
+{
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    dp::TrainConfig config;  // small enough to probe here: the synthetic set
+    config.model = "linear";
+    config.dataset = "random";
+    config.samples = 512;
+    config.batch_size = 64;
+    config.epochs = 2;
+    config.devices = {dp::available_devices()[0].id, dp::available_devices()[1].id};
+    window.setRunConfig(config);
+    window.setComparisonRepeats(1);
+    const TrainingTimeProbe& probe = *window.findChild<RunTimeEstimates*>()->probe();
+    const std::vector<dp::TrainConfig> configs = dp::comparison_configs(window.runConfig(), {1, 2}, false);
+    QTRY_VERIFY_WITH_TIMEOUT(probe.isKnown(configs[0]) && probe.isKnown(configs[1]), 60'000);
+    QVERIFY(probe.timing(configs[0]) && probe.timing(configs[1]));
+    QTRY_VERIFY_WITH_TIMEOUT(parts.compareButton->text().startsWith(QStringLiteral("Compare 1 vs 2 · ")), 5'000);
+    QVERIFY2(parts.compareButton->text().endsWith(QStringLiteral("under a minute")),
+             qPrintable(parts.compareButton->text()));
 }
 
 void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
