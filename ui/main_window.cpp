@@ -62,6 +62,7 @@
 #include "lesson_banner.h"
 #include "lesson_starter.h"
 #include "lessons_menu.h"
+#include "run_time_estimates.h"
 #include "run_config_panel.h"
 #include "run_export.h"
 #include "run_history.h"
@@ -253,8 +254,6 @@ void MainWindow::setUpControls()
 {
     startButton_->setDefault(true);
     startButton_->setToolTip(tr("Train with these settings (Ctrl+R); during a run, queue them next"));
-    compareButton_->setToolTip(tr("Queue these settings on 1 device, then on all the checked devices, "
-                                  "and compare their speed in the runs table"));
     stopButton_->setToolTip(tr("Stop the run after its current batch, keeping its finished "
                                "epochs, and drop the queued runs"));
     showIdleProgress(tr("no run yet"));
@@ -449,8 +448,12 @@ void MainWindow::connectRunSignals()
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
     classroomPage_->followRuns(runsModel_);
     new SeedGroupCharts(runsModel_, charts_, this);  // grouped seeds as median and band
-    // The accuracy chart says what to do while it is empty.
-    new EmptyChartGuide(runsModel_, configPanel_, charts_->findChild<QChartView*>(QStringLiteral("accuracyChart")), this);
+    // Compare's button says how long it takes, the progress bar the queue's time.
+    timeEstimates_ = new RunTimeEstimates(configPanel_, runs_.get(), this);
+    connect(timeEstimates_, &RunTimeEstimates::estimatesChanged, this, &MainWindow::updateControls);
+    // The accuracy chart says what to do while it is empty (timed by the same probe).
+    new EmptyChartGuide(runsModel_, configPanel_, charts_->findChild<QChartView*>(QStringLiteral("accuracyChart")), this,
+                        timeEstimates_->probe());
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::updateScalingPrediction);
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);
@@ -785,6 +788,8 @@ void MainWindow::startComparison()
         showStatus(tr("Cannot compare: Compare 1 vs N needs 2 or more devices checked"), true);
         return;
     }
+    if (!timeEstimates_->confirmComparison(confirm_))
+        return;
     const dp::TrainConfig base = configPanel_->config();
     // Devices as the engine counts them: "cuda:0x2" is one entry, two replicas.
     const int devices = configPanel_->checkedDeviceCount();
@@ -824,6 +829,7 @@ bool MainWindow::startLesson(const QString& name)
         showStatus(tr("Cannot start the lesson: %1").arg(problem), true);
         return false;
     }
+    summaryCard_->hide();  // the last comparison's: the lesson's own follow
     appendLog(tr("— lesson: %1").arg(lessonBanner_->title()));
     return true;
 }
@@ -856,7 +862,8 @@ void MainWindow::updateControls()
     startButton_->setEnabled(valid);
     startButton_->setText(running ? tr("Queue next") : tr("Start"));
     compareButton_->setEnabled(valid && configPanel_->checkedDeviceCount() >= 2);
-    compareButton_->setText(tr("Compare 1 vs %1").arg(std::max(2, configPanel_->checkedDeviceCount())));
+    compareButton_->setText(timeEstimates_->compareButtonText());
+    compareButton_->setToolTip(timeEstimates_->compareToolTip());
     stopButton_->setEnabled(running && !stopRequested_);
     const dp::RunRecord* current = runs_->currentRun();
     runsPanel_->setBusyRun(current ? current->id : std::string());
@@ -1288,6 +1295,7 @@ void MainWindow::showBatchProgress(int epoch, int batch, int batchesPerEpoch, do
     // The bar spans the whole run; its text says where in it we are.
     batchProgressBar_->setRange(0, int(std::min<qint64>(progress_.batchesPlanned(), INT_MAX)));
     batchProgressBar_->setValue(int(std::min<qint64>(progress_.batchesDone(), INT_MAX)));
+    progress_.setQueue(timeEstimates_->queueTime(*runs_->queue()));
     batchProgressBar_->setFormat(progress_.text());
     if (firstBatch && !stopRequested_)
         showStatus(tr("Training %1").arg(runningLabel_));
@@ -1321,7 +1329,9 @@ void MainWindow::logSummaryOnce(const QString& summary, int epochsDone)
 void MainWindow::saveSettings()
 {
     QSettings settings;
-    storeRunConfig(settings, configPanel_->config());
+    // A lesson's settings are borrowed: the user's stay remembered (issue 42).
+    if (!lessons_ || !lessons_->holdsSettings())
+        storeRunConfig(settings, configPanel_->config());
     storeDataFolders(settings, configPanel_->dataFolders());
     settings.setValue(kScaleKey, configPanel_->scalesWithDeviceCount());
     settings.setValue(kRepeatsKey, configPanel_->comparisonRepeatsField());

@@ -31,6 +31,7 @@ class RunHistory;
 class RunManager;
 class RunsPanel;
 class RunsTableModel;
+class RunTimeEstimates;
 
 // The workbench window: run settings on the left; the live charts and the
 // classroom views beside them; run controls and status; the runs table, the
@@ -186,6 +187,7 @@ private:
     ComparisonSummaryCard* summaryCard_;  // above the charts when a comparison ends
     LessonBanner* lessonBanner_ = nullptr;  // above the charts while a lesson's runs go
     LessonStarter* lessons_ = nullptr;
+    RunTimeEstimates* timeEstimates_ = nullptr;  // Compare's time, the queue's
     ClassroomPage* classroomPage_;
     ScalingPredictionPage* scalingPage_;
     QTabWidget* viewTabs_;

@@ -23,11 +23,15 @@
 #include "core/error.h"
 #include "data/dataset.h"
 #include "devices/device.h"
+#include "comparison_summary_card.h"
 #include "lesson_banner.h"
+#include "lesson_result_note.h"
 #include "lesson_runs.h"
 #include "lesson_table.h"
 #include "main_window.h"
+#include "run_comparison.h"
 #include "run_config_panel.h"
+#include "run_settings.h"
 #include "run_queue.h"
 #include "fashion_mnist_stand_in.h"
 #include "workbench_sandbox.h"
@@ -90,6 +94,31 @@ void stopAndWait(MainWindow& window)
     QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kStopTimeoutMs);
 }
 
+// A lesson's runs as they would end: its settings on this machine's devices,
+// each epoch of `seconds` (by run), in the lesson's comparisons.
+std::vector<dp::RunRecord> finishedRuns(const Lesson& lesson, const std::vector<double>& seconds, int epochs)
+{
+    const std::vector<dp::TrainConfig> configs = configsOf(lesson);
+    const std::vector<int> comparisons = lessonComparisons(lesson);
+    std::vector<dp::RunRecord> runs;
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+        dp::RunRecord run;
+        run.id = "run-" + std::to_string(i);
+        run.config = configs[i];
+        run.config.epochs = epochs;
+        run.status = dp::RunStatus::finished;
+        run.comparison_group = comparisons[i] < 0 ? std::string() : "lesson-" + std::to_string(comparisons[i]);
+        run.other_cores = 0.1;
+        run.usable_cores = 2;
+        for (int epoch = 1; epoch <= epochs; ++epoch)
+            run.epochs.push_back({epoch, 0.5, 0.8, 0.8, seconds[i]});
+        run.steps = std::int64_t(epochs) * 100;
+        runs.push_back(std::move(run));
+    }
+    return runs;
+}
+
+
 }  // namespace
 
 class TestLessons : public QObject {
@@ -100,7 +129,7 @@ private slots:
     void init();
     void everyLessonPassesTheEnginesChecks();
     void everyLessonPassesTheSettingsPanelsChecks();
-    void everyLessonTrainsOnAFewThousandImages();
+    void everyLessonFitsInTwoMinutes();
     void theLessonsAreTheOnesAsked();
     void runsAreNamedByWhatTheLabelLeavesOut();
     void aRunsSettingsGoOverTheLessons();
@@ -111,6 +140,9 @@ private slots:
     void aRunNotOfTheLessonHidesTheBanner();
     void anUnknownLessonIsRefused();
     void theProgramRefusesAnUnknownLesson();
+    void aContradictingResultIsExplained();
+    void aLessonGivesTheUsersSettingsBack();
+    void aLessonClearsThePreviousComparisonCard();
 
 private:
     QTemporaryDir scratch_;
@@ -158,20 +190,6 @@ void TestLessons::everyLessonPassesTheSettingsPanelsChecks()
                                           QString::fromLatin1(lesson.name), panel.validationError())));
             // The panel shows the settings as they are, none clamped to its ranges.
             QVERIFY(sameRun(panel.config(), config));
-        }
-    }
-}
-
-// Every lesson finishes in a few minutes on a 2-core laptop (5 at most,
-// measured from a fresh start): a few thousand images for a few epochs,
-// never the whole 60 000.
-void TestLessons::everyLessonTrainsOnAFewThousandImages()
-{
-    for (const Lesson& lesson : lessons()) {
-        for (const dp::TrainConfig& config : configsOf(lesson)) {
-            QVERIFY2(config.limit_train > 0 && config.limit_train <= 6000, lesson.name);
-            QVERIFY2(config.limit_test > 0 && config.limit_test <= 1000, lesson.name);
-            QVERIFY2(config.epochs <= 5, lesson.name);
         }
     }
 }
@@ -410,6 +428,122 @@ void TestLessons::theProgramRefusesAnUnknownLesson()
     QCOMPARE(program.exitCode(), 2);
     const QString err = QString::fromLocal8Bit(program.readAllStandardError());
     QVERIFY2(err.contains(QStringLiteral("no lesson is named no-such-lesson")), qPrintable(err));
+}
+
+// Issue 42: the ResNet lesson showed 0.91× beside "look for a speedup well
+// above 1×" and said nothing of it. A contradicting result is explained from
+// the runs' own numbers; an agreeing one adds nothing.
+void TestLessons::aContradictingResultIsExplained()
+{
+    const Lesson& resnet = *findLesson("resnet-1-vs-2");
+    QCOMPARE(lessonResultNote(resnet, finishedRuns(resnet, {10, 5.5}, 4)), QString());  // 1.82×: as the text says
+
+    std::vector<dp::RunRecord> busy = finishedRuns(resnet, {10, 11}, 4);  // 0.91×
+    busy[1].busy = true;
+    busy[1].other_cores = 1.6;
+    const QString busyNote = lessonResultNote(resnet, busy);
+    QVERIFY2(busyNote.contains(QStringLiteral("well above 1×")) && busyNote.contains(QStringLiteral("0.91×")),
+             qPrintable(busyNote));
+    QVERIFY2(busyNote.contains(QStringLiteral("the machine was busy")) && busyNote.contains(QStringLiteral("1.6 cores")),
+             qPrintable(busyNote));
+    QVERIFY2(!busyNote.contains(QStringLiteral("too few steps")), qPrintable(busyNote));
+
+    // Two epochs: one steady epoch, one sample of the speedup.
+    const QString shortNote = lessonResultNote(resnet, finishedRuns(resnet, {10, 11}, 2));
+    QVERIFY2(shortNote.contains(QStringLiteral("too few steps")) && shortNote.contains(QStringLiteral("1 steady epoch after")),
+             qPrintable(shortNote));
+    QVERIFY2(!shortNote.contains(QStringLiteral("busy during")), qPrintable(shortNote));
+
+    // Neither: the note says so rather than inventing a cause.
+    const QString plainNote = lessonResultNote(resnet, finishedRuns(resnet, {10, 11}, 4));
+    QVERIFY2(plainNote.contains(QStringLiteral("no run was busy")), qPrintable(plainNote));
+
+    // LeNet expects no gain: a clear gain contradicts it, none agrees.
+    const Lesson& lenet = *findLesson("lenet-1-vs-2");
+    QCOMPARE(lessonResultNote(lenet, finishedRuns(lenet, {10, 11}, 4)), QString());
+    QVERIFY(lessonResultNote(lenet, finishedRuns(lenet, {10, 5}, 4)).contains(QStringLiteral("1× or less")));
+
+    // DataParallel vs DDP: DataParallel's (second) speedup should be the lower one.
+    const Lesson& strategies = *findLesson("dataparallel-vs-ddp");
+    QCOMPARE(lessonResultNote(strategies, finishedRuns(strategies, {10, 6, 10, 8}, 4)), QString());
+    const QString swapped = lessonResultNote(strategies, finishedRuns(strategies, {10, 8, 10, 6}, 4));
+    QVERIFY2(swapped.contains(QStringLiteral("1.25×, then 1.67×")), qPrintable(swapped));
+
+    // Batch scaling compares loss curves: nothing of the speedup to check.
+    const Lesson& batches = *findLesson("batch-scaling");
+    QCOMPARE(lessonResultNote(batches, finishedRuns(batches, {10, 30, 30}, 4)), QString());
+
+    // The banner shows the note under the lesson's sentence, until the next lesson.
+    LessonBanner banner;
+    banner.showLesson(QStringLiteral("ResNet"), QStringLiteral("Look."));
+    QVERIFY(banner.note().isEmpty());
+    banner.showNote(busyNote);
+    QCOMPARE(banner.note(), busyNote);
+    banner.showLesson(QStringLiteral("ResNet"), QStringLiteral("Look."));
+    QVERIFY(banner.note().isEmpty());
+}
+
+// Issue 42: a lesson overwrote the user's settings (batch 256 became 4) and
+// left them so. The lesson borrows the panel: the remembered settings stay
+// the user's, and the panel shows them again once the lesson's runs stop.
+void TestLessons::aLessonGivesTheUsersSettingsBack()
+{
+    REQUIRE_FASHION_MNIST();
+    MainWindow window;
+    dp::TrainConfig mine = longRun();
+    mine.batch_size = 256;
+    mine.epochs = 7;
+    window.setRunConfig(mine);
+    const auto remembered = [] { return loadRunConfig(QSettings()); };
+    QCOMPARE(remembered().batch_size, 256);
+
+    QVERIFY(window.startLesson(QStringLiteral("lenet-1-vs-2")));
+    QCOMPARE(window.runConfig().batch_size, 4);  // the lesson's, while it runs
+    QCOMPARE(remembered().batch_size, 256);
+    QCOMPARE(remembered().epochs, 7);
+
+    stopAndWait(window);
+    QCOMPARE(window.runConfig().batch_size, 256);
+    QCOMPARE(window.runConfig().epochs, 7);
+    QCOMPARE(remembered().batch_size, 256);
+    QCOMPARE(remembered().epochs, 7);
+}
+
+// Issue 42: starting a lesson left the previous comparison's card on screen.
+void TestLessons::aLessonClearsThePreviousComparisonCard()
+{
+    REQUIRE_FASHION_MNIST();
+    MainWindow window;
+    auto* card = window.findChild<ComparisonSummaryCard*>();
+    QVERIFY(card);
+    const Lesson& lenet = *findLesson("lenet-1-vs-2");
+    const std::vector<dp::RunRecord> runs = finishedRuns(lenet, {10, 6}, 3);
+    card->showComparison(runs, compareRuns(runs));
+    QVERIFY(card->isVisibleTo(&window));
+
+    QVERIFY(window.startLesson(QStringLiteral("lenet-1-vs-2")));
+    QVERIFY(!card->isVisibleTo(&window));
+    stopAndWait(window);
+}
+
+// Every lesson finishes in under 2 minutes on a 2-core machine: its runs'
+// steps and images through their models, at the seconds per step and per
+// image measured for each model (lessonSecondsOnTwoCores), stay under it.
+// A static check of the settings: a lesson grown past it fails here, not in class.
+void TestLessons::everyLessonFitsInTwoMinutes()
+{
+    for (const Lesson& lesson : lessons()) {
+        const double seconds = lessonSecondsOnTwoCores(configsOf(lesson));
+        QVERIFY2(seconds > 0 && seconds < 120,
+                 qPrintable(QStringLiteral("%1: %2 s").arg(QString::fromLatin1(lesson.name)).arg(seconds)));
+        for (const dp::TrainConfig& config : configsOf(lesson)) {
+            QVERIFY2(config.limit_train > 0 && config.limit_test > 0, lesson.name);  // never the whole 60 000
+        }
+    }
+    // The bound grows with the work: the default run (10 epochs of 60 000) is far over it.
+    dp::TrainConfig whole;
+    whole.devices = {dp::select_devices({}).front().id};
+    QVERIFY(lessonSecondsOnTwoCores({whole, whole}) > 120);
 }
 
 QTEST_MAIN(TestLessons)

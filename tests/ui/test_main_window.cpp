@@ -56,6 +56,9 @@
 #include "prediction_strip.h"
 #include "run_config_panel.h"
 #include "run_history.h"
+#include "run_time_estimates.h"
+#include "training_time_probe.h"
+#include "scaling/scaling_comparison.h"
 #include "runs_table_model.h"
 #include "speedup_chart.h"
 #include "record/run_record_json.h"
@@ -244,6 +247,8 @@ private slots:
     void configRoundTripsEverySetting();
     void lastSettingsAreRestoredOnLaunch();
     void compareOneVsTwoQueuesBothAndFillsTheTable();
+    void compareSaysHowLongAndAsksOnceWhenLong();
+    void compareProbesBothRunsWhileIdle();
     void replicasOfOneDeviceAreCountedInRunsAndComparisons();
     void historySurvivesARestartAndCanBeDeleted();
     void importedRunRecordJoinsTheTable();
@@ -881,7 +886,7 @@ void TestMainWindow::replicasOfOneDeviceAreCountedInRunsAndComparisons()
              qPrintable(runs.data(runs.index(0, 0)).toString()));
     QCOMPARE(window.runConfig().devices, config.devices);  // the panel keeps the choice
 
-    QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2"));
+    QVERIFY(parts.compareButton->text().startsWith(QStringLiteral("Compare 1 vs 2")));
     QVERIFY(parts.compareButton->isEnabled());
     QTest::mouseClick(parts.compareButton, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 2 * kRunTimeoutMs);
@@ -890,6 +895,94 @@ void TestMainWindow::replicasOfOneDeviceAreCountedInRunsAndComparisons()
     QCOMPARE(runs.record(2).config.devices.size(), std::size_t(2));
     QCOMPARE(runs.record(2).status, dp::RunStatus::finished);
     QCOMPARE(runs.record(2).step_totals.size(), std::size_t(2));
+}
+
+// Issue 42: the default Compare took about 6 minutes with no estimate or
+// question. The button says how long, from probes of both runs' settings
+// (here fake timings); a comparison above 3 minutes asks once, with its time.
+void TestMainWindow::compareSaysHowLongAndAsksOnceWhenLong()
+{
+    REQUIRE_FASHION_MNIST();
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    window.setRunConfig(shortRunOnTwoDevices(10));
+    window.setComparisonRepeats(1);
+    QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2"));  // nothing measured yet
+    auto* estimates = window.findChild<RunTimeEstimates*>();
+    QVERIFY(estimates);
+    TrainingTimeProbe* probe = estimates->probe();
+    const std::vector<dp::TrainConfig> configs = dp::comparison_configs(window.runConfig(), {1, 2}, false);
+    QCOMPARE(configs.size(), std::size_t(2));
+    // 512 training images an epoch, 10 epochs: 1 device 0.05 s an image (256 s),
+    // 2 devices 0.03 s (153.6 s); the test images take no time.
+    probe->remember(configs[0], {0.05, 0});
+    QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2"));  // one run is no estimate
+    probe->remember(configs[1], {0.03, 0});
+    QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2 · about 7 min"));
+    QVERIFY(parts.compareButton->toolTip().contains(QStringLiteral("about 7 min")));
+    window.setComparisonRepeats(3);  // 1, 2, 1, 2, 1, 2: 1228.8 s
+    QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2 · about 20 min"));
+    window.setComparisonRepeats(1);
+
+    QStringList questions;
+    bool agree = false;
+    window.setConfirmation([&](const QString& question) {
+        questions << question;
+        return agree;
+    });
+    QTest::mouseClick(parts.compareButton, Qt::LeftButton);
+    QCOMPARE(questions.size(), 1);
+    QVERIFY2(questions[0].contains(QStringLiteral("about 7 min")), qPrintable(questions[0]));
+    QVERIFY(!window.isRunning());  // refused: nothing queued
+
+    agree = true;
+    QTest::mouseClick(parts.compareButton, Qt::LeftButton);
+    QCOMPARE(questions.size(), 2);
+    QVERIFY(window.isRunning());
+    window.stopRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kRunTimeoutMs);
+    // Asked once: the same comparison again goes ahead without a question.
+    QTest::mouseClick(parts.compareButton, Qt::LeftButton);
+    QCOMPARE(questions.size(), 2);
+    QVERIFY(window.isRunning());
+    window.stopRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kRunTimeoutMs);
+
+    // Under 3 minutes: no question. 2 epochs: 51.2 + 30.72 s.
+    dp::TrainConfig shorter = shortRunOnTwoDevices(2);
+    window.setRunConfig(shorter);
+    QCOMPARE(parts.compareButton->text(), QStringLiteral("Compare 1 vs 2 · about 1 min"));
+    QTest::mouseClick(parts.compareButton, Qt::LeftButton);
+    QCOMPARE(questions.size(), 2);
+    QVERIFY(window.isRunning());
+    window.stopRun();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), kRunTimeoutMs);
+}
+
+// The button's time comes from real probes of both runs' settings, the
+// 1-device run's and the 2-device run's, taken while no run is in flight.
+void TestMainWindow::compareProbesBothRunsWhileIdle()
+{
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    dp::TrainConfig config;  // small enough to probe here: the synthetic set
+    config.model = "linear";
+    config.dataset = "random";
+    config.samples = 512;
+    config.batch_size = 64;
+    config.epochs = 2;
+    config.devices = {dp::available_devices()[0].id, dp::available_devices()[1].id};
+    window.setRunConfig(config);
+    window.setComparisonRepeats(1);
+    const TrainingTimeProbe& probe = *window.findChild<RunTimeEstimates*>()->probe();
+    const std::vector<dp::TrainConfig> configs = dp::comparison_configs(window.runConfig(), {1, 2}, false);
+    QTRY_VERIFY_WITH_TIMEOUT(probe.isKnown(configs[0]) && probe.isKnown(configs[1]), 60'000);
+    QVERIFY(probe.timing(configs[0]) && probe.timing(configs[1]));
+    QTRY_VERIFY_WITH_TIMEOUT(parts.compareButton->text().startsWith(QStringLiteral("Compare 1 vs 2 · ")), 5'000);
+    QVERIFY2(parts.compareButton->text().endsWith(QStringLiteral("under a minute")),
+             qPrintable(parts.compareButton->text()));
 }
 
 void TestMainWindow::historySurvivesARestartAndCanBeDeleted()

@@ -1,5 +1,10 @@
 #include "lesson_runs.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <iterator>
+#include <limits>
 #include <string_view>
 
 #include "config/config_fields.h"
@@ -7,6 +12,7 @@
 #include "core/format.h"
 #include "core/setting_ref.h"
 #include "record/run_record.h"
+#include "training_time_probe.h"
 
 namespace {
 
@@ -78,6 +84,53 @@ std::vector<int> lessonComparisons(const Lesson& lesson)
         comparisons.push_back(open);
     }
     return comparisons;
+}
+
+namespace {
+
+// Per model: seconds per training step, per training image and per test
+// image on a shared 2-core machine (load 2-4), start-up included: fitted to
+// the lessons' measured times (lesson_table.cpp), LeNet to its 1-vs-2 lesson
+// at batch 4 (50 s) and DataParallel vs DDP at batch 16 (57 s), ResNet-18/8
+// to its 1-vs-2 lesson at batch 16 (22 s) and batch scaling (44 s); a test
+// image taken as a third of a training image (forward only).
+struct ModelCost {
+    const char* model;
+    double stepSeconds;
+    double imageSeconds;
+};
+constexpr ModelCost kModelCosts[] = {
+    {"lenet", 0.0068, 0.00035},
+    {"resnet18-narrow", 0.027, 0.00092},
+};
+
+// The slowest device's factor (TrainConfig::slow_devices "cpu:1=1.5"), 1 for none.
+double slowestDevice(const dp::TrainConfig& config)
+{
+    double slowest = 1;
+    for (const std::string& slow : config.slow_devices)
+        if (const std::size_t equals = slow.rfind('='); equals != std::string::npos)
+            slowest = std::max(slowest, std::strtod(slow.c_str() + equals + 1, nullptr));
+    return slowest;
+}
+
+}  // namespace
+
+double lessonSecondsOnTwoCores(const std::vector<dp::TrainConfig>& configs)
+{
+    double seconds = 0;
+    for (const dp::TrainConfig& config : configs) {
+        const auto cost = std::find_if(std::begin(kModelCosts), std::end(kModelCosts),
+                                       [&](const ModelCost& each) { return config.model == each.model; });
+        if (cost == std::end(kModelCosts))
+            return std::numeric_limits<double>::infinity();
+        const ImagesPerEpoch images = imagesPerEpoch(config);
+        const double steps = std::ceil(double(images.train) / double(std::max(1, config.batch_size)));
+        const double epoch = steps * cost->stepSeconds
+                             + (double(images.train) + double(images.test) / 3) * cost->imageSeconds;
+        seconds += epoch * config.epochs * slowestDevice(config);
+    }
+    return seconds;
 }
 
 std::string lessonRunName(const LessonRun& run, const dp::TrainConfig& config)

@@ -24,6 +24,15 @@ std::vector<dp::TrainConfig> lessonConfigs(const Lesson& lesson, const std::vect
 // 1, N, 1, N' is two comparisons, never N and N' taken for repeats.
 std::vector<int> lessonComparisons(const Lesson& lesson);
 
+// Seconds a lesson's runs (lessonConfigs) take together on a 2-core machine,
+// from their settings alone, to keep every lesson under 2 minutes: each run's
+// steps and its training and test images at the seconds per step and per
+// image fitted for its model to the lessons' measured times (lesson_runs.cpp),
+// a 2-device run counted as long as on 1 device (no gain assumed), a
+// straggler's run as much longer as its slowest device. Infinite for a model
+// not measured so.
+double lessonSecondsOnTwoCores(const std::vector<dp::TrainConfig>& configs);
+
 // The name a lesson's run is shown by where its own settings are not in
 // the settings label (dp::RunRecord::settings_label): that label, then each
 // such setting ("… · all-reduce dataparallel"); empty where the label says it all.

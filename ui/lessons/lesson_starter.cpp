@@ -4,14 +4,15 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <utility>
 
 #include "core/error.h"
 #include "config/device_choice.h"
 #include "engine_message.h"
 #include "lesson_banner.h"
+#include "lesson_result_note.h"
 #include "lesson_runs.h"
 #include "lesson_table.h"
-#include "record/run_record.h"
 #include "run_config_panel.h"
 #include "run_manager.h"
 
@@ -31,6 +32,7 @@ LessonStarter::LessonStarter(RunConfigPanel* panel, RunManager* runs, LessonBann
     : QObject(parent), panel_(panel), runs_(runs), banner_(banner)
 {
     connect(runs_, &RunManager::runStarted, this, &LessonStarter::followRunStarted);
+    connect(runs_, &RunManager::runEnded, this, &LessonStarter::followRunEnded);
     // Stop drops the queue: the lessons' runs that waited will not start.
     connect(runs_->queue(), &QAbstractItemModel::modelReset, this, [this] { waiting_.clear(); });
 }
@@ -59,6 +61,9 @@ QString LessonStarter::start(const QString& name)
     // Before the runs start: the first one's start shows the banner's lesson.
     banner_->showLesson(QCoreApplication::translate("Lessons", lesson->title),
                         QCoreApplication::translate("Lessons", lesson->lookFor));
+    // Kept before the panel changes: the window saves no lesson's settings as the user's.
+    if (!userSettings_)
+        userSettings_ = panel_->config();
     // Without the snapshots: a run the user starts next measures no drift.
     dp::TrainConfig shown = configs.back();
     shown.snapshot_dir.clear();
@@ -75,7 +80,8 @@ void LessonStarter::queue(const Lesson& lesson, const std::vector<dp::TrainConfi
     for (const int comparison : comparisons)
         if (comparison >= int(groups.size()))
             groups.push_back(dp::new_comparison_group());
-    waiting_.insert(waiting_.end(), configs.begin(), configs.end());
+    for (const dp::TrainConfig& config : configs)
+        waiting_.push_back({config, &lesson});
     for (std::size_t i = 0; i < configs.size(); ++i)
         runs_->enqueue(configs[i], comparisons[i] < 0 ? std::string() : groups[std::size_t(comparisons[i])],
                        lessonRunName(lesson.runs[i], configs[i]));
@@ -84,9 +90,34 @@ void LessonStarter::queue(const Lesson& lesson, const std::vector<dp::TrainConfi
 void LessonStarter::followRunStarted(const dp::RunRecord& record)
 {
     const auto queued = std::find_if(waiting_.begin(), waiting_.end(),
-                                     [&](const dp::TrainConfig& config) { return sameRun(config, record.config); });
-    if (queued != waiting_.end())
+                                     [&](const WaitingRun& run) { return sameRun(run.config, record.config); });
+    if (queued != waiting_.end()) {
+        running_ = queued->lesson;
         waiting_.erase(queued);
-    else
+    } else {
+        running_ = nullptr;
         banner_->hide();
+    }
+}
+
+void LessonStarter::followRunEnded(const dp::RunRecord& record)
+{
+    if (const Lesson* lesson = std::exchange(running_, nullptr)) {
+        ended_.push_back(record);
+        if (record.status != dp::RunStatus::finished) {
+            ended_.clear();  // a lesson cut short shows nothing to check
+        } else if (ended_.size() == lesson->runs.size()) {
+            if (const QString note = lessonResultNote(*lesson, ended_); !note.isEmpty())
+                banner_->showNote(note);
+            ended_.clear();
+        }
+    }
+    if (waiting_.empty() && holdsSettings())
+        giveSettingsBack();
+}
+
+void LessonStarter::giveSettingsBack()
+{
+    const dp::TrainConfig user = *std::exchange(userSettings_, std::nullopt);
+    panel_->setConfig(user);
 }

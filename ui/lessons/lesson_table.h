@@ -21,6 +21,15 @@ struct LessonRun {
     double secondDeviceSlowdown = 1;
 };
 
+// What a lesson's text tells the class its runs will show of the speedup,
+// checked against what they measured (lesson_result_note.h).
+enum class LessonExpectation {
+    none,                // nothing of the speedup (loss curves, say)
+    speedupAtMostOne,    // "a speedup of 1× or less"
+    speedupWellAboveOne, // "a speedup well above 1×"
+    secondSpeedupLower,  // its second comparison's speedup below its first's
+};
+
 struct Lesson {
     const char* name;     // what --lesson takes: "lenet-1-vs-2"
     const char* title;    // the menu item (translated in the "Lessons" context)
@@ -28,6 +37,7 @@ struct Lesson {
     // Every run's settings; the others stay at dp::TrainConfig's defaults.
     LessonSettings settings;
     std::vector<LessonRun> runs;  // queued in this order
+    LessonExpectation expects = LessonExpectation::none;
 };
 
 // Every lesson, in the menu's order.

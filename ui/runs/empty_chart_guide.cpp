@@ -30,16 +30,21 @@ QString dataTitle(const std::string& dataset)
 }  // namespace
 
 EmptyChartGuide::EmptyChartGuide(const RunsTableModel* runs, const RunConfigPanel* settings,
-                                 QChartView* chart, QObject* parent)
-    : QObject(parent), runs_(runs), settings_(settings), text_(new EmptyChartText(chart))
+                                 QChartView* chart, QObject* parent, TrainingTimeProbe* sharedProbe)
+    : QObject(parent),
+      runs_(runs),
+      settings_(settings),
+      text_(new EmptyChartText(chart)),
+      ownProbe_(sharedProbe ? nullptr : std::make_unique<TrainingTimeProbe>()),
+      probe_(sharedProbe ? sharedProbe : ownProbe_.get())
 {
     probeDelay_.setSingleShot(true);
     probeDelay_.setInterval(kProbeDelayMs);
     connect(&probeDelay_, &QTimer::timeout, this, [this] {
         if (runs_->rowCount() == 0 && settings_->isValid())
-            probe_.measure(settings_->config());
+            probe_->measure(settings_->config());
     });
-    connect(&probe_, &TrainingTimeProbe::measured, this, &EmptyChartGuide::update);
+    connect(probe_, &TrainingTimeProbe::measured, this, &EmptyChartGuide::update);
     connect(settings, &RunConfigPanel::configChanged, this, &EmptyChartGuide::update);
     connect(settings, &RunConfigPanel::validityChanged, this, &EmptyChartGuide::update);
     connect(runs, &QAbstractItemModel::rowsInserted, this, &EmptyChartGuide::update);
@@ -58,19 +63,21 @@ QString EmptyChartGuide::startMessage() const
 {
     const dp::TrainConfig config = settings_->config();
     return EmptyChartText::startTraining(modelTitle(config.model), dataTitle(config.dataset),
-                                         probe_.estimatedSeconds(config));
+                                         probe_->estimatedSeconds(config));
 }
 
 void EmptyChartGuide::update()
 {
     if (runs_->rowCount() > 0) {
         // A run needs the cores the probe would take, and a time it measures itself.
+        // (A shared probe is its owner's to stop: it may be timing a comparison.)
         probeDelay_.stop();
-        probe_.stop();
+        if (ownProbe_)
+            ownProbe_->stop();
         text_->setMessage(runs_->checkedRecords().empty() ? EmptyChartText::checkRuns() : QString());
         return;
     }
     text_->setMessage(startMessage());
-    if (settings_->isValid() && !probe_.isKnown(settings_->config()))
+    if (settings_->isValid() && !probe_->isKnown(settings_->config()))
         probeDelay_.start();
 }

@@ -3,6 +3,8 @@
 #include <QObject>
 #include <QTimer>
 
+#include <memory>
+
 #include "training_time_probe.h"
 
 class EmptyChartText;
@@ -21,12 +23,14 @@ class EmptyChartGuide : public QObject {
     Q_OBJECT
 
 public:
+    // With `sharedProbe` (the window's, RunTimeEstimates'), its probes run on
+    // that one, which its owner stops when a run starts; without, on one of its own.
     EmptyChartGuide(const RunsTableModel* runs, const RunConfigPanel* settings, QChartView* chart,
-                    QObject* parent = nullptr);
+                    QObject* parent = nullptr, TrainingTimeProbe* sharedProbe = nullptr);
 
     // What the chart says now; empty when it says nothing.
     QString message() const;
-    const TrainingTimeProbe& probe() const { return probe_; }
+    const TrainingTimeProbe& probe() const { return *probe_; }
 
     // How long the settings rest before a probe of them starts: a user
     // typing an epoch count starts no probe per key.
@@ -39,6 +43,7 @@ private:
     const RunsTableModel* runs_;
     const RunConfigPanel* settings_;
     EmptyChartText* text_;
-    TrainingTimeProbe probe_;
+    std::unique_ptr<TrainingTimeProbe> ownProbe_;  // without a shared one
+    TrainingTimeProbe* probe_;
     QTimer probeDelay_;
 };

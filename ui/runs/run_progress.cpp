@@ -72,5 +72,19 @@ QString RunProgress::textAt(double elapsedSeconds) const
         const double left = elapsedSeconds * double(planned - done) / double(done);
         text += QCoreApplication::translate("RunProgress", " · about %1 left").arg(clock(left));
     }
-    return text;
+    return text + queueText();
+}
+
+QString RunProgress::queueText() const
+{
+    if (queue_.runs <= 0)
+        return {};
+    const auto tr = [](const char* text) { return QCoreApplication::translate("RunProgress", text); };
+    const QString runs = queue_.runs == 1 ? tr(" · queue: 1 run") : tr(" · queue: %1 runs").arg(queue_.runs);
+    if (queue_.timed <= 0)
+        return runs;  // none timed: no time rather than a guess
+    if (queue_.timed == queue_.runs)
+        return runs + tr(", about %1 more").arg(clock(queue_.seconds));
+    // The untimed runs take some time too: what is known is a floor.
+    return runs + tr(", at least %1 more (%2 not timed)").arg(clock(queue_.seconds)).arg(queue_.runs - queue_.timed);
 }

@@ -205,6 +205,17 @@ void TrainingTimeProbe::measure(const dp::TrainConfig& config)
     thread_->start(QThread::LowPriority);
 }
 
+void TrainingTimeProbe::remember(const dp::TrainConfig& config, const ProbeTiming& timing)
+{
+    const QString key = settingsKey(config);
+    if (next_ && settingsKey(*next_) == key)
+        next_.reset();
+    if (thread_ && runningKey_ == key)
+        abandonRunning();  // its result would replace this one
+    timings_.insert(key, timing);
+    emit measured(key);
+}
+
 void TrainingTimeProbe::stop()
 {
     next_.reset();

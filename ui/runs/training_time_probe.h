@@ -67,6 +67,10 @@ public:
     // Probes `config` unless its settings are known or being probed; a probe
     // of other settings still running is stopped first.
     void measure(const dp::TrainConfig& config);
+    // Takes `timing` for the settings of `config` as if a probe had measured
+    // it, for this window only (not kept in QSettings): a timing known
+    // without a probe (a test's fake one). Emits measured.
+    void remember(const dp::TrainConfig& config, const ProbeTiming& timing);
     // Stops the running probe (a run starts and needs the cores), forgetting it.
     void stop();
     bool isRunning() const { return thread_ != nullptr; }
