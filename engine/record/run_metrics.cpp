@@ -59,7 +59,7 @@ std::string RunSummary::summary_line() const {
     else if (epochs.size() > 1)
         line += " (the epoch after the first)";
     else
-        line += " (one epoch, kernel tuning and warm-up included)";
+        line += " (one epoch, its warm-up included)";
     return line;
 }
 

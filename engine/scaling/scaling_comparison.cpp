@@ -172,8 +172,9 @@ std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,
         row.speedup = base_throughput > 0 ? throughput / base_throughput : 0;
         if (time.min > 0 && time.max > 0 && i > 0) {
             const EpochTime base = runs[0].epoch_time();
-            row.speedup_min = base.min / time.max;
-            row.speedup_max = base.max / time.min;
+            // Around the speedup whatever the rounding (one steady epoch each: all three alike).
+            row.speedup_min = std::min(row.speedup, base.min / time.max);
+            row.speedup_max = std::max(row.speedup, base.max / time.min);
         } else {
             row.speedup_min = row.speedup_max = row.speedup;
         }

@@ -784,8 +784,9 @@ void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()
     QVERIFY(card && card->isVisible());
     const QString summary = card->text();
     QVERIFY2(summary.contains(QStringLiteral("on 1 vs 2 devices"))
-                 // "× faster", or "× the speed ... (slower)" on a loaded machine: timing decides which
-                 && summary.contains(QStringLiteral("<b>%1× ").arg(expectedSpeedup, 0, 'f', 2))
+                 // "× faster", "slower" or "no measurable difference" on a loaded machine:
+                 // the range decides which word; the figure is there in each
+                 && summary.contains(QStringLiteral("%1×").arg(expectedSpeedup, 0, 'f', 2))
                  && summary.contains(QStringLiteral("%1% scaling efficiency").arg(expectedSpeedup / 2 * 100, 0, 'f', 0))
                  && summary.contains(QStringLiteral("Test accuracy: %1 on 1, ").arg(one.epochs.back().test_acc, 0, 'f', 3)),
              qPrintable(summary));

@@ -136,11 +136,18 @@ void TestPresenterFocus::focusViewWhereTheGridsRowsWouldBeTooShort()
     QCOMPARE(board.focusChoices().size(), std::size_t(5));
 
     board.updateRun(comparedRun("n", "2026-11-20T10:01:00Z", 2), Qt::red);  // drift: a third row
+    // Folded beside the waterfall first: two rows of three, each tall enough.
+    QTRY_COMPARE(shownCharts(board).size(), std::size_t(6));
+    QVERIFY(!board.showsFocusView());
+    QTRY_COMPARE(chartShorterThan(board, kLeast), QString());
+    // Asked for taller plots than two rows give: the focus view.
+    constexpr int kTaller = 300;
+    board.setLeastPlotHeight(kTaller);
     QTRY_VERIFY(board.showsFocusView());
     QCOMPARE(board.focusChoices().size(), std::size_t(6));
     QTRY_COMPARE(shownCharts(board).size(), std::size_t(1));
     QCOMPARE(shownCharts(board).begin()->first, QStringLiteral("accuracyChart"));
-    QTRY_COMPARE(chartShorterThan(board, kLeast), QString());
+    QTRY_COMPARE(chartShorterThan(board, kTaller), QString());
 
     // Its button and the keys switch the chart shown, round the end.
     auto* speedupButton = shown.chart<QToolButton>("focus_speedupChart");
