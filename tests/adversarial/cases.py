@@ -789,7 +789,7 @@ def command_line_cases(shared):
         ["--devices", "cpu:0,cuda:0"], ["--devices", "cpu:0x0"], ["--model", ""], ["--model", "nope"], ["--model", "LENET "],
         ["--dataset", "nope"], ["--slow-device", "cpu:0"], ["--slow-device", "cpu:0=0.5"], ["--slow-device", "cpu:7=2"],
         ["--slow-device", "cpu:0=nan"], ["--bucket-mb", "0"], ["--bucket-mb", "nan"], ["--bucket-mb", "-1"], ["--accumulate", "0"],
-        ["--accumulate", "100000"], ["--collective-timeout", "0"], ["--collective-timeout", "inf"], ["--compare", "0,1"],
+        ["--collective-timeout", "0"], ["--collective-timeout", "inf"], ["--compare", "0,1"],
         ["--compare", "a"], ["--compare", "1,,2"], ["--compare", "1,2", "--repeat", "0"], ["--repeat", "3"],
         ["--warmup-epochs", "nan"], ["--warmup-epochs", "-1"], ["--weight-decay", "nan"], ["--weight-decay", "-0.1"],
         ["--seed", "-1"], ["--seed", "18446744073709551616"], ["--limit-train", "-1"], ["--limit-test", "x"],
