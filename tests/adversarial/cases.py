@@ -93,6 +93,7 @@ def write(path, data):
 
 def mnist_folder(folder, rows=28, cols=28, train=16, test=8, gz=False):
     """A tiny MNIST-format folder: `train` training and `test` test images of rows x cols."""
+    folder = os.fsdecode(folder)  # bytes that are no UTF-8 come back as surrogate escapes
     files = {
         "train-images-idx3-ubyte": idx_images(train, rows, cols, 1),
         "train-labels-idx1-ubyte": idx_labels(train, 1),
