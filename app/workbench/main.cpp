@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QCommandLineParser>
 #include <QScreen>
+#include <QStringList>
 #include <QTabWidget>
 #include <QTimer>
 #include <QWidget>
@@ -155,6 +156,35 @@ bool hasWindowingSystem()
     return false;
 }
 
+// Qt's platform plugin cannot start (a DISPLAY with no X server there, a
+// QT_QPA_PLATFORM naming no plugin): Qt warns in its qt.qpa categories, then
+// qFatal aborts with a core dump after four lines. While QApplication starts,
+// those warnings wait here; a fatal message becomes one line naming the first
+// of them and exit code 1, as the missing display is said above.
+QStringList platformStartWarnings;
+
+void platformStartMessages(QtMsgType type, const QMessageLogContext& context, const QString& message)
+{
+    const QString line = qFormatLogMessage(type, context, message);
+    if (type == QtFatalMsg) {
+        QString reason = platformStartWarnings.isEmpty() ? message.section(QLatin1Char('\n'), 0, 0)
+                                                          : platformStartWarnings.first();
+        reason = reason.trimmed();
+        if (reason.endsWith(QLatin1Char('.')))
+            reason.chop(1);
+        std::fprintf(stderr, "dp-workbench: no window system could be started (%s): set DISPLAY to a running X "
+                             "server, or QT_QPA_PLATFORM to one of Qt's platforms (offscreen: no window); "
+                             "dp-train trains without a window\n",
+                     qPrintable(reason));
+        std::_Exit(1);
+    }
+    if (context.category && std::strncmp(context.category, "qt.qpa", 6) == 0) {
+        platformStartWarnings << line;
+        return;
+    }
+    std::fprintf(stderr, "%s\n", qPrintable(line));
+}
+
 bool asksForHelp(int argc, char* argv[])
 {
     for (int i = 1; i < argc; ++i)
@@ -179,7 +209,12 @@ int main(int argc, char* argv[])
         }
         setenv("QT_QPA_PLATFORM", "offscreen", 1);
     }
+    qInstallMessageHandler(platformStartMessages);
     QApplication app(argc, argv);
+    // Started: Qt's own handler again, and the platform's warnings said after all.
+    qInstallMessageHandler(nullptr);
+    for (const QString& warning : std::as_const(platformStartWarnings))
+        std::fprintf(stderr, "%s\n", qPrintable(warning));
     try {
         return runWorkbench(app);
     } catch (...) {

@@ -88,6 +88,36 @@ private slots:
         QVERIFY(window.err.contains(QStringLiteral("xvfb-run")));
     }
 
+    // A window system that is named but cannot start (an X display with no
+    // server, a platform plugin that does not exist) was Qt's four lines and
+    // an abort with a core dump: now one line naming Qt's reason, exit 1.
+    void aWindowSystemThatCannotStartIsOneLineNotAnAbort_data()
+    {
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("no X server at DISPLAY") << "DISPLAY" << ":9731" << "xcb";
+        QTest::newRow("no such platform plugin") << "QT_QPA_PLATFORM" << "no-such-platform" << "no-such-platform";
+        QTest::newRow("Wayland display that is not there")
+                << "WAYLAND_DISPLAY" << "no-such-wayland-display" << "wayland";
+    }
+    void aWindowSystemThatCannotStartIsOneLineNotAnAbort()
+    {
+        QFETCH(QString, variable);
+        QFETCH(QString, value);
+        QFETCH(QString, reason);
+        const QTemporaryDir config, data;
+        const ProgramResult result = runWorkbench(
+                {}, config, {}, true,
+                {{variable, value}, {QStringLiteral("DP_WORKBENCH_DATA_DIR"), data.path()}});
+        QCOMPARE(result.exitCode, 1);
+        QVERIFY2(result.err.count('\n') == 1, qPrintable(result.err));
+        QVERIFY2(result.err.startsWith(QStringLiteral("dp-workbench: no window system could be started (")),
+                 qPrintable(result.err));
+        QVERIFY2(result.err.contains(reason), qPrintable(result.err));
+        QVERIFY(result.err.contains(QStringLiteral("QT_QPA_PLATFORM")));
+    }
+
     // 43.5: --help-all opened the window (without a display it never
     // ended), reading and writing the settings and the history; --version was
     // an unknown option. Both print and exit 0, touching neither.
