@@ -192,6 +192,11 @@ const std::vector<RunColumn>& runColumns()
              [](dp::RunRecord& r, const QVariant& v) { r.processes = v.toInt(); }},
             textColumn("comparison_group", &dp::RunRecord::comparison_group),
             textColumn("name", &dp::RunRecord::name),
+            textColumn("notes", &dp::RunRecord::notes),
+            // A JSON array of the tags, in order.
+            {QStringLiteral("tags"), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
+             [](const dp::RunRecord& r) -> QVariant { return listText(r.tags); },
+             [](dp::RunRecord& r, const QVariant& v) { r.tags = listFromText(v.toString()); }},
             {QStringLiteral("deterministic"), QStringLiteral("INTEGER NOT NULL DEFAULT 1"),
              [](const dp::RunRecord& r) -> QVariant { return r.deterministic; },
              [](dp::RunRecord& r, const QVariant& v) { r.deterministic = v.toBool(); }},
@@ -226,6 +231,20 @@ const std::vector<RunColumn>& runColumns()
                      r.step_totals = dp::step_totals_from_json(v.toString().toStdString(), "step_totals");
                  } catch (const dp::Error&) {
                      r.step_totals.clear();
+                 }
+             }},
+            // The decimated loss per batch (RunRecord::batch_losses), as the
+            // run record's JSON holds it; histories from before it get [] and
+            // draw a point per epoch, as does a value this build cannot read.
+            {QStringLiteral("batch_losses"), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
+             [](const dp::RunRecord& r) -> QVariant {
+                 return QString::fromStdString(dp::batch_losses_json(r.batch_losses));
+             },
+             [](dp::RunRecord& r, const QVariant& v) {
+                 try {
+                     r.batch_losses = dp::batch_losses_from_json(v.toString().toStdString(), "batch_losses");
+                 } catch (const dp::Error&) {
+                     r.batch_losses.clear();
                  }
              }},
         };

@@ -1,4 +1,5 @@
 #include "runs_table_model.h"
+#include "run_annotations.h"
 
 #include <QDateTime>
 #include <QFont>
@@ -127,11 +128,15 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         case TimeToTargetColumn: return tr("Time to %1").arg(targetAccuracy_, 0, 'f', 2);
         case SpeedupToTargetColumn: return tr("Speedup to %1").arg(targetAccuracy_, 0, 'f', 2);
         case StartedColumn: return tr("Started");
+        case TagsColumn: return tr("Tags");
+        case NotesColumn: return tr("Notes");
         }
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case RunColumn: return tr("Checked runs are drawn on the charts and compared with each other");
+        case TagsColumn: return tr("Your tags for the run, comma-separated: double-click to edit; the filter finds them");
+        case NotesColumn: return tr("Your notes on the run: double-click to edit");
         case GlobalBatchColumn: return tr("Samples per step, split across the devices");
         case SecondsPerEpochColumn:
             return tr("Training seconds per epoch (evaluation excluded): the median of the epochs "
@@ -161,6 +166,8 @@ Qt::ItemFlags RunsTableModel::flags(const QModelIndex& index) const
     Qt::ItemFlags flags = QAbstractTableModel::flags(index);
     if (index.column() == RunColumn)
         flags |= Qt::ItemIsUserCheckable | Qt::ItemIsEditable;
+    if (index.column() == TagsColumn || index.column() == NotesColumn)
+        flags |= Qt::ItemIsEditable;
     return flags;
 }
 
@@ -172,7 +179,11 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return displayText(row, index.row(), index.column());
-    case Qt::EditRole:  // the run's name, edited in place
+    case Qt::EditRole:  // the run's name, tags and notes, edited in place
+        if (index.column() == TagsColumn)
+            return tagsText(row.record.tags);
+        if (index.column() == NotesColumn)
+            return QString::fromStdString(row.record.notes);
         return index.column() == RunColumn ? QVariant(displayLabel(index.row())) : QVariant();
     case Qt::UserRole:
         return number(index.row(), index.column());
@@ -205,6 +216,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             return displayLabel(index.row())
                    + (row.past ? tr("\nFrom the history (an earlier session or an import)") : QString())
                    + (row.record.id == chosenBaseline_ ? tr("\nThe chosen baseline") : QString());
+        if (index.column() == NotesColumn && !row.record.notes.empty())  // the cell shows its first line
+            return QString::fromStdString(row.record.notes);
         if (index.column() == StatusColumn && !row.notInHistory.isEmpty())
             return row.notInHistory;
         if (index.column() == StatusColumn && !row.record.error.empty())
@@ -312,6 +325,10 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
             : dash();
     case StartedColumn:
         return startedText(record, row.past);
+    case TagsColumn:
+        return tagsText(record.tags);
+    case NotesColumn:
+        return notesSummary(record.notes);
     }
     return {};
 }
@@ -355,6 +372,9 @@ QVariant RunsTableModel::number(int rowIndex, int column) const
 
 bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
 {
+    if (index.isValid() && role == Qt::EditRole
+        && (index.column() == TagsColumn || index.column() == NotesColumn))
+        return annotate(index, value.toString());
     if (!index.isValid() || index.column() != RunColumn)
         return false;
     if (role == Qt::EditRole) {
@@ -832,4 +852,36 @@ QVariant RunsTableModel::seedGroupText(const std::vector<int>& members, int colu
     default:
         return {};
     }
+}
+
+bool RunsTableModel::annotate(const QModelIndex& index, const QString& text)
+{
+    dp::RunRecord& record = rows_[std::size_t(index.row())].record;
+    std::string problem;
+    if (index.column() == TagsColumn) {
+        std::vector<std::string> tags = tagsFromText(text);
+        if (tags == record.tags)
+            return false;
+        problem = dp::run_tags_problem(tags);
+        if (problem.empty())
+            record.tags = std::move(tags);
+        else
+            problem = tr("Could not tag the run: it %1").arg(QString::fromStdString(problem)).toStdString();
+    } else {
+        const std::string notes = text.trimmed().toStdString();
+        if (notes == record.notes)
+            return false;
+        problem = dp::run_notes_problem(notes);
+        if (problem.empty())
+            record.notes = notes;
+        else
+            problem = tr("Could not keep the notes: they %1").arg(QString::fromStdString(problem)).toStdString();
+    }
+    if (!problem.empty()) {
+        emit renameRefused(QString::fromStdString(problem));
+        return false;
+    }
+    emit dataChanged(index, index);
+    emit runAnnotated(record);
+    return true;
 }
