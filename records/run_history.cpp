@@ -152,6 +152,27 @@ RunColumn settingColumn(const dp::ConfigField& field)
     throw std::logic_error("unknown setting kind");
 }
 
+// A list of the record's as a JSON array, written and read by the run
+// record's own functions: [] by default, and a value this build cannot read
+// counts as none rather than hiding the rest of the history.
+template <typename Item>
+RunColumn jsonColumn(const char* name, std::vector<Item> dp::RunRecord::*member,
+                     std::string (*toJson)(const std::vector<Item>&),
+                     std::vector<Item> (*fromJson)(std::string_view, const std::string&))
+{
+    return {QLatin1String(name), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
+            [member, toJson](const dp::RunRecord& r) -> QVariant {
+                return QString::fromStdString(toJson(r.*member));
+            },
+            [name, member, fromJson](dp::RunRecord& r, const QVariant& v) {
+                try {
+                    r.*member = fromJson(v.toString().toStdString(), name);
+                } catch (const dp::Error&) {
+                    (r.*member).clear();
+                }
+            }};
+}
+
 // The record's own columns, then one per setting.
 const std::vector<RunColumn>& runColumns()
 {
@@ -222,31 +243,13 @@ const std::vector<RunColumn>& runColumns()
              [](const dp::RunRecord& r) -> QVariant { return r.step_epochs; },
              // Read before the epochs are; RunSummary::timed_epochs caps it.
              [](dp::RunRecord& r, const QVariant& v) { r.step_epochs = std::max(0, v.toInt()); }},
-            {QStringLiteral("step_totals"), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
-             [](const dp::RunRecord& r) -> QVariant {
-                 return QString::fromStdString(dp::step_totals_json(r.step_totals));
-             },
-             [](dp::RunRecord& r, const QVariant& v) {
-                 try {
-                     r.step_totals = dp::step_totals_from_json(v.toString().toStdString(), "step_totals");
-                 } catch (const dp::Error&) {
-                     r.step_totals.clear();
-                 }
-             }},
+            jsonColumn("step_totals", &dp::RunRecord::step_totals, dp::step_totals_json,
+                       dp::step_totals_from_json),
             // The decimated loss per batch (RunRecord::batch_losses), as the
             // run record's JSON holds it; histories from before it get [] and
             // draw a point per epoch, as does a value this build cannot read.
-            {QStringLiteral("batch_losses"), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
-             [](const dp::RunRecord& r) -> QVariant {
-                 return QString::fromStdString(dp::batch_losses_json(r.batch_losses));
-             },
-             [](dp::RunRecord& r, const QVariant& v) {
-                 try {
-                     r.batch_losses = dp::batch_losses_from_json(v.toString().toStdString(), "batch_losses");
-                 } catch (const dp::Error&) {
-                     r.batch_losses.clear();
-                 }
-             }},
+            jsonColumn("batch_losses", &dp::RunRecord::batch_losses, dp::batch_losses_json,
+                       dp::batch_losses_from_json),
         };
         for (const dp::ConfigField& field : dp::config_fields())
             list.push_back(settingColumn(field));

@@ -130,12 +130,10 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
             VERIFY_SAME_DOUBLE(dp::step_timing_value(field, a.step_totals[d]),
                                dp::step_timing_value(field, b.step_totals[d]));
     QCOMPARE(a.batch_losses.size(), b.batch_losses.size());
-    for (std::size_t i = 0; i < a.batch_losses.size(); ++i) {
-        VERIFY_SAME_DOUBLE(a.batch_losses[i].step, b.batch_losses[i].step);
-        VERIFY_SAME_DOUBLE(a.batch_losses[i].epoch, b.batch_losses[i].epoch);
-        VERIFY_SAME_DOUBLE(a.batch_losses[i].seconds, b.batch_losses[i].seconds);
-        VERIFY_SAME_DOUBLE(a.batch_losses[i].loss, b.batch_losses[i].loss);
-    }
+    for (std::size_t i = 0; i < a.batch_losses.size(); ++i)
+        for (double dp::BatchLossPoint::*value : {&dp::BatchLossPoint::step, &dp::BatchLossPoint::epoch,
+                                                   &dp::BatchLossPoint::seconds, &dp::BatchLossPoint::loss})
+            VERIFY_SAME_DOUBLE(a.batch_losses[i].*value, b.batch_losses[i].*value);
 }
 
 // every_field_record, with what the history keeps beyond a run record's
