@@ -263,17 +263,18 @@ const std::vector<RunColumn>& runColumns()
 constexpr auto kCreateEpochs =
         "CREATE TABLE epochs (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
         "position INTEGER NOT NULL, epoch INTEGER NOT NULL, train_loss REAL, train_acc REAL, "
-        "test_acc REAL, seconds REAL, parameter_drift REAL, test_loss REAL, "
+        "test_acc REAL, seconds REAL, parameter_drift REAL, test_loss REAL, device_cpu TEXT, "
         "PRIMARY KEY (run_id, position))";
 constexpr auto kEpochColumns =
         "run_id, position, epoch, train_loss, train_acc, test_acc, seconds, parameter_drift, "
-        "test_loss";
-constexpr int kEpochColumnCount = 9;
+        "test_loss, device_cpu";
+constexpr int kEpochColumnCount = 10;
 // Epoch columns later than schema 1, added to older histories. NULL (NaN)
 // in the rows they had, so no schema version of their own: an older build
 // writes its epochs without them.
 constexpr auto kLaterEpochColumns = {std::pair{"parameter_drift", "REAL"},
-                                     std::pair{"test_loss", "REAL"}};
+                                     std::pair{"test_loss", "REAL"},
+                                     std::pair{"device_cpu", "TEXT"}};
 
 // "a, b, c": each column of the runs table as `format` writes it.
 QString runColumnList(QString (*format)(const QString& name, const QString& declaration))
@@ -550,6 +551,9 @@ std::vector<dp::RunRecord> selectRuns(const Database& database, const QString& c
         epoch.seconds = real(epochRows.value(6));
         epoch.parameter_drift = real(epochRows.value(7));
         epoch.test_loss = real(epochRows.value(8));
+        // A JSON array of shares (EpochMetrics::device_cpu); NULL: not measured.
+        for (const QJsonValue& share : QJsonDocument::fromJson(epochRows.value(9).toString().toUtf8()).array())
+            epoch.device_cpu.push_back(share.toDouble());
         // The epochs of a run left out above go with it.
         if (const auto run = indexById.constFind(epochRows.value(0).toString()); run != indexById.cend())
             runs[*run].epochs.push_back(epoch);
@@ -663,6 +667,10 @@ void RunHistory::save(const std::vector<dp::RunRecord>& records, std::chrono::mi
             epochColumns[6] << real(epoch.seconds);
             epochColumns[7] << real(epoch.parameter_drift);
             epochColumns[8] << real(epoch.test_loss);
+        QJsonArray shares;
+        for (const double share : epoch.device_cpu)
+            shares.append(share);
+        epochColumns[9] << QString::fromUtf8(QJsonDocument(shares).toJson(QJsonDocument::Compact));
         }
         database.run(upsertQuery, upsertRun, runValues);
         database.run(clearQuery, clearEpochs, {id});

@@ -54,6 +54,7 @@ inline dp::RunRecord every_field_record() {
     record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567, 3.1e-6},
                      {2, 0.25, 5e-324, 0.9999999999999999, 3600.5}};  // drift not measured: NaN
     record.epochs[0].test_loss = 2.3025850929940455 + 1e-9;  // the second's: NaN, as in older records
+    record.epochs[0].device_cpu = {0.1 + 0.2, 1.0, 0, 1.0 / 3.0};  // the second's: none, as in older records
     record.steps = 47;
     record.step_epochs = 1;  // the second epoch's steps: the first was taken out
     record.step_totals = {{3000, 0.1 + 0.2, 1.0 / 3.0, 2.5, 0.125, 1e-7},

@@ -53,13 +53,19 @@ std::string config_json(const TrainConfig& c) {
     return out + "}";
 }
 
+std::string number_list(const std::vector<double>& values) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + json_number(values[i]);
+    return out + "]";
+}
+
 std::string epoch_json(const EpochMetrics& m) {
     // A drift or test loss that was not measured (NaN) is null.
     return "{\"epoch\": " + std::to_string(m.epoch) + ", \"train_loss\": " + json_number(m.train_loss) +
            ", \"train_acc\": " + json_number(m.train_acc) + ", \"test_loss\": " +
            json_number(m.test_loss) + ", \"test_acc\": " + json_number(m.test_acc) +
            ", \"seconds\": " + json_number(m.seconds) + ", \"parameter_drift\": " +
-           json_number(m.parameter_drift) + "}";
+           json_number(m.parameter_drift) + ", \"device_cpu\": " + number_list(m.device_cpu) + "}";
 }
 
 // ---- Reading ----
@@ -224,6 +230,14 @@ EpochMetrics read_epoch(const FieldReader& e) {
     metrics.seconds = e.number("seconds");
     metrics.parameter_drift = optional_number(e, "parameter_drift");
     metrics.test_loss = optional_number(e, "test_loss");
+    if (e.has("device_cpu")) {  // later still: without it, not measured
+        JsonReader shares = e.array("device_cpu");
+        shares.parse_array([&](std::size_t i) {
+            if (shares.peek_type() != JsonType::number)
+                fail('"' + e.field_path("device_cpu") + '[' + std::to_string(i) + "]\" is not a number");
+            metrics.device_cpu.push_back(shares.parse_number().value);
+        });
+    }
     return metrics;
 }
 

@@ -119,6 +119,10 @@ void checkEpochs(const dp::RunRecord& record)
         requireBetween(at + "train_acc", epoch.train_acc, 0, 1);
         requireBetween(at + "test_acc", epoch.test_acc, 0, 1);
         requireBetween(at + "seconds", epoch.seconds, 0, kMaxEpochSeconds);
+        if (epoch.device_cpu.size() > std::size_t(kMaxRecordDevices))
+            fail(dp::format("\"%sdevice_cpu\" lists more than %d devices", at.c_str(), kMaxRecordDevices));
+        for (std::size_t d = 0; d < epoch.device_cpu.size(); ++d)
+            requireBetween(dp::format("%sdevice_cpu[%zu]", at.c_str(), d), epoch.device_cpu[d], 0, 1);
         if (!std::isnan(epoch.parameter_drift))  // NaN: not measured
             requireBetween(at + "parameter_drift", epoch.parameter_drift, 0, INFINITY);
     }

@@ -121,6 +121,7 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
         VERIFY_SAME_DOUBLE(a.epochs[i].seconds, b.epochs[i].seconds);
         VERIFY_SAME_DOUBLE(a.epochs[i].parameter_drift, b.epochs[i].parameter_drift);
         VERIFY_SAME_DOUBLE(a.epochs[i].test_loss, b.epochs[i].test_loss);
+        QCOMPARE(a.epochs[i].device_cpu, b.epochs[i].device_cpu);
     }
     QCOMPARE(a.steps, b.steps);
     QCOMPARE(a.step_epochs, b.step_epochs);
@@ -675,7 +676,8 @@ private slots:
                        {QStringLiteral("ALTER TABLE runs DROP COLUMN comparison_group"),
                         QStringLiteral("ALTER TABLE runs DROP COLUMN deterministic"),
                         QStringLiteral("ALTER TABLE epochs DROP COLUMN parameter_drift"),
-                        QStringLiteral("ALTER TABLE epochs DROP COLUMN test_loss")});
+                        QStringLiteral("ALTER TABLE epochs DROP COLUMN test_loss"),
+                        QStringLiteral("ALTER TABLE epochs DROP COLUMN device_cpu")});
         setUserVersion(file, 1);
         dp::RunRecord asSchema1 = record;  // what a schema 1 run reads as
         asSchema1.comparison_group.clear();
@@ -683,6 +685,7 @@ private slots:
         for (dp::EpochMetrics& epoch : asSchema1.epochs) {
             epoch.parameter_drift = std::numeric_limits<double>::quiet_NaN();
             epoch.test_loss = std::numeric_limits<double>::quiet_NaN();
+            epoch.device_cpu.clear();  // issue 42: not measured before
         }
         record.comparison_group = "group";
         expectUpgraded(file, asSchema1, record);

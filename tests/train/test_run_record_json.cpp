@@ -75,6 +75,7 @@ private slots:
             QVERIFY(a.seconds == b.seconds);
             QVERIFY(same_double(a.parameter_drift, b.parameter_drift));
             QVERIFY(same_double(a.test_loss, b.test_loss));
+            QCOMPARE(a.device_cpu, b.device_cpu);
         }
         QCOMPARE(read.steps, record.steps);
         QCOMPARE(read.step_epochs, record.step_epochs);
