@@ -134,6 +134,7 @@ private slots:
     void clickedHeaderSortsAndKeepsChecksAndSelection();
     void filterKeepsTheRowsWithItsText();
     void tagsAndNotesAreEditedCheckedAndFiltered();
+    void deviceCpuShowsTheLastEpochsShares();
     void rightClickChoosesTheBaseline();
     void repeatedComparisonShowsItsMedianAndRange();
     void repeatedComparisonRunsNameTheirRepeat();
@@ -257,6 +258,24 @@ void TestRunsPanel::tagsAndNotesAreEditedCheckedAndFiltered()
     auto* filter = panel_->findChild<QLineEdit*>(QStringLiteral("runsFilter"));
     QTest::keyClicks(filter, QStringLiteral("lr sweep"));
     QCOMPARE(shownBatches(*table_), QList<int>{64});
+}
+
+// Issue 42: W&B's system metrics beside each run: the device threads' CPU
+// share over the last epoch, their mean in the cell and each in its tooltip.
+void TestRunsPanel::deviceCpuShowsTheLastEpochsShares()
+{
+    dp::RunRecord run = model_->record(model_->rowOf("run-a"));
+    const int row = model_->rowOf("run-a");
+    const QModelIndex cell = model_->index(row, RunsTableModel::DeviceCpuColumn);
+    QCOMPARE(cell.data().toString(), QStringLiteral("—"));  // not measured: older records
+    QVERIFY(!cell.data(Qt::UserRole).isValid());
+    QVERIFY(!run.epochs.empty());
+    run.config.devices = {"cpu:0", "cpu:1"};
+    run.epochs.back().device_cpu = {0.9, 0.6};
+    model_->upsert(run);
+    QCOMPARE(cell.data().toString(), QStringLiteral("75%"));
+    QCOMPARE(cell.data(Qt::UserRole).toDouble(), 0.75);
+    QCOMPARE(cell.data(Qt::ToolTipRole).toString(), QStringLiteral("cpu:0 90%, cpu:1 60%"));
 }
 
 void TestRunsPanel::filterKeepsTheRowsWithItsText()

@@ -7,6 +7,7 @@
 #include <QPalette>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string_view>
 
@@ -130,6 +131,7 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         case StartedColumn: return tr("Started");
         case TagsColumn: return tr("Tags");
         case NotesColumn: return tr("Notes");
+        case DeviceCpuColumn: return tr("Device CPU");
         }
     }
     if (role == Qt::ToolTipRole) {
@@ -137,6 +139,10 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         case RunColumn: return tr("Checked runs are drawn on the charts and compared with each other");
         case TagsColumn: return tr("Your tags for the run, comma-separated: double-click to edit; the filter finds them");
         case NotesColumn: return tr("Your notes on the run: double-click to edit");
+        case DeviceCpuColumn:
+            return tr("How busy each device's thread kept its CPU over the last epoch's training, "
+                      "on average over the devices (hover a cell for each): well below 100% means "
+                      "it waited, for the others, a shared core or the data");
         case GlobalBatchColumn: return tr("Samples per step, split across the devices");
         case SecondsPerEpochColumn:
             return tr("Training seconds per epoch (evaluation excluded): the median of the epochs "
@@ -216,6 +222,18 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             return displayLabel(index.row())
                    + (row.past ? tr("\nFrom the history (an earlier session or an import)") : QString())
                    + (row.record.id == chosenBaseline_ ? tr("\nThe chosen baseline") : QString());
+        if (index.column() == DeviceCpuColumn && !row.record.epochs.empty()
+            && !row.record.epochs.back().device_cpu.empty()) {
+            const std::vector<double>& shares = row.record.epochs.back().device_cpu;
+            QStringList devices;
+            for (std::size_t d = 0; d < shares.size(); ++d)
+                devices << tr("%1 %2%")
+                               .arg(d < row.record.config.devices.size()
+                                            ? QString::fromStdString(row.record.config.devices[d])
+                                            : QString::number(d))
+                               .arg(std::lround(100 * shares[d]));
+            return devices.join(QStringLiteral(", "));
+        }
         if (index.column() == NotesColumn && !row.record.notes.empty())  // the cell shows its first line
             return QString::fromStdString(row.record.notes);
         if (index.column() == StatusColumn && !row.notInHistory.isEmpty())
@@ -329,6 +347,10 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
         return tagsText(record.tags);
     case NotesColumn:
         return notesSummary(record.notes);
+    case DeviceCpuColumn: {
+        const QVariant share = number(rowIndex, column);
+        return share.isValid() ? tr("%1%").arg(std::lround(100 * share.toDouble())) : dash();
+    }
     }
     return {};
 }
@@ -343,6 +365,15 @@ QVariant RunsTableModel::number(int rowIndex, int column) const
     };
     switch (column) {
     case DevicesColumn: return int(record.config.devices.size());
+    case DeviceCpuColumn: {
+        if (record.epochs.empty() || record.epochs.back().device_cpu.empty())
+            return {};
+        const std::vector<double>& shares = record.epochs.back().device_cpu;
+        double sum = 0;
+        for (const double share : shares)
+            sum += share;
+        return sum / double(shares.size());
+    }
     case GlobalBatchColumn: return record.config.batch_size;
     case LearningRateColumn: return double(record.config.lr);
     case SecondsPerEpochColumn: {

@@ -47,6 +47,7 @@ public:
         StartedColumn,
         TagsColumn,   // the user's, edited in place (run_annotations.h)
         NotesColumn,
+        DeviceCpuColumn,  // the last epoch's device threads' CPU share (dp::EpochMetrics::device_cpu)
         ColumnCount
     };
 
