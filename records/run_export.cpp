@@ -82,11 +82,13 @@ bool settingApplies(const dp::ConfigField& field, const dp::TrainConfig& config)
     return true;
 }
 
-// The run's identity, its settings in the schema's order, then what it measured.
+// The run's identity and the user's tags and notes, its settings in the
+// schema's order, then what it measured.
 const QStringList& runColumns()
 {
     static const QStringList columns = [] {
-        QStringList names{QStringLiteral("id"), QStringLiteral("label")};
+        QStringList names{QStringLiteral("id"), QStringLiteral("label"), QStringLiteral("tags"),
+                          QStringLiteral("notes")};
         for (const dp::ConfigField* field : exportedSettings())
             names << QLatin1String(field->name);
         names << QStringLiteral("device_count") << QStringLiteral("processes")
@@ -174,6 +176,11 @@ std::vector<QJsonObject> runRows(const std::vector<dp::RunRecord>& runs, double 
         QJsonObject row;
         row[QStringLiteral("id")] = QString::fromStdString(run.id);
         row[QStringLiteral("label")] = QString::fromStdString(run.label());
+        QJsonArray tags;
+        for (const std::string& tag : run.tags)
+            tags.append(QString::fromStdString(tag));
+        row[QStringLiteral("tags")] = tags;  // one cell in the CSV, comma-separated
+        row[QStringLiteral("notes")] = QString::fromStdString(run.notes);
         for (const dp::ConfigField* field : exportedSettings())
             row[QLatin1String(field->name)] = settingApplies(*field, run.config)
                     ? settingValue(*field, run.config)

@@ -152,6 +152,27 @@ RunColumn settingColumn(const dp::ConfigField& field)
     throw std::logic_error("unknown setting kind");
 }
 
+// A list of the record's as a JSON array, written and read by the run
+// record's own functions: [] by default, and a value this build cannot read
+// counts as none rather than hiding the rest of the history.
+template <typename Item>
+RunColumn jsonColumn(const char* name, std::vector<Item> dp::RunRecord::*member,
+                     std::string (*toJson)(const std::vector<Item>&),
+                     std::vector<Item> (*fromJson)(std::string_view, const std::string&))
+{
+    return {QLatin1String(name), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
+            [member, toJson](const dp::RunRecord& r) -> QVariant {
+                return QString::fromStdString(toJson(r.*member));
+            },
+            [name, member, fromJson](dp::RunRecord& r, const QVariant& v) {
+                try {
+                    r.*member = fromJson(v.toString().toStdString(), name);
+                } catch (const dp::Error&) {
+                    (r.*member).clear();
+                }
+            }};
+}
+
 // The record's own columns, then one per setting.
 const std::vector<RunColumn>& runColumns()
 {
@@ -192,6 +213,11 @@ const std::vector<RunColumn>& runColumns()
              [](dp::RunRecord& r, const QVariant& v) { r.processes = v.toInt(); }},
             textColumn("comparison_group", &dp::RunRecord::comparison_group),
             textColumn("name", &dp::RunRecord::name),
+            textColumn("notes", &dp::RunRecord::notes),
+            // A JSON array of the tags, in order.
+            {QStringLiteral("tags"), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
+             [](const dp::RunRecord& r) -> QVariant { return listText(r.tags); },
+             [](dp::RunRecord& r, const QVariant& v) { r.tags = listFromText(v.toString()); }},
             {QStringLiteral("deterministic"), QStringLiteral("INTEGER NOT NULL DEFAULT 1"),
              [](const dp::RunRecord& r) -> QVariant { return r.deterministic; },
              [](dp::RunRecord& r, const QVariant& v) { r.deterministic = v.toBool(); }},
@@ -217,17 +243,13 @@ const std::vector<RunColumn>& runColumns()
              [](const dp::RunRecord& r) -> QVariant { return r.step_epochs; },
              // Read before the epochs are; RunSummary::timed_epochs caps it.
              [](dp::RunRecord& r, const QVariant& v) { r.step_epochs = std::max(0, v.toInt()); }},
-            {QStringLiteral("step_totals"), QStringLiteral("TEXT NOT NULL DEFAULT '[]'"),
-             [](const dp::RunRecord& r) -> QVariant {
-                 return QString::fromStdString(dp::step_totals_json(r.step_totals));
-             },
-             [](dp::RunRecord& r, const QVariant& v) {
-                 try {
-                     r.step_totals = dp::step_totals_from_json(v.toString().toStdString(), "step_totals");
-                 } catch (const dp::Error&) {
-                     r.step_totals.clear();
-                 }
-             }},
+            jsonColumn("step_totals", &dp::RunRecord::step_totals, dp::step_totals_json,
+                       dp::step_totals_from_json),
+            // The decimated loss per batch (RunRecord::batch_losses), as the
+            // run record's JSON holds it; histories from before it get [] and
+            // draw a point per epoch, as does a value this build cannot read.
+            jsonColumn("batch_losses", &dp::RunRecord::batch_losses, dp::batch_losses_json,
+                       dp::batch_losses_from_json),
         };
         for (const dp::ConfigField& field : dp::config_fields())
             list.push_back(settingColumn(field));
@@ -241,17 +263,18 @@ const std::vector<RunColumn>& runColumns()
 constexpr auto kCreateEpochs =
         "CREATE TABLE epochs (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
         "position INTEGER NOT NULL, epoch INTEGER NOT NULL, train_loss REAL, train_acc REAL, "
-        "test_acc REAL, seconds REAL, parameter_drift REAL, test_loss REAL, "
+        "test_acc REAL, seconds REAL, parameter_drift REAL, test_loss REAL, device_cpu TEXT, "
         "PRIMARY KEY (run_id, position))";
 constexpr auto kEpochColumns =
         "run_id, position, epoch, train_loss, train_acc, test_acc, seconds, parameter_drift, "
-        "test_loss";
-constexpr int kEpochColumnCount = 9;
+        "test_loss, device_cpu";
+constexpr int kEpochColumnCount = 10;
 // Epoch columns later than schema 1, added to older histories. NULL (NaN)
 // in the rows they had, so no schema version of their own: an older build
 // writes its epochs without them.
 constexpr auto kLaterEpochColumns = {std::pair{"parameter_drift", "REAL"},
-                                     std::pair{"test_loss", "REAL"}};
+                                     std::pair{"test_loss", "REAL"},
+                                     std::pair{"device_cpu", "TEXT"}};
 
 // "a, b, c": each column of the runs table as `format` writes it.
 QString runColumnList(QString (*format)(const QString& name, const QString& declaration))
@@ -528,6 +551,9 @@ std::vector<dp::RunRecord> selectRuns(const Database& database, const QString& c
         epoch.seconds = real(epochRows.value(6));
         epoch.parameter_drift = real(epochRows.value(7));
         epoch.test_loss = real(epochRows.value(8));
+        // A JSON array of shares (EpochMetrics::device_cpu); NULL: not measured.
+        for (const QJsonValue& share : QJsonDocument::fromJson(epochRows.value(9).toString().toUtf8()).array())
+            epoch.device_cpu.push_back(share.toDouble());
         // The epochs of a run left out above go with it.
         if (const auto run = indexById.constFind(epochRows.value(0).toString()); run != indexById.cend())
             runs[*run].epochs.push_back(epoch);
@@ -641,6 +667,10 @@ void RunHistory::save(const std::vector<dp::RunRecord>& records, std::chrono::mi
             epochColumns[6] << real(epoch.seconds);
             epochColumns[7] << real(epoch.parameter_drift);
             epochColumns[8] << real(epoch.test_loss);
+        QJsonArray shares;
+        for (const double share : epoch.device_cpu)
+            shares.append(share);
+        epochColumns[9] << QString::fromUtf8(QJsonDocument(shares).toJson(QJsonDocument::Compact));
         }
         database.run(upsertQuery, upsertRun, runValues);
         database.run(clearQuery, clearEpochs, {id});

@@ -24,6 +24,8 @@ inline dp::RunRecord every_field_record() {
     record.busy = true;
     record.usable_cores = 3;
     record.name = "baseline, 'tuned' \xC2\xB7 \xC3\xBC \xF0\x9F\x98\x80";  // ·, ü, an emoji
+    record.notes = "lr too high?\nsee \"run 3\", 'tuned' \xC2\xB7 \xF0\x9F\x98\x80\ttab";  // lines, quotes, UTF-8
+    record.tags = {"baseline", "lr sweep", "\xC3\xBC 'quoted' \"too\""};
     dp::TrainConfig& c = record.config;
     c.model = "resnet18-narrow";
     c.batch_size = 512;
@@ -52,6 +54,7 @@ inline dp::RunRecord every_field_record() {
     record.epochs = {{1, 2.302585092994046, 0.1 + 0.2, 1.0 / 3.0, 12.345678901234567, 3.1e-6},
                      {2, 0.25, 5e-324, 0.9999999999999999, 3600.5}};  // drift not measured: NaN
     record.epochs[0].test_loss = 2.3025850929940455 + 1e-9;  // the second's: NaN, as in older records
+    record.epochs[0].device_cpu = {0.1 + 0.2, 1.0, 0, 1.0 / 3.0};  // the second's: none, as in older records
     record.steps = 47;
     record.step_epochs = 1;  // the second epoch's steps: the first was taken out
     record.step_totals = {{3000, 0.1 + 0.2, 1.0 / 3.0, 2.5, 0.125, 1e-7},
@@ -59,6 +62,11 @@ inline dp::RunRecord every_field_record() {
                           {2992, 0, 0, 0, 0, 0},
                           {2992, 1e11, 5e-324, 1, 2, 3}};  // 1e11 s: within the most a record may hold
     record.step_totals[1].straggler_wait = 0.1 + 0.7;  // cpu:1, the straggler
+    // The decimated loss per batch: a bucket's means (fractional steps), a
+    // diverged batch's NaN loss, and a loss that decimal text rounds.
+    record.batch_losses = {{0.02, 0.125, 2.302585092994046, 1},
+                           {0.5 + 1.0 / 3.0, 1.0 / 7.0, 0.1 + 0.2, 41.5},
+                           {1.5, 3600.5, std::numeric_limits<double>::quiet_NaN(), 75}};
     return record;
 }
 

@@ -1,4 +1,5 @@
 #include "main_window.h"
+#include "x_axis_choice.h"
 
 #include <algorithm>
 #include <climits>
@@ -95,7 +96,6 @@ constexpr std::size_t kMostRunsDrawnOnImport = 30;
 
 const QString kScaleKey = QStringLiteral("compare/scale_batch_and_lr");
 const QString kRepeatsKey = QStringLiteral("compare/repeats");
-const QString kSecondsAxisKey = QStringLiteral("view/seconds_axis");
 const QString kSmoothLossKey = QStringLiteral("view/smooth_loss");
 const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kSplitterKey = QStringLiteral("window/splitter");
@@ -459,6 +459,10 @@ void MainWindow::connectRunSignals()
     connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);
     connect(runsPanel_, &RunsPanel::deleteRequested, this, &MainWindow::deleteRuns);
     connect(runsModel_, &RunsTableModel::runRenamed, this, &MainWindow::renameRun);
+    connect(runsModel_, &RunsTableModel::runAnnotated, this, [this](const dp::RunRecord& record) {
+        runs_->annotateCurrent(record);  // the run in flight keeps writing them
+        saveEditedRun(record, tr("Could not keep the tags and notes: %1"));
+    });
     connect(runsModel_, &RunsTableModel::renameRefused, this, [this](const QString& why) { showStatus(why, true); });
 }
 
@@ -485,7 +489,7 @@ void MainWindow::restoreSettings()
     const dp::TrainConfig lastConfig = loadRunConfig(settings);
     const bool scale = settings.value(kScaleKey, false).toBool();
     const int repeats = settings.value(kRepeatsKey, 0).toInt();
-    const bool secondsAxis = settings.value(kSecondsAxisKey, false).toBool();
+    const XAxisMode xAxisMode = XAxisChoice::remembered(settings);
     const bool smoothLoss = settings.value(kSmoothLossKey, false).toBool();
     const bool logLoss = settings.value(kLogLossKey, false).toBool();
     const bool writeTraces = settings.value(kWriteTracesKey, false).toBool();
@@ -495,7 +499,7 @@ void MainWindow::restoreSettings()
     configPanel_->setConfig(lastConfig);
     configPanel_->setScalesWithDeviceCount(scale);
     configPanel_->setComparisonRepeatsField(repeats);
-    secondsAxisAction_->setChecked(secondsAxis);
+    xAxis_->setMode(xAxisMode);
     smoothLossAction_->setChecked(smoothLoss);
     logLossAction_->setChecked(logLoss);
     writeTracesAction_->setChecked(writeTraces);
@@ -591,12 +595,10 @@ void MainWindow::buildViewMenu()
     presenterAction_->setShortcuts(presenterShortcuts(false));
     presenterAction_->setToolTip(tr("Large fonts, no settings panel: for a projector"));
     connect(presenterAction_, &QAction::toggled, this, &MainWindow::setPresenterMode);
-    secondsAxisAction_ = viewMenu->addAction(tr("X axis in training &seconds"));
-    secondsAxisAction_->setObjectName(QStringLiteral("secondsAxisAction"));
-    secondsAxisAction_->setCheckable(true);
-    secondsAxisAction_->setShortcut(QKeySequence(tr("Ctrl+T")));
-    connect(secondsAxisAction_, &QAction::toggled, this, [this](bool seconds) {
-        setXAxisMode(seconds ? XAxisMode::seconds : XAxisMode::epochs);
+    xAxis_ = new XAxisChoice(this);
+    viewMenu->addActions(xAxis_->actions());
+    connect(xAxis_, &XAxisChoice::modeChanged, this, [this](XAxisMode mode) {
+        setXAxisMode(mode);
         saveSettings();
     });
     smoothLossAction_ = viewMenu->addAction(tr("Smooth the &loss (moving average)"));
@@ -640,14 +642,7 @@ void MainWindow::buildLessonsMenu()
 void MainWindow::buildChartSwitches()
 {
     // The chart switches a teacher flips most, also beside the charts.
-    auto* axisCombo = new QComboBox;
-    axisCombo->setObjectName(QStringLiteral("xAxisCombo"));
-    axisCombo->addItem(tr("x: epoch"));
-    axisCombo->addItem(tr("x: seconds"));
-    connect(axisCombo, &QComboBox::currentIndexChanged, secondsAxisAction_,
-            [this](int index) { secondsAxisAction_->setChecked(index == 1); });
-    connect(secondsAxisAction_, &QAction::toggled, axisCombo,
-            [axisCombo](bool seconds) { axisCombo->setCurrentIndex(seconds ? 1 : 0); });
+    QComboBox* axisCombo = xAxis_->makeCombo();
     chartSwitches_ = new QWidget;
     auto* switchesLayout = new QHBoxLayout(chartSwitches_);
     switchesLayout->setContentsMargins(0, 0, 0, 0);
@@ -963,15 +958,20 @@ void MainWindow::showComparisonSummary(const std::string& group)
     summaryCard_->showComparison(runs, compareRuns(runs, runsModel_->targetAccuracy()));
 }
 
-void MainWindow::renameRun(const dp::RunRecord& record)
+void MainWindow::saveEditedRun(const dp::RunRecord& record, const QString& failure)
 {
-    runs_->renameCurrent(record.id, record.name);  // the run in flight keeps writing it
     try {
         if (history_ && !runs_->isRunningRun(record.id))
             history_->save(record);
     } catch (const dp::Error& error) {
-        showStatus(tr("Could not rename: %1").arg(QString::fromUtf8(error.what())), true);
+        showStatus(failure.arg(QString::fromUtf8(error.what())), true);
     }
+}
+
+void MainWindow::renameRun(const dp::RunRecord& record)
+{
+    runs_->renameCurrent(record.id, record.name);  // the run in flight keeps writing it
+    saveEditedRun(record, tr("Could not rename: %1"));
     // Legends follow: every checked run is redrawn under its (maybe changed) label.
     for (const dp::RunRecord& checked : runsModel_->checkedRecords()) {
         showRunOnCharts(checked, false);
@@ -1263,7 +1263,7 @@ void MainWindow::showLeastPlotHeight()
 void MainWindow::setXAxisMode(XAxisMode mode)
 {
     charts_->setXAxisMode(mode);
-    secondsAxisAction_->setChecked(mode == XAxisMode::seconds);
+    xAxis_->setMode(mode);
 }
 
 void MainWindow::showClusterCommand()
@@ -1335,7 +1335,7 @@ void MainWindow::saveSettings()
     storeDataFolders(settings, configPanel_->dataFolders());
     settings.setValue(kScaleKey, configPanel_->scalesWithDeviceCount());
     settings.setValue(kRepeatsKey, configPanel_->comparisonRepeatsField());
-    settings.setValue(kSecondsAxisKey, secondsAxisAction_->isChecked());
+    XAxisChoice::remember(settings, xAxis_->mode());
     settings.setValue(kSmoothLossKey, smoothLossAction_->isChecked());
     settings.setValue(kLogLossKey, logLossAction_->isChecked());
     settings.setValue(kWriteTracesKey, writeTracesAction_->isChecked());

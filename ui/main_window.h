@@ -32,6 +32,7 @@ class RunManager;
 class RunsPanel;
 class RunsTableModel;
 class RunTimeEstimates;
+class XAxisChoice;
 
 // The workbench window: run settings on the left; the live charts and the
 // classroom views beside them; run controls and status; the runs table, the
@@ -164,6 +165,10 @@ private:
     void showRunOnCharts(const dp::RunRecord& record, bool shown);
     void saveCheckedRuns() const;
     void renameRun(const dp::RunRecord& record);
+    // A run the user renamed, tagged or annotated, saved to the history
+    // unless it is in flight (its own writes carry the change); `failure`
+    // ("Could not rename: %1") says why not.
+    void saveEditedRun(const dp::RunRecord& record, const QString& failure);
     void updateSpeedupChart();
     void updateScalingPrediction();
     // The summary card for comparison `group`, whose last run just ended.
@@ -208,7 +213,7 @@ private:
     QAction* retuneAction_;  // checked: the next run (or comparison) re-measures its kernels
     // Each comparison's 1-device parameter snapshots (dp::TrainConfig::snapshot_dir).
     std::vector<std::unique_ptr<QTemporaryDir>> comparisonSnapshots_;
-    QAction* secondsAxisAction_;
+    XAxisChoice* xAxis_;  // View's x axis actions and the combo beside the charts
     QAction* smoothLossAction_;
     QAction* logLossAction_;
     QAction* writeTracesAction_;  // checked: runs write Chrome step traces to stepTraceFolder()

@@ -24,6 +24,7 @@ void ConsoleObserver::on_log(const std::string& line) {
 }
 
 void ConsoleObserver::on_batch(const BatchProgress& progress) {
+    if (options_.record) options_.record->add_batch_loss(batch_clock_.point(progress));
     if (!options_.quiet) progress_.update(progress, options_.epochs);
 }
 
@@ -35,6 +36,7 @@ void ConsoleObserver::on_step(const StepReport& report) {
 }
 
 void ConsoleObserver::on_epoch(const EpochMetrics& m) {
+    batch_clock_.end_epoch(m.seconds);
     if (options_.record) options_.record->add_epoch(m);
     if (options_.quiet) return;
     progress_.clear();

@@ -42,6 +42,7 @@ private:
 
     Options options_;
     ProgressBar progress_;
+    BatchLossClock batch_clock_;  // places each batch's loss in the record
     std::vector<DeviceStepTiming> step_totals_;
     int steps_ = 0;
     bool kernels_printed_ = false;

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 #include <pthread.h>
+#include <ctime>
 #include <sched.h>
 #include <utility>
 
@@ -29,6 +30,15 @@ void bind_to(const DeviceInfo& device) {
 
 DeviceThread::DeviceThread(const DeviceInfo& device)
     : thread_([this, device] { loop(device); }) {}
+
+double DeviceThread::cpu_seconds() const {
+    clockid_t clock;
+    timespec time{};
+    if (pthread_getcpuclockid(const_cast<std::thread&>(thread_).native_handle(), &clock) != 0 ||
+        clock_gettime(clock, &time) != 0)
+        return 0;
+    return double(time.tv_sec) + double(time.tv_nsec) * 1e-9;
+}
 
 DeviceThread::~DeviceThread() {
     {

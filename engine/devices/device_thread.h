@@ -30,6 +30,9 @@ public:
     void start(std::function<void()> job);
     // Rethrows what the job threw.
     void wait();
+    // The CPU time the device's thread has used so far (its own, not its
+    // OpenMP team's), readable from any thread: the thread's CPU clock.
+    double cpu_seconds() const;
 
 private:
     void loop(DeviceInfo device);

@@ -25,6 +25,11 @@ struct EpochMetrics {
     // (nn.CrossEntropyLoss(reduction='mean')); NaN in records made before it
     // was kept. Last, so that positional initializers stay valid.
     double test_loss = std::numeric_limits<double>::quiet_NaN();
+    // Each of this process's devices' thread CPU time over the epoch's
+    // training, as a share of its seconds (1: the thread never waited; a
+    // device starved of its core, or waiting on the others, reads lower), as
+    // W&B's system metrics. Empty in records made before it was kept.
+    std::vector<double> device_cpu{};  // an initializer, so that positional ones need not name it
 };
 
 struct BatchProgress {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/train_config.h"
+#include "record/batch_loss_trace.h"
 #include "record/run_metrics.h"
 
 namespace dp {
@@ -49,6 +50,10 @@ struct RunRecord {
     bool deterministic = true;
     // The user's name for the run (the workbench's runs table edits it); empty: none.
     std::string name;
+    // The user's notes on the run and its tags ("baseline", "lr sweep"), as
+    // W&B keeps them: the runs table edits, filters and exports them.
+    std::string notes;
+    std::vector<std::string> tags;
     std::vector<EpochMetrics> epochs;
     // Each device's step phases summed over the run's steps, and how many
     // steps, as RunSummary has them: what the speedup-gap breakdown
@@ -67,6 +72,11 @@ struct RunRecord {
     // respected); 0 where not known (older records). With the device ids it
     // says which devices took turns on one core.
     int usable_cores = 0;
+    // The training loss per batch, decimated (BatchLossTrace: at most about
+    // 2,000 points however long the run), so that a run reopened from the
+    // history or imported draws its per-batch curve; empty in records
+    // written before it was kept, which draw a point per epoch.
+    std::vector<BatchLossPoint> batch_losses;
 
     // The devices the run trained on. config.devices lists every one of
     // them, an mpirun record one per rank (rank 0 gathers them), so this is

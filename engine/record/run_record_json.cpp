@@ -53,13 +53,19 @@ std::string config_json(const TrainConfig& c) {
     return out + "}";
 }
 
+std::string number_list(const std::vector<double>& values) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + json_number(values[i]);
+    return out + "]";
+}
+
 std::string epoch_json(const EpochMetrics& m) {
     // A drift or test loss that was not measured (NaN) is null.
     return "{\"epoch\": " + std::to_string(m.epoch) + ", \"train_loss\": " + json_number(m.train_loss) +
            ", \"train_acc\": " + json_number(m.train_acc) + ", \"test_loss\": " +
            json_number(m.test_loss) + ", \"test_acc\": " + json_number(m.test_acc) +
            ", \"seconds\": " + json_number(m.seconds) + ", \"parameter_drift\": " +
-           json_number(m.parameter_drift) + "}";
+           json_number(m.parameter_drift) + ", \"device_cpu\": " + number_list(m.device_cpu) + "}";
 }
 
 // ---- Reading ----
@@ -224,6 +230,14 @@ EpochMetrics read_epoch(const FieldReader& e) {
     metrics.seconds = e.number("seconds");
     metrics.parameter_drift = optional_number(e, "parameter_drift");
     metrics.test_loss = optional_number(e, "test_loss");
+    if (e.has("device_cpu")) {  // later still: without it, not measured
+        JsonReader shares = e.array("device_cpu");
+        shares.parse_array([&](std::size_t i) {
+            if (shares.peek_type() != JsonType::number)
+                fail('"' + e.field_path("device_cpu") + '[' + std::to_string(i) + "]\" is not a number");
+            metrics.device_cpu.push_back(shares.parse_number().value);
+        });
+    }
     return metrics;
 }
 
@@ -296,7 +310,10 @@ std::string utf16_prefix(const std::string& text, std::size_t units) {
 // without them was not measured (-1, not busy). "usable_cores" (the cores
 // the run's process could use) came later: without it, 0 (not known).
 // "step_epochs" (how many of the last epochs the step totals cover: the
-// first is left out once a second finished) came last: without it, 0, all.
+// first is left out once a second finished) came later: without it, 0, all.
+// "batch_losses" (the decimated loss per batch, record/batch_loss_trace.h)
+// came later: without it, none (the charts draw a point per epoch). "notes"
+// and "tags" (the user's, from the runs table) came last: without them, none.
 std::string to_json(const RunRecord& r) {
     std::string epochs = "[";
     for (std::size_t i = 0; i < r.epochs.size(); ++i)
@@ -309,11 +326,13 @@ std::string to_json(const RunRecord& r) {
            std::to_string(r.processes) + ",\n  \"comparison_group\": " +
            quoted(r.comparison_group) + ",\n  \"deterministic\": " +
            (r.deterministic ? "true" : "false") + ",\n  \"name\": " + quoted(r.name) +
+           ",\n  \"notes\": " + quoted(r.notes) + ",\n  \"tags\": " + string_list(r.tags) +
            ",\n  \"other_cores\": " + json_number(r.other_cores) +
            ",\n  \"busy\": " + (r.busy ? "true" : "false") +
            ",\n  \"usable_cores\": " + std::to_string(r.usable_cores) +
            ",\n  \"label\": " + quoted(r.label()) +
            ",\n  \"config\": " + config_json(r.config) + ",\n  \"epochs\": " + epochs +
+           ",\n  \"batch_losses\": " + batch_losses_json(r.batch_losses) +
            ",\n  \"steps\": " + std::to_string(r.steps) +
            ",\n  \"step_epochs\": " + std::to_string(r.step_epochs) +
            ",\n  \"step_totals\": " + step_totals_json(r.step_totals) + "\n}\n";
@@ -369,6 +388,15 @@ RunRecord run_record_from_json(std::string_view bytes) {
     if (r.has("comparison_group")) record.comparison_group = r.string("comparison_group");
     if (r.has("deterministic")) record.deterministic = r.boolean("deterministic");
     if (r.has("name")) record.name = r.string("name");
+    if (r.has("notes")) record.notes = r.string("notes");
+    if (r.has("tags")) {
+        JsonReader tags = r.array("tags");
+        tags.parse_array([&](std::size_t i) {
+            if (tags.peek_type() != JsonType::string)
+                fail('"' + r.field_path("tags") + '[' + std::to_string(i) + "]\" is not a string");
+            record.tags.push_back(tags.parse_string());
+        });
+    }
     record.config = read_config(r.object("config"));
     JsonReader epochs = r.array("epochs");
     read_objects(text, epochs, "epochs",
@@ -392,6 +420,13 @@ RunRecord run_record_from_json(std::string_view bytes) {
     if (r.has("step_totals")) {
         JsonReader totals = r.array("step_totals");
         record.step_totals = read_step_totals(text, totals, r.field_path("step_totals"));
+    }
+    if (r.has("batch_losses")) {
+        const JsonReader losses = r.array("batch_losses");
+        JsonReader end = losses;
+        end.skip_value();
+        record.batch_losses = batch_losses_from_json(
+            text.substr(losses.position(), end.position() - losses.position()), r.field_path("batch_losses"));
     }
     check_recorded_run(record);
     return record;

@@ -119,6 +119,10 @@ void checkEpochs(const dp::RunRecord& record)
         requireBetween(at + "train_acc", epoch.train_acc, 0, 1);
         requireBetween(at + "test_acc", epoch.test_acc, 0, 1);
         requireBetween(at + "seconds", epoch.seconds, 0, kMaxEpochSeconds);
+        if (epoch.device_cpu.size() > std::size_t(kMaxRecordDevices))
+            fail(dp::format("\"%sdevice_cpu\" lists more than %d devices", at.c_str(), kMaxRecordDevices));
+        for (std::size_t d = 0; d < epoch.device_cpu.size(); ++d)
+            requireBetween(dp::format("%sdevice_cpu[%zu]", at.c_str(), d), epoch.device_cpu[d], 0, 1);
         if (!std::isnan(epoch.parameter_drift))  // NaN: not measured
             requireBetween(at + "parameter_drift", epoch.parameter_drift, 0, INFINITY);
     }
@@ -134,6 +138,24 @@ void checkStepTotals(const dp::RunRecord& record)
                 requireBetween(dp::format("step_totals[%zu].%s", d, field.name),
                                dp::step_timing_value(field, record.step_totals[d]), 0,
                                kMaxRecordEpochs * kMaxEpochSeconds);
+}
+
+// The decimated loss per batch: no more points than a trace keeps, each
+// within the run's steps, epochs and time; a diverged run's loss may be NaN.
+void checkBatchLosses(const dp::RunRecord& record)
+{
+    if (record.batch_losses.size() > std::size_t(kMaxRecordBatchLosses))
+        fail(dp::format("\"batch_losses\" has %zu points; a record keeps at most %d",
+                        record.batch_losses.size(), kMaxRecordBatchLosses));
+    for (std::size_t i = 0; i < record.batch_losses.size(); ++i) {
+        const dp::BatchLossPoint& point = record.batch_losses[i];
+        const std::string at = dp::format("batch_losses[%zu].", i);
+        requireBetween(at + "step", point.step, 0, double(kMaxRecordSteps));
+        requireBetween(at + "epoch", point.epoch, 0, kMaxRecordEpochs);
+        requireBetween(at + "seconds", point.seconds, 0, kMaxRecordEpochs * kMaxEpochSeconds);
+        if (!std::isnan(point.loss))
+            requireBetween(at + "loss", point.loss, 0, INFINITY);
+    }
 }
 
 // How many UTF-16 code units `text` (UTF-8) takes: how Qt, and so the
@@ -204,6 +226,10 @@ void check_recorded_run(const RunRecord& record)
              "2026-11-22T01:30:00Z (got " + record.started_at + ")");
     if (const std::string problem = run_name_problem(record.name); !problem.empty())
         fail("\"name\" " + problem);
+    if (const std::string problem = run_notes_problem(record.notes); !problem.empty())
+        fail("\"notes\" " + problem);
+    if (const std::string problem = run_tags_problem(record.tags); !problem.empty())
+        fail("\"tags\" " + problem);
     if (record.other_cores != -1 && !(record.other_cores >= 0 && record.other_cores <= kMaxMachineCores))
         fail(dp::format("\"other_cores\" must be -1 (not measured) or between 0 and %d (got %.10g)",
                         kMaxMachineCores, record.other_cores));
@@ -213,6 +239,7 @@ void check_recorded_run(const RunRecord& record)
     checkEpochs(record);
     requireBetween("steps", double(record.steps), 0, double(kMaxRecordSteps));
     checkStepTotals(record);
+    checkBatchLosses(record);
 }
 
 std::string run_name_problem(const std::string& name)
@@ -226,6 +253,34 @@ std::string run_name_problem(const std::string& name)
         return dp::format("holds U+%04X, a bidirectional control character, which changes the order the "
                           "text after it reads in: take it out",
                           unsigned(bidi));
+    return {};
+}
+
+std::string run_notes_problem(const std::string& notes)
+{
+    if (const std::size_t length = utf16_length(notes); length > std::size_t(kMaxRunNotesLength))
+        return dp::format("are %zu characters long; a run's notes take at most %d", length, kMaxRunNotesLength);
+    if (const char32_t bidi = first_bidi_control(notes))
+        return dp::format("hold U+%04X, a bidirectional control character, which changes the order the "
+                          "text after it reads in: take it out",
+                          unsigned(bidi));
+    return {};
+}
+
+std::string run_tags_problem(const std::vector<std::string>& tags)
+{
+    if (tags.size() > std::size_t(kMaxRunTags))
+        return dp::format("holds %zu tags; a run takes at most %d", tags.size(), kMaxRunTags);
+    for (const std::string& tag : tags) {
+        if (tag.empty())
+            return "holds an empty tag: leave it out";
+        if (const std::size_t length = utf16_length(tag); length > std::size_t(kMaxRunTagLength))
+            return dp::format("holds a tag %zu characters long; a tag takes at most %d", length, kMaxRunTagLength);
+        if (tag.find(',') != std::string::npos)
+            return "holds a tag with a comma, which separates tags: \"" + tag + "\"";
+        if (has_control_character(tag) || first_bidi_control(tag))
+            return "holds a tag with a line break or another control character: a tag is one line";
+    }
     return {};
 }
 

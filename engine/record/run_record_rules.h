@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "record/run_record.h"
 
@@ -31,6 +32,23 @@ inline constexpr double kMaxEpochSeconds = 365.0 * 24 * 3600;
 inline constexpr int kMaxMachineCores = 8192;
 // The most steps a record may count: a thousand years at 30 steps a second.
 inline constexpr std::int64_t kMaxRecordSteps = 1'000'000'000'000;
+
+// The most per-batch loss points a record may hold: four times what a
+// BatchLossTrace keeps, for traces kept by a build with a finer one.
+inline constexpr int kMaxRecordBatchLosses = 4 * (2 * BatchLossTrace::kRecordPoints + 1);
+
+// The longest notes on a run, and the most tags and longest tag, in
+// characters as the workbench counts them (UTF-16 code units).
+inline constexpr int kMaxRunNotesLength = 10000;
+inline constexpr int kMaxRunTags = 64;
+inline constexpr int kMaxRunTagLength = 64;
+
+// Why `notes` or `tags` (UTF-8) cannot be a run's, worded to follow their
+// name ("holds 70 tags; ..."); empty when they can. Notes may span lines; a
+// tag is one line without commas (the runs table lists them comma-separated),
+// and neither holds a bidirectional control character.
+std::string run_notes_problem(const std::string& notes);
+std::string run_tags_problem(const std::vector<std::string>& tags);
 
 // Why `name` (UTF-8) cannot be a run's name, worded to follow the name
 // ("is 300 characters long; a run's name takes at most 200"); empty when it

@@ -13,9 +13,12 @@ RecordedRun::RecordedRun(RunRecord record, std::vector<std::unique_ptr<RunRecord
 
 void RecordedRun::add_epoch(const EpochMetrics& metrics) {
     record_.epochs.push_back(metrics);
+    record_.batch_losses = batch_losses_.points();
     measure_load();
     write();
 }
+
+void RecordedRun::add_batch_loss(const BatchLossPoint& point) { batch_losses_.append(point); }
 
 void RecordedRun::set_step_totals(const RunSummary& summary) {
     record_.step_totals = summary.step_totals;
@@ -30,6 +33,7 @@ std::string RecordedRun::finish(RunOutcome outcome, const std::string& error) {
     case RunOutcome::failed: record_.status = RunStatus::failed; break;
     }
     record_.error = outcome == RunOutcome::failed ? error : std::string();
+    record_.batch_losses = batch_losses_.points();
     measure_load();
     std::string failed;
     for (const auto& sink : sinks_) {

@@ -48,7 +48,15 @@ public:
     const RunRecord& record() const { return record_; }
     // The user's name for the run, written with the next epoch or the end.
     void set_name(std::string name) { record_.name = std::move(name); }
+    // The user's tags and notes, written with the next epoch or the end.
+    void set_tags_and_notes(std::vector<std::string> tags, std::string notes) {
+        record_.tags = std::move(tags);
+        record_.notes = std::move(notes);
+    }
     void add_epoch(const EpochMetrics& metrics);
+    // One batch's loss, into the record's decimated trace (batch_losses),
+    // written with the next epoch or the end.
+    void add_batch_loss(const BatchLossPoint& point);
     // The run's step totals (RunSummary::step_totals and steps), written
     // with the next epoch or the end.
     void set_step_totals(const RunSummary& summary);
@@ -69,6 +77,7 @@ private:
     void measure_load();
 
     RunRecord record_;
+    BatchLossTrace batch_losses_;  // record_.batch_losses before decimation settles
     CpuClock started_;  // for the machine's load while the run trains
     std::vector<std::int64_t> own_processes_;  // count_as_own's
     std::vector<std::unique_ptr<RunRecordSink>> sinks_;

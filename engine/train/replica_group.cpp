@@ -179,6 +179,12 @@ std::vector<int> ReplicaGroup::predict(const Dataset& set, int count) {
     return classes;
 }
 
+std::vector<double> ReplicaGroup::device_cpu_seconds() const {
+    std::vector<double> seconds;
+    for (const auto& thread : threads_) seconds.push_back(thread->cpu_seconds());
+    return seconds;
+}
+
 void ReplicaGroup::sum_over_processes(std::span<double> values) {
     // Every rank joins the all-reduce; local replica 0 brings this process's
     // values and the others zeros, so each process counts once.

@@ -71,6 +71,8 @@ public:
     // Replaces `values` by their sum over every process of the run (in float
     // precision: exact for counts below 2^24).
     void sum_over_processes(std::span<double> values);
+    // The CPU seconds each of this process's device threads has used so far.
+    std::vector<double> device_cpu_seconds() const;
 
     // Checkpoints, PyTorch-compatible (see checkpoint/model_checkpoint.h), written by
     // rank 0 only. A load goes into rank 0 and is broadcast to every rank.

@@ -231,6 +231,8 @@ bool TrainingRun::train_epoch(int epoch) {
     const auto order = sampler_->order(epoch - 1);
     if (trace_) trace_->start_epoch();
     epoch_loss_ = {};
+    epoch_cpu_start_ = replicas_->device_cpu_seconds();
+    epoch_wall_start_ = std::chrono::steady_clock::now();
     for (int batch = 0; batch < batches_ && !stop_now(); ++batch) train_step(epoch, batch, order);
     return !stopped_;
 }
@@ -261,6 +263,14 @@ void TrainingRun::train_step(int epoch, int batch, std::span<const int> order) {
 }
 
 void TrainingRun::finish_epoch(int epoch, double seconds) {
+    // Read before the evaluation, which the device threads also run, over
+    // the same span as the wall time it is a share of.
+    std::vector<double> device_cpu = replicas_->device_cpu_seconds();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_wall_start_).count();
+    for (std::size_t d = 0; d < device_cpu.size(); ++d)
+        device_cpu[d] = wall > 0 && d < epoch_cpu_start_.size()
+                                ? std::clamp((device_cpu[d] - epoch_cpu_start_[d]) / wall, 0.0, 1.0)
+                                : 0;
     require_finite_parameters(*replicas_, epoch, batches_,
                               learning_rate_at(config_, epoch, batches_ - 1, batches_));
     // Once per epoch, not per step: the sums over every process's shards.
@@ -274,7 +284,8 @@ void TrainingRun::finish_epoch(int epoch, double seconds) {
                                .test_acc = test.accuracy,
                                .seconds = seconds,
                                .parameter_drift = parameter_drift_after(config_, *replicas_, epoch),
-                               .test_loss = test.loss};
+                               .test_loss = test.loss,
+                               .device_cpu = std::move(device_cpu)};
     summary_.epochs.push_back(metrics);
     keep_steady_step_totals();
     observer_.on_epoch(metrics);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <chrono>
+
 #include <atomic>
 #include <optional>
 #include <string>
@@ -72,6 +74,9 @@ private:
     // Reused every step, so the step loop allocates nothing.
     StepReport step_report_;
     Backend::LossResult epoch_loss_;  // this process's shards
+    // Each device thread's CPU seconds, and the time, as the epoch began.
+    std::vector<double> epoch_cpu_start_;
+    std::chrono::steady_clock::time_point epoch_wall_start_;
     std::optional<StepTrace> trace_;  // this process's devices; rank 0's process writes it
     bool stopped_ = false;
 };

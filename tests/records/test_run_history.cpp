@@ -109,6 +109,8 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
     QCOMPARE(a.busy, b.busy);
     QCOMPARE(a.usable_cores, b.usable_cores);
     QCOMPARE(a.name, b.name);
+    QCOMPARE(a.notes, b.notes);
+    QCOMPARE(a.tags, b.tags);
     compareConfigs(a.config, b.config);
     QCOMPARE(a.epochs.size(), b.epochs.size());
     for (std::size_t i = 0; i < a.epochs.size(); ++i) {
@@ -119,6 +121,7 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
         VERIFY_SAME_DOUBLE(a.epochs[i].seconds, b.epochs[i].seconds);
         VERIFY_SAME_DOUBLE(a.epochs[i].parameter_drift, b.epochs[i].parameter_drift);
         VERIFY_SAME_DOUBLE(a.epochs[i].test_loss, b.epochs[i].test_loss);
+        QCOMPARE(a.epochs[i].device_cpu, b.epochs[i].device_cpu);
     }
     QCOMPARE(a.steps, b.steps);
     QCOMPARE(a.step_epochs, b.step_epochs);
@@ -127,6 +130,11 @@ void compareRecords(const dp::RunRecord& a, const dp::RunRecord& b)
         for (const dp::StepTimingField& field : dp::step_timing_fields())
             VERIFY_SAME_DOUBLE(dp::step_timing_value(field, a.step_totals[d]),
                                dp::step_timing_value(field, b.step_totals[d]));
+    QCOMPARE(a.batch_losses.size(), b.batch_losses.size());
+    for (std::size_t i = 0; i < a.batch_losses.size(); ++i)
+        for (double dp::BatchLossPoint::*value : {&dp::BatchLossPoint::step, &dp::BatchLossPoint::epoch,
+                                                   &dp::BatchLossPoint::seconds, &dp::BatchLossPoint::loss})
+            VERIFY_SAME_DOUBLE(a.batch_losses[i].*value, b.batch_losses[i].*value);
 }
 
 // every_field_record, with what the history keeps beyond a run record's
@@ -668,7 +676,8 @@ private slots:
                        {QStringLiteral("ALTER TABLE runs DROP COLUMN comparison_group"),
                         QStringLiteral("ALTER TABLE runs DROP COLUMN deterministic"),
                         QStringLiteral("ALTER TABLE epochs DROP COLUMN parameter_drift"),
-                        QStringLiteral("ALTER TABLE epochs DROP COLUMN test_loss")});
+                        QStringLiteral("ALTER TABLE epochs DROP COLUMN test_loss"),
+                        QStringLiteral("ALTER TABLE epochs DROP COLUMN device_cpu")});
         setUserVersion(file, 1);
         dp::RunRecord asSchema1 = record;  // what a schema 1 run reads as
         asSchema1.comparison_group.clear();
@@ -676,6 +685,7 @@ private slots:
         for (dp::EpochMetrics& epoch : asSchema1.epochs) {
             epoch.parameter_drift = std::numeric_limits<double>::quiet_NaN();
             epoch.test_loss = std::numeric_limits<double>::quiet_NaN();
+            epoch.device_cpu.clear();  // issue 42: not measured before
         }
         record.comparison_group = "group";
         expectUpgraded(file, asSchema1, record);
@@ -705,6 +715,33 @@ private slots:
         expectUpgraded(file, withoutTestLoss, record);
         QVERIFY(columnsIn(file, QStringLiteral("epochs")).contains(QStringLiteral("test_loss")));
         QCOMPARE(RunHistory(file).run(record.id)->epochs[0].test_loss, record.epochs[0].test_loss);
+    }
+
+    // Issue 42: a history from before the loss per batch was kept (no
+    // batch_losses column) opens, its runs drawing a point per epoch, gains
+    // the column, and keeps the per-batch loss of runs saved from then on.
+    void historyFromBeforeBatchLossesGainsTheColumn()
+    {
+        expectRunColumnsAdded(QStringLiteral("no-batch-losses.sqlite"), {QStringLiteral("batch_losses")},
+                              [](dp::RunRecord& run) { run.batch_losses.clear(); });
+    }
+
+    // Issue 42: a history from before notes and tags opens with none.
+    void historyFromBeforeNotesAndTagsGainsTheColumns()
+    {
+        expectRunColumnsAdded(QStringLiteral("no-notes.sqlite"), {QStringLiteral("notes"), QStringLiteral("tags")},
+                              [](dp::RunRecord& run) { run.notes.clear(), run.tags.clear(); });
+    }
+
+    // A batch_losses cell this build cannot read loses the curve, not the run.
+    void unreadableBatchLossesReadAsNone()
+    {
+        const QString file = path("runs.sqlite");
+        dp::RunRecord record = everyFieldRecord();
+        saveThenChange(file, record, {QStringLiteral("UPDATE runs SET batch_losses = '[[1, 2]]'")});
+        const dp::RunRecord read = *RunHistory(file).run(record.id);
+        QVERIFY(read.batch_losses.empty());
+        QCOMPARE(read.epochs.size(), record.epochs.size());
     }
 
     // A history from before the process was kept (no pid or host columns)

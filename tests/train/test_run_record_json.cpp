@@ -16,6 +16,7 @@
 #include "error_of.h"
 #include "every_field_record.h"
 #include "record/run_record_json.h"
+#include "record/run_record_rules.h"
 #include "record/step_timing_fields.h"
 
 namespace {
@@ -57,6 +58,8 @@ private slots:
         QCOMPARE(read.busy, record.busy);
         QCOMPARE(read.usable_cores, record.usable_cores);
         QCOMPARE(read.name, record.name);
+        QCOMPARE(read.notes, record.notes);
+        QCOMPARE(read.tags, record.tags);
         // Every setting of the schema, as its exact text (0.1f stays 0.1f).
         for (const dp::ConfigField& field : dp::config_fields())
             QVERIFY2(dp::field_text(field, read.config) == dp::field_text(field, record.config), field.name);
@@ -72,6 +75,7 @@ private slots:
             QVERIFY(a.seconds == b.seconds);
             QVERIFY(same_double(a.parameter_drift, b.parameter_drift));
             QVERIFY(same_double(a.test_loss, b.test_loss));
+            QCOMPARE(a.device_cpu, b.device_cpu);
         }
         QCOMPARE(read.steps, record.steps);
         QCOMPARE(read.step_epochs, record.step_epochs);
@@ -81,6 +85,12 @@ private slots:
                 QVERIFY2(dp::step_timing_value(field, read.step_totals[i]) ==
                              dp::step_timing_value(field, record.step_totals[i]),
                          field.name);
+        QCOMPARE(read.batch_losses.size(), record.batch_losses.size());
+        for (std::size_t i = 0; i < record.batch_losses.size(); ++i) {
+            const dp::BatchLossPoint &a = read.batch_losses[i], &b = record.batch_losses[i];
+            QVERIFY(a.step == b.step && a.epoch == b.epoch && a.seconds == b.seconds);
+            QVERIFY(same_double(a.loss, b.loss));
+        }
         QCOMPARE(dp::to_json(read), dp::to_json(record));
     }
 
@@ -136,6 +146,38 @@ private slots:
         QCOMPARE(read.epochs.size(), std::size_t(2));
         QVERIFY(std::isnan(read.epochs[0].test_loss) && std::isnan(read.epochs[1].test_loss));
         QCOMPARE(read.epochs[0].test_acc, record.epochs[0].test_acc);
+    }
+
+    // Issue 42: the loss per batch, kept decimated: a record from before it
+    // (no "batch_losses") reads with none, and a point that is not
+    // [step, epoch, seconds, loss] is refused by name.
+    void batchLossesAreOptionalAndChecked() {
+        const dp::RunRecord record = every_field_record();
+        const std::string json = dp::to_json(record);
+        QVERIFY(json.find("\"batch_losses\": [[1, 0.02, 0.125, 2.302585092994046], ") != std::string::npos);
+        const std::size_t at = json.find(",\n  \"batch_losses\"");
+        std::string older = json;
+        older.erase(at, older.find(",\n  \"steps\"", at) - at);
+        QVERIFY(dp::run_record_from_json(older).batch_losses.empty());
+        VERIFY_REFUSED(replaced(json, "[1, 0.02, 0.125,", "[1, 0.02,"), "\"batch_losses[0]\" is not an array of 4 numbers");
+        VERIFY_REFUSED(replaced(json, "[1, 0.02, 0.125,", "[-1, 0.02, 0.125,"), "\"batch_losses[0]\" has a negative");
+        VERIFY_REFUSED(replaced(json, "\"batch_losses\": [", "\"batch_losses\": [\"x\", "),
+                       "\"batch_losses[0]\" is not an array");
+        VERIFY_REFUSED(replaced(json, "[1, 0.02, 0.125,", "[1, 0.02, null,"), "\"batch_losses[0]\" is not an array of 4 numbers");
+        VERIFY_REFUSED(replaced(json, "\"tags\": [\"baseline\"", "\"tags\": [\"a,b\""),
+                       "\"tags\" holds a tag with a comma");
+        VERIFY_REFUSED(replaced(json, "\"tags\": [\"baseline\"", "\"tags\": [1"), "\"tags[0]\" is not a string");
+        std::string untagged = json;  // a record from before notes and tags
+        untagged.erase(untagged.find("\n  \"notes\""), untagged.find("\n  \"other_cores\"") - untagged.find("\n  \"notes\""));
+        const dp::RunRecord plain = dp::run_record_from_json(untagged);
+        QVERIFY(plain.notes.empty() && plain.tags.empty());
+        // A trace kept by a live run stays within what a record may hold.
+        dp::BatchLossTrace trace;
+        for (int batch = 1; batch <= 100'000; ++batch) trace.append(dp::batch_loss_point({1, batch, 100'000, 1.0}, 0));
+        QVERIFY(trace.points().size() <= std::size_t(2 * dp::BatchLossTrace::kRecordPoints + 1));
+        dp::RunRecord many = record;
+        many.batch_losses.assign(std::size_t(dp::kMaxRecordBatchLosses) + 1, {1, 1, 1, 1});
+        VERIFY_REFUSED(dp::to_json(many), "\"batch_losses\" has");
     }
 
     void refusesWhatIsNotARecord() {

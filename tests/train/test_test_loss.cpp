@@ -138,6 +138,20 @@ private slots:
         QVERIFY2(on_one.loss > 1.5 && on_one.loss < 3.5, qPrintable(QString::number(on_one.loss)));
     }
 
+    // Issue 42: each device thread's CPU clock, which an epoch's device_cpu
+    // shares come from, advances with the work its thread does.
+    void deviceThreadsCountTheirCpuTime() {
+        const DeviceCountOverride three_cpus(3);
+        const dp::TrainConfig triple = lenet_on(3);
+        dp::ReplicaGroup three(dp::select_devices(triple.devices), triple, kInput, 10);
+        const std::vector<double> before = three.device_cpu_seconds();
+        QCOMPARE(before.size(), std::size_t(3));
+        three.evaluate(random_set(300));
+        const std::vector<double> after = three.device_cpu_seconds();
+        for (std::size_t d = 0; d < after.size(); ++d)
+            QVERIFY2(after[d] > before[d], qPrintable(QString("device %1: %2 s, then %3 s").arg(d).arg(before[d]).arg(after[d])));
+    }
+
     // dp-train's epoch line quotes the test loss when there is one.
     void epochLineQuotesTheTestLoss() {
         dp::EpochMetrics epoch{.epoch = 3, .train_loss = 0.5214, .train_acc = 0.807,

@@ -1013,13 +1013,16 @@ void TestMainWindow::historySurvivesARestartAndCanBeDeleted()
     // Checked when the window closed, so back on the charts.
     QVERIFY(parts.runs->isChecked(0));
     QCOMPARE(parts.accuracyChart->runCount(), 1);
-    // Per-batch losses are not kept: the loss chart draws each epoch's
-    // training loss, and beside it the test loss the history kept (the
-    // third line, the raw loss drawn behind a smoothed one, has no points
-    // while the loss is not smoothed).
+    // Issue 42: the per-batch loss is kept (it came back as one point per
+    // epoch before): the loss chart draws it, each of the epoch's batches,
+    // and beside it the test loss the history kept (the third line, the raw
+    // loss drawn behind a smoothed one, has no points while the loss is not
+    // smoothed).
     QCOMPARE(parts.lossChart->lineCount(), 3);
     QCOMPARE(parts.lossChart->lineOf(LossChart::rawLossKey(QString::fromStdString(id)))->count(), 0);
-    QCOMPARE(parts.lossChart->lineOf(QString::fromStdString(id))->count(), 1);
+    QVERIFY(past.batch_losses.size() > 1);
+    QCOMPARE(past.batch_losses.back().epoch, 1.0);
+    QCOMPARE(parts.lossChart->lineOf(QString::fromStdString(id))->count(), qsizetype(past.batch_losses.size()));
     const QLineSeries* testLoss =
             parts.lossChart->lineOf(LossChart::testLossKey(QString::fromStdString(id)));
     QVERIFY(testLoss && testLoss->count() == 1);

@@ -133,6 +133,8 @@ private slots:
     void cleanup();
     void clickedHeaderSortsAndKeepsChecksAndSelection();
     void filterKeepsTheRowsWithItsText();
+    void tagsAndNotesAreEditedCheckedAndFiltered();
+    void deviceCpuShowsTheLastEpochsShares();
     void rightClickChoosesTheBaseline();
     void repeatedComparisonShowsItsMedianAndRange();
     void repeatedComparisonRunsNameTheirRepeat();
@@ -224,6 +226,56 @@ void TestRunsPanel::renameKeepsTheRulesOfAnImportedName()
     }
     QCOMPARE(renamed.count(), 2);
     QCOMPARE(refused.count(), 3);
+}
+
+// Issue 42: W&B's run tags and notes, edited in their cells, kept in the
+// record (runAnnotated saves it), refused by the import's rules, and found
+// by the filter.
+void TestRunsPanel::tagsAndNotesAreEditedCheckedAndFiltered()
+{
+    QSignalSpy annotated(model_.get(), &RunsTableModel::runAnnotated);
+    QSignalSpy refused(model_.get(), &RunsTableModel::renameRefused);
+    const int row = model_->rowOf("run-b");
+    const QModelIndex tags = model_->index(row, RunsTableModel::TagsColumn);
+    const QModelIndex notes = model_->index(row, RunsTableModel::NotesColumn);
+    QVERIFY(model_->flags(tags) & Qt::ItemIsEditable);
+    QVERIFY(model_->setData(tags, QStringLiteral(" baseline ,, lr sweep, baseline"), Qt::EditRole));
+    QCOMPARE(model_->record(row).tags, (std::vector<std::string>{"baseline", "lr sweep"}));
+    QCOMPARE(tags.data().toString(), QStringLiteral("baseline, lr sweep"));
+    QCOMPARE(tags.data(Qt::EditRole).toString(), QStringLiteral("baseline, lr sweep"));
+    QVERIFY(model_->setData(notes, QStringLiteral("lr too high?\nretry at 0.1"), Qt::EditRole));
+    QCOMPARE(model_->record(row).notes, std::string("lr too high?\nretry at 0.1"));
+    QCOMPARE(notes.data().toString(), QStringLiteral("lr too high? …"));
+    QCOMPARE(notes.data(Qt::ToolTipRole).toString(), QStringLiteral("lr too high?\nretry at 0.1"));
+    QCOMPARE(annotated.count(), 2);
+
+    QVERIFY(!model_->setData(tags, QString(65, QLatin1Char('t')), Qt::EditRole));
+    QCOMPARE(refused.count(), 1);
+    QVERIFY2(refused.front().front().toString().startsWith(QStringLiteral("Could not tag the run: it holds a tag 65")),
+             qPrintable(refused.front().front().toString()));
+    QCOMPARE(model_->record(row).tags.size(), std::size_t(2));
+
+    auto* filter = panel_->findChild<QLineEdit*>(QStringLiteral("runsFilter"));
+    QTest::keyClicks(filter, QStringLiteral("lr sweep"));
+    QCOMPARE(shownBatches(*table_), QList<int>{64});
+}
+
+// Issue 42: W&B's system metrics beside each run: the device threads' CPU
+// share over the last epoch, their mean in the cell and each in its tooltip.
+void TestRunsPanel::deviceCpuShowsTheLastEpochsShares()
+{
+    dp::RunRecord run = model_->record(model_->rowOf("run-a"));
+    const int row = model_->rowOf("run-a");
+    const QModelIndex cell = model_->index(row, RunsTableModel::DeviceCpuColumn);
+    QCOMPARE(cell.data().toString(), QStringLiteral("—"));  // not measured: older records
+    QVERIFY(!cell.data(Qt::UserRole).isValid());
+    QVERIFY(!run.epochs.empty());
+    run.config.devices = {"cpu:0", "cpu:1"};
+    run.epochs.back().device_cpu = {0.9, 0.6};
+    model_->upsert(run);
+    QCOMPARE(cell.data().toString(), QStringLiteral("75%"));
+    QCOMPARE(cell.data(Qt::UserRole).toDouble(), 0.75);
+    QCOMPARE(cell.data(Qt::ToolTipRole).toString(), QStringLiteral("cpu:0 90%, cpu:1 60%"));
 }
 
 void TestRunsPanel::filterKeepsTheRowsWithItsText()

@@ -205,6 +205,7 @@ private slots:
     void dragAndWheelZoomAndDoubleClickResets();
     void zoomingOneChartZoomsTheOthersOverEpochs();
     void smoothingStrengthRedrawsTheLossOverTheRawOne();
+    void aPastRunDrawsItsKeptBatchLossesOnEachXAxis();
     void styleKeysSitAboveThePlot();
     void logScaleReplotsTheLoss();
     void exportsHaveOneSizeWhateverTheScreen();
@@ -562,6 +563,45 @@ void TestUiCharts::zoomingOneChartZoomsTheOthersOverEpochs()
     for (RunChartView* chart : linked)
         QCOMPARE(axisOf(*chart, Qt::Horizontal)->max(), fullMax);
     QVERIFY(!accuracy->isZoomed());
+}
+
+// Issue 42: a run from the history or an import drew only a point per epoch;
+// its record now keeps the per-batch loss, which comes back on every x axis,
+// the test loss and accuracy at each epoch's end (epoch x steps per epoch on
+// a steps axis), and a record from before has no place on a steps axis.
+void TestUiCharts::aPastRunDrawsItsKeptBatchLossesOnEachXAxis()
+{
+    ShownBoard shown;
+    dp::RunRecord run = finishedRun("past-1", 1, 2, 2);
+    run.epochs[0].test_loss = 0.9;
+    run.epochs[1].test_loss = 0.7;
+    constexpr int kBatches = 30;  // per epoch
+    for (int epoch = 1; epoch <= 2; ++epoch)
+        for (int batch = 1; batch <= kBatches; ++batch)
+            run.batch_losses.push_back(dp::batch_loss_point({epoch, batch, kBatches, 2.0 / batch}, epoch * 2.0));
+    shown.board.setRunVisible(run, runColor(0), true);
+    LossChart* loss = shown.board.lossChart();
+    const QString key = QString::fromStdString(run.id);
+    QCOMPARE(loss->lineOf(key)->count(), 2 * kBatches);  // per batch, not per epoch
+    QCOMPARE(loss->lineOf(key)->points().front(), QPointF(1.0 / kBatches, 2.0));
+
+    shown.board.setXAxisMode(XAxisMode::steps);
+    QCOMPARE(loss->lineOf(key)->points().front().x(), 1.0);
+    QCOMPARE(loss->lineOf(key)->points().back().x(), 2.0 * kBatches);
+    const QList<QPointF> testLoss = loss->lineOf(LossChart::testLossKey(key))->points();
+    QCOMPARE(testLoss, (QList<QPointF>{{double(kBatches), 0.9}, {2.0 * kBatches, 0.7}}));
+    const QLineSeries* accuracy = nullptr;
+    for (EpochMetricChart* chart : shown.board.findChildren<EpochMetricChart*>())
+        if (const QLineSeries* line = chart->lineOf(run.id, 0); line && !accuracy)
+            accuracy = line;
+    QVERIFY(accuracy);
+    QCOMPARE(accuracy->points().back().x(), 2.0 * kBatches);
+
+    dp::RunRecord older = finishedRun("past-2", 1, 2, 2);  // no batch losses kept
+    shown.board.setRunVisible(older, runColor(1), true);
+    QCOMPARE(loss->lineOf(QStringLiteral("past-2"))->count(), 0);
+    shown.board.setXAxisMode(XAxisMode::epochs);
+    QCOMPARE(loss->lineOf(QStringLiteral("past-2"))->count(), 2);  // a point per epoch
 }
 
 void TestUiCharts::smoothingStrengthRedrawsTheLossOverTheRawOne()

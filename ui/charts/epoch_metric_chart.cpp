@@ -39,6 +39,7 @@ void EpochMetricChart::showRun(const dp::RunRecord& record, const QColor& color)
 {
     const QString key = QString::fromStdString(record.id);
     epochs_[key] = record.epochs;
+    stepsPerEpoch_[key] = dp::steps_per_epoch(record.batch_losses);
     const QString name = QString::fromStdString(record.label());
     for (std::size_t i = 0; i < measurements_.size(); ++i) {
         LineStyle style;
@@ -56,6 +57,7 @@ void EpochMetricChart::hideRun(const std::string& id)
 {
     const QString key = QString::fromStdString(id);
     epochs_.remove(key);
+    stepsPerEpoch_.remove(key);
     for (std::size_t i = 0; i < measurements_.size(); ++i)
         removeLine(lineKey(key, i));
     fitAxes();
@@ -72,6 +74,7 @@ void EpochMetricChart::showSeedGroup(const QString& key, const QString& name,
     for (const dp::RunRecord& member : members)
         epochs.push_back(member.epochs);
     seedGroups_[key] = std::move(epochs);
+    stepsPerEpoch_[key] = dp::steps_per_epoch(members.front().batch_losses);  // alike but for the seed
     for (std::size_t i = 0; i < measurements_.size(); ++i) {
         LineStyle style;
         style.pen = measurements_[i].pen;
@@ -128,6 +131,7 @@ void EpochMetricChart::hideSeedGroup(const QString& key)
 {
     if (!seedGroups_.remove(key))
         return;
+    stepsPerEpoch_.remove(key);
     restoreMemberLines(key);
     if (QAreaSeries* band = bands_.take(key)) {
         chart()->removeSeries(band);
@@ -167,7 +171,10 @@ void EpochMetricChart::plotSeedGroup(const QString& key)
             secondsSoFar[m] += members[m][epoch].seconds;
             seconds.push_back(secondsSoFar[m]);
         }
-        const double x = mode_ == XAxisMode::epochs ? double(epoch + 1) : spreadOf(seconds)->median;
+        const double x = epochEndX(mode_, int(epoch + 1), spreadOf(seconds)->median,
+                                   stepsPerEpoch_.value(key));
+        if (std::isnan(x))
+            continue;
         for (std::size_t i = 0; i < measurements_.size(); ++i) {
             std::vector<double> values;
             for (const auto& epochs : members)
@@ -194,7 +201,7 @@ void EpochMetricChart::setXAxisMode(XAxisMode mode)
 {
     mode_ = mode;
     setXTitle(mode);
-    setWholeNumberX(mode == XAxisMode::epochs);
+    setWholeNumberX(mode != XAxisMode::seconds);
     for (auto it = epochs_.cbegin(); it != epochs_.cend(); ++it)
         plot(it.key());
     for (auto it = seedGroups_.cbegin(); it != seedGroups_.cend(); ++it)
@@ -212,7 +219,9 @@ void EpochMetricChart::plot(const QString& runKey)
             seconds += epoch.seconds;
             const double value = measurements_[i].metric(epoch);
             if (std::isfinite(value))  // not measured that epoch (drift of a 1-device run)
-                points.append({mode_ == XAxisMode::epochs ? double(epoch.epoch) : seconds, value});
+                if (const double x = epochEndX(mode_, epoch.epoch, seconds, stepsPerEpoch_.value(runKey));
+                    !std::isnan(x))
+                    points.append({x, value});
         }
         setLinePoints(lineKey(runKey, i), points);
     }

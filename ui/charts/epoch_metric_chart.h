@@ -69,6 +69,9 @@ private:
     std::vector<Measurement> measurements_;
     XAxisMode mode_ = XAxisMode::epochs;
     QHash<QString, std::vector<dp::EpochMetrics>> epochs_;
+    // Each run's and seed group's optimizer steps per epoch, for a steps
+    // axis (dp::steps_per_epoch; 0: not known).
+    QHash<QString, double> stepsPerEpoch_;
     QHash<QString, std::vector<std::vector<dp::EpochMetrics>>> seedGroups_;  // the members' epochs
     QHash<QString, QAreaSeries*> bands_;
     QHash<QString, QStringList> seedGroupMembers_;  // run keys, whose lines the group replaces

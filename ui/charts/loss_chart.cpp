@@ -120,6 +120,7 @@ void LossChart::showTestLosses(const dp::RunRecord& record, const QColor& color)
     if (!any)
         return;
     testEpochs_[key] = record.epochs;
+    stepsPerEpoch_[key] = dp::steps_per_epoch(record.batch_losses);
     line(testLossKey(key), QString::fromStdString(record.label()), color,
          {.pen = Qt::DotLine, .markers = true, .namedInExport = false}, tr("test loss"));
     plotTestLosses(key);
@@ -135,8 +136,9 @@ void LossChart::plotTestLosses(const QString& key)
     double seconds = 0;
     for (const dp::EpochMetrics& epoch : *epochs) {
         seconds += epoch.seconds;  // training seconds at the epoch's end, as the batches' x
-        if (!std::isnan(epoch.test_loss))
-            points.append({mode_ == XAxisMode::epochs ? double(epoch.epoch) : seconds, epoch.test_loss});
+        const double x = epochEndX(mode_, epoch.epoch, seconds, stepsPerEpoch_.value(key));
+        if (!std::isnan(epoch.test_loss) && !std::isnan(x))
+            points.append({x, epoch.test_loss});
     }
     topValues_[testLossKey(key)] = topOf(points);
     setLinePoints(testLossKey(key), points);
@@ -155,13 +157,17 @@ void LossChart::redrawAll()
 void LossChart::showEpochLosses(const dp::RunRecord& record, const QColor& color)
 {
     const QString key = QString::fromStdString(record.id);
-    if (traces_.contains(key) || record.epochs.empty())
+    if (traces_.contains(key) || (record.epochs.empty() && record.batch_losses.empty()))
         return;
-    DecimatedTrace trace;
-    double seconds = 0;
-    for (const dp::EpochMetrics& epoch : record.epochs) {
-        seconds += epoch.seconds;
-        trace.append({double(epoch.epoch), seconds, epoch.train_loss});
+    DecimatedTrace trace = DecimatedTrace::of(record.batch_losses);
+    if (record.batch_losses.empty()) {
+        // An older record: a point per epoch, which has no place on a steps axis.
+        double seconds = 0;
+        for (const dp::EpochMetrics& epoch : record.epochs) {
+            seconds += epoch.seconds;
+            trace.append({double(epoch.epoch), seconds, epoch.train_loss,
+                          std::numeric_limits<double>::quiet_NaN()});
+        }
     }
     traces_.insert(key, trace);
     addLossLines(key, QString::fromStdString(record.label()), color);
@@ -184,6 +190,7 @@ void LossChart::removeRun(const std::string& id)
     const QString key = QString::fromStdString(id);
     traces_.remove(key);
     testEpochs_.remove(key);
+    stepsPerEpoch_.remove(key);
     stale_.remove(key);
     for (const QString& lineKey : {key, rawLossKey(key), testLossKey(key)}) {
         topValues_.remove(lineKey);
@@ -196,7 +203,7 @@ void LossChart::setXAxisMode(XAxisMode mode)
 {
     mode_ = mode;
     setXTitle(mode);
-    setWholeNumberX(mode == XAxisMode::epochs);
+    setWholeNumberX(mode != XAxisMode::seconds);
     redrawAll();
 }
 

@@ -34,8 +34,9 @@ public:
     void startRun(const dp::RunRecord& record, const QColor& color);
     void appendLosses(const QList<LossSample>& samples);
     // A run not trained in this window (from the history, imported): its
-    // per-epoch training loss, a point at each epoch's end, since per-batch
-    // losses are not kept. Nothing for a run that has its batches here.
+    // per-batch loss as its record kept it (RunRecord::batch_losses), else,
+    // for records from before they were kept, its per-epoch training loss, a
+    // point at each epoch's end. Nothing for a run that has its batches here.
     void showEpochLosses(const dp::RunRecord& record, const QColor& color);
     // The run's test loss after each of its epochs so far (none for epochs
     // recorded without one).
@@ -68,6 +69,7 @@ private:
 
     QHash<QString, DecimatedTrace> traces_;
     QHash<QString, std::vector<dp::EpochMetrics>> testEpochs_;  // by run key
+    QHash<QString, double> stepsPerEpoch_;  // by run key, for a steps axis (0: not known)
     QHash<QString, double> topValues_;  // the largest value of each line, by line key
     QString currentKey_;
     QSet<QString> stale_;

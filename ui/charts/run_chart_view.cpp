@@ -422,10 +422,11 @@ void RunChartView::setXTitle(const QString& title, const QString& readoutFormat)
 
 void RunChartView::setXTitle(XAxisMode mode)
 {
-    if (mode == XAxisMode::epochs)
-        setXTitle(tr("epoch"), tr("epoch %1"));
-    else
-        setXTitle(tr("training seconds"), tr("%1 s"));
+    switch (mode) {
+    case XAxisMode::epochs: setXTitle(tr("epoch"), tr("epoch %1")); break;
+    case XAxisMode::seconds: setXTitle(tr("training seconds"), tr("%1 s")); break;
+    case XAxisMode::steps: setXTitle(tr("step"), tr("step %1")); break;
+    }
 }
 
 void RunChartView::setWholeNumberX(bool wholeNumbers)

@@ -21,6 +21,15 @@ RunManager::RunManager(RunHistory* history, QObject* parent)
     const TrainingWorker* worker = training_.worker();
     connect(worker, &TrainingWorker::epochFinished, this, &RunManager::recordEpoch,
             Qt::QueuedConnection);
+    // Kept in the record (decimated) so that the run's loss chart comes back per batch.
+    connect(
+        worker, &TrainingWorker::lossesReported, this,
+        [this](const QList<LossSample>& samples) {
+            if (current_)
+                for (const LossSample& sample : samples)
+                    current_->add_batch_loss(sample);
+        },
+        Qt::QueuedConnection);
     connect(
         worker, &TrainingWorker::runFinished, this,
         [this](const dp::RunSummary& summary, bool stoppedEarly) {
@@ -105,6 +114,12 @@ void RunManager::renameCurrent(const std::string& id, const std::string& name)
 {
     if (isRunningRun(id))
         current_->set_name(name);
+}
+
+void RunManager::annotateCurrent(const dp::RunRecord& record)
+{
+    if (isRunningRun(record.id))
+        current_->set_tags_and_notes(record.tags, record.notes);
 }
 
 void RunManager::recordEpoch(const dp::EpochMetrics& metrics)

@@ -37,6 +37,8 @@ public:
     bool isRunningRun(const std::string& id) const { return current_ && current_->record().id == id; }
     // Names the run in flight, if it is run `id`; its next record write keeps the name.
     void renameCurrent(const std::string& id, const std::string& name);
+    // Tags and notes the run in flight, if it is the run of `record`, keeps writing.
+    void annotateCurrent(const dp::RunRecord& record);
 
     // Starts `config` now when idle, else after the queued runs; runs given
     // one `comparisonGroup` are each other's baseline. A `name` labels the

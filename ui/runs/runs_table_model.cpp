@@ -1,4 +1,5 @@
 #include "runs_table_model.h"
+#include "run_annotations.h"
 
 #include <QDateTime>
 #include <QFont>
@@ -6,6 +7,7 @@
 #include <QPalette>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string_view>
 
@@ -127,11 +129,20 @@ QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, in
         case TimeToTargetColumn: return tr("Time to %1").arg(targetAccuracy_, 0, 'f', 2);
         case SpeedupToTargetColumn: return tr("Speedup to %1").arg(targetAccuracy_, 0, 'f', 2);
         case StartedColumn: return tr("Started");
+        case TagsColumn: return tr("Tags");
+        case NotesColumn: return tr("Notes");
+        case DeviceCpuColumn: return tr("Device CPU");
         }
     }
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case RunColumn: return tr("Checked runs are drawn on the charts and compared with each other");
+        case TagsColumn: return tr("Your tags for the run, comma-separated: double-click to edit; the filter finds them");
+        case NotesColumn: return tr("Your notes on the run: double-click to edit");
+        case DeviceCpuColumn:
+            return tr("How busy each device's thread kept its CPU over the last epoch's training, "
+                      "on average over the devices (hover a cell for each): well below 100% means "
+                      "it waited, for the others, a shared core or the data");
         case GlobalBatchColumn: return tr("Samples per step, split across the devices");
         case SecondsPerEpochColumn:
             return tr("Training seconds per epoch (evaluation excluded): the median of the epochs "
@@ -161,6 +172,8 @@ Qt::ItemFlags RunsTableModel::flags(const QModelIndex& index) const
     Qt::ItemFlags flags = QAbstractTableModel::flags(index);
     if (index.column() == RunColumn)
         flags |= Qt::ItemIsUserCheckable | Qt::ItemIsEditable;
+    if (index.column() == TagsColumn || index.column() == NotesColumn)
+        flags |= Qt::ItemIsEditable;
     return flags;
 }
 
@@ -172,7 +185,11 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return displayText(row, index.row(), index.column());
-    case Qt::EditRole:  // the run's name, edited in place
+    case Qt::EditRole:  // the run's name, tags and notes, edited in place
+        if (index.column() == TagsColumn)
+            return tagsText(row.record.tags);
+        if (index.column() == NotesColumn)
+            return QString::fromStdString(row.record.notes);
         return index.column() == RunColumn ? QVariant(displayLabel(index.row())) : QVariant();
     case Qt::UserRole:
         return number(index.row(), index.column());
@@ -205,6 +222,20 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
             return displayLabel(index.row())
                    + (row.past ? tr("\nFrom the history (an earlier session or an import)") : QString())
                    + (row.record.id == chosenBaseline_ ? tr("\nThe chosen baseline") : QString());
+        if (index.column() == DeviceCpuColumn && !row.record.epochs.empty()
+            && !row.record.epochs.back().device_cpu.empty()) {
+            const std::vector<double>& shares = row.record.epochs.back().device_cpu;
+            QStringList devices;
+            for (std::size_t d = 0; d < shares.size(); ++d)
+                devices << tr("%1 %2%")
+                               .arg(d < row.record.config.devices.size()
+                                            ? QString::fromStdString(row.record.config.devices[d])
+                                            : QString::number(d))
+                               .arg(std::lround(100 * shares[d]));
+            return devices.join(QStringLiteral(", "));
+        }
+        if (index.column() == NotesColumn && !row.record.notes.empty())  // the cell shows its first line
+            return QString::fromStdString(row.record.notes);
         if (index.column() == StatusColumn && !row.notInHistory.isEmpty())
             return row.notInHistory;
         if (index.column() == StatusColumn && !row.record.error.empty())
@@ -312,6 +343,14 @@ QVariant RunsTableModel::displayText(const Row& row, int rowIndex, int column) c
             : dash();
     case StartedColumn:
         return startedText(record, row.past);
+    case TagsColumn:
+        return tagsText(record.tags);
+    case NotesColumn:
+        return notesSummary(record.notes);
+    case DeviceCpuColumn: {
+        const QVariant share = number(rowIndex, column);
+        return share.isValid() ? tr("%1%").arg(std::lround(100 * share.toDouble())) : dash();
+    }
     }
     return {};
 }
@@ -326,6 +365,15 @@ QVariant RunsTableModel::number(int rowIndex, int column) const
     };
     switch (column) {
     case DevicesColumn: return int(record.config.devices.size());
+    case DeviceCpuColumn: {
+        if (record.epochs.empty() || record.epochs.back().device_cpu.empty())
+            return {};
+        const std::vector<double>& shares = record.epochs.back().device_cpu;
+        double sum = 0;
+        for (const double share : shares)
+            sum += share;
+        return sum / double(shares.size());
+    }
     case GlobalBatchColumn: return record.config.batch_size;
     case LearningRateColumn: return double(record.config.lr);
     case SecondsPerEpochColumn: {
@@ -355,6 +403,9 @@ QVariant RunsTableModel::number(int rowIndex, int column) const
 
 bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, int role)
 {
+    if (index.isValid() && role == Qt::EditRole
+        && (index.column() == TagsColumn || index.column() == NotesColumn))
+        return annotate(index, value.toString());
     if (!index.isValid() || index.column() != RunColumn)
         return false;
     if (role == Qt::EditRole) {
@@ -832,4 +883,36 @@ QVariant RunsTableModel::seedGroupText(const std::vector<int>& members, int colu
     default:
         return {};
     }
+}
+
+bool RunsTableModel::annotate(const QModelIndex& index, const QString& text)
+{
+    dp::RunRecord& record = rows_[std::size_t(index.row())].record;
+    std::string problem;
+    if (index.column() == TagsColumn) {
+        std::vector<std::string> tags = tagsFromText(text);
+        if (tags == record.tags)
+            return false;
+        problem = dp::run_tags_problem(tags);
+        if (problem.empty())
+            record.tags = std::move(tags);
+        else
+            problem = tr("Could not tag the run: it %1").arg(QString::fromStdString(problem)).toStdString();
+    } else {
+        const std::string notes = text.trimmed().toStdString();
+        if (notes == record.notes)
+            return false;
+        problem = dp::run_notes_problem(notes);
+        if (problem.empty())
+            record.notes = notes;
+        else
+            problem = tr("Could not keep the notes: they %1").arg(QString::fromStdString(problem)).toStdString();
+    }
+    if (!problem.empty()) {
+        emit renameRefused(QString::fromStdString(problem));
+        return false;
+    }
+    emit dataChanged(index, index);
+    emit runAnnotated(record);
+    return true;
 }

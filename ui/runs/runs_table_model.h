@@ -45,6 +45,9 @@ public:
         TimeToTargetColumn,
         SpeedupToTargetColumn,
         StartedColumn,
+        TagsColumn,   // the user's, edited in place (run_annotations.h)
+        NotesColumn,
+        DeviceCpuColumn,  // the last epoch's device threads' CPU share (dp::EpochMetrics::device_cpu)
         ColumnCount
     };
 
@@ -142,12 +145,18 @@ signals:
     // name is 300 characters long; ..."): the name breaks the rules an
     // imported record's name keeps (dp::run_name_problem).
     void renameRefused(const QString& why);
+    // The user edited a run's tags or notes (its Tags or Notes cell).
+    void runAnnotated(const dp::RunRecord& record);
     // Speedups and efficiencies changed: a run ended, an epoch landed, a row
     // was checked or removed.
     void comparisonsChanged();
     void seedGroupingChanged(bool grouped);
 
 private:
+    // setData of a Tags or Notes cell: checked as an import checks them
+    // (dp::run_tags_problem, run_notes_problem), refused with renameRefused.
+    bool annotate(const QModelIndex& index, const QString& text);
+
     struct Row {
         dp::RunRecord record;
         bool checked = true;

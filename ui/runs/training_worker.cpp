@@ -21,8 +21,7 @@ void TrainingWorker::run(std::shared_ptr<dp::Trainer> trainer)
     sinceBatchSignal_.invalidate();
     sinceStepSignal_.invalidate();
     sinceLossSignal_.start();
-    epochClock_.invalidate();
-    completedEpochSeconds_ = 0;
+    batchClock_ = {};
     pendingLosses_.clear();
 
     // Trainer::run reports errors through on_failed, never by throwing.
@@ -41,11 +40,7 @@ void TrainingWorker::on_log(const std::string& line)
 
 void TrainingWorker::on_batch(const dp::BatchProgress& progress)
 {
-    if (progress.batch == 1 || !epochClock_.isValid())
-        epochClock_.start();
-    const double elapsed = double(epochClock_.nsecsElapsed()) * 1e-9;
-    pendingLosses_.append({progress.epoch - 1 + double(progress.batch) / progress.batches_per_epoch,
-                           completedEpochSeconds_ + elapsed, progress.loss});
+    pendingLosses_.append(batchClock_.point(progress));
     if (sinceLossSignal_.elapsed() >= kLossSignalIntervalMs)
         flushLosses();
 
@@ -69,8 +64,7 @@ void TrainingWorker::on_epoch(const dp::EpochMetrics& metrics)
 {
     // The epoch's losses land on the chart before its accuracy point.
     flushLosses();
-    completedEpochSeconds_ += metrics.seconds;
-    epochClock_.invalidate();
+    batchClock_.end_epoch(metrics.seconds);
     emit epochFinished(metrics);
 }
 

@@ -60,8 +60,7 @@ private:
     // Training time: completed epochs' seconds plus the clock of the epoch in
     // progress, which starts at its first batch report (so it runs up to one
     // batch behind; evaluation time stays out, as in EpochMetrics::seconds).
-    double completedEpochSeconds_ = 0;
-    QElapsedTimer epochClock_;
+    dp::BatchLossClock batchClock_;
     QList<LossSample> pendingLosses_;
     dp::RunSummary summary_;
     QString failure_;
