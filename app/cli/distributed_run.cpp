@@ -161,6 +161,7 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
         // The process that writes the record is rank 0's: the run trains on while it lives.
         started.pid = std::stoll(mpi.broadcast(std::to_string(started.pid), 0));
         started.host = mpi.broadcast(started.host, 0);
+        const std::vector<RankProcess> ranks = rank_processes(mpi);
         std::optional<RecordedRun> record;
         std::shared_ptr<RecordGuard> guard;
         if (!config.record_path.empty() || command.history) {
@@ -174,8 +175,9 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
         // A rank killed (SIGKILL, the OOM killer, a crash) takes no part in
         // any end; the ranks that see it die (those on its machine) tell
         // mpirun's coming SIGTERM from a stop, and the lowest alive records
-        // the run as failed, naming it.
-        const std::vector<RankProcess> ranks = rank_processes(mpi);
+        // the run as failed, naming it (the ranks met before the run was
+        // recorded: one killed before that leaves no record behind, not one
+        // "running" forever that no watch could yet see die).
         if (record) {
             // The ranks beside this one train the same run: not load from
             // other processes (which flagged every one-node job busy).
