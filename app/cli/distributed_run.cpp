@@ -206,17 +206,21 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
         // the ranks stop at the same step, and rank 0 records the end.
         const StopOnInterrupt stop_on_interrupt(trainer);
         const RunOutcome outcome = trainer.run(observer);
+        std::string end_problem;
         if (outcome != RunOutcome::failed) {
             // Every rank trained to the same end: a death until here is seen
-            // and recorded. Then none exits (which would read as a death)
-            // while another still watches.
+            // and recorded. Rank 0 records the end at once: a rank killed
+            // after this (mpirun then ends the job, rank 0 in the barrier
+            // below) must not leave the run "running". Then none exits
+            // (which would read as a death) while another still watches.
             mpi.barrier();
             death_watch.stop();
+            if (record && mpi.rank() == 0) end_problem = record->finish(outcome, observer.failure());
             mpi.barrier();
+        } else {
+            death_watch.stop();
+            if (record && mpi.rank() == 0) end_problem = record->finish(outcome, observer.failure());
         }
-        death_watch.stop();
-        const std::string end_problem =
-            record && mpi.rank() == 0 ? record->finish(outcome, observer.failure()) : std::string();
         if (outcome == RunOutcome::failed) {
             if (record && mpi.rank() != 0) record_failure_for_rank0(*record, config, command, observer.failure());
             mpi.abort(1);
