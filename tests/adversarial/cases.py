@@ -826,7 +826,9 @@ def command_line_cases(shared):
     cases.append(Case(cat, "dp-train, DP_CPU_DEVICES=0", tiny_train(data), "error", {"DP_CPU_DEVICES": "0"}))
     cases.append(Case(cat, "dp-train, DP_KERNEL_TUNING=bogus", tiny_train(data), "clean", {"DP_KERNEL_TUNING": "bogus"}))
     cases.append(Case(cat, "dp-train, HOME unset, no data dir", tiny_train(data), "ok", {"HOME": None, "DP_WORKBENCH_DATA_DIR": None}))
-    cases.append(Case(cat, "dp-train, HOME=/nonexistent", tiny_train(data), "clean", {"HOME": "/nonexistent", "DP_WORKBENCH_DATA_DIR": None}))
+    # A HOME that does not exist, inside the case's folder: as root dp-train may
+    # create it, and /nonexistent is a path other tests count on being missing.
+    cases.append(Case(cat, "dp-train, HOME a missing folder", ["/bin/sh", "-c", 'HOME="$PWD/missing-home" exec "$@"', "sh"] + tiny_train(data), "clean", {"DP_WORKBENCH_DATA_DIR": None}))
     cases.append(Case(cat, "dp-train, stdout closed", ["/bin/sh", "-c", 'exec "$@" >&-', "sh"] + tiny_train(data), "clean"))
     cases.append(Case(cat, "dp-train, stdout /dev/full", ["/bin/sh", "-c", 'exec "$@" >/dev/full', "sh"] + tiny_train(data), "clean"))
     cases.append(Case(cat, "dp-train, cwd deleted", ["/bin/sh", "-c", 'mkdir gone && cd gone && rmdir ../gone && exec "$@" --record r.json', "sh"] + tiny_train(data), "clean"))
