@@ -34,7 +34,6 @@
 #include <ctime>
 #include <vector>
 
-#include "core/median.h"
 #include "gui_bench.h"
 #include "main_window.h"
 #include "run_history.h"
@@ -67,20 +66,18 @@ pid_t startSpinner()
     return pid;
 }
 
-// The run's steady-epoch median and range, as the runs table quotes it.
+// The run's steady-epoch median and range, as the runs table quotes it
+// (dp::epoch_time); the bench trains one run.
 QJsonObject secondsPerEpoch(const QString& historyPath)
 {
-    std::vector<double> steady;
-    for (const dp::RunRecord& run : RunHistory(historyPath).runs())
-        for (std::size_t i = run.epochs.size() > 1 ? 1 : 0; i < run.epochs.size(); ++i)
-            steady.push_back(run.epochs[i].seconds);
-    if (steady.empty())
+    const std::vector<dp::RunRecord> runs = RunHistory(historyPath).runs();
+    if (runs.empty() || runs.back().epochs.empty())
         return {};
-    const double median = dp::median_of(steady);  // sorts them
-    return {{QStringLiteral("median"), median},
-            {QStringLiteral("min"), steady.front()},
-            {QStringLiteral("max"), steady.back()},
-            {QStringLiteral("steady_epochs"), qint64(steady.size())}};
+    const dp::EpochTime time = dp::epoch_time(runs.back().epochs);
+    return {{QStringLiteral("median"), time.median},
+            {QStringLiteral("min"), time.min},
+            {QStringLiteral("max"), time.max},
+            {QStringLiteral("steady_epochs"), time.steady_epochs}};
 }
 
 }  // namespace
