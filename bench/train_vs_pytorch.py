@@ -241,9 +241,11 @@ def main():
     parser.add_argument("--dp-train", default=os.path.join(REPO_ROOT, "build/release/app/dp-train"),
                         help="dp-train binary (default build/release/app/dp-train in the repo)")
     parser.add_argument("--skip-pytorch", action="store_true", help="run dp-train only")
-    parser.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
-                        help="fp32 (default), or bf16: dp-train --precision bf16 against PyTorch "
-                             "under torch.autocast('cpu', dtype=torch.bfloat16)")
+    parser.add_argument("--precision", choices=["fp32", "fp32-fast", "bf16"], default="fp32",
+                        help="fp32 (default); fp32-fast: dp-train's kernels chosen by speed alone "
+                             "against PyTorch's fp32 (what the accuracy rule costs); or bf16: "
+                             "dp-train --precision bf16 against PyTorch under "
+                             "torch.autocast('cpu', dtype=torch.bfloat16)")
     args = parser.parse_args()
     limit_test = LIMITED_TEST_IMAGES if args.limit_train is not None else None
 
