@@ -150,11 +150,11 @@ int train_distributed(const CliCommand& command, int& argc, char**& argv) {
 
         // Every rank follows the run's record (rank 0's id, the epochs every
         // rank sums alike); rank 0 writes it. It names the strategy as set
-        // (the workbench imports it with dp-train's own checks); source
-        // "mpirun" and the processes say how it ran.
+        // (the workbench imports it with dp-train's own checks); the source
+        // (the launcher: mpirun or srun) and the processes say how it ran.
         TrainConfig as_run = config;
         as_run.devices = rank.part.rank_devices;
-        RunRecord started = start_run_record(as_run, "mpirun");
+        RunRecord started = start_run_record(as_run, mpi_launcher_name(mpi.launcher()));
         started.processes = mpi.size();
         started.id = mpi.broadcast(started.id, 0);
         started.started_at = mpi.broadcast(started.started_at, 0);

@@ -10,8 +10,10 @@
 #include <utility>
 
 #include "core/error.h"
+#include "parallel/collective_schedule.h"
 #include "parallel/mpi_roll_call.h"
 #include "parallel/poll_backoff.h"
+#include "parallel/thread_communicator.h"
 
 namespace dp {
 namespace {
@@ -45,10 +47,13 @@ bool completed_in_time(MPI_Request& request, Clock::time_point deadline, MpiRoll
 
 }  // namespace
 
-MpiCommunicator::MpiCommunicator(CollectiveTimeout timeout)
-    : timeout_(std::move(timeout)), roll_call_(std::make_unique<MpiRollCall>()) {
+MpiCommunicator::MpiCommunicator(std::string strategy, CollectiveTimeout timeout)
+    : strategy_(std::move(strategy)),
+      timeout_(std::move(timeout)),
+      roll_call_(std::make_unique<MpiRollCall>()) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    CollectiveSchedule::all_reduce(strategy_, size_, 0);  // throws for an unknown strategy
 }
 
 MpiCommunicator::~MpiCommunicator() = default;
@@ -72,10 +77,49 @@ void MpiCommunicator::run_sliced(std::string_view collective, float* data, std::
 
 void MpiCommunicator::all_reduce_sum(int rank, float* data, std::size_t count) {
     check_rank(rank);
-    run_sliced("all-reduce", data, count, [](float* slice, int slice_count, MPI_Request& request) {
-        MPI_Iallreduce(MPI_IN_PLACE, slice, slice_count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
-                       &request);
-    });
+    const CollectiveSchedule schedule = CollectiveSchedule::all_reduce(strategy_, size_, count);
+    const Clock::time_point deadline = Clock::now() + timeout_.limit();
+    std::vector<MPI_Request> sends;
+    for (int step = 0; step < schedule.steps(); ++step) {
+        // What the other ranks read from this one in the step, sent as it is
+        // at the step's start: what a thread rank reads from its neighbour's
+        // buffer. A transfer's tag is its index among its receiver's.
+        sends.clear();
+        for (int other = 0; other < size_; ++other) {
+            if (other == rank_) continue;
+            for (int i = 0; i < schedule.transfers(other, step); ++i) {
+                const ChunkTransfer t = schedule.transfer(other, step, i);
+                if (t.source != rank_) continue;
+                for (std::size_t done = t.begin; done < t.end; done += max_slice) {
+                    sends.emplace_back();
+                    MPI_Isend(data + done, int(std::min(max_slice, t.end - done)), MPI_FLOAT, other, i,
+                              MPI_COMM_WORLD, &sends.back());
+                }
+            }
+        }
+        // This rank's own transfers, in the schedule's order (naive's rank 0
+        // adds rank 1, then rank 2, ...: the threads' sum order, bit for
+        // bit). No rank reads floats another writes in the same step
+        // (collective_schedule.h), so applying them while the sends above
+        // are still going changes nothing sent.
+        for (int i = 0; i < schedule.transfers(rank_, step); ++i) {
+            const ChunkTransfer t = schedule.transfer(rank_, step, i);
+            const std::size_t length = t.end - t.begin;
+            if (received_.size() < length) received_.resize(length);
+            for (std::size_t done = 0; done < length; done += max_slice) {
+                MPI_Request request;
+                MPI_Irecv(received_.data() + done, int(std::min(max_slice, length - done)), MPI_FLOAT,
+                          t.source, i, MPI_COMM_WORLD, &request);
+                if (!completed_in_time(request, deadline, *roll_call_)) time_out("all-reduce");
+            }
+            if (t.kind == ChunkTransfer::Kind::add)
+                add_into(data + t.begin, received_.data(), length);
+            else
+                std::copy(received_.begin(), received_.begin() + std::ptrdiff_t(length), data + t.begin);
+        }
+        for (MPI_Request& request : sends)
+            if (!completed_in_time(request, deadline, *roll_call_)) time_out("all-reduce");
+    }
 }
 
 void MpiCommunicator::broadcast(int rank, float* data, std::size_t count, int root) {

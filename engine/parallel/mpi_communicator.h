@@ -1,7 +1,9 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "collective/communicator.h"
 #include "parallel/collective_timeout.h"
@@ -11,8 +13,13 @@ namespace dp {
 class MpiRollCall;
 
 // Collectives among the processes of an MPI job, one rank per process, over
-// MPI_COMM_WORLD: MPI_Iallreduce and MPI_Ibcast on host buffers (CPU ranks),
-// polled until they complete, so that none waits without limit. A rank
+// MPI_COMM_WORLD, on host buffers (CPU ranks). The all-reduce runs the
+// strategy's CollectiveSchedule ("naive" or "ring", collective_schedule.h)
+// as messages between the ranks, each chunk sent as the thread ranks read
+// it and added in the same order, so N processes sum as N devices in one
+// process do, bit for bit (MPI_Allreduce sums 3 ranks in an order of its
+// own). The broadcast is MPI_Ibcast. Every request is polled until it
+// completes, so that none waits without limit. A rank
 // kept waiting longer than `timeout` calls the roll (parallel/mpi_roll_call.h)
 // among the ranks waiting with it, and the lowest of them throws dp::Error
 // naming the ranks that did not come ("rank 2 (node2, cpu:0) did not reach
@@ -22,10 +29,11 @@ class MpiRollCall;
 // Needs a live MpiSession; constructing one is collective.
 class MpiCommunicator final : public Communicator {
 public:
-    explicit MpiCommunicator(CollectiveTimeout timeout = {});
+    // Throws dp::Error for an unknown strategy.
+    explicit MpiCommunicator(std::string strategy, CollectiveTimeout timeout = {});
     ~MpiCommunicator() override;
 
-    std::string name() const override { return "mpi"; }
+    std::string name() const override { return strategy_; }
     int size() const override { return size_; }
     void all_reduce_sum(int rank, float* data, std::size_t count) override;
     void broadcast(int rank, float* data, std::size_t count, int root) override;
@@ -43,8 +51,10 @@ private:
     // the message naming the missing ranks, thrown.
     [[noreturn]] void time_out(std::string_view collective);
 
+    const std::string strategy_;
     CollectiveTimeout timeout_;
     std::unique_ptr<MpiRollCall> roll_call_;
+    std::vector<float> received_;  // a transfer's floats from another rank, reused
     int rank_ = 0, size_ = 1;
 };
 

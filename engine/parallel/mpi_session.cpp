@@ -10,7 +10,8 @@
 
 namespace dp {
 
-MpiSession::MpiSession(int& argc, char**& argv) {
+MpiSession::MpiSession(int& argc, char**& argv)
+    : launcher_(detect_mpi_launcher([](const char* name) { return std::getenv(name); })) {
     int provided = MPI_THREAD_SINGLE;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
     if (provided < MPI_THREAD_SERIALIZED) {

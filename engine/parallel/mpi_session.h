@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "parallel/mpi_launcher.h"
+
 namespace dp {
 
 // This process's place in an MPI job (one rank of `mpirun -np N`): MPI is
@@ -13,7 +15,7 @@ namespace dp {
 // Only mpi.h's C API is used; no MPI types leak into this header.
 class MpiSession {
 public:
-    // MPI_Init_thread. Throws dp::Error if MPI cannot give serialized calls
+    // MPI_Init_thread, after reading which launcher started this rank. Throws dp::Error if MPI cannot give serialized calls
     // from several threads.
     MpiSession(int& argc, char**& argv);
     // MPI_Finalize.
@@ -27,6 +29,8 @@ public:
     // This rank's index among the ranks on its machine (MPI_COMM_TYPE_SHARED):
     // which GPU or core it takes.
     int local_rank() const { return local_rank_; }
+    // What started the job's ranks (mpirun or srun), as this process was started.
+    MpiLauncher launcher() const { return launcher_; }
     // The machine this rank runs on, as MPI names it (MPI_Get_processor_name).
     std::string processor_name() const;
 
@@ -44,6 +48,7 @@ public:
     [[noreturn]] void abort(int exit_code) const;
 
 private:
+    MpiLauncher launcher_ = MpiLauncher::mpirun;
     int rank_ = 0, size_ = 1, local_rank_ = 0;
 };
 

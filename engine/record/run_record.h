@@ -29,7 +29,7 @@ std::optional<RunStatus> parse_run_status(std::string_view name);
 struct RunRecord {
     std::string id;          // unique: "<started_at>-<pid>-<run of the process>"
     std::string started_at;  // UTC, ISO 8601: "2026-11-22T01:30:00Z"
-    std::string source;      // "dp-train", "dp-workbench" or "mpirun"
+    std::string source;      // "dp-train", "dp-workbench", or an MPI job's launcher: "mpirun", "srun"
     // The process that writes the record while the run trains (rank 0's for
     // mpirun) and the machine it runs on (gethostname): what tells a run that
     // another process still trains from one it left running when it died

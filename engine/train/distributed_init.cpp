@@ -18,7 +18,7 @@ std::unique_ptr<Communicator> rank_communicator(const MpiSession& mpi, const Dev
                                                 const std::string& allreduce,
                                                 CollectiveTimeout timeout) {
     if (device.kind != DeviceKind::cuda)
-        return std::make_unique<MpiCommunicator>(std::move(timeout));
+        return std::make_unique<MpiCommunicator>(collective_strategy(allreduce), std::move(timeout));
     const CudaModule& cuda = require_cuda_module();
     NcclUniqueId id{};
     if (mpi.rank() == 0) id = cuda.nccl_unique_id();

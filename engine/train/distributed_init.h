@@ -62,9 +62,10 @@ struct DistributedRank {
 };
 
 // Takes this rank's device, gathers every rank's device and machine names
-// and joins the communicator among every rank. The communicator is MPI's
-// collectives on host memory for CPU ranks; NCCL for GPU ranks (with
-// config.allreduce as its strategy), bootstrapped over MPI: rank 0 makes the
+// and joins the communicator among every rank, with config.allreduce as its
+// strategy: for CPU ranks its schedule as MPI messages on host memory (the
+// sums of as many devices in one process, bit for bit); NCCL for GPU ranks,
+// bootstrapped over MPI: rank 0 makes the
 // NCCL id and broadcasts its 128 bytes, then every rank joins. Its
 // collectives time out after config.collective_timeout_s, naming a missing
 // rank as "rank 2 (node2, cpu:0)". Collective: every rank calls it, after

@@ -4,7 +4,8 @@
 // timeouts naming the rank that never came, calls out of step), the
 // communication threads that overlap them with backward (the same bits as
 // the synchronous calls, started all-reduces that do not wait, abort and
-// timeouts through them) and DDP-style gradient buckets on LeNet's parameters.
+// timeouts through them), DDP-style gradient buckets on LeNet's parameters
+// and which launcher an MPI rank's environment names.
 // Ranks are threads; QTest checks run on the main thread only, after the rank
 // threads have joined (QTest's result logging is not thread-safe).
 
@@ -36,6 +37,7 @@
 #include "parallel/collective_timeout.h"
 #include "parallel/communicator_factory.h"
 #include "parallel/gradient_reducer.h"
+#include "parallel/mpi_launcher.h"
 #include "parallel/overlapping_communicator.h"
 #include "parallel/thread_rendezvous.h"
 
@@ -872,6 +874,31 @@ private slots:
         std::vector<ParameterInfo> params = lenet_parameters();
         params[3].offset += 1;
         QVERIFY_THROWS_EXCEPTION(dp::Error, dp::plan_buckets(params, 25 << 20, 1 << 20));
+    }
+
+    // Issue 41: records of ranks srun started said "mpirun". The variables
+    // each launcher sets, as a real Slurm 22.05 and Open MPI 4.1 set them.
+    void mpi_launcher_from_environment_data() {
+        QTest::addColumn<QStringList>("variables");
+        QTest::addColumn<QString>("launcher");
+        QTest::newRow("mpirun") << QStringList{"OMPI_COMM_WORLD_SIZE", "PMIX_RANK"} << "mpirun";
+        QTest::newRow("srun --mpi=pmix") << QStringList{"SLURM_JOB_ID", "SLURM_STEP_ID", "PMIX_RANK"}
+                                         << "srun";
+        // The batch script's mpirun: the allocation's variables, no step's.
+        QTest::newRow("mpirun in an sbatch job")
+            << QStringList{"SLURM_JOB_ID", "SLURM_PROCID", "OMPI_COMM_WORLD_SIZE"} << "mpirun";
+        // A node mpirun's daemon reached through srun: that step's variables too.
+        QTest::newRow("mpirun's daemon started by srun")
+            << QStringList{"SLURM_JOB_ID", "SLURM_STEP_ID", "OMPI_COMM_WORLD_SIZE"} << "mpirun";
+        QTest::newRow("another mpiexec") << QStringList{"PMI_RANK"} << "mpirun";
+    }
+    void mpi_launcher_from_environment() {
+        QFETCH(QStringList, variables);
+        QFETCH(QString, launcher);
+        const auto detected = dp::detect_mpi_launcher([&](const char* name) -> const char* {
+            return variables.contains(QLatin1String(name)) ? "0" : nullptr;
+        });
+        QCOMPARE(QString(dp::mpi_launcher_name(detected)), launcher);
     }
 };
 
