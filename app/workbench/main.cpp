@@ -238,8 +238,9 @@ QString optionName(const dp::ConfigField& field)
     return QString::fromLatin1(field.flag).mid(2);  // "--batch-size" -> "batch-size"
 }
 
-// The presets, then the hidden options tests/ui/screenshots.sh and the soak
-// bench use to start runs at launch and save the window.
+// The presets, then the options tests/ui/screenshots.sh and the soak bench
+// use to start runs at launch and save the window (hidden, but for --import
+// and --screenshot).
 void declareOptions(QCommandLineParser& parser)
 {
     parser.setApplicationDescription(QStringLiteral(
@@ -264,8 +265,9 @@ void declareOptions(QCommandLineParser& parser)
         hidden({QStringLiteral("scale-lr"), QStringLiteral("Compare with batch and lr scaled by N.")}),
         hidden({QStringLiteral("presenter"), QStringLiteral("Open in presenter mode.")}),
         hidden({QStringLiteral("maximized"), QStringLiteral("Open maximized (screenshots under a window manager).")}),
-        hidden({QStringLiteral("import"), QStringLiteral("Import a run record JSON at launch (repeatable)."),
-                QStringLiteral("FILE")}),
+        // Shown (issue 41): how a cluster job's record is opened, as the sbatch script says.
+        {QStringLiteral("import"), QStringLiteral("Import a run record JSON at launch (repeatable)."),
+         QStringLiteral("FILE")},
         hidden({QStringLiteral("show-tab"), QStringLiteral("Show the view tab with this title."),
                 QStringLiteral("TITLE")}),
         hidden({QStringLiteral("scaling-link"),
@@ -274,8 +276,8 @@ void declareOptions(QCommandLineParser& parser)
         hidden({QStringLiteral("ring-step"),
                 QStringLiteral("Show the Classroom's ring all-reduce after N steps (screenshots)."),
                 QStringLiteral("N")}),
-        hidden({QStringLiteral("screenshot"), QStringLiteral("Save the window to PATH, then quit."),
-                QStringLiteral("PATH")}),
+        {QStringLiteral("screenshot"), QStringLiteral("Save the window to PATH, then quit."),
+         QStringLiteral("PATH")},
         hidden({QStringLiteral("screenshot-after-epochs"),
                 QStringLiteral("With --start, --compare or --lesson: save once N epochs are plotted; 0: once all runs end."),
                 QStringLiteral("N"), QStringLiteral("0")}),

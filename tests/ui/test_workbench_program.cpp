@@ -81,6 +81,9 @@ private slots:
         const ProgramResult help = runWorkbench({QStringLiteral("--help")}, config, {}, true);
         QCOMPARE(help.exitCode, 0);
         QVERIFY2(help.out.contains(QStringLiteral("--model")), qPrintable(help.out + help.err));
+        // Issue 41: what the sbatch script and the README tell a cluster user to run.
+        QVERIFY2(help.out.contains(QStringLiteral("--import <FILE>")), qPrintable(help.out));
+        QVERIFY2(help.out.contains(QStringLiteral("--screenshot <PATH>")), qPrintable(help.out));
         const ProgramResult window = runWorkbench({}, config, {}, true);
         QCOMPARE(window.exitCode, 1);
         QCOMPARE(window.err.count('\n'), 1);
