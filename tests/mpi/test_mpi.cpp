@@ -244,8 +244,13 @@ private slots:
         // The accuracies count the same samples; the losses are summed per
         // process before they are summed over processes (README, "Many
         // machines"), so only to float rounding.
+        const QJsonObject many_record = record_json(dir.filePath("distributed.json"));
+        // The launcher (srun's runs say "srun": scripts/slurm-test) and every rank.
+        QCOMPARE(many_record["source"].toString(), QStringLiteral("mpirun"));
+        QCOMPARE(many_record["processes"].toInt(), ranks);
+        QCOMPARE(many_record["config"]["allreduce"].toString(), allreduce);
         const QJsonObject one_epoch = record_json(dir.filePath("in_process.json"))["epochs"][0].toObject(),
-                          many_epoch = record_json(dir.filePath("distributed.json"))["epochs"][0].toObject();
+                          many_epoch = many_record["epochs"][0].toObject();
         for (const char* accuracy : {"train_acc", "test_acc"})
             QVERIFY2(one_epoch.contains(accuracy) && one_epoch[accuracy] == many_epoch[accuracy], accuracy);
         for (const char* loss : {"train_loss", "test_loss"}) {
