@@ -14,13 +14,13 @@ namespace {
 constexpr double kComputeFactor = 1.25;
 constexpr double kCommunicationFactor = 1.5;
 
-std::string busy_reason(const char* whose, double other_cores, int usable_cores) {
+std::string busy_reason(const std::string& whose, double other_cores, int usable_cores) {
     if (usable_cores > 0)
         return format("the machine was busy while %s trained (other processes kept %.1f of its %d "
                       "cores busy)",
-                      whose, other_cores, usable_cores);
+                      whose.c_str(), other_cores, usable_cores);
     return format("the machine was busy while %s trained (other processes kept %.1f cores busy)",
-                  whose, other_cores);
+                  whose.c_str(), other_cores);
 }
 
 // The phase further from its prediction in the direction of the miss
@@ -70,13 +70,14 @@ std::string band_miss_comment(const BandCheck& check, const BandEvidence& eviden
     if (!below && !above) return {};
     std::string reason;
     if (below && evidence.busy)
-        reason = busy_reason("it", evidence.other_cores, evidence.usable_cores);
+        reason = busy_reason(format("the %d-device run", check.devices), evidence.other_cores,
+                             evidence.usable_cores);
     else if (above && evidence.baseline_busy)
         reason = busy_reason("its baseline", evidence.baseline_other_cores, 0) +
                  ", which made the baseline slow";
     else if (evidence.steady_epochs < kSteadyEpochsToTrust)
-        reason = format("%d steady epoch%s (after the first) are too few to measure it by: train "
-                        "%d or more, or repeat the comparison",
+        reason = format("the runs had only %d steady epoch%s (after the first) to measure it by: "
+                        "train %d or more epochs, or repeat the comparison",
                         evidence.steady_epochs, evidence.steady_epochs == 1 ? "" : "s",
                         kSteadyEpochsToTrust + 1);
     else

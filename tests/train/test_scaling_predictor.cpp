@@ -402,59 +402,54 @@ private slots:
         evidence.other_cores = 1.3;
         evidence.busy = true;
         evidence.usable_cores = 2;
-        QCOMPARE(dp::band_miss_comment(check, evidence),
-                 std::string("2 devices: measured 0.89x (0.85-0.93), below the predicted 1.18-1.63x, likely "
-                             "because the machine was busy while it trained (other processes kept 1.3 of "
-                             "its 2 cores busy)."));
+        const auto comment = [&] { return dp::band_miss_comment(check, evidence); };
+        QCOMPARE(comment(), std::string("2 devices: measured 0.89x (0.85-0.93), below the predicted 1.18-1.63x, "
+                                        "likely because the machine was busy while the 2-device run trained (other "
+                                        "processes kept 1.3 of its 2 cores busy)."));
         // Its baseline's load says nothing of a slow N-device run: the next reason.
         evidence.busy = false;
         evidence.baseline_busy = true;
         evidence.steady_epochs = 1;
-        QVERIFY2(dp::band_miss_comment(check, evidence)
-                     .ends_with("likely because 1 steady epoch (after the first) are too few to measure it "
-                                "by: train 4 or more, or repeat the comparison."),
-                 dp::band_miss_comment(check, evidence).c_str());
+        QVERIFY2(comment().ends_with("likely because the runs had only 1 steady epoch (after the first) to "
+                                     "measure it by: train 4 or more epochs, or repeat the comparison."),
+                 comment().c_str());
         // Compute and communication beside the prediction: the one further off is named.
         evidence.steady_epochs = 4;
         evidence.compute = 3.0;
         evidence.predicted_compute = 2.0;
         evidence.communication = 0.9;
         evidence.predicted_communication = 0.2;
-        QVERIFY2(dp::band_miss_comment(check, evidence)
-                     .ends_with("likely because its devices computed 3.00 s per epoch against the 2.00 s "
-                                "predicted (cores slower than the 1-device run's, or shared)."),
-                 dp::band_miss_comment(check, evidence).c_str());
+        QVERIFY2(comment().ends_with("likely because its devices computed 3.00 s per epoch against the 2.00 s "
+                                     "predicted (cores slower than the 1-device run's, or shared)."),
+                 comment().c_str());
         evidence.communication = 1.5;
-        QVERIFY2(dp::band_miss_comment(check, evidence).find("its all-reduce waits took 1.50 s per epoch "
-                                                             "against the 0.20 s") != std::string::npos,
-                 dp::band_miss_comment(check, evidence).c_str());
+        QVERIFY2(comment().find("its all-reduce waits took 1.50 s per epoch against the 0.20 s") != std::string::npos,
+                 comment().c_str());
         // Nothing far from the prediction: said so, not guessed.
         evidence.compute = 2.1;
         evidence.communication = 0.25;
-        QVERIFY2(dp::band_miss_comment(check, evidence).ends_with("nothing in the runs' own numbers explains "
-                                                                  "it: see the model's assumptions."),
-                 dp::band_miss_comment(check, evidence).c_str());
+        QVERIFY2(comment().ends_with("nothing in the runs' own numbers explains it: see the model's assumptions."),
+                 comment().c_str());
         // Above the band: the baseline's load slowed the baseline.
         check = {.devices = 2, .speedup = 1.9, .speedup_min = 1.8, .speedup_max = 1.95, .band_low = 1.18,
                  .band_high = 1.63};
         evidence.baseline_other_cores = 0.8;
-        QVERIFY2(dp::band_miss_comment(check, evidence)
-                     .starts_with("2 devices: measured 1.90x (1.80-1.95), above the predicted 1.18-1.63x, likely "
-                                  "because the machine was busy while its baseline trained (other processes "
-                                  "kept 0.8 cores busy), which made the baseline slow."),
-                 dp::band_miss_comment(check, evidence).c_str());
+        QVERIFY2(comment().starts_with("2 devices: measured 1.90x (1.80-1.95), above the predicted 1.18-1.63x, "
+                                       "likely because the machine was busy while its baseline trained (other "
+                                       "processes kept 0.8 cores busy), which made the baseline slow."),
+                 comment().c_str());
         // A range that overlaps the band, at either end, or lies inside it: no comment.
         for (const auto& [min, max] : {std::pair{0.9, 1.2}, std::pair{1.6, 2.0}, std::pair{1.3, 1.4},
                                        std::pair{0.5, 3.0}}) {
             check.speedup_min = min;
             check.speedup_max = max;
-            QCOMPARE(dp::band_miss_comment(check, evidence), std::string());
+            QCOMPARE(comment(), std::string());
         }
         // No band (a preset link has no probes): no comment.
         check.speedup_min = 0.5;
         check.speedup_max = 0.6;
         check.band_low = check.band_high = 0;
-        QCOMPARE(dp::band_miss_comment(check, evidence), std::string());
+        QCOMPARE(comment(), std::string());
     }
 
     // The phases the comment weighs: the slowest device's compute and the

@@ -374,8 +374,8 @@ private slots:
         QVERIFY2(page.captionText().contains(QStringLiteral("2 devices: measured 0.01x (0.01-0.01), below the "
                                                             "predicted ")),
                  qPrintable(page.captionText()));
-        QVERIFY2(page.captionText().contains(QStringLiteral("likely because the machine was busy while it trained "
-                                                            "(other processes kept 1.5 of its 2 cores busy).")),
+        QVERIFY2(page.captionText().contains(QStringLiteral("likely because the machine was busy while the 2-device run "
+                                                            "trained (other processes kept 1.5 of its 2 cores busy).")),
                  qPrintable(page.captionText()));
 
         dp::RunRecord spread = lenetRun("spread", 2, 256, 0.002);
