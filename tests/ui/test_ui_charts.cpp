@@ -1114,6 +1114,7 @@ void TestUiCharts::utilisationShowsEachDeviceOfTheNewestRun()
     shown.board.setRunVisible(two, color, true);
     QVERIFY(view->isVisible());
     QCOMPARE(view->runName(), QStringLiteral("two devices"));
+    QVERIFY(view->toolTip().startsWith(QStringLiteral("two devices\n")));  // told by its colour, named here
     QVERIFY(view->note().isEmpty());
     QCOMPARE(view->devices().size(), std::size_t(2));
     QCOMPARE(view->devices()[0].name, QStringLiteral("cpu:0"));

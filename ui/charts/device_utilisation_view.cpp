@@ -35,10 +35,6 @@ ColumnWidths columnWidths(const QFontMetricsF& metrics)
 DeviceUtilisationView::DeviceUtilisationView(QWidget* parent) : QWidget(parent), baseFont_(font())
 {
     setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
-    setToolTip(tr("Each device thread's CPU time over an epoch's training, as a share of the epoch's "
-                  "seconds: 100% never waited; lower waited for a core (other work on the machine), "
-                  "for the other devices, or for its GPU. The bar is the last epoch, the line every "
-                  "epoch. GPU utilisation itself is not recorded."));
     hide();
 }
 
@@ -105,9 +101,21 @@ int DeviceUtilisationView::columns() const
     return std::clamp((devices + kRowsPerColumn - 1) / kRowsPerColumn, 1, kMostColumns);
 }
 
+// The title: the run is told by its colour, and named in the tooltip (a
+// run's full name would take the legend's width).
+QString DeviceUtilisationView::title()
+{
+    return tr("CPU per device (last epoch)");
+}
+
 void DeviceUtilisationView::refresh()
 {
     setVisible(newest() != nullptr);
+    setToolTip(tr("%1\nEach device thread's CPU time over an epoch's training, as a share of the "
+                  "epoch's seconds: 100% never waited; lower waited for a core (other work on the "
+                  "machine), for the other devices, or for its GPU. The bar is the last epoch, the "
+                  "line every epoch. GPU utilisation itself is not recorded.")
+                       .arg(runName()));
     updateGeometry();
     update();
 }
@@ -119,8 +127,11 @@ QSize DeviceUtilisationView::sizeHint() const
     if (!note().isEmpty())
         return QSize(int(std::ceil(metrics.horizontalAdvance(note()) + 2 * kMargin)), int(std::ceil(line + kMargin)));
     const int rows = std::min<int>(int(devices().size()), kRowsPerColumn);
-    return QSize(int(std::ceil(columns() * (columnWidths(metrics).total() + 2 * kMargin))),
-                 int(std::ceil((1 + rows) * line + kMargin)));
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    const double width = std::max(columns() * (columnWidths(metrics).total() + 2 * kMargin),
+                                  QFontMetricsF(titleFont).horizontalAdvance(title()) + 2 * kMargin);
+    return QSize(int(std::ceil(width)), int(std::ceil((1 + rows) * line + kMargin)));
 }
 
 QSize DeviceUtilisationView::minimumSizeHint() const
@@ -152,8 +163,7 @@ void DeviceUtilisationView::paintEvent(QPaintEvent*)
     titleFont.setBold(true);
     painter.setFont(titleFont);
     painter.drawText(QRectF(area.left(), 0, area.width(), line), Qt::AlignLeft | Qt::AlignVCenter,
-                     QFontMetricsF(titleFont).elidedText(tr("CPU per device (last epoch) · %1").arg(run->name),
-                                                         Qt::ElideRight, area.width()));
+                     QFontMetricsF(titleFont).elidedText(title(), Qt::ElideRight, area.width()));
     painter.setFont(font());
 
     const ColumnWidths widths = columnWidths(metrics);

@@ -15,7 +15,7 @@
 // epoch's training as a share of its seconds (dp::EpochMetrics::device_cpu;
 // a device starved of its core, or waiting on the others, reads lower), as a
 // bar for the last epoch with its percentage and a sparkline over the
-// epochs. A record made before the shares were kept says so in words rather
+// epochs, in the run's colour (the tooltip names the run). A record made before the shares were kept says so in words rather
 // than drawing empty bars; a run that has not finished an epoch says when
 // they come. Hidden while no run is shown. Two devices a column, beside the
 // legend: it never takes more than three lines of the plots' height.
@@ -59,6 +59,7 @@ private:
         bool anyEpoch = false;  // whether it finished an epoch (else the shares are still to come)
     };
 
+    static QString title();
     const Shown* newest() const;
     // Shown or hidden, and laid out again, after the newest run changed.
     void refresh();
