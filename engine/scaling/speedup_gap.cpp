@@ -51,6 +51,9 @@ StepMeans step_means(const RunSummary& run) {
     return means;
 }
 
+// Seconds below this print as 0.00: a saving that small is not worth a word.
+constexpr double kPrintedSeconds = 0.005;
+
 GapPart* part_named(SpeedupGap& gap, const std::string& short_name) {
     const auto part = std::find_if(gap.parts.begin(), gap.parts.end(),
                                    [&](const GapPart& p) { return p.short_name == short_name; });
@@ -255,7 +258,7 @@ std::string SpeedupGap::verdict() const {
     // A part that saved time is named beside the shares of the time lost,
     // which it nets against: a share of the net gap would pass 100%.
     const auto most_saved = std::min_element(told.begin(), told.end(), by_seconds);
-    if (most_saved->seconds < 0)
+    if (most_saved->seconds <= -kPrintedSeconds)
         return format("%s: %.0f%% of the %.2f s per epoch lost (%s saved %.2f s of it); %s",
                       largest->name.c_str(), 100 * share(*largest), lost(), most_saved->name.c_str(),
                       -most_saved->seconds, largest->advice.c_str());
@@ -275,7 +278,7 @@ std::string format_speedup_gap(const SpeedupGap& gap) {
                 : part.seconds < 0 ? format("  %-42s %7.2f s  saved\n", part.name.c_str(), part.seconds)
                                    : format("  %-42s %7.2f s  %5.0f%%\n", part.name.c_str(),
                                             part.seconds, 100 * gap.share(part));
-    if (shares && gap.saved() > 0)
+    if (shares && gap.saved() >= kPrintedSeconds)
         text += format("  (shares of the %.2f s lost; %.2f s saved brings it to the gap)\n",
                        gap.lost(), gap.saved());
     return text + "verdict: " + gap.verdict() + "\n";

@@ -258,6 +258,16 @@ private slots:
         QVERIFY2(table.find("-1.10 s  saved") != std::string::npos && table.find("-4") == std::string::npos &&
                      table.find("100%") == std::string::npos,
                  table.c_str());
+        // A saving that prints as 0.00 s is not worth a word.
+        dp::SpeedupGap tiny;
+        tiny.devices = 2;
+        tiny.ideal = 5;
+        tiny.measured = 6;
+        tiny.parts = {{"all-reduce not hidden behind backward", "all-reduce", "try it", 1.001},
+                      {"data loading and host work", "data", "", -0.001}};
+        QVERIFY2(tiny.verdict().starts_with("all-reduce not hidden behind backward: 100% of the gap; try it"),
+                 tiny.verdict().c_str());
+        QVERIFY(dp::format_speedup_gap(tiny).find("shares of the") == std::string::npos);
     }
 
     // Issue 42: a part within the epochs' own spread cannot be told from

@@ -1133,8 +1133,14 @@ void TestUiCharts::utilisationShowsEachDeviceOfTheNewestRun()
     shown.board.setRunVisible(old, runColor(3), true);
     QCOMPARE(view->runName(), QStringLiteral("older"));
     QVERIFY(view->devices().empty());
-    QCOMPARE(view->note(), QStringLiteral("CPU per device: not recorded for older (an older record)"));
+    QCOMPARE(view->note(), QStringLiteral("CPU per device: not in this older record"));
+    QVERIFY(view->toolTip().startsWith(QStringLiteral("older\n")));
     QCOMPARE(pixelsOf(view->grab().toImage(), runColor(3)), 0);
+    // A run that has not finished an epoch yet: when its shares come.
+    const dp::RunRecord fresh = finishedRun("2026-11-29T10:00:00Z-1-1", 2, 2, 0);
+    shown.board.setRunVisible(fresh, runColor(4), true);
+    QCOMPARE(view->note(), QStringLiteral("CPU per device: after the first epoch"));
+    shown.board.setRunVisible(fresh, runColor(4), false);
     // Taken off: the one before it again, then nothing.
     shown.board.setRunVisible(old, runColor(3), false);
     QCOMPARE(view->runName(), QStringLiteral("two devices"));

@@ -91,8 +91,9 @@ QString DeviceUtilisationView::note() const
     const Shown* run = newest();
     if (!run || !run->devices.empty())
         return {};
-    return run->anyEpoch ? tr("CPU per device: not recorded for %1 (an older record)").arg(run->name)
-                         : tr("CPU per device: measured from %1's first epoch").arg(run->name);
+    // Short, as the title: the tooltip names the run.
+    return run->anyEpoch ? tr("CPU per device: not in this older record")
+                         : tr("CPU per device: after the first epoch");
 }
 
 int DeviceUtilisationView::columns() const
