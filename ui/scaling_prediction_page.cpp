@@ -84,7 +84,8 @@ struct MeasuredRuns {
     std::vector<ScalingPredictionChart::MeasuredSpeedup> compared;
     QStringList otherScaling;
     // Each compared run's speedup with its range, and what its record says
-    // of its conditions, for a comment when it falls outside the band.
+    // of its conditions, for a comment when it falls outside the band (in
+    // the order of `compared`).
     std::vector<std::pair<dp::BandCheck, dp::BandEvidence>> bandChecks;
 };
 
@@ -450,15 +451,15 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
     const MeasuredRuns measured = measuredRuns(runs_, record, profile, settings, oneDevice);
     chart_->setMeasured(measured.compared);
     const QString spread = showSpread(profile, settings, probes);
-    // Issue 42: a measurement outside the band, which way and why, under the runs.
-    QStringList notes;
-    for (auto [check, evidence] : measured.bandChecks)
-        if (const auto band = bandAt(*chart_->spreadBand(), check.devices)) {
+    // Issue 42: a measurement outside the band, which way and why.
+    QStringList outOfBand;
+    for (auto [check, evidence] : measured.bandChecks) {
+        const auto band = bandAt(*chart_->spreadBand(), check.devices);
+        if (band)
             std::tie(check.band_low, check.band_high) = *band;
-            if (const std::string comment = dp::band_miss_comment(check, evidence); !comment.empty())
-                notes << QString::fromStdString(comment);
-        }
-    showCaption(spread, measured.compared, notes + measured.otherScaling);
+        outOfBand << (band ? QString::fromStdString(dp::band_miss_comment(check, evidence)) : QString());
+    }
+    showCaption(spread, measured.compared, outOfBand, measured.otherScaling);
     status_->setText(tr("Predicting from %1: %2 on %3 (the median of its epochs after "
                         "the first), %4 images an epoch.")
                          .arg(QString::fromStdString(record.label()))
@@ -470,16 +471,22 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
 
 void ScalingPredictionPage::showCaption(const QString& spread,
                                         const std::vector<ScalingPredictionChart::MeasuredSpeedup>& compared,
-                                        const QStringList& notes)
+                                        const QStringList& outOfBand, const QStringList& otherScaling)
 {
     QStringList lines;
     if (!spread.isEmpty())
         lines << spread.toHtmlEscaped();
+    // Right under the band, each marked with its run's diamond: a long list
+    // of runs below would push them out of sight.
+    for (std::size_t i = 0; i < compared.size() && i < std::size_t(outOfBand.size()); ++i)
+        if (!outOfBand[qsizetype(i)].isEmpty())
+            lines << QStringLiteral("<span style=\"color:%1\">◆</span> %2")
+                             .arg(compared[i].color.name(), outOfBand[qsizetype(i)].toHtmlEscaped());
     // The diamonds' legend: the chart's one row would elide such entries.
     for (const ScalingPredictionChart::MeasuredSpeedup& point : compared)
         lines << QStringLiteral("<span style=\"color:%1\">◆</span> %2")
                          .arg(point.color.name(), point.comparisonText().toHtmlEscaped());
-    for (const QString& line : notes)
+    for (const QString& line : otherScaling)
         lines << line.toHtmlEscaped();
     if (!compared.empty())
         lines << tr("Time error: the predicted epoch against the measured one.");

@@ -377,6 +377,10 @@ private slots:
         QVERIFY2(page.captionText().contains(QStringLiteral("likely because the machine was busy while the 2-device run "
                                                             "trained (other processes kept 1.5 of its 2 cores busy).")),
                  qPrintable(page.captionText()));
+        // Right under the band's line, before the runs' list, which can run long.
+        QVERIFY2(page.captionText().indexOf(QStringLiteral("below the predicted"))
+                         < page.captionText().indexOf(QStringLiteral("slow (2 devices): measured")),
+                 qPrintable(page.captionText()));
 
         dp::RunRecord spread = lenetRun("spread", 2, 256, 0.002);
         spread.epochs.push_back(spread.epochs.back());
