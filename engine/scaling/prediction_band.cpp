@@ -62,7 +62,10 @@ void add_phase_evidence(BandEvidence& evidence, const RunSummary& run, const Pre
 }
 
 std::string band_miss_comment(const BandCheck& check, const BandEvidence& evidence) {
-    if (!(check.band_low > 0) || check.band_high < check.band_low) return {};
+    // At 1 device the band is 1x by definition, not a prediction: a repeat
+    // of the baseline off it says how noisy the machine is, which the
+    // N-device runs' sentences say already.
+    if (check.devices < 2 || !(check.band_low > 0) || check.band_high < check.band_low) return {};
     const bool ranged = check.speedup_max > 0;
     const double low = ranged ? check.speedup_min : check.speedup;
     const double high = ranged ? check.speedup_max : check.speedup;

@@ -49,7 +49,8 @@ void add_phase_evidence(BandEvidence& evidence, const RunSummary& run, const Pre
 // found of: the machine busy (the N-device run's below the band, the
 // baseline's above it), fewer steady epochs than kSteadyEpochsToTrust,
 // compute or communication far from the prediction's (the one further in
-// seconds). Empty when the range overlaps the band, or without a band.
+// seconds). Empty when the range overlaps the band, without a band, and at
+// 1 device (where the band is 1x by definition).
 // "2 devices: measured 0.89x (0.85-0.93), below the predicted 1.18-1.63x, likely because ..."
 std::string band_miss_comment(const BandCheck& check, const BandEvidence& evidence);
 

@@ -445,9 +445,12 @@ private slots:
             check.speedup_max = max;
             QCOMPARE(comment(), std::string());
         }
+        // A repeat of the 1-device baseline off its band of 1x: no prediction missed.
+        check = {.devices = 1, .speedup = 0.8, .speedup_min = 0.63, .speedup_max = 0.97, .band_low = 1,
+                 .band_high = 1};
+        QCOMPARE(comment(), std::string());
         // No band (a preset link has no probes): no comment.
-        check.speedup_min = 0.5;
-        check.speedup_max = 0.6;
+        check.devices = 2;
         check.band_low = check.band_high = 0;
         QCOMPARE(comment(), std::string());
     }
