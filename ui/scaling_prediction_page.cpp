@@ -1,9 +1,11 @@
 #include "scaling_prediction_page.h"
 
+#include <QAreaSeries>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineSeries>
 #include <QScrollArea>
 #include <QTextDocumentFragment>
 #include <QThread>
@@ -11,6 +13,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "core/checked_math.h"
@@ -18,6 +21,7 @@
 #include "core/exception_message.h"
 #include "dataset_metadata.h"
 #include "scaling_prediction_chart.h"
+#include "scaling/prediction_band.h"
 #include "scaling/scaling_comparison.h"
 #include "scaling/scaling_probes.h"
 #include "vocabulary.h"
@@ -79,7 +83,46 @@ bool sameWorkload(const dp::RunRecord& record, const dp::RunRecord& run)
 struct MeasuredRuns {
     std::vector<ScalingPredictionChart::MeasuredSpeedup> compared;
     QStringList otherScaling;
+    // Each compared run's speedup with its range, and what its record says
+    // of its conditions, for a comment when it falls outside the band (in
+    // the order of `compared`).
+    std::vector<std::pair<dp::BandCheck, dp::BandEvidence>> bandChecks;
 };
+
+// `run`'s measured speedup and its range from the steady epochs (the
+// baseline's fastest over its slowest to the reverse, as comparisons
+// have it) against `record` (1 device), or against `oneDevice` seconds
+// predicted; the runs' load and phases beside `predicted`.
+std::pair<dp::BandCheck, dp::BandEvidence> bandCheck(const dp::RunRecord& record, const dp::RunRecord& run,
+                                                     double oneDevice, const dp::PredictedPoint& predicted)
+{
+    const dp::EpochTime base = record.summary().epoch_time(), time = run.summary().epoch_time();
+    const bool measuredBase = record.device_count() == 1;
+    dp::BandCheck check;
+    check.devices = run.device_count();
+    check.speedup = oneDevice / time.median;
+    check.speedup_min = (measuredBase ? base.min : oneDevice) / time.max;
+    check.speedup_max = (measuredBase ? base.max : oneDevice) / time.min;
+    dp::BandEvidence evidence;
+    evidence.other_cores = run.other_cores;
+    evidence.busy = run.busy;
+    evidence.usable_cores = run.usable_cores;
+    evidence.baseline_other_cores = record.other_cores;
+    evidence.baseline_busy = measuredBase && record.busy;
+    evidence.steady_epochs = measuredBase ? std::min(base.steady_epochs, time.steady_epochs) : time.steady_epochs;
+    dp::add_phase_evidence(evidence, run.summary(), predicted);
+    return {check, evidence};
+}
+
+// The band's ends at `devices` as the chart draws it; none where it has no point there.
+std::optional<std::pair<double, double>> bandAt(const QAreaSeries& band, int devices)
+{
+    const QList<QPointF> low = band.lowerSeries()->points(), high = band.upperSeries()->points();
+    for (qsizetype i = 0; i < low.size() && i < high.size(); ++i)
+        if (low[i].x() == devices)
+            return std::pair{low[i].y(), high[i].y()};
+    return std::nullopt;
+}
 
 MeasuredRuns measuredRuns(const std::vector<std::pair<dp::RunRecord, QColor>>& runs,
                           const dp::RunRecord& record, const dp::WorkloadProfile& profile,
@@ -93,8 +136,9 @@ MeasuredRuns measuredRuns(const std::vector<std::pair<dp::RunRecord, QColor>>& r
             continue;
         const QString name = QString::fromStdString(run.label());
         if (run.config.batch_size == scalingBatch(record, settings.scaling, devices)) {
-            const double predicted = dp::predict(profile, settings, {devices}).front().speedup;
-            measured.compared.push_back({name, color, devices, oneDevice / steadySecondsPerEpoch(run), predicted});
+            const dp::PredictedPoint predicted = dp::predict(profile, settings, {devices}).front();
+            measured.compared.push_back({name, color, devices, oneDevice / steadySecondsPerEpoch(run), predicted.speedup});
+            measured.bandChecks.push_back(bandCheck(record, run, oneDevice, predicted));
         } else if (run.config.batch_size == scalingBatch(record, other, devices)) {
             const QString otherName = QString::fromUtf8(dp::scaling_name(other));
             measured.otherScaling << ScalingPredictionPage::tr(
@@ -406,7 +450,16 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
     const double oneDevice = baseDevices == 1 ? steadySecondsPerEpoch(record) : points.front().seconds_per_epoch;
     const MeasuredRuns measured = measuredRuns(runs_, record, profile, settings, oneDevice);
     chart_->setMeasured(measured.compared);
-    showCaption(showSpread(profile, settings, probes), measured.compared, measured.otherScaling);
+    const QString spread = showSpread(profile, settings, probes);
+    // Issue 42: a measurement outside the band, which way and why.
+    QStringList outOfBand;
+    for (auto [check, evidence] : measured.bandChecks) {
+        const auto band = bandAt(*chart_->spreadBand(), check.devices);
+        if (band)
+            std::tie(check.band_low, check.band_high) = *band;
+        outOfBand << (band ? QString::fromStdString(dp::band_miss_comment(check, evidence)) : QString());
+    }
+    showCaption(spread, measured.compared, outOfBand, measured.otherScaling);
     status_->setText(tr("Predicting from %1: %2 on %3 (the median of its epochs after "
                         "the first), %4 images an epoch.")
                          .arg(QString::fromStdString(record.label()))
@@ -418,11 +471,17 @@ void ScalingPredictionPage::predictFrom(const dp::RunRecord& record, std::int64_
 
 void ScalingPredictionPage::showCaption(const QString& spread,
                                         const std::vector<ScalingPredictionChart::MeasuredSpeedup>& compared,
-                                        const QStringList& otherScaling)
+                                        const QStringList& outOfBand, const QStringList& otherScaling)
 {
     QStringList lines;
     if (!spread.isEmpty())
         lines << spread.toHtmlEscaped();
+    // Right under the band, each marked with its run's diamond: a long list
+    // of runs below would push them out of sight.
+    for (std::size_t i = 0; i < compared.size() && i < std::size_t(outOfBand.size()); ++i)
+        if (!outOfBand[qsizetype(i)].isEmpty())
+            lines << QStringLiteral("<span style=\"color:%1\">◆</span> %2")
+                             .arg(compared[i].color.name(), outOfBand[qsizetype(i)].toHtmlEscaped());
     // The diamonds' legend: the chart's one row would elide such entries.
     for (const ScalingPredictionChart::MeasuredSpeedup& point : compared)
         lines << QStringLiteral("<span style=\"color:%1\">◆</span> %2")

@@ -78,10 +78,12 @@ private:
     // the caption's line for 2 devices; none without probes.
     QString showSpread(const dp::WorkloadProfile& profile, dp::PredictionSettings settings,
                        const std::vector<dp::ThreadLinkProbe>& probes);
-    // Under the chart: `spread`, each `compared` run's comparison in its
-    // colour, and the lines on the runs of the other scaling.
+    // Under the chart: `spread`, the sentence on each `compared` run whose
+    // range lies outside the band (`outOfBand`, in their order; empty for
+    // the others), each run's comparison in its colour, and the lines on
+    // the runs of the other scaling.
     void showCaption(const QString& spread, const std::vector<ScalingPredictionChart::MeasuredSpeedup>& compared,
-                     const QStringList& otherScaling);
+                     const QStringList& outOfBand, const QStringList& otherScaling);
     // The link's and cores' sources and the model's assumptions, under the chart.
     void showPredictionDetails(const dp::LinkModel& link, const dp::CoreSharing& sharing, bool timed);
     // What the prediction still lacks from this machine (the core sharing,

@@ -72,10 +72,12 @@ std::string gap_json(const SpeedupGap& gap) {
         parts.push_back(object({{"name", json_string(part.name)},
                                 {"seconds", json_number(part.seconds)},
                                 {"share", json_number(gap.share(part))},
+                                {"within_noise", part.noise ? "true" : "false"},
                                 {"advice", json_string(part.advice)}}));
     return "{\"devices\": " + std::to_string(gap.devices) +
            ", \"measured\": " + json_number(gap.measured) + ", \"ideal\": " + json_number(gap.ideal) +
-           ", \"gap\": " + json_number(gap.gap()) + ",\n      \"parts\": " + array(parts, "      ") +
+           ", \"gap\": " + json_number(gap.gap()) + ", \"noise\": " + json_number(gap.noise) +
+           ", \"lost\": " + json_number(gap.lost()) + ",\n      \"parts\": " + array(parts, "      ") +
            ",\n      \"verdict\": " + json_string(gap.verdict()) + "}";
 }
 

@@ -17,8 +17,8 @@ namespace dp {
 //    "speedups": [{"devices", "median", "min", "max", "repeats", "range_from", "verdict"}, ...],
 //    "repeats": [{"repeat", "runs": [RUN, ...]}, ...],
 //    "runs": [RUN, ...] (the last repeat's, as version 1 had them),
-//    "speedup_gaps": [{"devices", "measured", "ideal", "gap",
-//                      "parts": [{"name", "seconds", "share", "advice"}, ...],
+//    "speedup_gaps": [{"devices", "measured", "ideal", "gap", "noise", "lost",
+//                      "parts": [{"name", "seconds", "share", "within_noise", "advice"}, ...],
 //                      "verdict"}, ...]}
 // RUN: {"devices", "global_batch", "lr", "seconds_per_epoch" (the steady
 // epochs' median), "seconds_per_epoch_min", "seconds_per_epoch_max",
@@ -29,8 +29,11 @@ namespace dp {
 // median and range over the repeats, or, for one repeat, that run's range
 // from its steady epochs ("range_from" says which), and the verdict word
 // the range earns (speedup_verdict).
-// Seconds are per epoch; a part's share is its fraction of the gap (the
-// parts add up to the gap, the shares to 1); a drift not measured is null.
+// Seconds are per epoch; the parts add up to the gap; a part's share is its
+// fraction of the time lost (SpeedupGap::share: the shares add up to 1, and
+// "lost" is the gap unless some part saved time, which has share 0); the
+// parts within the noise are pooled into one (SpeedupGap::separate_noise)
+// marked "within_noise"; a drift not measured is null.
 // The gaps' texts are written as given: the caller renders the settings
 // they name (core/setting_ref.h) first.
 std::string comparison_report_json(const std::vector<std::vector<ComparisonRow>>& repeats,

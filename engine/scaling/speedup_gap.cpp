@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "config/slow_devices.h"
 #include "core/error.h"
@@ -49,6 +50,9 @@ StepMeans step_means(const RunSummary& run) {
     means.steps_per_epoch = steps / double(run.timed_epochs());
     return means;
 }
+
+// Seconds below this print as 0.00: a saving that small is not worth a word.
+constexpr double kPrintedSeconds = 0.005;
 
 GapPart* part_named(SpeedupGap& gap, const std::string& short_name) {
     const auto part = std::find_if(gap.parts.begin(), gap.parts.end(),
@@ -188,7 +192,42 @@ SpeedupGap explain_speedup_gap(const TrainConfig& one_config, const RunSummary& 
     SpeedupGap gap = speedup_gap(one, many);
     fit_gap_to_settings(gap, one_config, many_config);
     account_core_sharing(gap, cores);
+    separate_noise(gap);
     return gap;
+}
+
+double SpeedupGap::lost() const {
+    double sum = 0;
+    for (const GapPart& part : parts) sum += std::max(part.seconds, 0.0);
+    return sum;
+}
+
+double SpeedupGap::saved() const {
+    double sum = 0;
+    for (const GapPart& part : parts) sum -= std::min(part.seconds, 0.0);
+    return sum;
+}
+
+void separate_noise(SpeedupGap& gap) {
+    if (gap.noise <= 0) return;
+    GapPart pooled{"within noise:", "within noise",
+                   format("each of these is within the epochs' own spread (%.2f s): more epochs "
+                          "or --repeat tell them apart",
+                          gap.noise),
+                   0, true};
+    std::vector<GapPart> kept;
+    int pooled_parts = 0;
+    for (GapPart& part : gap.parts) {
+        if (part.noise || std::abs(part.seconds) > gap.noise) {
+            kept.push_back(std::move(part));
+            continue;
+        }
+        pooled.name += (pooled_parts++ == 0 ? " " : ", ") + part.short_name;
+        pooled.seconds += part.seconds;
+    }
+    if (pooled_parts == 0) return;
+    kept.push_back(std::move(pooled));
+    gap.parts = std::move(kept);
 }
 
 std::string SpeedupGap::verdict() const {
@@ -196,19 +235,33 @@ std::string SpeedupGap::verdict() const {
         return format("within noise: %d devices are about %d times faster (a gap of %+.2f s per "
                       "epoch, while epochs vary by up to %.2f s)",
                       devices, devices, gap(), noise);
+    const auto by_seconds = [](const GapPart& x, const GapPart& y) { return x.seconds < y.seconds; };
+    std::vector<GapPart> told;  // the parts that stand out of the noise
+    std::copy_if(parts.begin(), parts.end(), std::back_inserter(told), [](const GapPart& p) { return !p.noise; });
     if (gap() <= 0) {
         // Beyond ideal: name what made it so (usually smaller per-device
         // batches fitting the caches better).
-        const auto most = std::min_element(parts.begin(), parts.end(), [](const GapPart& x, const GapPart& y) {
-            return x.seconds < y.seconds;
-        });
+        const auto most = std::min_element(told.begin(), told.end(), by_seconds);
+        if (most == told.end() || most->seconds >= 0)
+            return format("no gap: %d devices are at or beyond %d times faster (no single part "
+                          "stands out of the noise)",
+                          devices, devices);
         return format("no gap: %d devices are at or beyond %d times faster (%s: %.2f s per epoch "
                       "less than ideal)",
                       devices, devices, most->name.c_str(), -most->seconds);
     }
-    const auto largest = std::max_element(parts.begin(), parts.end(), [](const GapPart& x, const GapPart& y) {
-        return x.seconds < y.seconds;
-    });
+    const auto largest = std::max_element(told.begin(), told.end(), by_seconds);
+    if (largest == told.end() || largest->seconds <= 0)
+        return format("no single part stands out of the noise: the gap of %.2f s per epoch is "
+                      "parts each within the epochs' spread (%.2f s) added up",
+                      gap(), noise);
+    // A part that saved time is named beside the shares of the time lost,
+    // which it nets against: a share of the net gap would pass 100%.
+    const auto most_saved = std::min_element(told.begin(), told.end(), by_seconds);
+    if (most_saved->seconds <= -kPrintedSeconds)
+        return format("%s: %.0f%% of the %.2f s per epoch lost (%s saved %.2f s of it); %s",
+                      largest->name.c_str(), 100 * share(*largest), lost(), most_saved->name.c_str(),
+                      -most_saved->seconds, largest->advice.c_str());
     return format("%s: %.0f%% of the gap; %s", largest->name.c_str(), 100 * share(*largest),
                   largest->advice.c_str());
 }
@@ -218,11 +271,16 @@ std::string format_speedup_gap(const SpeedupGap& gap) {
                               "%.2f ideal (1 device's / %d), gap %.2f\n",
                               gap.devices, gap.measured, gap.ideal, gap.devices, gap.gap());
     // Shares of a gap that is nothing or negative say nothing: seconds only.
+    // A part that saved time says so in place of a share.
     const bool shares = gap.gap() > 0.01 * gap.ideal && !gap.within_noise();
     for (const GapPart& part : gap.parts)
-        text += shares ? format("  %-42s %7.2f s  %5.0f%%\n", part.name.c_str(), part.seconds,
-                                100 * gap.share(part))
-                       : format("  %-42s %7.2f s\n", part.name.c_str(), part.seconds);
+        text += !shares           ? format("  %-42s %7.2f s\n", part.name.c_str(), part.seconds)
+                : part.seconds < 0 ? format("  %-42s %7.2f s  saved\n", part.name.c_str(), part.seconds)
+                                   : format("  %-42s %7.2f s  %5.0f%%\n", part.name.c_str(),
+                                            part.seconds, 100 * gap.share(part));
+    if (shares && gap.saved() >= kPrintedSeconds)
+        text += format("  (shares of the %.2f s lost; %.2f s saved brings it to the gap)\n",
+                       gap.lost(), gap.saved());
     return text + "verdict: " + gap.verdict() + "\n";
 }
 

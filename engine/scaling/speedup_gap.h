@@ -24,7 +24,9 @@ namespace dp {
 //   - outside the steps: epoch time the phases do not cover (the loop,
 //     progress reports).
 // The parts add up to the gap exactly; the last one says how much of it the
-// per-step phases leave unexplained. Strong scaling compares the same
+// per-step phases leave unexplained. A part no larger than the epochs' own
+// spread cannot be told from noise: separate_noise pools such parts into one
+// "within noise" part, which still keeps the sum. Strong scaling compares the same
 // global batch; weak scaling (the batch grows with N) works the same way,
 // each run's phases weighted by its own steps per epoch.
 struct GapPart {
@@ -32,6 +34,9 @@ struct GapPart {
     std::string short_name;  // "all-reduce": a chart's axis label, where the name has no room
     std::string advice;  // what to try when this part dominates
     double seconds = 0;  // per epoch; negative when N devices do better than ideal here
+    // The parts each within the noise, pooled (separate_noise): drawn grey,
+    // never blamed in the verdict.
+    bool noise = false;
 };
 
 struct SpeedupGap {
@@ -48,10 +53,18 @@ struct SpeedupGap {
     double gap() const { return measured - ideal; }
     // A gap no larger than the noise says nothing about where time went.
     bool within_noise() const { return std::abs(gap()) <= noise; }
-    // The part's fraction of the gap (the shares add up to 1); 0 without a
-    // gap, or one inside the noise (shares of noise are noise).
+    // The time the parts that cost time add up to, and the time the others
+    // saved (smaller per-device batches can fit the caches better): lost()
+    // less saved() is the gap, and lost() is the gap itself when no part saved.
+    double lost() const;
+    double saved() const;
+    // A part's fraction of the time lost, from 0 to 1: the shares of the
+    // parts that cost time add up to 1 (to the whole gap when none saved
+    // any). A part that saved time has none (its seconds say it), and no
+    // part has one in a gap within the noise (shares of noise are noise):
+    // never the -31% and 114% that fractions of a net gap gave.
     double share(const GapPart& part) const {
-        return gap() != 0 && !within_noise() ? part.seconds / gap() : 0;
+        return part.seconds > 0 && lost() > 0 && gap() > 0 && !within_noise() ? part.seconds / lost() : 0;
     }
     // "all-reduce not hidden: 61% of the gap; try larger buckets (--bucket-mb) or ring"
     std::string verdict() const;
@@ -81,10 +94,17 @@ void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainCon
 void account_core_sharing(SpeedupGap& gap, int cores);
 
 // What a front end shows: speedup_gap of the two runs, its parts worded for
-// their settings (fit_gap_to_settings) and the share of too few cores put
-// first (account_core_sharing, `cores` as there).
+// their settings (fit_gap_to_settings), the share of too few cores put
+// first (account_core_sharing, `cores` as there) and the parts within the
+// noise pooled (separate_noise).
 SpeedupGap explain_speedup_gap(const TrainConfig& one_config, const RunSummary& one,
                                const TrainConfig& many_config, const RunSummary& many, int cores);
+
+// Pools the parts no larger than the noise (each of them something the
+// epochs' own spread could have made) into one part, "within noise", put
+// last; the parts still add up to the gap. Nothing changes without noise
+// (a comparison with one steady epoch a run has no spread to go by).
+void separate_noise(SpeedupGap& gap);
 
 // A plain-text table: each part's seconds per epoch and share of the gap, then the verdict.
 std::string format_speedup_gap(const SpeedupGap& gap);

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "parallel/allreduce_probe.h"
+#include "scaling/prediction_band.h"
 #include "scaling/prediction_table.h"
 #include "scaling/scaling_predictor.h"
 
@@ -388,6 +389,95 @@ private slots:
         // One multi-device run: its own, as there is nothing else.
         QCOMPARE(dp::wake_from_other_runs(2, 2, {{2, 0.4e-3}}).seconds, 0.4e-3);
         QCOMPARE(dp::wake_from_other_runs(4, 2, {{2, 0.4e-3}}).runs, 0);
+    }
+
+    // Issue 42: the Scaling tab's band (1.18-1.63x) left a measured 0.89x
+    // without comment. A range outside the band gets one sentence, which way
+    // and why from the runs' own numbers; a range that overlaps it, none.
+    void aMeasurementOutsideTheBandSaysWhichWayAndWhy() {
+        dp::BandCheck check{.devices = 2, .speedup = 0.89, .speedup_min = 0.85, .speedup_max = 0.93,
+                            .band_low = 1.18, .band_high = 1.63};
+        dp::BandEvidence evidence;
+        evidence.steady_epochs = 9;
+        evidence.other_cores = 1.3;
+        evidence.busy = true;
+        evidence.usable_cores = 2;
+        const auto comment = [&] { return dp::band_miss_comment(check, evidence); };
+        QCOMPARE(comment(), std::string("2 devices: measured 0.89x (0.85-0.93), below the predicted 1.18-1.63x, "
+                                        "likely because the machine was busy while the 2-device run trained (other "
+                                        "processes kept 1.3 of its 2 cores busy)."));
+        // Its baseline's load says nothing of a slow N-device run: the next reason.
+        evidence.busy = false;
+        evidence.baseline_busy = true;
+        evidence.steady_epochs = 1;
+        QVERIFY2(comment().ends_with("likely because the runs had only 1 steady epoch (after the first) to "
+                                     "measure it by: train 4 or more epochs, or repeat the comparison."),
+                 comment().c_str());
+        // Compute and communication beside the prediction: the one further off is named.
+        evidence.steady_epochs = 4;
+        evidence.compute = 3.0;
+        evidence.predicted_compute = 2.0;
+        evidence.communication = 0.9;
+        evidence.predicted_communication = 0.2;
+        QVERIFY2(comment().ends_with("likely because its devices computed 3.00 s per epoch against the 2.00 s "
+                                     "predicted (cores slower than the 1-device run's, or shared)."),
+                 comment().c_str());
+        evidence.communication = 1.5;
+        QVERIFY2(comment().find("its all-reduce waits took 1.50 s per epoch against the 0.20 s") != std::string::npos,
+                 comment().c_str());
+        // Nothing far from the prediction: said so, not guessed.
+        evidence.compute = 2.1;
+        evidence.communication = 0.25;
+        QVERIFY2(comment().ends_with("nothing in the runs' own numbers explains it: see the model's assumptions."),
+                 comment().c_str());
+        // Above the band: the baseline's load slowed the baseline.
+        check = {.devices = 2, .speedup = 1.9, .speedup_min = 1.8, .speedup_max = 1.95, .band_low = 1.18,
+                 .band_high = 1.63};
+        evidence.baseline_other_cores = 0.8;
+        QVERIFY2(comment().starts_with("2 devices: measured 1.90x (1.80-1.95), above the predicted 1.18-1.63x, "
+                                       "likely because the machine was busy while its baseline trained (other "
+                                       "processes kept 0.8 cores busy), which made the baseline slow."),
+                 comment().c_str());
+        // A range that overlaps the band, at either end, or lies inside it: no comment.
+        for (const auto& [min, max] : {std::pair{0.9, 1.2}, std::pair{1.6, 2.0}, std::pair{1.3, 1.4},
+                                       std::pair{0.5, 3.0}}) {
+            check.speedup_min = min;
+            check.speedup_max = max;
+            QCOMPARE(comment(), std::string());
+        }
+        // A repeat of the 1-device baseline off its band of 1x: no prediction missed.
+        check = {.devices = 1, .speedup = 0.8, .speedup_min = 0.63, .speedup_max = 0.97, .band_low = 1,
+                 .band_high = 1};
+        QCOMPARE(comment(), std::string());
+        // No band (a preset link has no probes): no comment.
+        check.devices = 2;
+        check.band_low = check.band_high = 0;
+        QCOMPARE(comment(), std::string());
+    }
+
+    // The phases the comment weighs: the slowest device's compute and the
+    // least communication wait, per epoch, beside the prediction's.
+    void phaseEvidenceIsTheSlowestComputeAndTheLeastWait() {
+        dp::RunSummary run;
+        run.epochs.resize(2);
+        run.steps = 20;
+        run.step_totals = {{.shard = 100, .forward = 1, .backward = 2, .allreduce = 0.6},
+                           {.shard = 100, .forward = 1.5, .backward = 2.5, .allreduce = 0.2}};
+        dp::PredictedPoint predicted;
+        predicted.compute = 1.5;
+        predicted.all_reduce = 0.05;
+        dp::BandEvidence evidence;
+        dp::add_phase_evidence(evidence, run, predicted);
+        QCOMPARE(evidence.compute, 2.0);        // 4 s over 2 epochs
+        QCOMPARE(evidence.communication, 0.1);  // 0.2 s over 2 epochs
+        QCOMPARE(evidence.predicted_compute, 1.5);
+        QCOMPARE(evidence.predicted_communication, 0.05);
+        // A record without step timings leaves them unknown.
+        dp::BandEvidence untimed;
+        run.step_totals.clear();
+        dp::add_phase_evidence(untimed, run, predicted);
+        QCOMPARE(untimed.compute, 0.0);
+        QCOMPARE(untimed.predicted_compute, 0.0);
     }
 };
 

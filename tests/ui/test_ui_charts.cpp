@@ -26,6 +26,7 @@
 #include "comparison_summary_card.h"
 #include "run_comparison.h"
 #include "chart_board.h"
+#include "device_utilisation_view.h"
 #include "shown_board.h"
 #include "epoch_metric_chart.h"
 #include "gap_waterfall_chart.h"
@@ -215,6 +216,8 @@ private slots:
     void epochTicksAreWholeNumbers();
     void stepViewAndScalingChartExportAtThePictureSize();
     void gapWaterfallWalksFromIdealToMeasured();
+    void gapWaterfallDrawsNoiseGreyAndNoNegativeShares();
+    void utilisationShowsEachDeviceOfTheNewestRun();
 
 private:
     QTemporaryDir scratch_;
@@ -1002,7 +1005,9 @@ void TestUiCharts::gapWaterfallWalksFromIdealToMeasured()
         QCOMPARE(bars[i].start, bars[i - 1].end);
         QCOMPARE(bars[i].end - bars[i].start, gap.parts[i - 1].seconds);
         QCOMPARE(bars[i].label, QString::fromStdString(gap.parts[i - 1].short_name));
-        QVERIFY(std::abs(bars[i].share - gap.parts[i - 1].seconds / 1.5) < 1e-12);
+        // Issue 42: shares of the 1.9 s lost, the part that saved time none
+        // (it read -27% of the gap, and the all-reduce 80%).
+        QVERIFY(std::abs(bars[i].share - std::max(gap.parts[i - 1].seconds, 0.0) / 1.9) < 1e-12);
     }
     QVERIFY(bars[3].end < bars[3].start);  // the data part saved time
     QCOMPARE(bars[3].top(), 6.8);
@@ -1013,7 +1018,8 @@ void TestUiCharts::gapWaterfallWalksFromIdealToMeasured()
     QCOMPARE(bars.back().bottom(), 0.0);
     // The verdict is the caption, its settings named as the panel names them.
     QVERIFY2(waterfall->caption().startsWith(
-                 QStringLiteral("all-reduce not hidden behind backward: 80% of the gap; try “")),
+                 QStringLiteral("all-reduce not hidden behind backward: 63% of the 1.90 s per epoch lost "
+                                "(data loading and host work saved 0.40 s of it); try “")),
              qPrintable(waterfall->caption()));
     // Drawn: the measured bar in the run's colour.
     QVERIFY(pixelsOf(waterfall->grab().toImage(), measuredColor) > 100);
@@ -1036,6 +1042,110 @@ void TestUiCharts::gapWaterfallWalksFromIdealToMeasured()
     shown.board.setSpeedupGap(std::nullopt);
     QVERIFY(!waterfall->hasGap());
     QVERIFY(waterfall->caption().isEmpty());
+}
+
+// Issue 42: the waterfall showed shares of 114% and -31%. The parts within
+// the epochs' spread stand as one grey bar, a part that saved time has no
+// share, and the shares of the others add up to 1.
+void TestUiCharts::gapWaterfallDrawsNoiseGreyAndNoNegativeShares()
+{
+    ShownBoard shown;
+    auto* waterfall = shown.chart<GapWaterfallChart>("gapWaterfallChart");
+    const QColor grey(0x9e, 0x9e, 0x9e);
+    dp::SpeedupGap gap;
+    gap.devices = 2;
+    gap.ideal = 5;
+    gap.measured = 6.5;
+    gap.noise = 0.2;
+    gap.parts = {{"compute on smaller per-device batches", "compute", "try {batch_size}", -0.5},
+                 {"all-reduce not hidden behind backward", "all-reduce", "try {bucket_mb}", 1.7},
+                 {"data loading and host work", "data", "fewer steps", 0.1},
+                 {"update (every device updates all weights)", "update", "a larger batch", 0.15},
+                 {"outside the measured steps", "outside steps", "the loop", 0.05}};
+    dp::separate_noise(gap);
+    shown.board.setSpeedupGap(gap, QStringLiteral("LeNet · 2× cpu"), runColor(1));
+    const std::vector<GapWaterfallChart::Bar>& bars = waterfall->bars();
+    QCOMPARE(bars.size(), std::size_t(5));  // ideal, compute, all-reduce, within noise, measured
+    const GapWaterfallChart::Bar& noise = bars[3];
+    QVERIFY(noise.noise);
+    QCOMPARE(noise.label, QStringLiteral("within noise"));
+    QCOMPARE(noise.name, QStringLiteral("within noise: data, update, outside steps"));
+    QVERIFY(std::abs(noise.seconds - 0.3) < 1e-12);
+    QVERIFY(std::abs(noise.end - 6.5) < 1e-12);  // the parts still end at the measured time
+    double shares = 0;
+    for (const GapWaterfallChart::Bar& bar : bars) {
+        QVERIFY(bar.share >= 0 && bar.share <= 1);
+        shares += bar.share;
+    }
+    QVERIFY(std::abs(shares - 1) < 1e-12);
+    QCOMPARE(bars[1].share, 0.0);                          // compute saved 0.5 s
+    QVERIFY(std::abs(bars[2].share - 1.7 / 2.0) < 1e-12);  // of the 2.0 s lost, not 113% of the gap
+    QVERIFY(pixelsOf(waterfall->grab().toImage(), grey) > 50);
+    QVERIFY2(waterfall->caption().startsWith(QStringLiteral("all-reduce not hidden behind backward: 85% of the "
+                                                            "2.00 s per epoch lost")),
+             qPrintable(waterfall->caption()));
+
+    // A gap within the noise says so, and takes no shares.
+    gap.measured = 5.1;
+    gap.parts = {{"all-reduce not hidden behind backward", "all-reduce", "try {bucket_mb}", 0.1}};
+    dp::separate_noise(gap);
+    shown.board.setSpeedupGap(gap, QStringLiteral("LeNet · 2× cpu"), runColor(1));
+    QVERIFY(!waterfall->hasGapToSplit());
+    QVERIFY(waterfall->bars()[1].noise && waterfall->bars()[1].share == 0);
+    QVERIFY2(waterfall->caption().startsWith(QStringLiteral("within noise: 2 devices are about 2 times faster")),
+             qPrintable(waterfall->caption()));
+}
+
+// Issue 42: each run records its devices' CPU shares (W&B's system
+// metrics); the board draws the newest run's beside the legend, and says in
+// words when a record is older than the shares.
+void TestUiCharts::utilisationShowsEachDeviceOfTheNewestRun()
+{
+    ShownBoard shown;
+    auto* view = shown.chart<DeviceUtilisationView>("deviceUtilisation");
+    QVERIFY(view);
+    QVERIFY(!view->isVisible());  // no run: nothing to say
+    dp::RunRecord two = finishedRun("2026-11-29T08:00:00Z-1-1", 2, 3, 3);
+    two.name = "two devices";
+    two.epochs[0].device_cpu = {0.55, 0.50};
+    two.epochs[1].device_cpu = {0.92, 0.61};
+    two.epochs[2].device_cpu = {0.90, 0.60};
+    const QColor color = runColor(2);
+    shown.board.setRunVisible(two, color, true);
+    QVERIFY(view->isVisible());
+    QCOMPARE(view->runName(), QStringLiteral("two devices"));
+    QVERIFY(view->toolTip().startsWith(QStringLiteral("two devices\n")));  // told by its colour, named here
+    QVERIFY(view->note().isEmpty());
+    QCOMPARE(view->devices().size(), std::size_t(2));
+    QCOMPARE(view->devices()[0].name, QStringLiteral("cpu:0"));
+    QCOMPARE(view->devices()[1].name, QStringLiteral("cpu:1"));
+    QCOMPARE(view->devices()[0].shares, (std::vector<double>{0.55, 0.92, 0.90}));
+    QCOMPARE(view->devices()[1].shares, (std::vector<double>{0.50, 0.61, 0.60}));
+    // Drawn: the bars in the run's colour, beside the legend, no taller than three lines.
+    QVERIFY(pixelsOf(view->grab().toImage(), color) > 50);
+    QVERIFY(view->height() <= 3 * view->fontMetrics().height() + 8);
+    auto* legend = shown.chart<QWidget>("runLegendScroll");
+    QVERIFY(view->geometry().left() >= legend->geometry().right());
+
+    // An older record, shown after it: no bars, no zeros, words.
+    dp::RunRecord old = finishedRun("2026-11-29T09:00:00Z-1-1", 2, 2, 2);
+    old.name = "older";
+    shown.board.setRunVisible(old, runColor(3), true);
+    QCOMPARE(view->runName(), QStringLiteral("older"));
+    QVERIFY(view->devices().empty());
+    QCOMPARE(view->note(), QStringLiteral("CPU per device: not in this older record"));
+    QVERIFY(view->toolTip().startsWith(QStringLiteral("older\n")));
+    QCOMPARE(pixelsOf(view->grab().toImage(), runColor(3)), 0);
+    // A run that has not finished an epoch yet: when its shares come.
+    const dp::RunRecord fresh = finishedRun("2026-11-29T10:00:00Z-1-1", 2, 2, 0);
+    shown.board.setRunVisible(fresh, runColor(4), true);
+    QCOMPARE(view->note(), QStringLiteral("CPU per device: after the first epoch"));
+    shown.board.setRunVisible(fresh, runColor(4), false);
+    // Taken off: the one before it again, then nothing.
+    shown.board.setRunVisible(old, runColor(3), false);
+    QCOMPARE(view->runName(), QStringLiteral("two devices"));
+    shown.board.removeRun(two.id);
+    QVERIFY(!view->isVisible());
 }
 
 // Issue 30: "the runs diverged" read, to a class, as a blown-up run. A

@@ -20,6 +20,7 @@
 #include <cmath>
 
 #include "chart_axis.h"
+#include "device_utilisation_view.h"
 #include "epoch_metric_chart.h"
 #include "gap_waterfall_chart.h"
 #include "loss_chart.h"
@@ -52,7 +53,8 @@ ChartBoard::ChartBoard(QWidget* parent)
       topRow_(new QHBoxLayout),
       focusBar_(new QWidget),
       focusButtons_(new QButtonGroup(this)),
-      gap_(new GapWaterfallChart)
+      gap_(new GapWaterfallChart),
+      utilisation_(new DeviceUtilisationView)
 {
     legend_->setObjectName(QStringLiteral("runLegend"));
     resetZoomButton_->setObjectName(QStringLiteral("resetZoomButton"));
@@ -77,6 +79,8 @@ ChartBoard::ChartBoard(QWidget* parent)
     legendScroll_->hide();
     topRow_->setContentsMargins(4, 0, 4, 0);
     topRow_->addWidget(legendScroll_, 1);
+    utilisation_->setObjectName(QStringLiteral("deviceUtilisation"));
+    topRow_->addWidget(utilisation_, 0, Qt::AlignTop);
     addSmoothingControl(topRow_);
     topRow_->addWidget(resetZoomButton_, 0, Qt::AlignTop);
     boardLayout_->setContentsMargins(0, 0, 0, 0);
@@ -425,12 +429,14 @@ void ChartBoard::remember(const dp::RunRecord& record, const QColor& color)
 {
     shown_[record.id] = {QString::fromStdString(record.label()), color, record.config.epochs,
                          int(record.epochs.size())};
+    utilisation_->showRun(record, color);
     showLegend();
 }
 
 void ChartBoard::forget(const std::string& id)
 {
     shown_.erase(id);
+    utilisation_->forgetRun(id);
     // Hidden from the legend ends with its entry: checked again, the run shows.
     for (const auto& [chart, name] : charts_)
         chart->setRunHidden(QString::fromStdString(id), false);
@@ -559,6 +565,7 @@ void ChartBoard::setFontScale(double scale)
     for (const auto& [chart, name] : charts_)
         chart->setFontScale(scale);
     gap_->setFontScale(scale);
+    utilisation_->setFontScale(scale);
     // Enlarged half as much as the charts: a dozen full run names would
     // otherwise take the rows the plots need on a 720-line projector.
     QFont legendFont = QApplication::font();

@@ -14,6 +14,7 @@
 #include "widget_image_export.h"
 #include "x_axis_mode.h"
 
+class DeviceUtilisationView;
 class EpochMetricChart;
 class QButtonGroup;
 class GapWaterfallChart;
@@ -91,6 +92,7 @@ public:
     void refreshNow();
     LossChart* lossChart() const { return loss_; }
     GapWaterfallChart* gapChart() const { return gap_; }
+    DeviceUtilisationView* utilisationView() const { return utilisation_; }
 
     // Every chart as <name>.png (kExportSize at twice its pixels) and
     // <name>.svg in `folder`, whatever their size on screen (the drift chart
@@ -205,6 +207,8 @@ private:
     // Not a RunChartView (bars, not lines over a shared x): placed, scaled
     // and exported beside them.
     GapWaterfallChart* gap_;
+    // The newest shown run's CPU use per device, beside the legend.
+    DeviceUtilisationView* utilisation_;
     // The runs on the charts, by id: oldest first, as ids start with the time.
     std::map<std::string, ShownRun> shown_;
     XAxisMode mode_ = XAxisMode::epochs;

@@ -22,10 +22,13 @@ constexpr double kMargin = 6;
 // A bar's width as a fraction of its slot.
 constexpr double kBarFraction = 0.62;
 
-// A part's colour: warm when it costs time, green when it saves some.
-QColor partColor(double seconds)
+// A part's colour: warm when it costs time, green when it saves some, grey
+// when it cannot be told from noise.
+QColor partColor(const GapWaterfallChart::Bar& bar)
 {
-    return seconds >= 0 ? QColor(0xd6, 0x4f, 0x3c) : QColor(0x2e, 0x8b, 0x57);
+    if (bar.noise)
+        return QColor(0x9e, 0x9e, 0x9e);
+    return bar.seconds >= 0 ? QColor(0xd6, 0x4f, 0x3c) : QColor(0x2e, 0x8b, 0x57);
 }
 
 // "0.029 s"; a value that rounds to nothing is "0.000 s", never "-0.000 s".
@@ -106,7 +109,7 @@ void GapWaterfallChart::setGap(const std::optional<dp::SpeedupGap>& gap, const Q
         for (const dp::GapPart& part : gap->parts) {
             bars_.push_back({Bar::Kind::part, QString::fromStdString(part.short_name),
                              QString::fromStdString(part.name), engineMessage(part.advice),
-                             reached, reached + part.seconds, part.seconds, gap->share(part)});
+                             reached, reached + part.seconds, part.seconds, gap->share(part), part.noise});
             reached += part.seconds;
         }
         // Ends where the parts do, which is the measured time: they add up to the gap.
@@ -281,10 +284,12 @@ QString GapWaterfallChart::valueText(const Bar& bar, int decimals, bool secondsF
         + plain;
     // Without a gap (N devices at or beyond N times faster) a share of it means
     // nothing: the seconds alone, where they fit (hovering a bar tells them too).
+    // A part that saved time has no share of the time lost: "saved".
+    const QString share = bar.seconds < 0 ? tr("saved") : percentText(bar.share);
     return bar.kind != Bar::Kind::part ? secondsText(bar.seconds, decimals)
         : !hasGapToSplit()             ? (secondsFit ? seconds : QString())
-        : fullValues ? seconds + QLatin1Char('\n') + percentText(bar.share)
-                     : percentText(bar.share);
+        : fullValues ? seconds + QLatin1Char('\n') + share
+                     : share;
 }
 
 void GapWaterfallChart::paintBars(QPainter& painter, const QRectF& area, const Layout& out,
@@ -305,7 +310,7 @@ void GapWaterfallChart::paintBars(QPainter& painter, const QRectF& area, const L
         const QRectF slotColumn(out.plot.left() + slot * double(i), area.top(), slot, area.height());
         const QColor fill = bar.kind == Bar::Kind::ideal      ? referenceLineColor()
                             : bar.kind == Bar::Kind::measured ? color_
-                                                              : partColor(bar.seconds);
+                                                              : partColor(bar);
         painter.fillRect(rect, fill);
         // The step from this bar's end to the next one's start.
         if (i + 1 < bars_.size()) {
@@ -359,7 +364,9 @@ bool GapWaterfallChart::event(QEvent* event)
             return true;
         }
         const Bar& bar = bars_[std::size_t(i)];
-        const QString share = hasGapToSplit() ? tr(", %1 of the gap").arg(percentText(bar.share)) : QString();
+        const QString share = !hasGapToSplit() ? QString()
+                              : bar.seconds < 0 ? tr(", saved (the shares are of the time lost)")
+                                                : tr(", %1 of the time lost").arg(percentText(bar.share));
         // Three decimals: a part can be a few milliseconds per epoch.
         QString seconds = QString::number(bar.seconds, 'f', 3);
         seconds += QLatin1Char(' ');

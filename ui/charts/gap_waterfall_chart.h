@@ -18,7 +18,9 @@ class QPainter;
 // at the ideal seconds per epoch (the 1-device run's / N), then each part of
 // the gap as a bar floating from where the last one ended (time lost rises,
 // time saved falls), ending at the measured seconds per epoch. Each part is
-// labelled with its seconds and its share of the gap, the verdict is the
+// labelled with its seconds and its share of the time lost (the gap, unless
+// a part saved time: that one is labelled "saved", never a negative share),
+// the parts within the noise stand as one grey bar, the verdict is the
 // caption, and hovering a bar says what to try. Without a comparison that
 // kept step timings it says how to get one.
 class GapWaterfallChart : public QWidget {
@@ -33,7 +35,8 @@ public:
         QString advice;  // a part's: what to try when it dominates
         double start = 0, end = 0;  // sec/epoch: the bar spans them (totals start at 0)
         double seconds = 0;         // a part's own, signed; a total's value
-        double share = 0;           // a part's fraction of the gap
+        double share = 0;           // a part's fraction of the time lost (dp::SpeedupGap::share)
+        bool noise = false;         // the parts within the noise, pooled: grey
 
         double top() const { return std::max(start, end); }
         double bottom() const { return std::min(start, end); }
