@@ -183,10 +183,12 @@ void check_sweep_options(const CliCommand& command) {
             throw Error(std::string(flag) + " goes with a sweep: add --sweep KEY=LIST (e.g. devices=1,2)");
     if (command.csv && command.action != CliCommand::Action::export_study)
         throw Error("--csv goes with --export-study FILE");
-    if (!sweep) return;
-    if (!command.compare_counts.empty())
+    const SweepGrid& grid = command.sweep_grid;
+    const bool has_grid = !grid.device_counts.empty() || !grid.batch_sizes.empty() || !grid.lrs.empty();
+    if (has_grid && !command.compare_counts.empty())
         throw Error("--sweep and --compare both plan the runs: give one (--sweep devices=1,2 "
                     "compares device counts too)");
+    if (!sweep) return;
     if (!command.config.record_path.empty())
         throw Error("--record keeps one run; --sweep makes several (their records are in the study file)");
     if (command.predict)

@@ -77,8 +77,9 @@ Study study_from_json(std::string_view json) {
     reader.skip_whitespace();
     if (reader.peek_type() != JsonType::object) invalid("it is not a JSON object");
     std::map<std::string, std::size_t> members;
-    reader.parse_object([&](std::string key, std::size_t position) {
-        members[std::move(key)] = position;
+    reader.parse_object([&](std::string key, std::size_t) {
+        reader.skip_whitespace();
+        members[std::move(key)] = reader.position();  // where its value starts
         reader.skip_value();
     });
     const auto seek = [&](const char* key, JsonType type, const char* what) {
