@@ -90,6 +90,14 @@ const std::vector<CliOption>& cli_options() {
          [](CliCommand& c, auto&, auto& v) { c.study_path = v; }},
         {"--sweep-csv", "FILE", "with --sweep: write the table as CSV",
          [](CliCommand& c, auto&, auto& v) { c.sweep_csv_path = v; }},
+        {"--gather-study", "FILE...",
+         "gather the study files of a job array's tasks (--sweep-index) into the\n"
+         "one --study-out names, and print its table",
+         [](CliCommand& c, auto&, auto& v) {
+             c.action = CliCommand::Action::gather_study;
+             c.gathered_studies.push_back(v);
+         },
+         true},
         {"--export-study", "FILE", "print a study file's table (with --csv: as CSV) and exit",
          [](CliCommand& c, auto&, auto& v) {
              c.action = CliCommand::Action::export_study;
@@ -174,9 +182,12 @@ std::optional<CliCommand::Action> answered_at_once(const std::string& flag) {
 // --sweep's options without it, and what it does not combine with.
 void check_sweep_options(const CliCommand& command) {
     const bool sweep = command.action == CliCommand::Action::sweep;
+    if (command.action == CliCommand::Action::gather_study && command.study_path.empty())
+        throw Error("--gather-study writes one study: name it with --study-out FILE");
+    const bool sweep_or_gather = sweep || command.action == CliCommand::Action::gather_study;
     const std::pair<bool, const char*> sweep_only[] = {
         {command.sweep_index.has_value(), "--sweep-index"},
-        {!command.study_path.empty(), "--study-out"},
+        {!command.study_path.empty() && !sweep_or_gather, "--study-out"},
         {!command.sweep_csv_path.empty(), "--sweep-csv"}};
     for (const auto& [given, flag] : sweep_only)
         if (given && !sweep)
@@ -188,6 +199,8 @@ void check_sweep_options(const CliCommand& command) {
     if (has_grid && !command.compare_counts.empty())
         throw Error("--sweep and --compare both plan the runs: give one (--sweep devices=1,2 "
                     "compares device counts too)");
+    if (command.action == CliCommand::Action::gather_study)
+        check_run_outputs(command.config, {{command.study_path, "--study-out"}});
     if (!sweep) return;
     if (!command.config.record_path.empty())
         throw Error("--record keeps one run; --sweep makes several (their records are in the study file)");

@@ -12,7 +12,7 @@ namespace dp {
 
 // What a dp-train command line asks for.
 struct CliCommand {
-    enum class Action { train, compare, sweep, export_study, list_devices, help, version };
+    enum class Action { train, compare, sweep, gather_study, export_study, list_devices, help, version };
     Action action = Action::train;
     TrainConfig config;
     bool verbose = false;            // per-device step timing after each epoch
@@ -25,6 +25,7 @@ struct CliCommand {
     std::string study_path;           // --study-out FILE with --sweep; empty: new_study_path()
     std::string sweep_csv_path;       // --sweep-csv FILE with --sweep: the table as CSV
     std::string export_study_path;    // --export-study FILE: print a study file's table
+    std::vector<std::string> gathered_studies;  // --gather-study FILE...: a job array's parts
     bool csv = false;                 // --csv with --export-study: as CSV
     bool predict = false;             // --predict: the what-if table after the run(s)
     bool distributed = false;  // one rank of an mpirun job (--distributed)

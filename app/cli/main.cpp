@@ -206,6 +206,8 @@ int main(int argc, char** argv) {
             return compare(command);
         case dp::CliCommand::Action::sweep:
             return dp::sweep(command);
+        case dp::CliCommand::Action::gather_study:
+            return dp::gather_study(command);
         case dp::CliCommand::Action::export_study:
             return dp::export_study(command);
         case dp::CliCommand::Action::train:

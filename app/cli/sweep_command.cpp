@@ -57,6 +57,17 @@ int sweep(const CliCommand& command) {
     return study_exit_code(result);
 }
 
+int gather_study(const CliCommand& command) {
+    std::vector<Study> parts;
+    for (const std::string& part : command.gathered_studies) parts.push_back(read_study(part));
+    const Study study = gather_studies(parts);
+    write_study(command.study_path, study);
+    std::printf("sweep %s, %zu runs:\n%s", study.grid.c_str(), study.runs.size(),
+                format_study_table(study.table()).c_str());
+    std::printf("study: %s\n", command.study_path.c_str());
+    return 0;
+}
+
 int export_study(const CliCommand& command) {
     const Study study = read_study(command.export_study_path);
     const std::vector<StudyRow> rows = study.table();

@@ -10,6 +10,10 @@ namespace dp {
 // when asked, the table as CSV. Returns dp-train's exit code.
 int sweep(const CliCommand& command);
 
+// dp-train --gather-study PART... --study-out FILE: the parts a Slurm job
+// array's tasks wrote as one study, its table printed.
+int gather_study(const CliCommand& command);
+
 // dp-train --export-study FILE [--csv]: a study file's table on stdout, as
 // text or as CSV.
 int export_study(const CliCommand& command);

@@ -61,6 +61,26 @@ std::string study_json(const Study& study) {
            ",\n  \"runs\": " + runs + "\n}\n";
 }
 
+Study gather_studies(const std::vector<Study>& parts) {
+    if (parts.empty()) throw Error("no study to gather: name the files the job array's tasks wrote");
+    Study gathered = parts.front();
+    gathered.runs.clear();
+    // "sweep devices=1,2 --repeat 2"
+    const auto described = [](const Study& study) {
+        return std::string(study_kind_name(study.kind)) + " " + study.grid + " --repeat " +
+               std::to_string(study.repeats);
+    };
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const Study& part = parts[i];
+        if (part.kind != StudyKind::sweep || part.grid != gathered.grid || part.repeats != gathered.repeats)
+            throw Error("study " + std::to_string(i + 1) + " of " + std::to_string(parts.size()) +
+                        " is not of the same sweep (" + described(part) + "; the first: " +
+                        described(gathered) + "): gather one sweep's tasks at a time");
+        gathered.runs.insert(gathered.runs.end(), part.runs.begin(), part.runs.end());
+    }
+    return gathered;
+}
+
 void write_study(const std::filesystem::path& file, const Study& study) {
     AtomicFile out(file);
     out.write(study_json(study));
@@ -130,6 +150,26 @@ Study read_study(const std::filesystem::path& file) {
         // read_bounded_file names the file itself.
         if (message.find(file.string()) != std::string::npos) throw;
         throw Error(file.string() + ": " + message);
+    }
+}
+
+bool is_study_file(const std::filesystem::path& file) {
+    try {
+        const std::string text = read_bounded_file(file, kMaxStudyBytes);
+        JsonReader reader(text, "not JSON");
+        reader.skip_whitespace();
+        if (reader.peek_type() != JsonType::object) return false;
+        bool study = false;
+        reader.parse_object([&](std::string key, std::size_t) {
+            reader.skip_whitespace();
+            if (key == "format" && reader.peek_type() == JsonType::string)
+                study = reader.parse_string() == kFormat;
+            else
+                reader.skip_value();
+        });
+        return study;
+    } catch (const std::exception&) {
+        return false;
     }
 }
 

@@ -35,6 +35,12 @@ struct Study {
 // null); RUN RECORD as record/run_record_json.h writes one.
 std::string study_json(const Study& study);
 
+// The studies a Slurm job array's tasks wrote (each one point of one sweep:
+// dp-train --sweep ... --sweep-index I) as one study, their runs in the
+// order given. Throws dp::Error, naming the part, unless every part is a
+// sweep of the same grid and repeats.
+Study gather_studies(const std::vector<Study>& parts);
+
 // Writes study_json atomically (io/atomic_file.h). Throws dp::Error.
 void write_study(const std::filesystem::path& file, const Study& study);
 
@@ -46,6 +52,10 @@ Study study_from_json(std::string_view json);
 // error names the file.
 Study read_study(const std::filesystem::path& file);
 inline constexpr std::uint64_t kMaxStudyBytes = std::uint64_t(256) << 20;
+
+// Whether `file` is a study by its "format" member: how an import tells a
+// study from a run record. False for anything that cannot be read as JSON.
+bool is_study_file(const std::filesystem::path& file);
 
 // Where a study is kept unless the user names a file: "studies/" in the
 // workbench's data folder (io/workbench_files.h), beside the run history,

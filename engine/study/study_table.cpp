@@ -98,7 +98,7 @@ std::vector<StudyRow> study_table(const std::vector<RunRecord>& records) {
 }
 
 std::string format_study_table(const std::vector<StudyRow>& rows) {
-    std::string out = format("%7s %6s %8s %24s %32s %10s %8s\n", "devices", "batch", "lr",
+    std::string out = format("%7s %6s %8s %24s %40s %10s %8s\n", "devices", "batch", "lr",
                              "s/epoch (range)", "speedup (range)", "efficiency", "test acc");
     for (const StudyRow& row : rows) {
         const std::string seconds =
@@ -111,7 +111,7 @@ std::string format_study_table(const std::vector<StudyRow>& rows) {
                                    row.speedup_max, speedup_verdict_text(row.verdict()));
             efficiency = format("%.0f%%", 100 * row.efficiency);
         }
-        out += format("%7d %6d %8g %24s %32s %10s %8.3f%s\n", row.devices, row.batch_size,
+        out += format("%7d %6d %8g %24s %40s %10s %8.3f%s\n", row.devices, row.batch_size,
                       double(row.lr), seconds.c_str(), speedup.c_str(), efficiency.c_str(),
                       row.final_test_acc, row.busy ? "  (busy)" : "");
     }

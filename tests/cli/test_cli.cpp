@@ -672,6 +672,35 @@ private slots:
         QCOMPARE(study.runs[0].device_count(), 2);
         QCOMPARE(study.runs[0].config.batch_size, 64);
 
+        // The last step of a job array gathers the tasks' studies into one.
+        const QString first_path = dir.filePath("first.json"), gathered_path = dir.filePath("all.json");
+        QCOMPARE(run_dp_train({"--sweep", "devices=1,2", "batch-size=32,64", "--sweep-index", "2",
+                               "--model", "linear", "--dataset", "random", "--samples", "128",
+                               "--epochs", "1", "--no-history", "--study-out", first_path})
+                     .exit_code,
+                 0);
+        const auto gathered = run_dp_train({"--gather-study", first_path, study_path, "--study-out", gathered_path});
+        QCOMPARE(gathered.exit_code, 0);
+        const dp::Study all = dp::read_study(gathered_path.toStdString());
+        QCOMPARE(all.runs.size(), std::size_t(2));
+        const std::vector<dp::StudyRow> rows = all.table();
+        QCOMPARE(rows.size(), std::size_t(2));
+        QVERIFY(dp::is_baseline(rows[0]) && rows[1].devices == 2 && rows[1].speedup > 0);
+        QVERIFY2(gathered.out.contains(QString::fromStdString(dp::format_study_table(rows))), qPrintable(gathered.out));
+        const QString other_path = dir.filePath("other.json");
+        QCOMPARE(run_dp_train({"--sweep", "devices=1,2", "--sweep-index", "0", "--model", "linear",
+                               "--dataset", "random", "--samples", "128", "--epochs", "1",
+                               "--no-history", "--study-out", other_path})
+                     .exit_code,
+                 0);
+        const auto mixed = run_dp_train({"--gather-study", first_path, other_path, "--study-out", gathered_path});
+        QCOMPARE(mixed.exit_code, 1);
+        QVERIFY2(mixed.err == "dp-train: study 2 of 2 is not of the same sweep (sweep devices=1,2 --repeat 1; "
+                              "the first: sweep devices=1,2 batch-size=32,64 --repeat 1): gather one "
+                              "sweep's tasks at a time\n",
+                 qPrintable(mixed.err));
+        QCOMPARE(run_dp_train({"--gather-study", first_path}).exit_code, 2);  // no --study-out
+
         const auto too_many = run_dp_train({"--sweep", "devices=1,64", "--devices", "cpu:0x2",
                                             "--no-history", "--study-out", study_path});
         QCOMPARE(too_many.exit_code, 2);
