@@ -147,8 +147,7 @@ int compare(const dp::CliCommand& command) {
                     command.repeats > 1 ? dp::format("median and range of %d repeats", command.repeats).c_str()
                                         : "with the range its steady epochs allow",
                     dp::format_repeated_speedups(dp::repeated_speedups(console.repeats)).c_str());
-    if (console.any_busy())
-        std::printf("note: some runs were measured while the machine was busy (marked above)\n");
+    console.print_busy_note();
     // A failed write is the run's failure (exit 1, main's one line).
     if (!command.report_path.empty())
         dp::write_comparison_report(command.report_path, console.repeats, console.gaps);

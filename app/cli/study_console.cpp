@@ -41,6 +41,11 @@ void StudyConsole::on_run_finished(const StudyRunResult& result) {
     }
 }
 
+void StudyConsole::print_busy_note() const {
+    if (any_busy_)
+        std::printf("note: some runs were measured while the machine was busy (marked above)\n");
+}
+
 StudyRunner cli_study_runner(const CliCommand& command) {
     const bool history = command.history;
     return StudyRunner({.source = "dp-train",

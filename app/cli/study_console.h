@@ -31,8 +31,9 @@ public:
     void on_finished(const RunSummary& summary) override { run_console_->on_finished(summary); }
     void on_failed(const std::string& message) override { run_console_->on_failed(message); }
 
-    // Whether some run was measured while the machine was busy.
-    bool any_busy() const { return any_busy_; }
+    // After a study's table: a note when some run was measured while the
+    // machine was busy (each such run's line says so above).
+    void print_busy_note() const;
 
 protected:
     const CliCommand& command_;

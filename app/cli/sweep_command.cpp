@@ -42,8 +42,7 @@ int sweep(const CliCommand& command) {
                     ? format("median and range of %d repeats", command.repeats).c_str()
                     : "speedup range from the steady epochs",
                 format_study_table(result.table).c_str());
-    if (console.any_busy())
-        std::printf("note: some runs were measured while the machine was busy (marked above)\n");
+    console.print_busy_note();
     // The runs that finished are kept even when a later one failed or was stopped.
     Study study{.kind = StudyKind::sweep, .grid = sweep_grid_text(plan.grid),
                 .repeats = command.repeats, .runs = {}};
