@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "cli/cli_options.h"
-#include "cli/console_observer.h"
-#include "cli/counted_noun.h"
 #include "cli/interrupt.h"
 #include "cli/prediction_report.h"
 #include "cli/study_console.h"
@@ -27,7 +25,6 @@
 #include "config/slow_devices.h"
 #include "scaling/scaling_comparison.h"
 #include "scaling/speedup_gap.h"
-#include "train/trainer.h"
 #ifdef DP_HAVE_MPI
 #include "cli/distributed_run.h"
 #endif
