@@ -75,6 +75,7 @@
 #include "runs_panel_fit.h"
 #include "runs_table_model.h"
 #include "speedup_chart.h"
+#include "study_window.h"
 #include "scaling/scaling_comparison.h"
 #include "training_worker.h"
 #include "widget_image_export.h"
@@ -541,6 +542,8 @@ void MainWindow::buildFileMenu()
                                                 &MainWindow::chooseImportFile);
     importAction->setObjectName(QStringLiteral("importAction"));
     importAction->setToolTip(tr("Add a run record JSON (dp-train --record, a cluster run's run.json)"));
+    fileMenu->addAction(tr("&Open study…"), this, [this] { chooseStudyFile(this); })
+        ->setObjectName(QStringLiteral("openStudyAction"));  // dp-train --sweep's study file
     QAction* exportAction =
         fileMenu->addAction(tr("&Export charts and tables…"), this, &MainWindow::chooseExportFolder);
     exportAction->setObjectName(QStringLiteral("exportAction"));

@@ -39,6 +39,9 @@ struct CliOption {
     const char* value_name;  // nullptr: a switch
     const char* help;
     std::function<void(CliCommand&, const std::string& flag, const std::string& value)> apply;
+    // Takes the words after its value too, up to the next option
+    // (--sweep devices=1,2 batch-size=64,256): apply is called with each.
+    bool takes_more_words = false;
 };
 
 const std::vector<CliOption>& cli_options() {
@@ -67,9 +70,45 @@ const std::vector<CliOption>& cli_options() {
                  throw Error(f + " lists device counts from the baseline up, each once "
                                  "(e.g. 1,2,4; got " + v + ")");
          }},
+        {"--sweep", "KEY=LIST...",
+         "run every combination of the settings listed (keys: devices, batch-size,\n"
+         "lr; e.g. devices=1,2 batch-size=64,256), then print one table (s/epoch,\n"
+         "speedup over the fewest devices, efficiency, test accuracy) and keep\n"
+         "every run's record in one study file",
+         [](CliCommand& c, auto&, auto& v) {
+             c.action = CliCommand::Action::sweep;
+             add_sweep_axis(c.sweep_grid, v);
+         },
+         true},
+        {"--sweep-index", "I",
+         "with --sweep: run only the grid's point I (from 0; lr outermost, then\n"
+         "batch size, then devices): one task of a Slurm job array",
+         [](CliCommand& c, auto& f, auto& v) { c.sweep_index = parse_number<std::size_t>(f, v); }},
+        {"--study-out", "FILE",
+         "with --sweep: write the study there (default: studies/ in the\n"
+         "workbench's data folder; the path is printed)",
+         [](CliCommand& c, auto&, auto& v) { c.study_path = v; }},
+        {"--sweep-csv", "FILE", "with --sweep: write the table as CSV",
+         [](CliCommand& c, auto&, auto& v) { c.sweep_csv_path = v; }},
+        {"--gather-study", "FILE...",
+         "gather the study files of a job array's tasks (--sweep-index) into the\n"
+         "one --study-out names, and print its table",
+         [](CliCommand& c, auto&, auto& v) {
+             c.action = CliCommand::Action::gather_study;
+             c.gathered_studies.push_back(v);
+         },
+         true},
+        {"--export-study", "FILE", "print a study file's table (with --csv: as CSV) and exit",
+         [](CliCommand& c, auto&, auto& v) {
+             c.action = CliCommand::Action::export_study;
+             c.export_study_path = v;
+         }},
+        {"--csv", nullptr, "with --export-study: print the table as CSV",
+         [](CliCommand& c, auto&, auto&) { c.csv = true; }},
         {"--repeat", "R",
          "with --compare: run the comparison R times, device counts alternating\n"
-         "(1, N, 1, N, ...), and print each count's median speedup and range",
+         "(1, N, 1, N, ...), and print each count's median speedup and range;\n"
+         "with --sweep: run the grid R times",
          [](CliCommand& c, auto& f, auto& v) {
              c.repeats = parse_number<int>(f, v);
              if (c.repeats < 1 || c.repeats > 100)
@@ -140,13 +179,62 @@ std::optional<CliCommand::Action> answered_at_once(const std::string& flag) {
     return std::nullopt;
 }
 
+// --sweep's options without it, and what it does not combine with.
+void check_sweep_options(const CliCommand& command) {
+    const bool sweep = command.action == CliCommand::Action::sweep;
+    if (command.action == CliCommand::Action::gather_study && command.study_path.empty())
+        throw Error("--gather-study writes one study: name it with --study-out FILE");
+    const bool sweep_or_gather = sweep || command.action == CliCommand::Action::gather_study;
+    const std::pair<bool, const char*> sweep_only[] = {
+        {command.sweep_index.has_value(), "--sweep-index"},
+        {!command.study_path.empty() && !sweep_or_gather, "--study-out"},
+        {!command.sweep_csv_path.empty(), "--sweep-csv"}};
+    for (const auto& [given, flag] : sweep_only)
+        if (given && !sweep)
+            throw Error(std::string(flag) + " goes with a sweep: add --sweep KEY=LIST (e.g. devices=1,2)");
+    if (command.csv && command.action != CliCommand::Action::export_study)
+        throw Error("--csv goes with --export-study FILE");
+    const SweepGrid& grid = command.sweep_grid;
+    const bool has_grid = !grid.device_counts.empty() || !grid.batch_sizes.empty() || !grid.lrs.empty();
+    if (has_grid && !command.compare_counts.empty())
+        throw Error("--sweep and --compare both plan the runs: give one (--sweep devices=1,2 "
+                    "compares device counts too)");
+    if (command.action == CliCommand::Action::gather_study)
+        check_run_outputs(command.config, {{command.study_path, "--study-out"}});
+    if (!sweep) return;
+    if (!command.config.record_path.empty())
+        throw Error("--record keeps one run; --sweep makes several (their records are in the study file)");
+    if (command.predict)
+        throw Error("--predict follows one run or a comparison; run it without --sweep");
+    if (command.config.epochs < 1)
+        throw Error("--sweep measures training speed: set --epochs to 1 or more");
+    if (command.sweep_index) {
+        std::size_t points = 1;
+        for (const std::size_t axis : {command.sweep_grid.device_counts.size(),
+                                       command.sweep_grid.batch_sizes.size(),
+                                       command.sweep_grid.lrs.size()})
+            points *= std::max<std::size_t>(axis, 1);
+        if (*command.sweep_index >= points)
+            throw Error("--sweep-index " + std::to_string(*command.sweep_index) +
+                        " is past the grid's last point: it has " + std::to_string(points) +
+                        " (0 to " + std::to_string(points - 1) + ")");
+    }
+    std::vector<NamedPath> outputs;
+    if (!command.study_path.empty()) outputs.push_back({command.study_path, "--study-out"});
+    if (!command.sweep_csv_path.empty()) outputs.push_back({command.sweep_csv_path, "--sweep-csv"});
+    // Checked before any run, as --record and --save are.
+    check_run_outputs(command.config, outputs);
+}
+
 // The options that only make sense together (--repeat with --compare, ...),
 // then the settings themselves, as validate() holds them.
 void check_option_combinations(const CliCommand& command) {
     if (command.scale_lr && command.action != CliCommand::Action::compare)
         throw Error("--scale-lr only applies to --compare");
-    if (command.repeats > 1 && command.action != CliCommand::Action::compare)
-        throw Error("--repeat repeats a comparison: add --compare 1,N");
+    check_sweep_options(command);
+    if (command.repeats > 1 && command.action != CliCommand::Action::compare &&
+        command.action != CliCommand::Action::sweep)
+        throw Error("--repeat repeats a comparison or a sweep: add --compare 1,N or --sweep KEY=LIST");
     if (command.predict && command.config.epochs < 1)
         throw Error("--predict needs a run to predict from: set --epochs to 1 or more");
     if (!command.config.record_path.empty() && command.action == CliCommand::Action::compare)
@@ -164,8 +252,9 @@ void check_option_combinations(const CliCommand& command) {
         throw Error("--distributed needs MPI: this dp-train was built without it "
                     "(install libopenmpi-dev and configure with -DDP_MPI=ON)");
 #endif
-        if (command.action == CliCommand::Action::compare)
-            throw Error("--compare runs in one process; it does not combine with --distributed");
+        if (command.action == CliCommand::Action::compare || command.action == CliCommand::Action::sweep)
+            throw Error("--compare and --sweep run in one process; they do not combine with "
+                        "--distributed (one task of a Slurm job array runs one point: --sweep-index I)");
         if (command.predict)
             throw Error("--predict models one process's devices; run it without --distributed");
         if (!command.config.devices.empty())
@@ -218,6 +307,9 @@ CliCommand parse_arguments(const std::vector<std::string>& args) {
         }
         if (!field) {
             option->apply(command, flag, value);
+            // The words after it up to the next option are its values too.
+            while (option->takes_more_words && i + 1 < args.size() && !args[i + 1].starts_with("-"))
+                option->apply(command, flag, args[++i]);
             if (command.action == CliCommand::Action::list_devices) {
                 available_devices();  // a bad DP_CPU_DEVICES is a usage error here too
                 return command;

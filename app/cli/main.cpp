@@ -9,15 +9,13 @@
 #include <vector>
 
 #include "cli/cli_options.h"
-#include "cli/console_observer.h"
-#include "cli/counted_noun.h"
 #include "cli/interrupt.h"
 #include "cli/prediction_report.h"
-#include "cli/record_sinks.h"
+#include "cli/study_console.h"
+#include "cli/sweep_command.h"
 #include "cli/version_text.h"
 #include "cli/scratch_folder.h"
 #include "core/format.h"
-#include "core/machine_load.h"
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "devices/device.h"
@@ -27,7 +25,6 @@
 #include "config/slow_devices.h"
 #include "scaling/scaling_comparison.h"
 #include "scaling/speedup_gap.h"
-#include "train/trainer.h"
 #ifdef DP_HAVE_MPI
 #include "cli/distributed_run.h"
 #endif
@@ -46,67 +43,6 @@ int list_devices() {
 // The one line dp-train prints for an error, settings named by their flags.
 void print_error(const std::string& message) {
     std::fprintf(stderr, "dp-train: %s\n", dp::render_settings(message, dp::flag_or_label).c_str());
-}
-
-// A run stopped by a signal (cli/interrupt.h): what was kept, and the shell's exit code for it.
-int interrupted_exit_code(const dp::RunSummary& summary, int planned_epochs) {
-    std::fprintf(stderr, "dp-train: stopped by %s after %zu of %d epochs; the run is recorded "
-                         "as stopped\n",
-                 dp::interrupting_signal_name(), summary.epochs.size(), planned_epochs);
-    return 128 + dp::interrupting_signal();
-}
-
-// Trains on `devices`, config.devices resolved once by the caller. Exit code
-// 1 if the run failed, 128 + the signal if a signal stopped it;
-// `summary` receives what it measured.
-int train(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devices,
-          const dp::CliCommand& command, dp::RunSummary* summary = nullptr,
-          const std::string& comparison_group = {}) {
-    std::optional<dp::RecordedRun> record;
-    if (auto sinks = dp::record_sinks(config, command.history); !sinks.empty()) {
-        dp::TrainConfig as_run = config;
-        as_run.devices.clear();
-        for (const auto& device : devices) as_run.devices.push_back(device.id);
-        dp::RunRecord started = dp::start_run_record(as_run, "dp-train");
-        started.comparison_group = comparison_group;
-        record.emplace(std::move(started), std::move(sinks));
-    }
-    dp::ConsoleObserver observer({.epochs = config.epochs,
-                                  .verbose = command.verbose,
-                                  .quiet = false,
-                                  .failure_prefix = "",
-                                  .record = record ? &*record : nullptr});
-    dp::Trainer trainer(config, devices);
-    const dp::StopOnInterrupt stop_on_interrupt(trainer);
-    const auto outcome = trainer.run(observer);
-    if (record)
-        // Printed unless it is the failure the run already reported.
-        if (const std::string failed = record->finish(outcome, observer.failure());
-            !failed.empty() && failed != observer.failure()) {
-            print_error(failed);
-            return 1;
-        }
-    if (summary) *summary = observer.summary();
-    if (outcome == dp::RunOutcome::failed) return 1;
-    if (outcome == dp::RunOutcome::stopped && dp::interrupting_signal())
-        return interrupted_exit_code(observer.summary(), config.epochs);
-    return 0;
-}
-
-// One run of a comparison, flagged when other processes kept more than a
-// fifth of the cores busy while it ran (its time then says little); `load`
-// is what they kept busy, for the report.
-int compared_run(const dp::TrainConfig& config, const std::vector<dp::DeviceInfo>& devices,
-                 const dp::CliCommand& command, dp::RunSummary& summary, const std::string& group,
-                 dp::MachineLoad& load) {
-    const dp::CpuClock before = dp::read_cpu_clock();
-    const int code = train(config, devices, command, &summary, group);
-    load = dp::machine_load_between(before, dp::read_cpu_clock());
-    if (load.busy())
-        dp::print(stdout, "-- measured while the machine was busy: other processes used %.1f of %d "
-                          "cores (load average %.1f); its time is not trusted\n",
-                  load.other_cores, load.cores, load.load_average);
-    return code;
 }
 
 // "with a straggler: cpu:1 1.5x slower; the 1-device run has no cpu:1 and
@@ -144,6 +80,42 @@ std::vector<dp::SpeedupGap> print_comparison(const std::vector<dp::TrainConfig>&
     return gaps;
 }
 
+// A comparison's console: after each repeat its speedup table and each
+// N-device run's gap; what --predict and --report need kept.
+class ComparisonConsole final : public dp::StudyConsole {
+public:
+    using StudyConsole::StudyConsole;
+
+    void on_run_finished(const dp::StudyRunResult& result) override {
+        StudyConsole::on_run_finished(result);
+        if (result.outcome != dp::RunOutcome::finished) return;
+        const std::vector<dp::PlannedRun>& points = plan_->points;
+        runs_.resize(points.size());
+        loads_.resize(points.size());
+        runs_[result.run.point] = result.summary;
+        loads_[result.run.point] = result.load;
+        if (result.run.point + 1 < points.size()) return;
+        // The repeat is complete: its table, and what --predict scales from.
+        std::vector<dp::TrainConfig> configs;
+        for (const dp::PlannedRun& point : points) configs.push_back(point.config);
+        repeats.push_back(dp::compare_runs(configs, runs_));
+        for (std::size_t i = 0; i < configs.size(); ++i) repeats.back()[i].load = loads_[i];
+        gaps = print_comparison(configs, runs_, repeats.back());
+        predicted_configs.insert(predicted_configs.end(), configs.begin(), configs.end());
+        predicted_runs.insert(predicted_runs.end(), runs_.begin(), runs_.end());
+    }
+
+    std::vector<std::vector<dp::ComparisonRow>> repeats;
+    std::vector<dp::SpeedupGap> gaps;  // the last repeat's
+    // --predict scales from, and checks against, every repeat's runs.
+    std::vector<dp::TrainConfig> predicted_configs;
+    std::vector<dp::RunSummary> predicted_runs;
+
+private:
+    std::vector<dp::RunSummary> runs_;  // the repeat in progress, by point
+    std::vector<dp::MachineLoad> loads_;
+};
+
 int compare(const dp::CliCommand& command) {
     // The first run's parameters after each epoch, for the others' drift.
     std::optional<dp::ScratchFolder> scratch;
@@ -153,66 +125,32 @@ int compare(const dp::CliCommand& command) {
         print_error(error.what());
         return 2;  // an environment no run can use, found before any run
     }
-    const std::filesystem::path& snapshots = scratch->path();
     // Resolved once: run i is on the first configs[i].devices.size() of them.
     const auto devices = dp::select_devices(command.config.devices);
-    std::vector<dp::TrainConfig> configs;
+    dp::StudyPlan plan;
     try {
-        configs = dp::comparison_configs(command.config, devices, command.compare_counts,
-                                         command.scale_lr, snapshots.string());
-        // Every run's settings hold (a scaled lr can overflow), before the first trains.
-        for (const auto& config : configs)
-            dp::validate(config, std::vector<dp::DeviceInfo>(
-                                     devices.begin(),
-                                     devices.begin() + std::ptrdiff_t(config.devices.size())));
+        plan = dp::comparison_plan(command.config, devices, command.compare_counts,
+                                   command.scale_lr, command.repeats, scratch->path().string());
     } catch (const dp::Error& error) {
         print_error(error.what());
         return 2;  // settings that hold alone but not together: a bad command line
     }
-    std::vector<std::vector<dp::ComparisonRow>> repeats;
-    std::vector<dp::RunSummary> runs(configs.size());
-    std::vector<dp::MachineLoad> loads(configs.size());
-    std::vector<dp::SpeedupGap> gaps;
-    std::vector<dp::TrainConfig> predicted_configs;
-    std::vector<dp::RunSummary> predicted_runs;
-    bool busy = false;
-    // Repeats alternate the counts (1, N, 1, N, ...): load that drifts hits each alike.
-    // One group for all of them: the workbench pairs each N-device run with
-    // the 1-device run before it and shows the repeats' median and range.
-    const std::string group = dp::new_comparison_group();
-    for (int repeat = 0; repeat < command.repeats; ++repeat) {
-        for (std::size_t i = 0; i < configs.size(); ++i) {
-            dp::print(stdout, "== run %zu of %zu%s: %s, global batch %d, lr %g\n", i + 1,
-                      configs.size(),
-                      command.repeats > 1 ? dp::format(", repeat %d of %d", repeat + 1, command.repeats).c_str() : "",
-                      dp::counted((long long)configs[i].devices.size(), "device", "devices").c_str(),
-                      configs[i].batch_size, double(configs[i].lr));
-            const std::vector<dp::DeviceInfo> run_devices(
-                devices.begin(), devices.begin() + std::ptrdiff_t(configs[i].devices.size()));
-            if (const int code = compared_run(configs[i], run_devices, command, runs[i], group, loads[i]))
-                return code;
-            busy = busy || loads[i].busy();
-        }
-        repeats.push_back(dp::compare_runs(configs, runs));
-        for (std::size_t i = 0; i < configs.size(); ++i) repeats.back()[i].load = loads[i];
-        gaps = print_comparison(configs, runs, repeats.back());
-        // --predict scales from, and checks against, every repeat's runs.
-        predicted_configs.insert(predicted_configs.end(), configs.begin(), configs.end());
-        predicted_runs.insert(predicted_runs.end(), runs.begin(), runs.end());
-    }
+    ComparisonConsole console(command);
+    const dp::StudyResult result = dp::cli_study_runner(command).run(plan, console);
+    if (!result.complete) return dp::study_exit_code(result);
     // The verdict word follows the range (a range that holds 1x is no measurable difference).
-    if (configs.size() > 1)
+    if (plan.points.size() > 1)
         std::printf("\nspeedup, %s:\n%s",
                     command.repeats > 1 ? dp::format("median and range of %d repeats", command.repeats).c_str()
                                         : "with the range its steady epochs allow",
-                    dp::format_repeated_speedups(dp::repeated_speedups(repeats)).c_str());
-    if (busy)
-        std::printf("note: some runs were measured while the machine was busy (marked above)\n");
+                    dp::format_repeated_speedups(dp::repeated_speedups(console.repeats)).c_str());
+    console.print_busy_note();
     // A failed write is the run's failure (exit 1, main's one line).
     if (!command.report_path.empty())
-        dp::write_comparison_report(command.report_path, repeats, gaps);
+        dp::write_comparison_report(command.report_path, console.repeats, console.gaps);
     if (command.predict)
-        std::fputs(dp::prediction_report(predicted_configs, predicted_runs, devices).c_str(), stdout);
+        std::fputs(dp::prediction_report(console.predicted_configs, console.predicted_runs, devices).c_str(),
+                   stdout);
     return 0;
 }
 
@@ -220,10 +158,12 @@ int compare(const dp::CliCommand& command) {
 int train_and_predict(const dp::CliCommand& command) {
     // Resolved once for the whole run (parse_cli refused unknown devices).
     const std::vector<dp::DeviceInfo> devices = dp::select_devices(command.config.devices);
-    if (!command.predict) return train(command.config, devices, command);
-    dp::RunSummary summary;
-    if (const int code = train(command.config, devices, command, &summary); code != 0) return code;
-    std::fputs(dp::prediction_report({command.config}, {summary}, devices).c_str(), stdout);
+    dp::StudyConsole console(command);
+    const dp::StudyResult result =
+        dp::cli_study_runner(command).run(dp::single_run_plan(command.config, devices), console);
+    if (const int code = dp::study_exit_code(result); code != 0 || !command.predict) return code;
+    std::fputs(dp::prediction_report({command.config}, {result.runs.back().summary}, devices).c_str(),
+               stdout);
     return 0;
 }
 
@@ -260,6 +200,12 @@ int main(int argc, char** argv) {
             return list_devices();
         case dp::CliCommand::Action::compare:
             return compare(command);
+        case dp::CliCommand::Action::sweep:
+            return dp::sweep(command);
+        case dp::CliCommand::Action::gather_study:
+            return dp::gather_study(command);
+        case dp::CliCommand::Action::export_study:
+            return dp::export_study(command);
         case dp::CliCommand::Action::train:
 #ifdef DP_HAVE_MPI
             if (command.distributed) return dp::train_distributed(command, argc, argv);

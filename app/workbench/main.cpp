@@ -28,6 +28,8 @@
 #include "interrupt_signals.h"
 #include "main_window.h"
 #include "ring_allreduce_view.h"
+#include "study/study_file.h"
+#include "study_window.h"
 #include "run_config_panel.h"
 #include "config/config_fields.h"
 #include "workbench_resources.h"
@@ -78,7 +80,10 @@ QCommandLineOption hidden(QCommandLineOption option)
 // cannot be written.
 void saveAndQuit(MainWindow& window, const QString& path, int exitCode)
 {
-    if (!window.grab().save(path)) {
+    // An opened study (--import study.json) is what the picture is of.
+    const QList<StudyWindow*> studies = window.findChildren<StudyWindow*>(Qt::FindDirectChildrenOnly);
+    QWidget* shown = studies.isEmpty() ? static_cast<QWidget*>(&window) : studies.last();
+    if (!shown->grab().save(path)) {
         std::fprintf(stderr, "dp-workbench: cannot write %s\n", qPrintable(path));
         exitCode = 1;
     }
@@ -265,8 +270,8 @@ void declareOptions(QCommandLineParser& parser)
         hidden({QStringLiteral("scale-lr"), QStringLiteral("Compare with batch and lr scaled by N.")}),
         hidden({QStringLiteral("presenter"), QStringLiteral("Open in presenter mode.")}),
         hidden({QStringLiteral("maximized"), QStringLiteral("Open maximized (screenshots under a window manager).")}),
-        // Shown (issue 41): how a cluster job's record is opened, as the sbatch script says.
-        {QStringLiteral("import"), QStringLiteral("Import a run record JSON at launch (repeatable)."),
+        // Shown (issue 41): how a cluster job's record or a sweep's study is opened.
+        {QStringLiteral("import"), QStringLiteral("Import a run record JSON, or open a study (dp-train --sweep's), at launch (repeatable)."),
          QStringLiteral("FILE")},
         hidden({QStringLiteral("show-tab"), QStringLiteral("Show the view tab with this title."),
                 QStringLiteral("TITLE")}),
@@ -347,7 +352,17 @@ std::optional<int> prepareWindow(MainWindow& window, const QCommandLineParser& p
     if (parser.isSet(QStringLiteral("presenter")))
         window.setPresenterMode(true);
     // All at once: one history transaction and one relabelling for any number of files.
-    if (const QStringList records = parser.values(QStringLiteral("import")); !records.isEmpty()) {
+    // A study file (dp-train --sweep's) opens in a window of its own; the rest are run records.
+    QStringList records;
+    for (const QString& path : parser.values(QStringLiteral("import"))) {
+        if (!dp::is_study_file(path.toStdString())) {
+            records.append(path);
+        } else if (QString problem; !openStudyWindow(path, &window, &problem)) {
+            std::fprintf(stderr, "dp-workbench: cannot open the study: %s\n", qPrintable(problem));
+            return 2;
+        }
+    }
+    if (!records.isEmpty()) {
         if (QString problem; !window.importRunRecords(records, &problem)) {
             // The reason names the file already.
             std::fprintf(stderr, "dp-workbench: cannot import: %s\n", qPrintable(problem));

@@ -54,6 +54,7 @@ void RecordedRun::count_as_own(std::vector<std::int64_t> pids) {
 void RecordedRun::measure_load() {
     const MachineLoad load = machine_load_between(started_, read_cpu_clock(own_processes_));
     if (!load.known) return;
+    load_ = load;
     record_.other_cores = load.other_cores;
     record_.busy = load.busy();
 }
@@ -68,15 +69,6 @@ bool RecordedRun::may_write(const RunRecordSink& sink) const {
     // single process reads nothing back at its epochs.
     return record_.processes < 2 || record_.status == RunStatus::failed ||
            !sink.holds_failure(record_.id);
-}
-
-bool JsonRecordFile::holds_failure(const std::string& id) const {
-    try {
-        const RunRecord stored = read_run_record(file_);
-        return stored.id == id && stored.status == RunStatus::failed;
-    } catch (const std::exception&) {
-        return false;  // none yet, or not a record: it is written over
-    }
 }
 
 }  // namespace dp

@@ -7,30 +7,10 @@
 
 #include "core/machine_load.h"
 #include "record/run_record_json.h"
+#include "record/run_record_sink.h"
 #include "train/trainer.h"
 
 namespace dp {
-
-// A place a run's record is kept: each write replaces the previous one.
-class RunRecordSink {
-public:
-    virtual ~RunRecordSink() = default;
-    virtual void write(const RunRecord& record) = 0;
-    // Whether the sink already keeps run `id` as failed: written by another
-    // rank of an MPI job, whose failure RecordedRun never replaces.
-    virtual bool holds_failure(const std::string& /*id*/) const { return false; }
-};
-
-// dp-train --record PATH: the record as JSON, written atomically.
-class JsonRecordFile final : public RunRecordSink {
-public:
-    explicit JsonRecordFile(std::filesystem::path file) : file_(std::move(file)) {}
-    void write(const RunRecord& record) override { write_run_record(file_, record); }
-    bool holds_failure(const std::string& id) const override;
-
-private:
-    std::filesystem::path file_;
-};
 
 // One run's record through its life, the same in dp-train and the
 // workbench: written to every sink when the run starts, after every epoch
@@ -67,6 +47,9 @@ public:
     // Finished, stopped, or failed with `error`. Returns the first sink's
     // error if the end could not be written, else "".
     std::string finish(RunOutcome outcome, const std::string& error);
+    // The rest of the machine's load from the run's start to the last
+    // epoch or its end: the one measurement of it a front end quotes.
+    const MachineLoad& load() const { return load_; }
 
 private:
     void write();
@@ -79,6 +62,7 @@ private:
     RunRecord record_;
     BatchLossTrace batch_losses_;  // record_.batch_losses before decimation settles
     CpuClock started_;  // for the machine's load while the run trains
+    MachineLoad load_;  // measure_load's last
     std::vector<std::int64_t> own_processes_;  // count_as_own's
     std::vector<std::unique_ptr<RunRecordSink>> sinks_;
 };

@@ -13,6 +13,7 @@
 #include "backend/onednn/onednn_backend.h"
 #include "cli/cli_options.h"
 #include "cli/man_page.h"
+#include "study/study_file.h"
 #include "models/model_registry.h"
 #include "dp_train_process.h"
 #include "process_locale.h"
@@ -144,6 +145,44 @@ private slots:
         QTest::newRow("predict without training")
             << QStringList{"--predict", "--load", "c.safetensors", "--epochs", "0"}
             << "--predict needs a run to predict from";
+        // --sweep's grid: each bad spec named with its fix.
+        QTest::newRow("sweep without a grid") << QStringList{"--sweep"} << "--sweep needs a value";
+        QTest::newRow("sweep unknown key")
+            << QStringList{"--sweep", "gpus=1,2"}
+            << "--sweep: unknown key 'gpus'; sweep one of devices, batch-size, lr (e.g. devices=1,2)";
+        QTest::newRow("sweep axis without values")
+            << QStringList{"--sweep", "devices"} << "--sweep: 'devices' is not KEY=VALUES; write e.g. devices=1,2";
+        QTest::newRow("sweep empty values")
+            << QStringList{"--sweep", "devices="} << "--sweep devices=: an empty value; list the values";
+        QTest::newRow("sweep empty item")
+            << QStringList{"--sweep", "batch-size=64,,256"} << "--sweep batch-size=64,,256: an empty value";
+        QTest::newRow("sweep bad number")
+            << QStringList{"--sweep", "batch-size=64,big"} << "--sweep batch-size: 'big' is not a whole number";
+        QTest::newRow("sweep bad lr")
+            << QStringList{"--sweep", "lr=0.1,fast"} << "--sweep lr: 'fast' is not a number (e.g. lr=0.1,0.2)";
+        QTest::newRow("sweep zero devices")
+            << QStringList{"--sweep", "devices=0,1"} << "--sweep devices: 0 is not above 0";
+        QTest::newRow("sweep value twice")
+            << QStringList{"--sweep", "lr=0.1,0.1"} << "--sweep lr lists 0.1 twice; list each value once";
+        QTest::newRow("sweep key twice")
+            << QStringList{"--sweep", "devices=1", "devices=2"} << "--sweep names devices twice";
+        QTest::newRow("sweep index past the grid")
+            << QStringList{"--sweep", "devices=1,2", "--sweep-index", "2"}
+            << "--sweep-index 2 is past the grid's last point: it has 2 (0 to 1)";
+        QTest::newRow("sweep index without a sweep")
+            << QStringList{"--sweep-index", "0"} << "--sweep-index goes with a sweep: add --sweep KEY=LIST";
+        QTest::newRow("sweep and compare")
+            << QStringList{"--compare", "1,2", "--sweep", "devices=1,2"}
+            << "--sweep and --compare both plan the runs: give one";
+        QTest::newRow("compare and sweep")
+            << QStringList{"--sweep", "devices=1,2", "--compare", "1,2"}
+            << "--sweep and --compare both plan the runs: give one";
+        QTest::newRow("sweep with record")
+            << QStringList{"--sweep", "devices=1,2", "--record", "r.json"} << "--record keeps one run; --sweep makes several";
+        QTest::newRow("sweep csv in a missing folder")
+            << QStringList{"--sweep", "devices=1,2", "--sweep-csv", "/nonexistent-folder/t.csv"}
+            << "--sweep-csv /nonexistent-folder/t.csv: folder /nonexistent-folder does not exist";
+        QTest::newRow("csv without a study") << QStringList{"--csv"} << "--csv goes with --export-study FILE";
 #ifdef DP_HAVE_MPI
         QTest::newRow("predict with distributed")
             << QStringList{"--distributed", "--predict"} << "run it without --distributed";
@@ -532,6 +571,197 @@ private slots:
                 runs[1]["speedup"].toDouble() <= speedup["max"].toDouble());
         // The verdict is the one printed.
         QVERIFY2(result.out.contains("verdict: " + gap["verdict"].toString()), qPrintable(result.out));
+    }
+
+    // --sweep: every grid point's runs under a header, then one table (a
+    // row per point, the baseline first in each cell), one study file
+    // holding every run's record, and the table as CSV.
+    void sweepPrintsOneTableAndKeepsTheStudy() {
+        QTemporaryDir dir;
+        const QString study_path = dir.filePath("study.json"), csv_path = dir.filePath("table.csv");
+        const auto result = run_dp_train({"--sweep", "devices=1,2", "batch-size=32,64", "--repeat", "2",
+                                          "--model", "linear", "--dataset", "random", "--samples",
+                                          "256", "--epochs", "2", "--no-history", "--study-out",
+                                          study_path, "--sweep-csv", csv_path});
+        QCOMPARE(result.exit_code, 0);
+        const QStringList lines = result.out.split('\n');
+        const QStringList runs = lines.filter(QRegularExpression("^== run "));
+        QCOMPARE(runs.size(), 8);
+        QVERIFY2(runs[0].startsWith("== run 1 of 4, repeat 1 of 2: 1 device, global batch 32") &&
+                     runs[3].startsWith("== run 4 of 4, repeat 1 of 2: 2 devices, global batch 64") &&
+                     runs[4].startsWith("== run 1 of 4, repeat 2 of 2: 1 device, global batch 32"),
+                 qPrintable(runs.join('\n')));
+        const auto header = lines.indexOf(QRegularExpression("^devices +batch +lr +s/epoch \\(range\\) +speedup \\(range\\) +efficiency +test acc$"));
+        QVERIFY2(header >= 0, qPrintable(result.out));
+        const QRegularExpression row("^ +([12]) +(32|64) +0\\.2 +[0-9.]+ \\([0-9.]+-[0-9.]+\\) +(baseline|[0-9.]+x \\([0-9.]+-[0-9.]+\\) (faster|slower|no measurable difference)) +[0-9]+% +[0-9.]+");
+        const QStringList expected{"1 32", "2 32", "1 64", "2 64"};
+        for (int i = 0; i < 4; ++i) {
+            const QRegularExpressionMatch match = row.match(lines[header + 1 + i]);
+            QVERIFY2(match.hasMatch(), qPrintable(lines[header + 1 + i]));
+            QCOMPARE(match.captured(1) + " " + match.captured(2), expected[i]);
+            QCOMPARE(match.captured(3) == "baseline", match.captured(1) == "1");
+        }
+        QVERIFY2(result.out.contains("\nstudy: " + study_path + "\n"), qPrintable(result.out));
+
+        // The study file: every run's record, the table worked out from them.
+        const dp::Study study = dp::read_study(study_path.toStdString());
+        QCOMPARE(study.kind, dp::StudyKind::sweep);
+        QCOMPARE(study.grid, std::string("devices=1,2 batch-size=32,64"));
+        QCOMPARE(study.repeats, 2);
+        QCOMPARE(study.runs.size(), std::size_t(8));
+        for (const dp::RunRecord& run : study.runs) {
+            QCOMPARE(run.status, dp::RunStatus::finished);
+            QCOMPARE(run.epochs.size(), std::size_t(2));
+            // A cell's runs are each other's baseline; the cells are apart.
+            QCOMPARE(run.comparison_group == study.runs[0].comparison_group,
+                     run.config.batch_size == 32);
+        }
+        const std::vector<dp::StudyRow> table = study.table();
+        QCOMPARE(table.size(), std::size_t(4));
+        for (const dp::StudyRow& point : table) {
+            QCOMPARE(point.repeats, 2);
+            QCOMPARE(point.baseline_devices, 1);
+            QVERIFY(point.seconds_min <= point.seconds_per_epoch && point.seconds_per_epoch <= point.seconds_max);
+            QVERIFY(point.speedup_min <= point.speedup && point.speedup <= point.speedup_max);
+            QCOMPARE(point.efficiency, point.speedup / point.devices);
+        }
+        QCOMPARE(table[0].speedup, 1.0);
+        // The round trip: what the reader gives back writes the same file.
+        const QByteArray written = file_bytes(study_path);
+        QCOMPARE(QByteArray::fromStdString(dp::study_json(study)), written);
+        QCOMPARE(QByteArray::fromStdString(dp::study_json(dp::study_from_json(written.toStdString()))), written);
+
+        // The CSV: a header of column names, a row per point, '.' decimals.
+        const QStringList csv = QString(file_bytes(csv_path)).trimmed().split('\n');
+        QCOMPARE(csv.size(), 5);
+        QCOMPARE(csv[0], QString("devices,batch_size,lr,repeats,seconds_per_epoch,seconds_per_epoch_min,"
+                                 "seconds_per_epoch_max,speedup,speedup_min,speedup_max,verdict,"
+                                 "baseline_devices,efficiency,final_test_acc,busy"));
+        for (int i = 1; i < csv.size(); ++i) {
+            const QStringList fields = csv[i].split(',');
+            QCOMPARE(fields.size(), 15);
+            QCOMPARE(fields[0] + " " + fields[1], expected[i - 1]);
+            QCOMPARE(fields[2], QString("0.2"));
+            QVERIFY(std::abs(fields[7].toDouble() - table[i - 1].speedup) <= 1e-5 * table[i - 1].speedup);
+            QCOMPARE(fields[10].isEmpty(), fields[0] == "1");  // no verdict for the baseline
+        }
+        // --export-study prints the same table again, as CSV or text.
+        const auto exported = run_dp_train({"--export-study", study_path, "--csv"});
+        QCOMPARE(exported.exit_code, 0);
+        QCOMPARE(exported.out.toUtf8(), file_bytes(csv_path));
+        const auto printed = run_dp_train({"--export-study", study_path});
+        QCOMPARE(printed.exit_code, 0);
+        QVERIFY2(result.out.contains(printed.out), qPrintable(printed.out));
+    }
+
+    // --sweep-index I: one grid point (all its repeats), as one task of a
+    // Slurm job array runs it; a grid asking for more devices than there
+    // are is refused before any run.
+    void sweepIndexRunsOnePoint() {
+        QTemporaryDir dir;
+        const QString study_path = dir.filePath("point.json");
+        const auto result = run_dp_train({"--sweep", "devices=1,2", "batch-size=32,64", "--sweep-index",
+                                          "3", "--model", "linear", "--dataset", "random",
+                                          "--samples", "128", "--epochs", "1", "--no-history",
+                                          "--study-out", study_path});
+        QCOMPARE(result.exit_code, 0);
+        const QStringList runs = result.out.split('\n').filter(QRegularExpression("^== run "));
+        QCOMPARE(runs, QStringList{"== run 4 of 4: 2 devices, global batch 64, lr 0.2"});
+        const dp::Study study = dp::read_study(study_path.toStdString());
+        QCOMPARE(study.runs.size(), std::size_t(1));
+        QCOMPARE(study.runs[0].device_count(), 2);
+        QCOMPARE(study.runs[0].config.batch_size, 64);
+
+        // The last step of a job array gathers the tasks' studies into one.
+        const QString first_path = dir.filePath("first.json"), gathered_path = dir.filePath("all.json");
+        QCOMPARE(run_dp_train({"--sweep", "devices=1,2", "batch-size=32,64", "--sweep-index", "2",
+                               "--model", "linear", "--dataset", "random", "--samples", "128",
+                               "--epochs", "1", "--no-history", "--study-out", first_path})
+                     .exit_code,
+                 0);
+        const auto gathered = run_dp_train({"--gather-study", first_path, study_path, "--study-out", gathered_path});
+        QCOMPARE(gathered.exit_code, 0);
+        const dp::Study all = dp::read_study(gathered_path.toStdString());
+        QCOMPARE(all.runs.size(), std::size_t(2));
+        const std::vector<dp::StudyRow> rows = all.table();
+        QCOMPARE(rows.size(), std::size_t(2));
+        QVERIFY(dp::is_baseline(rows[0]) && rows[1].devices == 2 && rows[1].speedup > 0);
+        QVERIFY2(gathered.out.contains(QString::fromStdString(dp::format_study_table(rows))), qPrintable(gathered.out));
+        const QString other_path = dir.filePath("other.json");
+        QCOMPARE(run_dp_train({"--sweep", "devices=1,2", "--sweep-index", "0", "--model", "linear",
+                               "--dataset", "random", "--samples", "128", "--epochs", "1",
+                               "--no-history", "--study-out", other_path})
+                     .exit_code,
+                 0);
+        const auto mixed = run_dp_train({"--gather-study", first_path, other_path, "--study-out", gathered_path});
+        QCOMPARE(mixed.exit_code, 1);
+        QVERIFY2(mixed.err == "dp-train: study 2 of 2 is not of the same sweep (sweep devices=1,2 --repeat 1; "
+                              "the first: sweep devices=1,2 batch-size=32,64 --repeat 1): gather one "
+                              "sweep's tasks at a time\n",
+                 qPrintable(mixed.err));
+        QCOMPARE(run_dp_train({"--gather-study", first_path}).exit_code, 2);  // no --study-out
+
+        const auto too_many = run_dp_train({"--sweep", "devices=1,64", "--devices", "cpu:0x2",
+                                            "--no-history", "--study-out", study_path});
+        QCOMPARE(too_many.exit_code, 2);
+        QVERIFY2(too_many.err == "dp-train: --sweep devices=64: only 2 devices here (see "
+                                 "--list-devices); list counts up to 2, or name more with --devices\n",
+                 qPrintable(too_many.err));
+    }
+
+    // The study file's reader refuses what is not a study, in one line.
+    void studyReaderRefusesWhatIsNotAStudy_data() {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("not json") << "{" << "not a valid study: a syntax error at byte";
+        QTest::newRow("no format") << "{}" << "not a valid study: \"format\" is missing";
+        QTest::newRow("a run record")
+            << "{\"format\": \"dp-workbench run record\", \"version\": 1}"
+            << "not a valid study: \"format\" is not \"dp-train study\" (a run record is opened with --import)";
+        QTest::newRow("newer version")
+            << "{\"format\": \"dp-train study\", \"version\": 2}" << "not a valid study: version 2 is not 1";
+        QTest::newRow("unknown kind")
+            << "{\"format\": \"dp-train study\", \"version\": 1, \"kind\": \"grid\", \"grid\": \"\", "
+               "\"repeats\": 1, \"runs\": []}"
+            << "not a valid study: unknown kind \"grid\"";
+        QTest::newRow("bad run")
+            << "{\"format\": \"dp-train study\", \"version\": 1, \"kind\": \"sweep\", \"grid\": \"\", "
+               "\"repeats\": 1, \"runs\": [{}]}"
+            << "not a valid study: runs[0]: not a valid run record";
+    }
+    void studyReaderRefusesWhatIsNotAStudy() {
+        QFETCH(QString, json);
+        QFETCH(QString, message);
+        try {
+            dp::study_from_json(json.toStdString());
+            QFAIL("accepted a bad study");
+        } catch (const dp::Error& error) {
+            QVERIFY2(QString(error.what()).startsWith(message), error.what());
+        }
+    }
+
+    // The table's numbers have a '.' whatever the process's locale (a Qt
+    // program sets it from the environment: de_DE writes 0,05).
+    void studyTableIsLocaleIndependent() {
+        const ProcessLocale german("de_DE.UTF-8");
+        if (!german.problem().empty()) QSKIP(german.problem().c_str());
+        dp::StudyRow row;
+        row.devices = 2;
+        row.batch_size = 64;
+        row.lr = 0.05f;
+        row.repeats = 1;
+        row.seconds_per_epoch = row.seconds_min = row.seconds_max = 1.25;
+        row.speedup = row.speedup_min = row.speedup_max = 1.5;
+        row.baseline_devices = 1;
+        row.efficiency = 0.75;
+        row.final_test_acc = 0.5;
+        QCOMPARE(dp::study_table_csv({row}).substr(dp::study_table_csv({}).size()),
+                 std::string("2,64,0.05,1,1.25,1.25,1.25,1.5,1.5,1.5,faster,1,0.75,0.5,false\n"));
+        const std::string text = dp::format_study_table({row});
+        QVERIFY2(text.find("1.250 (1.250-1.250)") != std::string::npos &&
+                     text.find("1.50x (1.50-1.50) faster") != std::string::npos &&
+                     text.find("0.05") != std::string::npos,
+                 text.c_str());
     }
 
     // --predict after --compare 1,2: the what-if table per link, the measured

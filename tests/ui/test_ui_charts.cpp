@@ -37,7 +37,12 @@
 #include "scaling_prediction_chart.h"
 #include "widget_image_export.h"
 #include "speedup_chart.h"
+#include "efficiency_heat_map.h"
+#include "study_table_model.h"
+#include "study_window.h"
 #include "record/run_record.h"
+#include "record/run_record_json.h"
+#include "study/study_file.h"
 
 namespace {
 
@@ -215,6 +220,7 @@ private slots:
     void secondsAndGapAxesStartAtZero();
     void epochTicksAreWholeNumbers();
     void stepViewAndScalingChartExportAtThePictureSize();
+    void studyOpensAsTableAndEfficiencyHeatMap();
     void gapWaterfallWalksFromIdealToMeasured();
     void gapWaterfallDrawsNoiseGreyAndNoNegativeShares();
     void utilisationShowsEachDeviceOfTheNewestRun();
@@ -1258,6 +1264,84 @@ void TestUiCharts::stepViewAndScalingChartExportAtThePictureSize()
         QCOMPARE(svg.viewBox().size(), QSize(800, 450));
         QCOMPARE(widget->size(), onScreen);  // the screen is as it was
     }
+}
+
+// A study file (dp-train --sweep devices=1,2 batch-size=64,256 --repeat 2)
+// opened in the workbench: one table row per grid point, and the heat map's
+// cells hold each point's scaling efficiency; the table exports as CSV.
+void TestUiCharts::studyOpensAsTableAndEfficiencyHeatMap()
+{
+    // Steady epochs of 2 s on 1 device; on 2, 1.6 s at batch 64 (efficiency
+    // 62.5%) and 1 s at batch 256 (100%).
+    std::vector<dp::RunRecord> runs;
+    for (int repeat = 0; repeat < 2; ++repeat)
+        for (const int batch : {64, 256})
+            for (const int devices : {1, 2}) {
+                dp::TrainConfig config;
+                config.batch_size = batch;
+                config.epochs = 2;
+                config.devices = devices == 1 ? std::vector<std::string>{"cpu:0"}
+                                              : std::vector<std::string>{"cpu:0", "cpu:1"};
+                dp::RunRecord record = dp::start_run_record(config, "dp-train");
+                record.status = dp::RunStatus::finished;
+                const double seconds = devices == 1 ? 2.0 : batch == 64 ? 1.6 : 1.0;
+                record.epochs = {{1, 0.9, 0.6, 0.7, seconds * 1.5}, {2, 0.5, 0.8, 0.8, seconds}};
+                runs.push_back(record);
+            }
+    QTemporaryDir dir;
+    const QString path = dir.filePath("study.json");
+    dp::write_study(path.toStdString(), {dp::StudyKind::sweep, "devices=1,2 batch-size=64,256", 2, runs});
+    QVERIFY(dp::is_study_file(path.toStdString()));
+
+    QWidget parent;
+    QString problem;
+    StudyWindow* window = openStudyWindow(path, &parent, &problem);
+    QVERIFY2(window, qPrintable(problem));
+    const StudyTableModel* model = window->tableModel();
+    QCOMPARE(model->rowCount(), 4);
+    const QList<QPair<int, int>> points{{1, 64}, {2, 64}, {1, 256}, {2, 256}};
+    for (int row = 0; row < 4; ++row) {
+        QCOMPARE(model->index(row, StudyTableModel::Devices).data().toInt(), points[row].first);
+        QCOMPARE(model->index(row, StudyTableModel::BatchSize).data().toInt(), points[row].second);
+    }
+    QCOMPARE(model->index(1, StudyTableModel::Efficiency).data().toString(), QString("63%"));
+    QCOMPARE(model->index(1, StudyTableModel::Speedup).data().toString(), QString("1.25× (1.25–1.25)"));
+    QCOMPARE(model->index(0, StudyTableModel::Speedup).data().toString(), QString("baseline"));
+
+    EfficiencyHeatMap* map = window->heatMap();
+    QCOMPARE(map->deviceCounts(), (QList<int>{1, 2}));
+    QCOMPARE(map->batchSizes(), (QList<int>{64, 256}));
+    QCOMPARE(*map->efficiencyAt(1, 64), 1.0);
+    QCOMPARE(*map->efficiencyAt(2, 64), 0.625);
+    QCOMPARE(*map->efficiencyAt(2, 256), 1.0);
+    QVERIFY(!map->efficiencyAt(4, 64));
+    // The cells are drawn in their colours: 62.5% is less green than 100%.
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    const QImage image = map->grab().toImage();
+    const auto cellColour = [&](int column, int row) {
+        // The middle of a cell, left of its centred percentage.
+        const int left = map->fontMetrics().horizontalAdvance(QStringLiteral("batch 000000"))
+                         + map->fontMetrics().height();
+        const int line = map->fontMetrics().height();
+        const double width = double(map->width() - left - line) / 2, height = double(map->height() - 5 * line) / 2;
+        return image.pixelColor(QPointF(left + (column + 0.15) * width, 2 * line + (row + 0.5) * height).toPoint()
+                                * image.devicePixelRatio());
+    };
+    QVERIFY2(cellColour(1, 1).hueF() > cellColour(1, 0).hueF() + 0.05,
+             qPrintable(cellColour(1, 1).name() + " vs " + cellColour(1, 0).name()));
+
+    const QString csv = dir.filePath("table.csv");
+    QVERIFY(window->exportCsv(csv, &problem));
+    QFile written(csv);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QCOMPARE(written.readAll().toStdString(), dp::study_table_csv(dp::read_study(path.toStdString()).table()));
+
+    // A run record is not a study: said in one line, no window.
+    const QString record = dir.filePath("run.json");
+    dp::write_run_record(record.toStdString(), runs.front());
+    QVERIFY(!dp::is_study_file(record.toStdString()));
+    QVERIFY(!openStudyWindow(record, &parent, &problem));
+    QVERIFY2(problem.contains("not a valid study: \"format\" is not \"dp-train study\""), qPrintable(problem));
 }
 
 QTEST_MAIN(TestUiCharts)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "record/run_record_json.h"
+#include "study/study_file.h"
 #include "run_history.h"
 
 namespace {
@@ -323,6 +324,52 @@ private slots:
                          && result.err.count('\n') == 1,
                  qPrintable(result.err));
         QVERIFY2(result.err.contains(reason), qPrintable(result.err));
+    }
+
+    // --import of a study file (dp-train --sweep's) opens it, and the
+    // screenshot is of it; a study that cannot be read says why in one
+    // line, exit 2, as a run record does.
+    void importOpensAStudy()
+    {
+        const QTemporaryDir config, data;
+        std::vector<dp::RunRecord> runs;
+        for (const int devices : {1, 2}) {
+            dp::RunRecord record;
+            record.id = "r" + std::to_string(devices);
+            record.started_at = "2026-01-01T00:00:00Z";
+            record.source = "dp-train";
+            record.status = dp::RunStatus::finished;
+            record.config.epochs = 2;
+            record.config.devices = devices == 1 ? std::vector<std::string>{"cpu:0"}
+                                                 : std::vector<std::string>{"cpu:0", "cpu:1"};
+            record.epochs = {{1, 1.0, 0.5, 0.5, 2.0}, {2, 0.8, 0.6, 0.6, devices == 1 ? 1.0 : 0.6}};
+            runs.push_back(record);
+        }
+        const QString study = data.filePath(QStringLiteral("study.json"));
+        dp::write_study(study.toStdString(), {dp::StudyKind::sweep, "devices=1,2", 1, runs});
+        const QString shot = data.filePath(QStringLiteral("shot.png"));
+        const QHash<QString, QString> dataDir{{QStringLiteral("DP_WORKBENCH_DATA_DIR"), data.path()}};
+        const ProgramResult opened =
+                runWorkbench({QStringLiteral("--import"), study, QStringLiteral("--screenshot"), shot},
+                             config, {}, false, dataDir);
+        QVERIFY2(opened.exitCode == 0, qPrintable(opened.err));
+        QFile picture(shot);
+        QVERIFY(picture.open(QIODevice::ReadOnly) && picture.read(4) == QByteArray("\x89PNG"));
+
+        QFile broken(study);
+        QVERIFY(broken.open(QIODevice::ReadWrite));
+        const QByteArray text = broken.readAll().replace("\"epochs\": [", "\"epochs\": 3, \"x\": [");
+        broken.resize(0);
+        broken.write(text);
+        broken.close();
+        const ProgramResult refused =
+                runWorkbench({QStringLiteral("--import"), study, QStringLiteral("--screenshot"), shot},
+                             config, {}, false, dataDir);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.startsWith(QStringLiteral("dp-workbench: cannot open the study: ") + study
+                                        + ": not a valid study: runs[0]: ")
+                         && refused.err.count('\n') == 1,
+                 qPrintable(refused.err));
     }
 
     // --start --screenshot with settings that cannot run never exited (no
