@@ -15,7 +15,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
-#include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QKeySequence>
@@ -75,13 +74,13 @@
 #include "runs_panel_fit.h"
 #include "runs_table_model.h"
 #include "speedup_chart.h"
+#include "status_line.h"
 #include "scaling/scaling_comparison.h"
 #include "training_worker.h"
 #include "widget_image_export.h"
 
 namespace {
 
-constexpr int kMaxLogLines = 10000;
 // How often the window looks for other programs' changes to the history: a
 // scan of the runs table (not their epochs) each time, soon after an epoch.
 constexpr int kHistoryFollowInterval = 2000;  // ms
@@ -176,8 +175,7 @@ MainWindow::MainWindow(QWidget* parent)
       compareButton_(new QPushButton(tr("Compare 1 vs N"))),
       stopButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"))),
       batchProgressBar_(new QProgressBar),
-      statusLabel_(new QLabel),
-      logView_(new QPlainTextEdit),
+      status_(new StatusLine(this)),
       presenterHints_(new QLabel)
 {
     setWindowTitle(tr("DP Workbench"));
@@ -204,7 +202,7 @@ MainWindow::MainWindow(QWidget* parent)
     restoreSettings();
     if (!historyProblem.isEmpty()) {
         runsPanel_->showHistoryProblem(historyProblem);
-        appendLog(historyProblem);
+        status_->appendLog(historyProblem);
     }
     loadHistory();
     // Other programs' runs move on, end, or lose their process meanwhile.
@@ -212,7 +210,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(historyFollower, &QTimer::timeout, this, &MainWindow::followHistory);
     historyFollower->start(kHistoryFollowInterval);
     updateControls();
-    showStatus(tr("Ready"));
+    status_->show(tr("Ready"));
     showSettingsProblem();
 }
 
@@ -242,8 +240,6 @@ void MainWindow::nameWidgets()
     batchProgressBar_->setStyleSheet(QStringLiteral(
         "QProgressBar { text-align: center; color: palette(window-text); }"
         "QProgressBar::chunk { background-color: #bbdefb; }"));
-    statusLabel_->setObjectName(QStringLiteral("statusLabel"));
-    logView_->setObjectName(QStringLiteral("logView"));
     presenterHints_->setObjectName(QStringLiteral("presenterHints"));
     presenterHints_->setWordWrap(true);
     presenterHints_->setStyleSheet(QStringLiteral("background: #fff8e1; color: #5d4037; padding: 4px;"));
@@ -257,12 +253,6 @@ void MainWindow::setUpControls()
     stopButton_->setToolTip(tr("Stop the run after its current batch, keeping its finished "
                                "epochs, and drop the queued runs"));
     showIdleProgress(tr("no run yet"));
-    statusLabel_->setWordWrap(true);
-    statusLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    logView_->setReadOnly(true);
-    logView_->setMaximumBlockCount(kMaxLogLines);
-    logView_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    logView_->setPlaceholderText(tr("Engine log"));
 }
 
 void MainWindow::buildConfigScroll()
@@ -372,7 +362,7 @@ QWidget* MainWindow::buildViewColumn()
     viewLayout->setContentsMargins(0, 0, 0, 0);
     viewLayout->addWidget(viewTabs_, 1);
     viewLayout->addLayout(controlsRow);
-    viewLayout->addWidget(statusLabel_);
+    viewLayout->addWidget(status_->label());
     return viewColumn;
 }
 
@@ -391,7 +381,7 @@ void MainWindow::buildBottomTabs()
     queuePage->addWidget(queueEmpty);
     queuePage->addWidget(queueView);
     bottomTabs_->addTab(queuePage, tr("Queue"));
-    bottomTabs_->addTab(logView_, tr("Log"));
+    bottomTabs_->addTab(status_->logView(), tr("Log"));
     // The queue tab says how many runs wait, without opening it.
     const auto showQueueLength = [this, queuePage, queueEmpty, queueView] {
         const int waiting = runs_->queue()->rowCount();
@@ -412,7 +402,7 @@ void MainWindow::connectControls()
     connect(configPanel_, &RunConfigPanel::validityChanged, this, [this](bool valid) {
         updateControls();
         if (valid)
-            showStatus(runs_->isRunning() ? tr("Settings ready to queue") : tr("Ready"));
+            status_->show(runs_->isRunning() ? tr("Settings ready to queue") : tr("Ready"));
     });
     connect(configPanel_, &RunConfigPanel::configChanged, this, [this] {
         updateControls();
@@ -428,11 +418,11 @@ void MainWindow::connectRunSignals()
     connect(runs_.get(), &RunManager::runUpdated, this, &MainWindow::onRunUpdated);
     connect(runs_.get(), &RunManager::runEnded, this, &MainWindow::onRunEnded);
     connect(runs_.get(), &RunManager::historyFailed, this, [this](const QString& message) {
-        appendLog(tr("history: %1").arg(message));
-        showStatus(tr("Could not record the run: %1").arg(message), true);
+        status_->appendLog(tr("history: %1").arg(message));
+        status_->show(tr("Could not record the run: %1").arg(message), true);
     });
     connect(runs_.get(), &RunManager::traceFailed, this, [this](const QString& message) {
-        appendLog(tr("warning: %1").arg(message));
+        status_->appendLog(tr("warning: %1").arg(message));
     });
     connect(runs_.get(), &RunManager::runNotKept, this,
             [this](const dp::RunRecord& record, const QString& asideFile, const QString& asideProblem) {
@@ -440,8 +430,8 @@ void MainWindow::connectRunSignals()
                     ? tr("nor saved elsewhere: %1").arg(asideProblem)
                     : tr("saved as %1; File ▸ Import adds it once the history can be written").arg(asideFile);
                 runsModel_->setNotInHistory(record.id, tr("Not in the history: %1").arg(where));
-                appendLog(tr("Not in the history: %1").arg(where));
-                showStatus(tr("%1 · not kept in the history: %2").arg(statusLabel_->text(), where),
+                status_->appendLog(tr("Not in the history: %1").arg(where));
+                status_->show(tr("%1 · not kept in the history: %2").arg(status_->text(), where),
                            true);
             });
     connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
@@ -463,7 +453,7 @@ void MainWindow::connectRunSignals()
         runs_->annotateCurrent(record);  // the run in flight keeps writing them
         saveEditedRun(record, tr("Could not keep the tags and notes: %1"));
     });
-    connect(runsModel_, &RunsTableModel::renameRefused, this, [this](const QString& why) { showStatus(why, true); });
+    connect(runsModel_, &RunsTableModel::renameRefused, this, [this](const QString& why) { status_->show(why, true); });
 }
 
 void MainWindow::connectWorker()
@@ -471,7 +461,7 @@ void MainWindow::connectWorker()
     // The worker emits on its own thread; queued delivery runs these slots on
     // the GUI thread.
     const TrainingWorker* worker = runs_->worker();
-    connect(worker, &TrainingWorker::logLine, this, &MainWindow::appendLog, Qt::QueuedConnection);
+    connect(worker, &TrainingWorker::logLine, status_, &StatusLine::appendLog, Qt::QueuedConnection);
     connect(worker, &TrainingWorker::batchProgress, this, &MainWindow::showBatchProgress,
             Qt::QueuedConnection);
     connect(worker, &TrainingWorker::lossesReported, charts_->lossChart(), &LossChart::appendLosses,
@@ -669,7 +659,7 @@ void MainWindow::loadHistory()
         runsModel_->upsert(history_->runs(&skipped), true, checkedIds);
     } catch (const dp::Error& error) {
         const QString problem = tr("The history could not be read: %1").arg(QString::fromUtf8(error.what()));
-        appendLog(problem);
+        status_->appendLog(problem);
         runsPanel_->showHistoryProblem(problem);
         return;
     }
@@ -681,7 +671,7 @@ void MainWindow::loadHistory()
     QStringList problems;
     for (const std::string& line : skipped) {
         problems << QString::fromStdString(line);
-        appendLog(tr("history: %1").arg(problems.back()));
+        status_->appendLog(tr("history: %1").arg(problems.back()));
     }
     // The first few in the window, where the runs are missing; all in the log.
     constexpr int kProblemsShown = 3;
@@ -739,7 +729,7 @@ bool MainWindow::isRunning() const
 
 QString MainWindow::statusText() const
 {
-    return statusLabel_->text();
+    return status_->text();
 }
 
 void MainWindow::startRun()
@@ -752,7 +742,7 @@ void MainWindow::startRun()
     runs_->enqueue(withRetuneRequest(withOneIdPerDevice(configPanel_->config())));
     retuneAction_->setChecked(false);  // a request for one run
     if (queued)
-        showStatus(tr("Queued: it starts when the current run ends"));
+        status_->show(tr("Queued: it starts when the current run ends"));
 }
 
 dp::TrainConfig MainWindow::withOneIdPerDevice(dp::TrainConfig config)
@@ -780,7 +770,7 @@ void MainWindow::startComparison()
         return;
     }
     if (configPanel_->checkedDeviceCount() < 2) {
-        showStatus(tr("Cannot compare: Compare 1 vs N needs 2 or more devices checked"), true);
+        status_->show(tr("Cannot compare: Compare 1 vs N needs 2 or more devices checked"), true);
         return;
     }
     if (!timeEstimates_->confirmComparison(confirm_))
@@ -807,25 +797,25 @@ void MainWindow::startComparison()
             for (const dp::TrainConfig& config : configs)
                 runs_->enqueue(repeat == 0 ? withRetuneRequest(config) : config, group);
         retuneAction_->setChecked(false);
-        appendLog(tr("— compare 1 vs %1 devices%2%3")
+        status_->appendLog(tr("— compare 1 vs %1 devices%2%3")
                       .arg(devices)
                       .arg(configPanel_->scalesWithDeviceCount()
                                ? tr(", batch and learning rate scaled with the device count")
                                : QString())
                       .arg(repeats > 1 ? tr(", %1 repeats").arg(repeats) : QString()));
     } catch (const dp::Error& error) {
-        showStatus(tr("Cannot compare: %1").arg(engineMessage(error.what())), true);
+        status_->show(tr("Cannot compare: %1").arg(engineMessage(error.what())), true);
     }
 }
 
 bool MainWindow::startLesson(const QString& name)
 {
     if (const QString problem = lessons_->start(name); !problem.isEmpty()) {
-        showStatus(tr("Cannot start the lesson: %1").arg(problem), true);
+        status_->show(tr("Cannot start the lesson: %1").arg(problem), true);
         return false;
     }
     summaryCard_->hide();  // the last comparison's: the lesson's own follow
-    appendLog(tr("— lesson: %1").arg(lessonBanner_->title()));
+    status_->appendLog(tr("— lesson: %1").arg(lessonBanner_->title()));
     return true;
 }
 
@@ -836,7 +826,7 @@ void MainWindow::stopRun()
     runs_->stopAll();
     stopRequested_ = true;
     updateControls();
-    showStatus(tr("Stopping after the current batch…"));
+    status_->show(tr("Stopping after the current batch…"));
 }
 
 void MainWindow::closeAfterRun()
@@ -847,7 +837,7 @@ void MainWindow::closeAfterRun()
     }
     closeAfterRun_ = true;
     stopRun();
-    showStatus(tr("Stopping after the current batch, then quitting…"));
+    status_->show(tr("Stopping after the current batch, then quitting…"));
 }
 
 void MainWindow::updateControls()
@@ -867,7 +857,7 @@ void MainWindow::updateControls()
 void MainWindow::showSettingsProblem()
 {
     if (!configPanel_->isValid())
-        showStatus((runs_->isRunning() ? tr("Cannot queue: %1") : tr("Cannot start: %1"))
+        status_->show((runs_->isRunning() ? tr("Cannot queue: %1") : tr("Cannot start: %1"))
                        .arg(configPanel_->validationError()),
                    true);
 }
@@ -883,12 +873,12 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
     classroomPage_->startRun(runsModel_->labelledRecord(row), color);
 
     const QString label = runsModel_->displayLabel(row);
-    appendLog(QStringLiteral("— %1, %2 epochs").arg(label).arg(record.config.epochs));
+    status_->appendLog(QStringLiteral("— %1, %2 epochs").arg(label).arg(record.config.epochs));
     batchProgressBar_->setRange(0, 0);  // busy until the first batch reports
     batchProgressBar_->setFormat(tr("loading data"));
     progress_.start(record.config.epochs);
     runningLabel_ = label;
-    showStatus(tr("Starting %1: loading data and preparing the devices…").arg(label));
+    status_->show(tr("Starting %1: loading data and preparing the devices…").arg(label));
     updateControls();
 }
 
@@ -900,10 +890,10 @@ void MainWindow::onRunUpdated(const dp::RunRecord& record)
         charts_->updateRun(runsModel_->labelledRecord(row), runsModel_->color(row));
     const dp::EpochMetrics& metrics = record.epochs.back();
     // Same line as dp-train prints, so GUI and CLI logs compare directly.
-    appendLog(QString::fromStdString(dp::epoch_line(metrics, record.config.epochs)));
+    status_->appendLog(QString::fromStdString(dp::epoch_line(metrics, record.config.epochs)));
     // A pending stop keeps its "Stopping…" status until the run ends.
     if (!stopRequested_)
-        showStatus(tr("epoch %1/%2 · test accuracy %3 · %4")
+        status_->show(tr("epoch %1/%2 · test accuracy %3 · %4")
                        .arg(metrics.epoch)
                        .arg(record.config.epochs)
                        .arg(vocabulary::accuracy(metrics.test_acc))
@@ -921,21 +911,21 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
         runsModel_->setChecked(runsModel_->rowOf(record.id), false);
     charts_->refreshNow();
     if (record.status == dp::RunStatus::failed) {
-        appendLog(tr("error: %1").arg(message));
+        status_->appendLog(tr("error: %1").arg(message));
         showIdleProgress(tr("failed"));
-        showStatus(tr("Error: %1").arg(message), true);
+        status_->show(tr("Error: %1").arg(message), true);
     } else if (record.status == dp::RunStatus::stopped) {
-        logSummaryOnce(message, epochsDone);
+        status_->logSummaryOnce(message, epochsDone);
         showIdleProgress(tr("stopped"));
-        showStatus(epochsDone == 0 ? tr("Stopped before the first epoch ended")
+        status_->show(epochsDone == 0 ? tr("Stopped before the first epoch ended")
                                    : tr("Stopped after epoch %1/%2 · %3")
                                          .arg(epochsDone)
                                          .arg(record.config.epochs)
                                          .arg(message));
     } else {
-        logSummaryOnce(message, epochsDone);
+        status_->logSummaryOnce(message, epochsDone);
         showIdleProgress(tr("finished"));
-        showStatus(tr("Finished · %1").arg(message));
+        status_->show(tr("Finished · %1").arg(message));
     }
     // The queue still holds the runs after this one: none of its group left
     // means the comparison is complete.
@@ -964,7 +954,7 @@ void MainWindow::saveEditedRun(const dp::RunRecord& record, const QString& failu
         if (history_ && !runs_->isRunningRun(record.id))
             history_->save(record);
     } catch (const dp::Error& error) {
-        showStatus(failure.arg(QString::fromUtf8(error.what())), true);
+        status_->show(failure.arg(QString::fromUtf8(error.what())), true);
     }
 }
 
@@ -1061,7 +1051,7 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
         if (history_)
             history_->remove(ids);
     } catch (const dp::Error& error) {
-        showStatus(tr("Could not delete: %1").arg(QString::fromUtf8(error.what())), true);
+        status_->show(tr("Could not delete: %1").arg(QString::fromUtf8(error.what())), true);
         return;
     }
     {
@@ -1071,7 +1061,7 @@ void MainWindow::deleteRuns(const std::vector<std::string>& ids)
     }
     runsModel_->remove(ids);
     saveCheckedRuns();
-    showStatus(tr("Deleted %1 from the history").arg(vocabulary::runs(int(ids.size()))));
+    status_->show(tr("Deleted %1 from the history").arg(vocabulary::runs(int(ids.size()))));
 }
 
 bool MainWindow::importRunRecord(const QString& path, QString* problem)
@@ -1113,24 +1103,24 @@ bool MainWindow::importRunRecords(const QStringList& paths, QString* problem)
         runsModel_->upsert(records, false, drawn);
         for (std::size_t i = 0; i < records.size(); ++i) {
             showRunOnCharts(records[i], runsModel_->isChecked(runsModel_->rowOf(records[i].id)));
-            appendLog(tr("imported %1 from %2").arg(QString::fromStdString(records[i].id), importedFrom[qsizetype(i)]));
+            status_->appendLog(tr("imported %1 from %2").arg(QString::fromStdString(records[i].id), importedFrom[qsizetype(i)]));
         }
         if (records.size() == 1)
-            showStatus(tr("Imported %1").arg(QString::fromStdString(records.front().label())));
+            status_->show(tr("Imported %1").arg(QString::fromStdString(records.front().label())));
         else if (records.size() > drawn.size())
-            showStatus(tr("Imported %1; the last %2 are on the charts, check others in the runs table to draw them")
+            status_->show(tr("Imported %1; the last %2 are on the charts, check others in the runs table to draw them")
                            .arg(vocabulary::runs(int(records.size())))
                            .arg(drawn.size()));
         else if (!records.empty())
-            showStatus(tr("Imported %1").arg(vocabulary::runs(int(records.size()))));
+            status_->show(tr("Imported %1").arg(vocabulary::runs(int(records.size()))));
         else if (!already.isEmpty())
-            showStatus(tr("Already in the history: %1").arg(already.join(QStringLiteral(", "))));
+            status_->show(tr("Already in the history: %1").arg(already.join(QStringLiteral(", "))));
         return true;
     } catch (...) {
         // Anything at all (a full disk under the history, no memory left): a
         // line in the window, never an exception out of the menu's slot.
         const QString reason = QString::fromStdString(dp::current_exception_message());
-        showStatus(tr("Import failed: %1").arg(reason), true);
+        status_->show(tr("Import failed: %1").arg(reason), true);
         if (problem)
             *problem = reason;
         return false;
@@ -1140,7 +1130,7 @@ bool MainWindow::importRunRecords(const QStringList& paths, QString* problem)
 bool MainWindow::exportTo(const QString& folder)
 {
     if (!QDir().mkpath(folder)) {
-        showStatus(tr("Export failed: cannot create %1").arg(folder), true);
+        status_->show(tr("Export failed: cannot create %1").arg(folder), true);
         return false;
     }
     const QDir dir(folder);
@@ -1151,7 +1141,7 @@ bool MainWindow::exportTo(const QString& folder)
     if (failed.isEmpty() && scalingPage_->chart()->predictedLine()->count() > 0)
         failed = exportWidget(*scalingPage_->chart(), dir, QStringLiteral("scaling_prediction"));
     if (!failed.isEmpty()) {
-        showStatus(tr("Export failed: cannot write %1").arg(failed), true);
+        status_->show(tr("Export failed: cannot write %1").arg(failed), true);
         return false;
     }
     const std::vector<dp::RunRecord> runs = runsModel_->checkedRecords();
@@ -1163,7 +1153,7 @@ bool MainWindow::exportTo(const QString& folder)
     };
     for (const auto& [name, contents] : tables) {
         if (!writeFile(dir.filePath(name), contents)) {
-            showStatus(tr("Export failed: cannot write %1").arg(dir.filePath(name)), true);
+            status_->show(tr("Export failed: cannot write %1").arg(dir.filePath(name)), true);
             return false;
         }
     }
@@ -1175,11 +1165,11 @@ bool MainWindow::exportTo(const QString& folder)
             continue;
         QFile::remove(copy);
         if (!QFile::copy(trace, copy)) {
-            showStatus(tr("Export failed: cannot write %1").arg(copy), true);
+            status_->show(tr("Export failed: cannot write %1").arg(copy), true);
             return false;
         }
     }
-    showStatus(tr("Exported the charts and %1 to %2").arg(vocabulary::runs(int(runs.size())), folder));
+    status_->show(tr("Exported the charts and %1 to %2").arg(vocabulary::runs(int(runs.size())), folder));
     return true;
 }
 
@@ -1298,7 +1288,7 @@ void MainWindow::showBatchProgress(int epoch, int batch, int batchesPerEpoch, do
     progress_.setQueue(timeEstimates_->queueTime(*runs_->queue()));
     batchProgressBar_->setFormat(progress_.text());
     if (firstBatch && !stopRequested_)
-        showStatus(tr("Training %1").arg(runningLabel_));
+        status_->show(tr("Training %1").arg(runningLabel_));
 }
 
 void MainWindow::showIdleProgress(const QString& text)
@@ -1306,24 +1296,6 @@ void MainWindow::showIdleProgress(const QString& text)
     batchProgressBar_->setRange(0, 1);
     batchProgressBar_->setValue(0);
     batchProgressBar_->setFormat(text);
-}
-
-void MainWindow::showStatus(const QString& text, bool isError)
-{
-    statusLabel_->setText(text);
-    statusLabel_->setStyleSheet(isError ? QStringLiteral("color: #c62828;") : QString());
-}
-
-void MainWindow::appendLog(const QString& line)
-{
-    logView_->appendPlainText(line);
-}
-
-void MainWindow::logSummaryOnce(const QString& summary, int epochsDone)
-{
-    // The engine logs its summary line itself once an epoch has finished.
-    if (epochsDone == 0 && !summary.isEmpty())
-        appendLog(summary);
 }
 
 void MainWindow::saveSettings()

@@ -25,6 +25,7 @@ class QPushButton;
 class QScrollArea;
 class QSplitter;
 class ScalingPredictionPage;
+class StatusLine;
 class QTabWidget;
 class RunConfigPanel;
 class RunHistory;
@@ -178,10 +179,6 @@ private:
     void chooseExportFolder();
     void showBatchProgress(int epoch, int batch, int batchesPerEpoch, double loss);
     void showIdleProgress(const QString& text);
-    void showStatus(const QString& text, bool isError = false);
-    void appendLog(const QString& line);
-    // The run's summary line, unless the engine's log already holds it.
-    void logSummaryOnce(const QString& summary, int epochsDone);
     void saveSettings();
 
     std::unique_ptr<RunHistory> history_;
@@ -206,8 +203,7 @@ private:
     QPushButton* compareButton_;
     QPushButton* stopButton_;
     QProgressBar* batchProgressBar_;
-    QLabel* statusLabel_;
-    QPlainTextEdit* logView_;
+    StatusLine* status_;  // the status line and the engine log
     QLabel* presenterHints_;  // the settings panel's hints, over the charts in presenter mode
     QAction* presenterAction_;
     QAction* retuneAction_;  // checked: the next run (or comparison) re-measures its kernels
