@@ -43,6 +43,7 @@
 #include "batch_split_view.h"
 #include "cluster_command_dialog.h"
 #include "comparison_summary_card.h"
+#include "comparison_views.h"
 #include "vocabulary.h"
 #include "core/error.h"
 #include "core/exception_message.h"
@@ -444,9 +445,7 @@ void MainWindow::connectRunSignals()
     // The accuracy chart says what to do while it is empty (timed by the same probe).
     new EmptyChartGuide(runsModel_, configPanel_, charts_->findChild<QChartView*>(QStringLiteral("accuracyChart")), this,
                         timeEstimates_->probe());
-    connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateSpeedupChart);
-    connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::updateScalingPrediction);
-    connect(runsModel_, &RunsTableModel::comparisonsChanged, this, &MainWindow::updateScalingPrediction);
+    comparisonViews_ = new ComparisonViews(runsModel_, charts_, scalingPage_, summaryCard_, this);
     connect(runsPanel_, &RunsPanel::deleteRequested, this, &MainWindow::deleteRuns);
     connect(runsModel_, &RunsTableModel::runRenamed, this, &MainWindow::renameRun);
     connect(runsModel_, &RunsTableModel::runAnnotated, this, [this](const dp::RunRecord& record) {
@@ -665,7 +664,7 @@ void MainWindow::loadHistory()
     }
     // The card of the comparison on the charts when the window closed.
     if (const std::string group = runsModel_->latestCheckedComparisonGroup(); !group.empty())
-        showComparisonSummary(group);
+        comparisonViews_->showComparisonSummary(group);
     if (skipped.empty())
         return;
     QStringList problems;
@@ -930,22 +929,13 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
     // The queue still holds the runs after this one: none of its group left
     // means the comparison is complete.
     if (!record.comparison_group.empty() && !runs_->queue()->holdsGroup(record.comparison_group))
-        showComparisonSummary(record.comparison_group);
+        comparisonViews_->showComparisonSummary(record.comparison_group);
     if (!runs_->isRunning())
         stopRequested_ = false;
     updateControls();
     emit runEnded(record.status == dp::RunStatus::failed ? message : QString());
     if (closeAfterRun_ && !isRunning())
         QMetaObject::invokeMethod(this, &QWidget::close, Qt::QueuedConnection);
-}
-
-void MainWindow::showComparisonSummary(const std::string& group)
-{
-    std::vector<dp::RunRecord> runs;
-    for (int row = 0; row < runsModel_->rowCount(); ++row)
-        if (runsModel_->record(row).comparison_group == group)
-            runs.push_back(runsModel_->record(row));
-    summaryCard_->showComparison(runs, compareRuns(runs, runsModel_->targetAccuracy()));
 }
 
 void MainWindow::saveEditedRun(const dp::RunRecord& record, const QString& failure)
@@ -981,64 +971,6 @@ void MainWindow::showRunOnCharts(const dp::RunRecord& record, bool shown)
 {
     const int row = runsModel_->rowOf(record.id);
     charts_->setRunVisible(runsModel_->labelledRecord(row), runsModel_->color(row), shown);
-}
-
-void MainWindow::updateSpeedupChart()
-{
-    // Each N-device run in its own colour; a repeated comparison once, at its
-    // median with its range, in the colour and name of its last repeat.
-    std::vector<SpeedupChart::Measurement> measurements;
-    for (int row = 0; row < runsModel_->rowCount(); ++row) {
-        const std::optional<RunComparison> comparison = runsModel_->comparison(row);
-        const dp::RunRecord& record = runsModel_->record(row);
-        if (!comparison || !comparison->speedup || !comparison->baseline || record.device_count() < 2)
-            continue;
-        SpeedupChart::Measurement measurement{QString::fromStdString(record.id),
-                                              runsModel_->displayLabel(row),
-                                              runsModel_->color(row),
-                                              record.device_count(),
-                                              *comparison->speedup,
-                                              0,
-                                              0,
-                                              comparison->ceiling.value_or(0)};
-        if (const std::optional<dp::RepeatedSpeedup>& repeated = comparison->repeated) {
-            measurement.key = QStringLiteral("%1/%2").arg(QString::fromStdString(record.comparison_group))
-                                  .arg(record.device_count());
-            measurement.name = tr("%1 (median of %2 repeats)").arg(measurement.name).arg(repeated->repeats);
-            measurement.speedup = repeated->median;
-            measurement.min = repeated->min;
-            measurement.max = repeated->max;
-            const auto same = std::find_if(measurements.begin(), measurements.end(),
-                                           [&](const auto& m) { return m.key == measurement.key; });
-            if (same != measurements.end()) {
-                *same = measurement;  // the later repeat names it
-                continue;
-            }
-        }
-        measurements.push_back(measurement);
-    }
-    charts_->setSpeedupMeasurements(std::move(measurements));
-
-    // The waterfall shows one comparison: the newest checked N-device run
-    // whose baseline kept step timings too (past runs' records keep them).
-    for (int row = runsModel_->rowCount() - 1; row >= 0; --row) {
-        const std::optional<RunComparison> comparison = runsModel_->comparison(row);
-        if (comparison && comparison->gap) {
-            charts_->setSpeedupGap(comparison->gap, runsModel_->displayLabel(row),
-                                   runsModel_->color(row));
-            return;
-        }
-    }
-    charts_->setSpeedupGap(std::nullopt);
-}
-
-// The Scaling tab predicts from the checked runs and marks them.
-void MainWindow::updateScalingPrediction()
-{
-    std::vector<std::pair<dp::RunRecord, QColor>> runs;
-    for (const dp::RunRecord& record : runsModel_->checkedRecords())
-        runs.emplace_back(record, runsModel_->color(runsModel_->rowOf(record.id)));
-    scalingPage_->setRuns(runs);
 }
 
 void MainWindow::deleteRuns(const std::vector<std::string>& ids)

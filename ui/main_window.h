@@ -13,6 +13,7 @@
 #include "x_axis_mode.h"
 
 class ComparisonSummaryCard;
+class ComparisonViews;
 class LessonBanner;
 class LessonStarter;
 class ChartBoard;
@@ -170,10 +171,6 @@ private:
     // unless it is in flight (its own writes carry the change); `failure`
     // ("Could not rename: %1") says why not.
     void saveEditedRun(const dp::RunRecord& record, const QString& failure);
-    void updateSpeedupChart();
-    void updateScalingPrediction();
-    // The summary card for comparison `group`, whose last run just ended.
-    void showComparisonSummary(const std::string& group);
     void deleteRuns(const std::vector<std::string>& ids);
     void chooseImportFile();
     void chooseExportFolder();
@@ -187,6 +184,7 @@ private:
     QScrollArea* configScroll_;
     ChartBoard* charts_;
     ComparisonSummaryCard* summaryCard_;  // above the charts when a comparison ends
+    ComparisonViews* comparisonViews_ = nullptr;  // the speedup chart, the Scaling tab and the card
     LessonBanner* lessonBanner_ = nullptr;  // above the charts while a lesson's runs go
     LessonStarter* lessons_ = nullptr;
     RunTimeEstimates* timeEstimates_ = nullptr;  // Compare's time, the queue's
