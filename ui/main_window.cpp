@@ -59,7 +59,9 @@
 #include "epoch_metric_chart.h"
 #include "loss_chart.h"
 #include "prediction_strip.h"
+#include "folder_export.h"
 #include "help_menu.h"
+#include "history_keeper.h"
 #include "lesson_banner.h"
 #include "lesson_starter.h"
 #include "lessons_menu.h"
@@ -82,25 +84,17 @@
 
 namespace {
 
-// How often the window looks for other programs' changes to the history: a
-// scan of the runs table (not their epochs) each time, soon after an epoch.
-constexpr int kHistoryFollowInterval = 2000;  // ms
 // Presenter mode: text a class can read from the back of the room.
 constexpr double kPresenterFontScale = 1.6;
 // No plot shorter outside presenter mode: shorter, the charts show one at a
 // time (the focus view) rather than 60 px strips.
 constexpr int kLeastPlotHeight = 200;
-// An import of more runs draws only the last of them: a thousand lines read
-// as one smear, and QtCharts takes minutes to build and remove them.
-constexpr std::size_t kMostRunsDrawnOnImport = 30;
 
 const QString kScaleKey = QStringLiteral("compare/scale_batch_and_lr");
 const QString kRepeatsKey = QStringLiteral("compare/repeats");
 const QString kSmoothLossKey = QStringLiteral("view/smooth_loss");
 const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kSplitterKey = QStringLiteral("window/splitter");
-// The ids of the runs checked (drawn on the charts), so a restart shows them again.
-const QString kCheckedRunsKey = QStringLiteral("runs/checked");
 const QString kLogLossKey = QStringLiteral("view/log_loss");
 const QString kWriteTracesKey = QStringLiteral("run/write_step_traces");
 
@@ -148,13 +142,6 @@ public:
     using QWidget::QWidget;
     int heightForWidth(int width) const override { return layout()->minimumHeightForWidth(width); }
 };
-
-bool writeFile(const QString& path, const QByteArray& contents)
-{
-    QSaveFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(contents) == contents.size()
-        && file.commit();
-}
 
 }  // namespace
 
@@ -205,11 +192,7 @@ MainWindow::MainWindow(QWidget* parent)
         runsPanel_->showHistoryProblem(historyProblem);
         status_->appendLog(historyProblem);
     }
-    loadHistory();
-    // Other programs' runs move on, end, or lose their process meanwhile.
-    auto* historyFollower = new QTimer(this);
-    connect(historyFollower, &QTimer::timeout, this, &MainWindow::followHistory);
-    historyFollower->start(kHistoryFollowInterval);
+    historyKeeper_->loadAndFollow();
     updateControls();
     status_->show(tr("Ready"));
     showSettingsProblem();
@@ -435,8 +418,9 @@ void MainWindow::connectRunSignals()
                 status_->show(tr("%1 · not kept in the history: %2").arg(status_->text(), where),
                            true);
             });
-    connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::showRunOnCharts);
-    connect(runsModel_, &RunsTableModel::checkedChanged, this, &MainWindow::saveCheckedRuns);
+    historyKeeper_ = new HistoryKeeper({history_.get(), runs_.get(), runsModel_, runsPanel_, charts_, status_,
+                                        [this](const QString& question) { return confirm_(question); }},
+                                       this);
     classroomPage_->followRuns(runsModel_);
     new SeedGroupCharts(runsModel_, charts_, this);  // grouped seeds as median and band
     // Compare's button says how long it takes, the progress bar the queue's time.
@@ -445,13 +429,12 @@ void MainWindow::connectRunSignals()
     // The accuracy chart says what to do while it is empty (timed by the same probe).
     new EmptyChartGuide(runsModel_, configPanel_, charts_->findChild<QChartView*>(QStringLiteral("accuracyChart")), this,
                         timeEstimates_->probe());
+    folderExport_ = new FolderExport({charts_, classroomPage_, scalingPage_, runsModel_, status_}, this);
     comparisonViews_ = new ComparisonViews(runsModel_, charts_, scalingPage_, summaryCard_, this);
-    connect(runsPanel_, &RunsPanel::deleteRequested, this, &MainWindow::deleteRuns);
-    connect(runsModel_, &RunsTableModel::runRenamed, this, &MainWindow::renameRun);
-    connect(runsModel_, &RunsTableModel::runAnnotated, this, [this](const dp::RunRecord& record) {
-        runs_->annotateCurrent(record);  // the run in flight keeps writing them
-        saveEditedRun(record, tr("Could not keep the tags and notes: %1"));
-    });
+    // The card of the comparison on the charts when the window closed.
+    connect(historyKeeper_, &HistoryKeeper::checkedComparisonLoaded, comparisonViews_,
+            &ComparisonViews::showComparisonSummary);
+    historyKeeper_->followEditsAndDeletes();
     connect(runsModel_, &RunsTableModel::renameRefused, this, [this](const QString& why) { status_->show(why, true); });
 }
 
@@ -643,64 +626,6 @@ void MainWindow::buildChartSwitches()
             buttonFor(logLossAction_, vocabulary::logScale(), QStringLiteral("logLossButton")));
 }
 
-void MainWindow::loadHistory()
-{
-    if (!history_)
-        return;
-    const QStringList checked = QSettings().value(kCheckedRunsKey).toStringList();
-    std::vector<std::string> skipped;
-    try {
-        // Back on the charts as they were when the window closed.
-        std::unordered_set<std::string> checkedIds;
-        for (const QString& id : checked)
-            checkedIds.insert(id.toStdString());
-        const ChartBoard::LegendHold hold(*charts_);
-        runsModel_->upsert(history_->runs(&skipped), true, checkedIds);
-    } catch (const dp::Error& error) {
-        const QString problem = tr("The history could not be read: %1").arg(QString::fromUtf8(error.what()));
-        status_->appendLog(problem);
-        runsPanel_->showHistoryProblem(problem);
-        return;
-    }
-    // The card of the comparison on the charts when the window closed.
-    if (const std::string group = runsModel_->latestCheckedComparisonGroup(); !group.empty())
-        comparisonViews_->showComparisonSummary(group);
-    if (skipped.empty())
-        return;
-    QStringList problems;
-    for (const std::string& line : skipped) {
-        problems << QString::fromStdString(line);
-        status_->appendLog(tr("history: %1").arg(problems.back()));
-    }
-    // The first few in the window, where the runs are missing; all in the log.
-    constexpr int kProblemsShown = 3;
-    runsPanel_->showHistoryProblem(
-            tr("%1 of the history left out: %2%3")
-                    .arg(vocabulary::runs(int(problems.size())))
-                    .arg(problems.mid(0, kProblemsShown).join(QStringLiteral("; ")),
-                         problems.size() > kProblemsShown ? tr("; the others in the Log tab")
-                                                          : QString()));
-}
-
-void MainWindow::followHistory()
-{
-    if (!history_)
-        return;
-    std::vector<dp::RunRecord> changed;
-    try {
-        changed = history_->changedRuns();
-    } catch (const dp::Error&) {
-        return;  // locked or unreadable for now: the next look, or loadHistory's message, tells
-    }
-    for (const dp::RunRecord& record : changed) {
-        // This window's own runs: it shows them as it trains them.
-        const int row = runsModel_->rowOf(record.id);
-        if (row >= 0 && !runsModel_->isPast(row))
-            continue;
-        runsModel_->upsert(record, true);
-    }
-}
-
 dp::TrainConfig MainWindow::runConfig() const
 {
     return configPanel_->config();
@@ -865,7 +790,7 @@ void MainWindow::onRunStarted(const dp::RunRecord& record)
 {
     stopRequested_ = false;
     runsModel_->upsert(record);
-    saveCheckedRuns();
+    historyKeeper_->saveCheckedRuns();
     const int row = runsModel_->rowOf(record.id);
     const QColor color = runsModel_->color(row);
     charts_->startRun(runsModel_->labelledRecord(row), color);
@@ -938,64 +863,6 @@ void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
         QMetaObject::invokeMethod(this, &QWidget::close, Qt::QueuedConnection);
 }
 
-void MainWindow::saveEditedRun(const dp::RunRecord& record, const QString& failure)
-{
-    try {
-        if (history_ && !runs_->isRunningRun(record.id))
-            history_->save(record);
-    } catch (const dp::Error& error) {
-        status_->show(failure.arg(QString::fromUtf8(error.what())), true);
-    }
-}
-
-void MainWindow::renameRun(const dp::RunRecord& record)
-{
-    runs_->renameCurrent(record.id, record.name);  // the run in flight keeps writing it
-    saveEditedRun(record, tr("Could not rename: %1"));
-    // Legends follow: every checked run is redrawn under its (maybe changed) label.
-    for (const dp::RunRecord& checked : runsModel_->checkedRecords()) {
-        showRunOnCharts(checked, false);
-        showRunOnCharts(checked, true);
-    }
-}
-
-void MainWindow::saveCheckedRuns() const
-{
-    QStringList ids;
-    for (const dp::RunRecord& record : runsModel_->checkedRecords())
-        ids << QString::fromStdString(record.id);
-    QSettings().setValue(kCheckedRunsKey, ids);
-}
-
-void MainWindow::showRunOnCharts(const dp::RunRecord& record, bool shown)
-{
-    const int row = runsModel_->rowOf(record.id);
-    charts_->setRunVisible(runsModel_->labelledRecord(row), runsModel_->color(row), shown);
-}
-
-void MainWindow::deleteRuns(const std::vector<std::string>& ids)
-{
-    if (ids.empty()
-        || !confirm_(tr("Delete %1 from the history? Their settings and epochs are "
-                        "removed for good.").arg(vocabulary::runs(int(ids.size())))))
-        return;
-    try {
-        if (history_)
-            history_->remove(ids);
-    } catch (const dp::Error& error) {
-        status_->show(tr("Could not delete: %1").arg(QString::fromUtf8(error.what())), true);
-        return;
-    }
-    {
-        const ChartBoard::LegendHold hold(*charts_);
-        for (const std::string& id : ids)
-            charts_->removeRun(id);
-    }
-    runsModel_->remove(ids);
-    saveCheckedRuns();
-    status_->show(tr("Deleted %1 from the history").arg(vocabulary::runs(int(ids.size()))));
-}
-
 bool MainWindow::importRunRecord(const QString& path, QString* problem)
 {
     return importRunRecords({path}, problem);
@@ -1003,106 +870,17 @@ bool MainWindow::importRunRecord(const QString& path, QString* problem)
 
 bool MainWindow::importRunRecords(const QStringList& paths, QString* problem)
 {
-    try {
-        std::vector<dp::RunRecord> records;
-        QStringList importedFrom;
-        std::unordered_set<std::string> ids;
-        QStringList already;
-        for (const QString& path : paths) {
-            dp::RunRecord record = dp::read_run_record(QFile::encodeName(path).toStdString());
-            // The same run twice would be one row updated, said as a second import;
-            // but a run the history holds as it was before its end (the end could
-            // not be written: a full disk) takes the record saved aside at its end.
-            const int row = runsModel_->rowOf(record.id);
-            const bool completesInterrupted =
-                row >= 0 && runsModel_->isPast(row) && runsModel_->record(row).status == dp::RunStatus::running;
-            if ((row >= 0 && !completesInterrupted) || !ids.insert(record.id).second) {
-                already << QString::fromStdString(record.label());
-                continue;
-            }
-            importedFrom << path;
-            records.push_back(std::move(record));
-        }
-        if (history_)
-            history_->save(records);
-        const ChartBoard::LegendHold hold(*charts_);
-        // Many at once are drawn up to the legend's readable count, the newest
-        // files last; the others are listed for the user to check.
-        std::unordered_set<std::string> drawn;
-        for (std::size_t i = records.size() > kMostRunsDrawnOnImport ? records.size() - kMostRunsDrawnOnImport : 0;
-             i < records.size(); ++i)
-            drawn.insert(records[i].id);
-        runsModel_->upsert(records, false, drawn);
-        for (std::size_t i = 0; i < records.size(); ++i) {
-            showRunOnCharts(records[i], runsModel_->isChecked(runsModel_->rowOf(records[i].id)));
-            status_->appendLog(tr("imported %1 from %2").arg(QString::fromStdString(records[i].id), importedFrom[qsizetype(i)]));
-        }
-        if (records.size() == 1)
-            status_->show(tr("Imported %1").arg(QString::fromStdString(records.front().label())));
-        else if (records.size() > drawn.size())
-            status_->show(tr("Imported %1; the last %2 are on the charts, check others in the runs table to draw them")
-                           .arg(vocabulary::runs(int(records.size())))
-                           .arg(drawn.size()));
-        else if (!records.empty())
-            status_->show(tr("Imported %1").arg(vocabulary::runs(int(records.size()))));
-        else if (!already.isEmpty())
-            status_->show(tr("Already in the history: %1").arg(already.join(QStringLiteral(", "))));
-        return true;
-    } catch (...) {
-        // Anything at all (a full disk under the history, no memory left): a
-        // line in the window, never an exception out of the menu's slot.
-        const QString reason = QString::fromStdString(dp::current_exception_message());
-        status_->show(tr("Import failed: %1").arg(reason), true);
-        if (problem)
-            *problem = reason;
-        return false;
-    }
+    return historyKeeper_->importRunRecords(paths, problem);
+}
+
+void MainWindow::followHistory()
+{
+    historyKeeper_->followHistory();
 }
 
 bool MainWindow::exportTo(const QString& folder)
 {
-    if (!QDir().mkpath(folder)) {
-        status_->show(tr("Export failed: cannot create %1").arg(folder), true);
-        return false;
-    }
-    const QDir dir(folder);
-    QString failed = charts_->exportTo(dir);
-    // The step view and the Scaling chart too, where they show something.
-    if (failed.isEmpty() && !classroomPage_->batchSplitView()->lastShards().empty())
-        failed = exportWidget(*classroomPage_->batchSplitView(), dir, QStringLiteral("batch_split"));
-    if (failed.isEmpty() && scalingPage_->chart()->predictedLine()->count() > 0)
-        failed = exportWidget(*scalingPage_->chart(), dir, QStringLiteral("scaling_prediction"));
-    if (!failed.isEmpty()) {
-        status_->show(tr("Export failed: cannot write %1").arg(failed), true);
-        return false;
-    }
-    const std::vector<dp::RunRecord> runs = runsModel_->checkedRecords();
-    const double target = runsModel_->targetAccuracy();
-    const std::vector<std::pair<QString, QByteArray>> tables = {
-        {QStringLiteral("runs.csv"), runsToCsv(runs, target, runsModel_->chosenBaseline())},
-        {QStringLiteral("runs.json"), runsToJson(runs, target, runsModel_->chosenBaseline())},
-        {QStringLiteral("epochs.csv"), epochsToCsv(runs)},
-    };
-    for (const auto& [name, contents] : tables) {
-        if (!writeFile(dir.filePath(name), contents)) {
-            status_->show(tr("Export failed: cannot write %1").arg(dir.filePath(name)), true);
-            return false;
-        }
-    }
-    // The runs' step traces, where Run > Write step traces wrote them.
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        const QString trace = QString::fromStdString(runs[i].config.trace_path);
-        const QString copy = dir.filePath(QStringLiteral("trace_run%1.json").arg(i + 1));
-        if (trace.isEmpty() || !QFile::exists(trace))
-            continue;
-        QFile::remove(copy);
-        if (!QFile::copy(trace, copy)) {
-            status_->show(tr("Export failed: cannot write %1").arg(copy), true);
-            return false;
-        }
-    }
-    status_->show(tr("Exported the charts and %1 to %2").arg(vocabulary::runs(int(runs.size())), folder));
-    return true;
+    return folderExport_->exportTo(folder);
 }
 
 void MainWindow::setPresenterMode(bool on)

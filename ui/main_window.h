@@ -14,6 +14,8 @@
 
 class ComparisonSummaryCard;
 class ComparisonViews;
+class FolderExport;
+class HistoryKeeper;
 class LessonBanner;
 class LessonStarter;
 class ChartBoard;
@@ -157,21 +159,12 @@ private:
     // `config` with Run > Re-measure kernels applied.
     static dp::TrainConfig withOneIdPerDevice(dp::TrainConfig config);
     dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
-    void loadHistory();
     void updateControls();
     // Start is off while the settings have a problem: the status line says which.
     void showSettingsProblem();
     void onRunStarted(const dp::RunRecord& record);
     void onRunUpdated(const dp::RunRecord& record);
     void onRunEnded(const dp::RunRecord& record, const QString& message);
-    void showRunOnCharts(const dp::RunRecord& record, bool shown);
-    void saveCheckedRuns() const;
-    void renameRun(const dp::RunRecord& record);
-    // A run the user renamed, tagged or annotated, saved to the history
-    // unless it is in flight (its own writes carry the change); `failure`
-    // ("Could not rename: %1") says why not.
-    void saveEditedRun(const dp::RunRecord& record, const QString& failure);
-    void deleteRuns(const std::vector<std::string>& ids);
     void chooseImportFile();
     void chooseExportFolder();
     void showBatchProgress(int epoch, int batch, int batchesPerEpoch, double loss);
@@ -179,6 +172,8 @@ private:
     void saveSettings();
 
     std::unique_ptr<RunHistory> history_;
+    FolderExport* folderExport_ = nullptr;  // File ▸ Export
+    HistoryKeeper* historyKeeper_ = nullptr;  // loads, follows, imports into, edits and deletes from history_
     RunsTableModel* runsModel_;
     RunConfigPanel* configPanel_;
     QScrollArea* configScroll_;
