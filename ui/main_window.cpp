@@ -67,6 +67,7 @@
 #include "lessons_menu.h"
 #include "run_time_estimates.h"
 #include "run_config_panel.h"
+#include "run_controls.h"
 #include "run_export.h"
 #include "run_history.h"
 #include "scratch_folders.h"
@@ -159,10 +160,6 @@ MainWindow::MainWindow(QWidget* parent)
       settingsSplitter_(new QSplitter(Qt::Horizontal)),
       rightSplitter_(new QSplitter(Qt::Vertical)),
       runsPanel_(new RunsPanel(runsModel_)),
-      startButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start"))),
-      compareButton_(new QPushButton(tr("Compare 1 vs N"))),
-      stopButton_(new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"))),
-      batchProgressBar_(new QProgressBar),
       status_(new StatusLine(this)),
       presenterHints_(new QLabel)
 {
@@ -176,6 +173,9 @@ MainWindow::MainWindow(QWidget* parent)
     runs_ = std::make_unique<RunManager>(history_.get());
     // A killed workbench never removed its comparisons' snapshots.
     removeScratchOfDeadWorkbenches();
+    runControls_ = new RunControls({configPanel_, runs_.get(), runsModel_, runsPanel_, charts_, classroomPage_, status_,
+                                    [this](const QString& question) { return confirm_(question); }},
+                                   this);
 
     nameWidgets();
     setUpControls();
@@ -193,9 +193,9 @@ MainWindow::MainWindow(QWidget* parent)
         status_->appendLog(historyProblem);
     }
     historyKeeper_->loadAndFollow();
-    updateControls();
+    runControls_->updateControls();
     status_->show(tr("Ready"));
-    showSettingsProblem();
+    runControls_->showSettingsProblem();
 }
 
 QString MainWindow::openHistory()
@@ -216,14 +216,6 @@ void MainWindow::nameWidgets()
     viewTabs_->setObjectName(QStringLiteral("viewTabs"));
     bottomTabs_->setObjectName(QStringLiteral("bottomTabs"));
     runsPanel_->setObjectName(QStringLiteral("runsPanel"));
-    startButton_->setObjectName(QStringLiteral("startButton"));
-    compareButton_->setObjectName(QStringLiteral("compareButton"));
-    stopButton_->setObjectName(QStringLiteral("stopButton"));
-    batchProgressBar_->setObjectName(QStringLiteral("batchProgressBar"));
-    // A light fill under dark text: the text reads the same on both sides of the fill's edge.
-    batchProgressBar_->setStyleSheet(QStringLiteral(
-        "QProgressBar { text-align: center; color: palette(window-text); }"
-        "QProgressBar::chunk { background-color: #bbdefb; }"));
     presenterHints_->setObjectName(QStringLiteral("presenterHints"));
     presenterHints_->setWordWrap(true);
     presenterHints_->setStyleSheet(QStringLiteral("background: #fff8e1; color: #5d4037; padding: 4px;"));
@@ -232,11 +224,6 @@ void MainWindow::nameWidgets()
 
 void MainWindow::setUpControls()
 {
-    startButton_->setDefault(true);
-    startButton_->setToolTip(tr("Train with these settings (Ctrl+R); during a run, queue them next"));
-    stopButton_->setToolTip(tr("Stop the run after its current batch, keeping its finished "
-                               "epochs, and drop the queued runs"));
-    showIdleProgress(tr("no run yet"));
 }
 
 void MainWindow::buildConfigScroll()
@@ -336,10 +323,10 @@ void MainWindow::buildViewTabs()
 QWidget* MainWindow::buildViewColumn()
 {
     auto* controlsRow = new QHBoxLayout;
-    controlsRow->addWidget(startButton_);
-    controlsRow->addWidget(compareButton_);
-    controlsRow->addWidget(stopButton_);
-    controlsRow->addWidget(batchProgressBar_, 1);
+    controlsRow->addWidget(runControls_->startButton());
+    controlsRow->addWidget(runControls_->compareButton());
+    controlsRow->addWidget(runControls_->stopButton());
+    controlsRow->addWidget(runControls_->progressBar(), 1);
 
     auto* viewColumn = new QWidget;
     auto* viewLayout = new QVBoxLayout(viewColumn);
@@ -380,17 +367,17 @@ void MainWindow::buildBottomTabs()
 
 void MainWindow::connectControls()
 {
-    connect(startButton_, &QPushButton::clicked, this, &MainWindow::startRun);
-    connect(compareButton_, &QPushButton::clicked, this, &MainWindow::startComparison);
-    connect(stopButton_, &QPushButton::clicked, this, &MainWindow::stopRun);
+    connect(runControls_->startButton(), &QPushButton::clicked, this, &MainWindow::startRun);
+    connect(runControls_->compareButton(), &QPushButton::clicked, this, &MainWindow::startComparison);
+    connect(runControls_->stopButton(), &QPushButton::clicked, this, &MainWindow::stopRun);
     connect(configPanel_, &RunConfigPanel::validityChanged, this, [this](bool valid) {
-        updateControls();
+        runControls_->updateControls();
         if (valid)
             status_->show(runs_->isRunning() ? tr("Settings ready to queue") : tr("Ready"));
     });
     connect(configPanel_, &RunConfigPanel::configChanged, this, [this] {
-        updateControls();
-        showSettingsProblem();
+        runControls_->updateControls();
+        runControls_->showSettingsProblem();
         showPresenterHints();
         saveSettings();
     });
@@ -398,9 +385,13 @@ void MainWindow::connectControls()
 
 void MainWindow::connectRunSignals()
 {
-    connect(runs_.get(), &RunManager::runStarted, this, &MainWindow::onRunStarted);
-    connect(runs_.get(), &RunManager::runUpdated, this, &MainWindow::onRunUpdated);
-    connect(runs_.get(), &RunManager::runEnded, this, &MainWindow::onRunEnded);
+    runControls_->followRuns();
+    connect(runControls_, &RunControls::epochPlotted, this, &MainWindow::epochPlotted);
+    connect(runControls_, &RunControls::runEnded, this, &MainWindow::runEnded);
+    connect(runControls_, &RunControls::runEnded, this, [this] {
+        if (closeAfterRun_ && !isRunning())
+            QMetaObject::invokeMethod(this, &QWidget::close, Qt::QueuedConnection);
+    });
     connect(runs_.get(), &RunManager::historyFailed, this, [this](const QString& message) {
         status_->appendLog(tr("history: %1").arg(message));
         status_->show(tr("Could not record the run: %1").arg(message), true);
@@ -425,7 +416,7 @@ void MainWindow::connectRunSignals()
     new SeedGroupCharts(runsModel_, charts_, this);  // grouped seeds as median and band
     // Compare's button says how long it takes, the progress bar the queue's time.
     timeEstimates_ = new RunTimeEstimates(configPanel_, runs_.get(), this);
-    connect(timeEstimates_, &RunTimeEstimates::estimatesChanged, this, &MainWindow::updateControls);
+    runControls_->estimateWith(timeEstimates_);
     // The accuracy chart says what to do while it is empty (timed by the same probe).
     new EmptyChartGuide(runsModel_, configPanel_, charts_->findChild<QChartView*>(QStringLiteral("accuracyChart")), this,
                         timeEstimates_->probe());
@@ -435,6 +426,8 @@ void MainWindow::connectRunSignals()
     connect(historyKeeper_, &HistoryKeeper::checkedComparisonLoaded, comparisonViews_,
             &ComparisonViews::showComparisonSummary);
     historyKeeper_->followEditsAndDeletes();
+    connect(runControls_, &RunControls::runAdded, historyKeeper_, &HistoryKeeper::saveCheckedRuns);
+    connect(runControls_, &RunControls::comparisonEnded, comparisonViews_, &ComparisonViews::showComparisonSummary);
     connect(runsModel_, &RunsTableModel::renameRefused, this, [this](const QString& why) { status_->show(why, true); });
 }
 
@@ -444,7 +437,7 @@ void MainWindow::connectWorker()
     // the GUI thread.
     const TrainingWorker* worker = runs_->worker();
     connect(worker, &TrainingWorker::logLine, status_, &StatusLine::appendLog, Qt::QueuedConnection);
-    connect(worker, &TrainingWorker::batchProgress, this, &MainWindow::showBatchProgress,
+    connect(worker, &TrainingWorker::batchProgress, runControls_, &RunControls::showBatchProgress,
             Qt::QueuedConnection);
     connect(worker, &TrainingWorker::lossesReported, charts_->lossChart(), &LossChart::appendLosses,
             Qt::QueuedConnection);
@@ -529,13 +522,7 @@ void MainWindow::buildRunMenu()
     runMenu->addAction(tr("&Compare 1 vs N"), this, &MainWindow::startComparison);
     runMenu->addAction(tr("S&top"), QKeySequence(tr("Ctrl+.")), this, &MainWindow::stopRun);
     runMenu->addSeparator();
-    retuneAction_ = runMenu->addAction(tr("&Re-measure kernels on the next run"));
-    retuneAction_->setObjectName(QStringLiteral("retuneAction"));
-    retuneAction_->setCheckable(true);
-    retuneAction_->setToolTip(
-            tr("Kernels are measured once per machine and reused, so the same settings give the "
-               "same results. Re-measuring may pick faster kernels (after an upgrade, say); that "
-               "run is then not bit-identical to earlier ones."));
+    runMenu->addAction(runControls_->retuneAction());
     QAction* clusterAction =
         runMenu->addAction(tr("Cl&uster command…"), this, &MainWindow::showClusterCommand);
     clusterAction->setObjectName(QStringLiteral("clusterCommandAction"));
@@ -658,78 +645,17 @@ QString MainWindow::statusText() const
 
 void MainWindow::startRun()
 {
-    if (!configPanel_->isValid()) {
-        showSettingsProblem();  // Ctrl+R and --start say why nothing starts
-        return;
-    }
-    const bool queued = runs_->isRunning();
-    runs_->enqueue(withRetuneRequest(withOneIdPerDevice(configPanel_->config())));
-    retuneAction_->setChecked(false);  // a request for one run
-    if (queued)
-        status_->show(tr("Queued: it starts when the current run ends"));
-}
-
-dp::TrainConfig MainWindow::withOneIdPerDevice(dp::TrainConfig config)
-{
-    // "cpu:0x2" is one entry and two devices: the record lists each
-    // ("cpu:0#0", "cpu:0#1"), as a comparison's runs do, so that the runs
-    // table, the labels and speedups count replicas (it said "1× cpu").
-    std::vector<std::string> ids;
-    for (const dp::DeviceInfo& device : dp::select_devices(config.devices))
-        ids.push_back(device.id);
-    config.devices = std::move(ids);
-    return config;
-}
-
-dp::TrainConfig MainWindow::withRetuneRequest(dp::TrainConfig config) const
-{
-    config.retune = retuneAction_->isChecked();
-    return config;
+    runControls_->startRun();
 }
 
 void MainWindow::startComparison()
 {
-    if (!configPanel_->isValid()) {
-        showSettingsProblem();
-        return;
-    }
-    if (configPanel_->checkedDeviceCount() < 2) {
-        status_->show(tr("Cannot compare: Compare 1 vs N needs 2 or more devices checked"), true);
-        return;
-    }
-    if (!timeEstimates_->confirmComparison(confirm_))
-        return;
-    const dp::TrainConfig base = configPanel_->config();
-    // Devices as the engine counts them: "cuda:0x2" is one entry, two replicas.
-    const int devices = configPanel_->checkedDeviceCount();
-    try {
-        // Where the 1-device run leaves its parameters after each epoch for
-        // the N-device run's drift; kept while the window is open.
-        std::unique_ptr<QTemporaryDir> snapshots = newScratchFolder();
-        const std::vector<dp::TrainConfig> configs =
-            dp::comparison_configs(base, {1, devices}, configPanel_->scalesWithDeviceCount(),
-                                   snapshots->isValid() ? snapshots->path().toStdString() : "");
-        comparisonSnapshots_.push_back(std::move(snapshots));
-        for (const dp::TrainConfig& config : configs)
-            dp::validate(config);
-        // Repeats alternate the counts (1, N, 1, N, ...) within one group:
-        // load that drifts hits each alike, and the runs table pairs each
-        // N-device run with the 1-device run before it.
-        const int repeats = configPanel_->comparisonRepeats();
-        const std::string group = dp::new_comparison_group();
-        for (int repeat = 0; repeat < repeats; ++repeat)
-            for (const dp::TrainConfig& config : configs)
-                runs_->enqueue(repeat == 0 ? withRetuneRequest(config) : config, group);
-        retuneAction_->setChecked(false);
-        status_->appendLog(tr("— compare 1 vs %1 devices%2%3")
-                      .arg(devices)
-                      .arg(configPanel_->scalesWithDeviceCount()
-                               ? tr(", batch and learning rate scaled with the device count")
-                               : QString())
-                      .arg(repeats > 1 ? tr(", %1 repeats").arg(repeats) : QString()));
-    } catch (const dp::Error& error) {
-        status_->show(tr("Cannot compare: %1").arg(engineMessage(error.what())), true);
-    }
+    runControls_->startComparison();
+}
+
+void MainWindow::stopRun()
+{
+    runControls_->stopRun();
 }
 
 bool MainWindow::startLesson(const QString& name)
@@ -743,16 +669,6 @@ bool MainWindow::startLesson(const QString& name)
     return true;
 }
 
-void MainWindow::stopRun()
-{
-    if (!runs_->isRunning())
-        return;
-    runs_->stopAll();
-    stopRequested_ = true;
-    updateControls();
-    status_->show(tr("Stopping after the current batch…"));
-}
-
 void MainWindow::closeAfterRun()
 {
     if (!isRunning()) {
@@ -762,105 +678,6 @@ void MainWindow::closeAfterRun()
     closeAfterRun_ = true;
     stopRun();
     status_->show(tr("Stopping after the current batch, then quitting…"));
-}
-
-void MainWindow::updateControls()
-{
-    const bool running = runs_->isRunning();
-    const bool valid = configPanel_->isValid();
-    startButton_->setEnabled(valid);
-    startButton_->setText(running ? tr("Queue next") : tr("Start"));
-    compareButton_->setEnabled(valid && configPanel_->checkedDeviceCount() >= 2);
-    compareButton_->setText(timeEstimates_->compareButtonText());
-    compareButton_->setToolTip(timeEstimates_->compareToolTip());
-    stopButton_->setEnabled(running && !stopRequested_);
-    const dp::RunRecord* current = runs_->currentRun();
-    runsPanel_->setBusyRun(current ? current->id : std::string());
-}
-
-void MainWindow::showSettingsProblem()
-{
-    if (!configPanel_->isValid())
-        status_->show((runs_->isRunning() ? tr("Cannot queue: %1") : tr("Cannot start: %1"))
-                       .arg(configPanel_->validationError()),
-                   true);
-}
-
-void MainWindow::onRunStarted(const dp::RunRecord& record)
-{
-    stopRequested_ = false;
-    runsModel_->upsert(record);
-    historyKeeper_->saveCheckedRuns();
-    const int row = runsModel_->rowOf(record.id);
-    const QColor color = runsModel_->color(row);
-    charts_->startRun(runsModel_->labelledRecord(row), color);
-    classroomPage_->startRun(runsModel_->labelledRecord(row), color);
-
-    const QString label = runsModel_->displayLabel(row);
-    status_->appendLog(QStringLiteral("— %1, %2 epochs").arg(label).arg(record.config.epochs));
-    batchProgressBar_->setRange(0, 0);  // busy until the first batch reports
-    batchProgressBar_->setFormat(tr("loading data"));
-    progress_.start(record.config.epochs);
-    runningLabel_ = label;
-    status_->show(tr("Starting %1: loading data and preparing the devices…").arg(label));
-    updateControls();
-}
-
-void MainWindow::onRunUpdated(const dp::RunRecord& record)
-{
-    runsModel_->upsert(record);
-    const int row = runsModel_->rowOf(record.id);
-    if (runsModel_->isChecked(row))
-        charts_->updateRun(runsModel_->labelledRecord(row), runsModel_->color(row));
-    const dp::EpochMetrics& metrics = record.epochs.back();
-    // Same line as dp-train prints, so GUI and CLI logs compare directly.
-    status_->appendLog(QString::fromStdString(dp::epoch_line(metrics, record.config.epochs)));
-    // A pending stop keeps its "Stopping…" status until the run ends.
-    if (!stopRequested_)
-        status_->show(tr("epoch %1/%2 · test accuracy %3 · %4")
-                       .arg(metrics.epoch)
-                       .arg(record.config.epochs)
-                       .arg(vocabulary::accuracy(metrics.test_acc))
-                       .arg(vocabulary::secondsPerEpoch(metrics.seconds)));
-    emit epochPlotted(metrics.epoch);
-}
-
-void MainWindow::onRunEnded(const dp::RunRecord& record, const QString& message)
-{
-    runsModel_->upsert(record);
-    const int epochsDone = int(record.epochs.size());
-    // A run that ended before its first epoch has no line to show: off the
-    // charts and their legends (its row keeps the reason).
-    if (epochsDone == 0)
-        runsModel_->setChecked(runsModel_->rowOf(record.id), false);
-    charts_->refreshNow();
-    if (record.status == dp::RunStatus::failed) {
-        status_->appendLog(tr("error: %1").arg(message));
-        showIdleProgress(tr("failed"));
-        status_->show(tr("Error: %1").arg(message), true);
-    } else if (record.status == dp::RunStatus::stopped) {
-        status_->logSummaryOnce(message, epochsDone);
-        showIdleProgress(tr("stopped"));
-        status_->show(epochsDone == 0 ? tr("Stopped before the first epoch ended")
-                                   : tr("Stopped after epoch %1/%2 · %3")
-                                         .arg(epochsDone)
-                                         .arg(record.config.epochs)
-                                         .arg(message));
-    } else {
-        status_->logSummaryOnce(message, epochsDone);
-        showIdleProgress(tr("finished"));
-        status_->show(tr("Finished · %1").arg(message));
-    }
-    // The queue still holds the runs after this one: none of its group left
-    // means the comparison is complete.
-    if (!record.comparison_group.empty() && !runs_->queue()->holdsGroup(record.comparison_group))
-        comparisonViews_->showComparisonSummary(record.comparison_group);
-    if (!runs_->isRunning())
-        stopRequested_ = false;
-    updateControls();
-    emit runEnded(record.status == dp::RunStatus::failed ? message : QString());
-    if (closeAfterRun_ && !isRunning())
-        QMetaObject::invokeMethod(this, &QWidget::close, Qt::QueuedConnection);
 }
 
 bool MainWindow::importRunRecord(const QString& path, QString* problem)
@@ -902,7 +719,7 @@ void MainWindow::setPresenterMode(bool on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
     centralWidget()->setFont(font);
     // A widget with a style sheet takes no font from its parent.
-    for (QWidget* styled : {static_cast<QWidget*>(presenterHints_), static_cast<QWidget*>(batchProgressBar_)})
+    for (QWidget* styled : {static_cast<QWidget*>(presenterHints_), static_cast<QWidget*>(runControls_->progressBar())})
         styled->setFont(font);
     menuBar()->setFont(font);
     charts_->setFontScale(on ? kPresenterFontScale : 1.0);
@@ -986,26 +803,6 @@ void MainWindow::chooseExportFolder()
         QFileDialog::getExistingDirectory(this, tr("Export charts and tables to folder"));
     if (!folder.isEmpty())
         exportTo(folder);
-}
-
-void MainWindow::showBatchProgress(int epoch, int batch, int batchesPerEpoch, double loss)
-{
-    const bool firstBatch = progress_.batchesDone() == 0;
-    progress_.update(epoch, batch, batchesPerEpoch, loss);
-    // The bar spans the whole run; its text says where in it we are.
-    batchProgressBar_->setRange(0, int(std::min<qint64>(progress_.batchesPlanned(), INT_MAX)));
-    batchProgressBar_->setValue(int(std::min<qint64>(progress_.batchesDone(), INT_MAX)));
-    progress_.setQueue(timeEstimates_->queueTime(*runs_->queue()));
-    batchProgressBar_->setFormat(progress_.text());
-    if (firstBatch && !stopRequested_)
-        status_->show(tr("Training %1").arg(runningLabel_));
-}
-
-void MainWindow::showIdleProgress(const QString& text)
-{
-    batchProgressBar_->setRange(0, 1);
-    batchProgressBar_->setValue(0);
-    batchProgressBar_->setFormat(text);
 }
 
 void MainWindow::saveSettings()

@@ -31,6 +31,7 @@ class ScalingPredictionPage;
 class StatusLine;
 class QTabWidget;
 class RunConfigPanel;
+class RunControls;
 class RunHistory;
 class RunManager;
 class RunsPanel;
@@ -156,19 +157,8 @@ private:
     void connectWorker();
     // The last session's settings, view switches, size and splitter.
     void restoreSettings();
-    // `config` with Run > Re-measure kernels applied.
-    static dp::TrainConfig withOneIdPerDevice(dp::TrainConfig config);
-    dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
-    void updateControls();
-    // Start is off while the settings have a problem: the status line says which.
-    void showSettingsProblem();
-    void onRunStarted(const dp::RunRecord& record);
-    void onRunUpdated(const dp::RunRecord& record);
-    void onRunEnded(const dp::RunRecord& record, const QString& message);
     void chooseImportFile();
     void chooseExportFolder();
-    void showBatchProgress(int epoch, int batch, int batchesPerEpoch, double loss);
-    void showIdleProgress(const QString& text);
     void saveSettings();
 
     std::unique_ptr<RunHistory> history_;
@@ -183,6 +173,7 @@ private:
     LessonBanner* lessonBanner_ = nullptr;  // above the charts while a lesson's runs go
     LessonStarter* lessons_ = nullptr;
     RunTimeEstimates* timeEstimates_ = nullptr;  // Compare's time, the queue's
+    RunControls* runControls_ = nullptr;  // Start, Compare, Stop and the progress bar
     ClassroomPage* classroomPage_;
     ScalingPredictionPage* scalingPage_;
     QTabWidget* viewTabs_;
@@ -192,16 +183,9 @@ private:
     QSplitter* rightSplitter_;     // the views above, the runs table and log below
     QAction* settingsPanelAction_ = nullptr;  // View ▸ Settings panel: shows or hides it
     RunsPanel* runsPanel_;
-    QPushButton* startButton_;
-    QPushButton* compareButton_;
-    QPushButton* stopButton_;
-    QProgressBar* batchProgressBar_;
     StatusLine* status_;  // the status line and the engine log
     QLabel* presenterHints_;  // the settings panel's hints, over the charts in presenter mode
     QAction* presenterAction_;
-    QAction* retuneAction_;  // checked: the next run (or comparison) re-measures its kernels
-    // Each comparison's 1-device parameter snapshots (dp::TrainConfig::snapshot_dir).
-    std::vector<std::unique_ptr<QTemporaryDir>> comparisonSnapshots_;
     XAxisChoice* xAxis_;  // View's x axis actions and the combo beside the charts
     QAction* smoothLossAction_;
     QAction* logLossAction_;
@@ -217,11 +201,8 @@ private:
     WindowLayout beforePresenter_;
     bool splittersToRestore_ = false;  // once the window is out of full screen
 
-    bool stopRequested_ = false;
     bool closeAfterRun_ = false;
     Confirmation confirm_;
-    RunProgress progress_;  // the run in flight
-    QString runningLabel_;  // its label, for the status line
 
     // Declared last so it is destroyed first: it stops the run and joins the
     // worker thread while the widgets above still exist.
