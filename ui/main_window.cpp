@@ -59,6 +59,7 @@
 #include "epoch_metric_chart.h"
 #include "loss_chart.h"
 #include "prediction_strip.h"
+#include "presenter_mode.h"
 #include "folder_export.h"
 #include "help_menu.h"
 #include "history_keeper.h"
@@ -85,12 +86,6 @@
 
 namespace {
 
-// Presenter mode: text a class can read from the back of the room.
-constexpr double kPresenterFontScale = 1.6;
-// No plot shorter outside presenter mode: shorter, the charts show one at a
-// time (the focus view) rather than 60 px strips.
-constexpr int kLeastPlotHeight = 200;
-
 const QString kScaleKey = QStringLiteral("compare/scale_batch_and_lr");
 const QString kRepeatsKey = QStringLiteral("compare/repeats");
 const QString kSmoothLossKey = QStringLiteral("view/smooth_loss");
@@ -98,20 +93,6 @@ const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kSplitterKey = QStringLiteral("window/splitter");
 const QString kLogLossKey = QStringLiteral("view/log_loss");
 const QString kWriteTracesKey = QStringLiteral("run/write_step_traces");
-
-// A chart's title, legend and axes in `font`: presenter mode enlarges the
-// Scaling chart with the rest of the window.
-void scaleChartFonts(QChart& chart, const QFont& font)
-{
-    QFont title = font;
-    title.setBold(true);
-    chart.setTitleFont(title);
-    chart.legend()->setFont(font);
-    for (QAbstractAxis* axis : chart.axes()) {
-        axis->setLabelsFont(font);
-        axis->setTitleFont(font);
-    }
-}
 
 // A checkable button beside the charts that mirrors a View menu action.
 QPushButton* buttonFor(QAction* action, const QString& text, const QString& objectName)
@@ -123,16 +104,6 @@ QPushButton* buttonFor(QAction* action, const QString& text, const QString& obje
     QObject::connect(button, &QPushButton::toggled, action, &QAction::setChecked);
     QObject::connect(action, &QAction::toggled, button, &QPushButton::setChecked);
     return button;
-}
-
-// F11 and Ctrl+Shift+P switch presenter mode; Esc also leaves it, as it
-// leaves a full-screen slide show.
-QList<QKeySequence> presenterShortcuts(bool presenting)
-{
-    QList<QKeySequence> keys{QKeySequence(Qt::Key_F11), QKeySequence(MainWindow::tr("Ctrl+Shift+P"))};
-    if (presenting)
-        keys.append(QKeySequence(Qt::Key_Escape));
-    return keys;
 }
 
 // A page that takes a scroll area's height and scrolls only below its own
@@ -160,8 +131,7 @@ MainWindow::MainWindow(QWidget* parent)
       settingsSplitter_(new QSplitter(Qt::Horizontal)),
       rightSplitter_(new QSplitter(Qt::Vertical)),
       runsPanel_(new RunsPanel(runsModel_)),
-      status_(new StatusLine(this)),
-      presenterHints_(new QLabel)
+      status_(new StatusLine(this))
 {
     setWindowTitle(tr("DP Workbench"));
     confirm_ = [this](const QString& question) {
@@ -176,6 +146,9 @@ MainWindow::MainWindow(QWidget* parent)
     runControls_ = new RunControls({configPanel_, runs_.get(), runsModel_, runsPanel_, charts_, classroomPage_, status_,
                                     [this](const QString& question) { return confirm_(question); }},
                                    this);
+    presenterMode_ = new PresenterMode({this, configScroll_, bottomTabs_, settingsSplitter_, rightSplitter_, charts_,
+                                        scalingPage_, summaryCard_, configPanel_, runControls_->progressBar()},
+                                       this);
 
     nameWidgets();
     setUpControls();
@@ -216,10 +189,6 @@ void MainWindow::nameWidgets()
     viewTabs_->setObjectName(QStringLiteral("viewTabs"));
     bottomTabs_->setObjectName(QStringLiteral("bottomTabs"));
     runsPanel_->setObjectName(QStringLiteral("runsPanel"));
-    presenterHints_->setObjectName(QStringLiteral("presenterHints"));
-    presenterHints_->setWordWrap(true);
-    presenterHints_->setStyleSheet(QStringLiteral("background: #fff8e1; color: #5d4037; padding: 4px;"));
-    presenterHints_->hide();
 }
 
 void MainWindow::setUpControls()
@@ -300,7 +269,7 @@ void MainWindow::buildViewTabs()
     auto* cardAndChartsLayout = new QVBoxLayout(cardAndCharts);
     cardAndChartsLayout->setContentsMargins(0, 0, 0, 0);
     cardAndChartsLayout->setSpacing(2);
-    cardAndChartsLayout->addWidget(presenterHints_);
+    cardAndChartsLayout->addWidget(presenterMode_->hints());
     cardAndChartsLayout->addWidget(lessonBanner_);
     cardAndChartsLayout->addWidget(summaryCard_);
     cardAndChartsLayout->addWidget(charts_, 1);
@@ -378,7 +347,7 @@ void MainWindow::connectControls()
     connect(configPanel_, &RunConfigPanel::configChanged, this, [this] {
         runControls_->updateControls();
         runControls_->showSettingsProblem();
-        showPresenterHints();
+        presenterMode_->showHints();
         saveSettings();
     });
 }
@@ -548,12 +517,7 @@ QString MainWindow::stepTraceFolder()
 void MainWindow::buildViewMenu()
 {
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
-    presenterAction_ = viewMenu->addAction(tr("&Presenter mode"));
-    presenterAction_->setObjectName(QStringLiteral("presenterAction"));
-    presenterAction_->setCheckable(true);
-    presenterAction_->setShortcuts(presenterShortcuts(false));
-    presenterAction_->setToolTip(tr("Large fonts, no settings panel: for a projector"));
-    connect(presenterAction_, &QAction::toggled, this, &MainWindow::setPresenterMode);
+    viewMenu->addAction(presenterMode_->presenterAction());
     xAxis_ = new XAxisChoice(this);
     viewMenu->addActions(xAxis_->actions());
     connect(xAxis_, &XAxisChoice::modeChanged, this, [this](XAxisMode mode) {
@@ -575,15 +539,7 @@ void MainWindow::buildViewMenu()
         charts_->setLogScaleLoss(log);
         saveSettings();
     });
-    settingsPanelAction_ = viewMenu->addAction(tr("Se&ttings panel"));
-    settingsPanelAction_->setObjectName(QStringLiteral("settingsPanelAction"));
-    settingsPanelAction_->setCheckable(true);
-    settingsPanelAction_->setChecked(true);
-    settingsPanelAction_->setShortcut(QKeySequence(tr("Ctrl+Shift+S")));
-    settingsPanelAction_->setToolTip(tr("Hide the settings to give the charts the width"));
-    connect(settingsPanelAction_, &QAction::toggled, this, [this](bool shown) {
-        configScroll_->setVisible(shown && !presenterAction_->isChecked());
-    });
+    viewMenu->addAction(presenterMode_->settingsPanelAction());
     QAction* resetZoomAction = viewMenu->addAction(tr("&Reset chart zoom"), QKeySequence(tr("Ctrl+0")),
                                                    charts_, &ChartBoard::resetZoom);
     resetZoomAction->setObjectName(QStringLiteral("resetZoomAction"));
@@ -702,79 +658,13 @@ bool MainWindow::exportTo(const QString& folder)
 
 void MainWindow::setPresenterMode(bool on)
 {
-    if (presenterAction_->isChecked() != on) {
-        presenterAction_->setChecked(on);  // comes back here through toggled
-        return;
-    }
-    if (on)
-        beforePresenter_ = {windowState(), settingsSplitter_->sizes(), rightSplitter_->sizes(),
-                            summaryCard_->isCollapsed()};
-    // The charts and classroom views get the whole window, or the whole
-    // screen for a window already on it (one not shown yet is sized by
-    // whoever shows it: --presenter, the tests).
-    configScroll_->setVisible(!on && settingsPanelAction_->isChecked());
-    bottomTabs_->setVisible(!on);
-    QFont font = QApplication::font();
-    if (on)
-        font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
-    centralWidget()->setFont(font);
-    // A widget with a style sheet takes no font from its parent.
-    for (QWidget* styled : {static_cast<QWidget*>(presenterHints_), static_cast<QWidget*>(runControls_->progressBar())})
-        styled->setFont(font);
-    menuBar()->setFont(font);
-    charts_->setFontScale(on ? kPresenterFontScale : 1.0);
-    scaleChartFonts(*scalingPage_->chart()->chart(), font);
-    showPresenterHints();
-    presenterAction_->setShortcuts(presenterShortcuts(on));
-    // The card's verdict line leaves a projector's short screen to the
-    // charts (its ▸ opens the rest); the grid gives way to the focus view
-    // where it cannot keep a chart a third of the screen tall.
-    summaryCard_->setCollapsed(on || beforePresenter_.cardCollapsed);
-    showLeastPlotHeight();
-    if (on) {
-        if (isVisible())
-            showFullScreen();
-    } else if (isVisible() && windowState() != beforePresenter_.windowState) {
-        // The window gets its size back with its state, then the splitters
-        // theirs (resizeEvent), as the user left them.
-        splittersToRestore_ = true;
-        setWindowState(beforePresenter_.windowState);
-    } else {
-        restoreSplitters();
-    }
-}
-
-// The settings panel's hints ("too few steps") stay in view when presenter
-// mode hides the panel: a banner over the charts.
-void MainWindow::showPresenterHints()
-{
-    const QStringList hints = configPanel_->hints();
-    presenterHints_->setText(hints.join(QLatin1Char('\n')));
-    presenterHints_->setVisible(presenterAction_->isChecked() && !hints.isEmpty());
-}
-
-void MainWindow::restoreSplitters()
-{
-    splittersToRestore_ = false;
-    if (!beforePresenter_.settingsSizes.isEmpty())
-        settingsSplitter_->setSizes(beforePresenter_.settingsSizes);
-    if (!beforePresenter_.viewSizes.isEmpty())
-        rightSplitter_->setSizes(beforePresenter_.viewSizes);
+    presenterMode_->setPresenting(on);
 }
 
 void MainWindow::resizeEvent(QResizeEvent* event)
 {
     QMainWindow::resizeEvent(event);
-    showLeastPlotHeight();
-    if (splittersToRestore_ && !isFullScreen())
-        restoreSplitters();
-}
-
-void MainWindow::showLeastPlotHeight()
-{
-    // A third of the window, which presenter mode makes the screen; else
-    // kLeastPlotHeight: the focus view rather than plots too short to read.
-    charts_->setLeastPlotHeight(presenterAction_->isChecked() ? height() / 3 : kLeastPlotHeight);
+    presenterMode_->windowResized();
 }
 
 void MainWindow::setXAxisMode(XAxisMode mode)

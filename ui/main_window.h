@@ -24,6 +24,7 @@ class QAction;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
+class PresenterMode;
 class QPushButton;
 class QScrollArea;
 class QSplitter;
@@ -144,10 +145,6 @@ private:
     void scrollVertically(QScrollArea* area, QWidget* content) const;
     // A vertical scroll area's width for content of `contentSize`.
     int scrolledWidthFor(QSize contentSize) const;
-    void restoreSplitters();
-    void showPresenterHints();
-    // Presenter mode keeps every chart a third of the window tall (ChartBoard's focus view).
-    void showLeastPlotHeight();
     void buildViewTabs();
     // The view tabs above the run controls and the status line.
     QWidget* buildViewColumn();
@@ -174,6 +171,7 @@ private:
     LessonStarter* lessons_ = nullptr;
     RunTimeEstimates* timeEstimates_ = nullptr;  // Compare's time, the queue's
     RunControls* runControls_ = nullptr;  // Start, Compare, Stop and the progress bar
+    PresenterMode* presenterMode_ = nullptr;  // View ▸ Presenter mode and Settings panel
     ClassroomPage* classroomPage_;
     ScalingPredictionPage* scalingPage_;
     QTabWidget* viewTabs_;
@@ -181,25 +179,13 @@ private:
     QTabWidget* bottomTabs_;
     QSplitter* settingsSplitter_;  // the settings, then everything else
     QSplitter* rightSplitter_;     // the views above, the runs table and log below
-    QAction* settingsPanelAction_ = nullptr;  // View ▸ Settings panel: shows or hides it
     RunsPanel* runsPanel_;
     StatusLine* status_;  // the status line and the engine log
-    QLabel* presenterHints_;  // the settings panel's hints, over the charts in presenter mode
-    QAction* presenterAction_;
     XAxisChoice* xAxis_;  // View's x axis actions and the combo beside the charts
     QAction* smoothLossAction_;
     QAction* logLossAction_;
     QAction* writeTracesAction_;  // checked: runs write Chrome step traces to stepTraceFolder()
 
-    // What presenter mode gives back when it ends: the window's state, both
-    // splitters' sizes and whether the comparison card was collapsed.
-    struct WindowLayout {
-        Qt::WindowStates windowState;
-        QList<int> settingsSizes, viewSizes;
-        bool cardCollapsed = false;
-    };
-    WindowLayout beforePresenter_;
-    bool splittersToRestore_ = false;  // once the window is out of full screen
 
     bool closeAfterRun_ = false;
     Confirmation confirm_;
