@@ -1,34 +1,17 @@
 #include "main_window.h"
 #include "x_axis_choice.h"
 
-#include <algorithm>
-#include <climits>
-#include <cmath>
-#include <unordered_set>
 
-#include <QAbstractAxis>
 #include <QAction>
-#include <QApplication>
-#include <QChart>
 #include <QCloseEvent>
-#include <QComboBox>
-#include <QDir>
-#include <QFile>
-#include <QFileDialog>
-#include <QGridLayout>
 #include <QHBoxLayout>
-#include <QKeySequence>
 #include <QLabel>
-#include <QLegend>
-#include <QLineSeries>
 #include <QListView>
 #include <QMessageBox>
-#include <QScreen>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
@@ -37,52 +20,37 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 
-#include "batch_split_view.h"
 #include "cluster_command_dialog.h"
 #include "comparison_summary_card.h"
 #include "comparison_views.h"
-#include "vocabulary.h"
 #include "core/error.h"
-#include "core/exception_message.h"
 #include "io/workbench_files.h"
-#include "dataset_metadata.h"
-#include "engine_message.h"
 #include "chart_board.h"
 #include "classroom_page.h"
 #include "seed_group_charts.h"
 #include "empty_chart_guide.h"
-#include "scaling_prediction_chart.h"
 #include "scaling_prediction_page.h"
-#include "epoch_metric_chart.h"
 #include "loss_chart.h"
-#include "prediction_strip.h"
 #include "presenter_mode.h"
 #include "folder_export.h"
-#include "help_menu.h"
 #include "history_keeper.h"
 #include "lesson_banner.h"
 #include "lesson_starter.h"
-#include "lessons_menu.h"
 #include "run_time_estimates.h"
 #include "run_config_panel.h"
 #include "run_controls.h"
-#include "run_export.h"
 #include "run_history.h"
 #include "scratch_folders.h"
 #include "run_manager.h"
-#include "record/run_record_json.h"
 #include "run_settings.h"
 #include "runs_panel.h"
 #include "runs_panel_fit.h"
 #include "runs_table_model.h"
-#include "speedup_chart.h"
 #include "status_line.h"
-#include "scaling/scaling_comparison.h"
 #include "training_worker.h"
-#include "widget_image_export.h"
+#include "workbench_menus.h"
 
 namespace {
 
@@ -93,18 +61,6 @@ const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kSplitterKey = QStringLiteral("window/splitter");
 const QString kLogLossKey = QStringLiteral("view/log_loss");
 const QString kWriteTracesKey = QStringLiteral("run/write_step_traces");
-
-// A checkable button beside the charts that mirrors a View menu action.
-QPushButton* buttonFor(QAction* action, const QString& text, const QString& objectName)
-{
-    auto* button = new QPushButton(text);
-    button->setObjectName(objectName);
-    button->setCheckable(true);
-    button->setToolTip(action->toolTip());
-    QObject::connect(button, &QPushButton::toggled, action, &QAction::setChecked);
-    QObject::connect(action, &QAction::toggled, button, &QPushButton::setChecked);
-    return button;
-}
 
 // A page that takes a scroll area's height and scrolls only below its own
 // minimum: QScrollArea gives a height-for-width page (wrapped text in it) its
@@ -281,7 +237,7 @@ void MainWindow::buildViewTabs()
     auto* chartsLayout = new QVBoxLayout(chartsPage);
     chartsLayout->setContentsMargins(0, 4, 0, 0);
     chartsLayout->setSpacing(2);
-    chartsLayout->addWidget(chartSwitches_);
+    chartsLayout->addWidget(menus_->chartSwitches());
     chartsLayout->addWidget(chartsScroll, 1);
 
     viewTabs_->addTab(chartsPage, tr("Charts"));
@@ -433,10 +389,10 @@ void MainWindow::restoreSettings()
     configPanel_->setConfig(lastConfig);
     configPanel_->setScalesWithDeviceCount(scale);
     configPanel_->setComparisonRepeatsField(repeats);
-    xAxis_->setMode(xAxisMode);
-    smoothLossAction_->setChecked(smoothLoss);
-    logLossAction_->setChecked(logLoss);
-    writeTracesAction_->setChecked(writeTraces);
+    menus_->xAxis()->setMode(xAxisMode);
+    menus_->smoothLossAction()->setChecked(smoothLoss);
+    menus_->logLossAction()->setChecked(logLoss);
+    menus_->writeTracesAction()->setChecked(writeTraces);
 }
 
 MainWindow::~MainWindow() = default;
@@ -456,117 +412,6 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kSplitterKey, rightSplitter_->saveState());
     event->accept();
-}
-
-void MainWindow::buildMenus()
-{
-    buildFileMenu();
-    buildRunMenu();
-    buildViewMenu();
-    buildLessonsMenu();
-    addHelpMenu(this);
-    buildChartSwitches();
-}
-
-void MainWindow::buildFileMenu()
-{
-    QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-    QAction* importAction = fileMenu->addAction(tr("&Import run record…"), this,
-                                                &MainWindow::chooseImportFile);
-    importAction->setObjectName(QStringLiteral("importAction"));
-    importAction->setToolTip(tr("Add a run record JSON (dp-train --record, a cluster run's run.json)"));
-    QAction* exportAction =
-        fileMenu->addAction(tr("&Export charts and tables…"), this, &MainWindow::chooseExportFolder);
-    exportAction->setObjectName(QStringLiteral("exportAction"));
-    exportAction->setShortcut(QKeySequence(tr("Ctrl+E")));
-    fileMenu->addSeparator();
-    fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-}
-
-void MainWindow::buildRunMenu()
-{
-    QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
-    runMenu->addAction(tr("&Start or queue"), QKeySequence(tr("Ctrl+R")), this,
-                       &MainWindow::startRun);
-    runMenu->addAction(tr("&Compare 1 vs N"), this, &MainWindow::startComparison);
-    runMenu->addAction(tr("S&top"), QKeySequence(tr("Ctrl+.")), this, &MainWindow::stopRun);
-    runMenu->addSeparator();
-    runMenu->addAction(runControls_->retuneAction());
-    QAction* clusterAction =
-        runMenu->addAction(tr("Cl&uster command…"), this, &MainWindow::showClusterCommand);
-    clusterAction->setObjectName(QStringLiteral("clusterCommandAction"));
-    runMenu->addSeparator();
-    writeTracesAction_ = runMenu->addAction(tr("Write step &traces (Chrome JSON)"));
-    writeTracesAction_->setObjectName(QStringLiteral("writeTracesAction"));
-    writeTracesAction_->setCheckable(true);
-    writeTracesAction_->setToolTip(
-        tr("Each run started while this is on writes its step phases to %1 as it trains, for "
-           "ui.perfetto.dev or chrome://tracing; File ▸ Export copies them. Off: no file.")
-            .arg(stepTraceFolder()));
-    connect(writeTracesAction_, &QAction::toggled, this, [this](bool on) {
-        runs_->setTraceFolder(on ? stepTraceFolder() : QString());
-        saveSettings();
-    });
-}
-
-QString MainWindow::stepTraceFolder()
-{
-    return QString::fromStdString((dp::workbench_data_folder() / "traces").string());
-}
-
-void MainWindow::buildViewMenu()
-{
-    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
-    viewMenu->addAction(presenterMode_->presenterAction());
-    xAxis_ = new XAxisChoice(this);
-    viewMenu->addActions(xAxis_->actions());
-    connect(xAxis_, &XAxisChoice::modeChanged, this, [this](XAxisMode mode) {
-        setXAxisMode(mode);
-        saveSettings();
-    });
-    smoothLossAction_ = viewMenu->addAction(tr("Smooth the &loss (moving average)"));
-    smoothLossAction_->setObjectName(QStringLiteral("smoothLossAction"));
-    smoothLossAction_->setCheckable(true);
-    connect(smoothLossAction_, &QAction::toggled, this, [this](bool smoothed) {
-        charts_->setSmoothedLoss(smoothed);
-        saveSettings();
-    });
-    logLossAction_ = viewMenu->addAction(tr("L&og scale for the loss"));
-    logLossAction_->setObjectName(QStringLiteral("logLossAction"));
-    logLossAction_->setCheckable(true);
-    logLossAction_->setToolTip(tr("Loss on a log scale: late, small improvements stay visible"));
-    connect(logLossAction_, &QAction::toggled, this, [this](bool log) {
-        charts_->setLogScaleLoss(log);
-        saveSettings();
-    });
-    viewMenu->addAction(presenterMode_->settingsPanelAction());
-    QAction* resetZoomAction = viewMenu->addAction(tr("&Reset chart zoom"), QKeySequence(tr("Ctrl+0")),
-                                                   charts_, &ChartBoard::resetZoom);
-    resetZoomAction->setObjectName(QStringLiteral("resetZoomAction"));
-}
-
-void MainWindow::buildLessonsMenu()
-{
-    lessonBanner_ = new LessonBanner;
-    lessons_ = new LessonStarter(configPanel_, runs_.get(), lessonBanner_, this);
-    auto* lessonsMenu = new LessonsMenu(this);
-    menuBar()->addMenu(lessonsMenu);
-    connect(lessonsMenu, &LessonsMenu::lessonChosen, this, &MainWindow::startLesson);
-}
-
-void MainWindow::buildChartSwitches()
-{
-    // The chart switches a teacher flips most, also beside the charts.
-    QComboBox* axisCombo = xAxis_->makeCombo();
-    chartSwitches_ = new QWidget;
-    auto* switchesLayout = new QHBoxLayout(chartSwitches_);
-    switchesLayout->setContentsMargins(0, 0, 0, 0);
-    switchesLayout->addStretch();
-    switchesLayout->addWidget(axisCombo);
-    switchesLayout->addWidget(
-            buttonFor(smoothLossAction_, tr("Smooth loss"), QStringLiteral("smoothLossButton")));
-    switchesLayout->addWidget(
-            buttonFor(logLossAction_, vocabulary::logScale(), QStringLiteral("logLossButton")));
 }
 
 dp::TrainConfig MainWindow::runConfig() const
@@ -667,32 +512,29 @@ void MainWindow::resizeEvent(QResizeEvent* event)
     presenterMode_->windowResized();
 }
 
+QString MainWindow::stepTraceFolder()
+{
+    return QString::fromStdString((dp::workbench_data_folder() / "traces").string());
+}
+
+void MainWindow::buildMenus()
+{
+    lessonBanner_ = new LessonBanner;
+    lessons_ = new LessonStarter(configPanel_, runs_.get(), lessonBanner_, this);
+    menus_ = new WorkbenchMenus(this, {runs_.get(), runControls_, presenterMode_, charts_});
+    connect(menus_, &WorkbenchMenus::switchesChanged, this, &MainWindow::saveSettings);
+}
+
 void MainWindow::setXAxisMode(XAxisMode mode)
 {
     charts_->setXAxisMode(mode);
-    xAxis_->setMode(mode);
+    menus_->xAxis()->setMode(mode);
 }
 
 void MainWindow::showClusterCommand()
 {
     ClusterCommandDialog dialog(configPanel_->config(), this);
     dialog.exec();
-}
-
-void MainWindow::chooseImportFile()
-{
-    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Import run records"), QString(),
-                                                            tr("Run records (*.json);;All files (*)"));
-    if (!paths.isEmpty())
-        importRunRecords(paths);
-}
-
-void MainWindow::chooseExportFolder()
-{
-    const QString folder =
-        QFileDialog::getExistingDirectory(this, tr("Export charts and tables to folder"));
-    if (!folder.isEmpty())
-        exportTo(folder);
 }
 
 void MainWindow::saveSettings()
@@ -704,8 +546,8 @@ void MainWindow::saveSettings()
     storeDataFolders(settings, configPanel_->dataFolders());
     settings.setValue(kScaleKey, configPanel_->scalesWithDeviceCount());
     settings.setValue(kRepeatsKey, configPanel_->comparisonRepeatsField());
-    XAxisChoice::remember(settings, xAxis_->mode());
-    settings.setValue(kSmoothLossKey, smoothLossAction_->isChecked());
-    settings.setValue(kLogLossKey, logLossAction_->isChecked());
-    settings.setValue(kWriteTracesKey, writeTracesAction_->isChecked());
+    XAxisChoice::remember(settings, menus_->xAxis()->mode());
+    settings.setValue(kSmoothLossKey, menus_->smoothLossAction()->isChecked());
+    settings.setValue(kLogLossKey, menus_->logLossAction()->isChecked());
+    settings.setValue(kWriteTracesKey, menus_->writeTracesAction()->isChecked());
 }

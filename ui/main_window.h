@@ -38,6 +38,7 @@ class RunManager;
 class RunsPanel;
 class RunsTableModel;
 class RunTimeEstimates;
+class WorkbenchMenus;
 class XAxisChoice;
 
 // The workbench window: run settings on the left; the live charts and the
@@ -124,10 +125,6 @@ protected:
 private:
     // The menus, and the chart switches that mirror View's actions.
     void buildMenus();
-    void buildFileMenu();
-    void buildRunMenu();
-    void buildViewMenu();
-    void buildLessonsMenu();
     // The View actions a teacher flips most, as switches above the charts.
     void buildChartSwitches();
     // Opens the history database; a message saying why not if it cannot.
@@ -154,8 +151,6 @@ private:
     void connectWorker();
     // The last session's settings, view switches, size and splitter.
     void restoreSettings();
-    void chooseImportFile();
-    void chooseExportFolder();
     void saveSettings();
 
     std::unique_ptr<RunHistory> history_;
@@ -171,20 +166,16 @@ private:
     LessonStarter* lessons_ = nullptr;
     RunTimeEstimates* timeEstimates_ = nullptr;  // Compare's time, the queue's
     RunControls* runControls_ = nullptr;  // Start, Compare, Stop and the progress bar
+    WorkbenchMenus* menus_ = nullptr;  // the menu bar, and the chart switches beside the charts
     PresenterMode* presenterMode_ = nullptr;  // View ▸ Presenter mode and Settings panel
     ClassroomPage* classroomPage_;
     ScalingPredictionPage* scalingPage_;
     QTabWidget* viewTabs_;
-    QWidget* chartSwitches_ = nullptr;  // x axis, smoothing and log loss, above the charts
     QTabWidget* bottomTabs_;
     QSplitter* settingsSplitter_;  // the settings, then everything else
     QSplitter* rightSplitter_;     // the views above, the runs table and log below
     RunsPanel* runsPanel_;
     StatusLine* status_;  // the status line and the engine log
-    XAxisChoice* xAxis_;  // View's x axis actions and the combo beside the charts
-    QAction* smoothLossAction_;
-    QAction* logLossAction_;
-    QAction* writeTracesAction_;  // checked: runs write Chrome step traces to stepTraceFolder()
 
 
     bool closeAfterRun_ = false;
