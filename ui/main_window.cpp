@@ -107,7 +107,6 @@ MainWindow::MainWindow(QWidget* parent)
                                        this);
 
     nameWidgets();
-    setUpControls();
     buildConfigScroll();
     buildMenus();
     buildLayout();
@@ -145,10 +144,6 @@ void MainWindow::nameWidgets()
     viewTabs_->setObjectName(QStringLiteral("viewTabs"));
     bottomTabs_->setObjectName(QStringLiteral("bottomTabs"));
     runsPanel_->setObjectName(QStringLiteral("runsPanel"));
-}
-
-void MainWindow::setUpControls()
-{
 }
 
 void MainWindow::buildConfigScroll()

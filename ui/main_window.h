@@ -1,12 +1,10 @@
 #pragma once
 
 #include <QMainWindow>
-#include <QTemporaryDir>
 
 #include <functional>
 #include <memory>
 
-#include "run_progress.h"
 #include "record/run_record.h"
 #include "config/train_config.h"
 #include "train/train_observer.h"
@@ -20,12 +18,7 @@ class LessonBanner;
 class LessonStarter;
 class ChartBoard;
 class ClassroomPage;
-class QAction;
-class QLabel;
-class QPlainTextEdit;
-class QProgressBar;
 class PresenterMode;
-class QPushButton;
 class QScrollArea;
 class QSplitter;
 class ScalingPredictionPage;
@@ -39,13 +32,16 @@ class RunsPanel;
 class RunsTableModel;
 class RunTimeEstimates;
 class WorkbenchMenus;
-class XAxisChoice;
 
 // The workbench window: run settings on the left; the live charts and the
 // classroom views beside them; run controls and status; the runs table, the
 // queue and the engine log below. Training runs on a worker thread (see
 // RunManager), so the window stays responsive throughout a run. Every run is
 // recorded in the history database, which the table lists at launch.
+// The window assembles rooms of one job each and lays out their widgets:
+// RunControls (starting, comparing, stopping, the run in flight),
+// HistoryKeeper (the history and imports), FolderExport, ComparisonViews,
+// PresenterMode, WorkbenchMenus and the StatusLine they all report through.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
@@ -125,13 +121,9 @@ protected:
 private:
     // The menus, and the chart switches that mirror View's actions.
     void buildMenus();
-    // The View actions a teacher flips most, as switches above the charts.
-    void buildChartSwitches();
     // Opens the history database; a message saying why not if it cannot.
     QString openHistory();
     void nameWidgets();
-    // Defaults, tooltips and the log's limits for the run controls.
-    void setUpControls();
     void buildConfigScroll();
     // The settings beside the views, the runs table and log below them, and
     // the window's first size.
@@ -176,7 +168,6 @@ private:
     QSplitter* rightSplitter_;     // the views above, the runs table and log below
     RunsPanel* runsPanel_;
     StatusLine* status_;  // the status line and the engine log
-
 
     bool closeAfterRun_ = false;
     Confirmation confirm_;
