@@ -1,44 +1,47 @@
 #pragma once
 
 #include <QMainWindow>
-#include <QTemporaryDir>
 
 #include <functional>
 #include <memory>
 
-#include "run_progress.h"
 #include "record/run_record.h"
 #include "config/train_config.h"
 #include "train/train_observer.h"
 #include "x_axis_mode.h"
 
 class ComparisonSummaryCard;
+class ComparisonViews;
+class FolderExport;
+class HistoryKeeper;
 class LessonBanner;
 class LessonStarter;
 class ChartBoard;
 class ClassroomPage;
-class QAction;
-class QLabel;
-class QPlainTextEdit;
-class QProgressBar;
-class QPushButton;
+class PresenterMode;
 class QScrollArea;
 class QSplitter;
 class ScalingPredictionPage;
+class StatusLine;
 class QTabWidget;
 class RunConfigPanel;
+class RunControls;
 class RunHistory;
 class RunManager;
 class RunsPanel;
 class RunsTableModel;
 class RunTimeEstimates;
-class XAxisChoice;
+class WorkbenchMenus;
 
 // The workbench window: run settings on the left; the live charts and the
 // classroom views beside them; run controls and status; the runs table, the
 // queue and the engine log below. Training runs on a worker thread (see
 // RunManager), so the window stays responsive throughout a run. Every run is
 // recorded in the history database, which the table lists at launch.
+// The window assembles rooms of one job each and lays out their widgets:
+// RunControls (starting, comparing, stopping, the run in flight),
+// HistoryKeeper (the history and imports), FolderExport, ComparisonViews,
+// PresenterMode, WorkbenchMenus and the StatusLine they all report through.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
@@ -118,17 +121,9 @@ protected:
 private:
     // The menus, and the chart switches that mirror View's actions.
     void buildMenus();
-    void buildFileMenu();
-    void buildRunMenu();
-    void buildViewMenu();
-    void buildLessonsMenu();
-    // The View actions a teacher flips most, as switches above the charts.
-    void buildChartSwitches();
     // Opens the history database; a message saying why not if it cannot.
     QString openHistory();
     void nameWidgets();
-    // Defaults, tooltips and the log's limits for the run controls.
-    void setUpControls();
     void buildConfigScroll();
     // The settings beside the views, the runs table and log below them, and
     // the window's first size.
@@ -139,10 +134,6 @@ private:
     void scrollVertically(QScrollArea* area, QWidget* content) const;
     // A vertical scroll area's width for content of `contentSize`.
     int scrolledWidthFor(QSize contentSize) const;
-    void restoreSplitters();
-    void showPresenterHints();
-    // Presenter mode keeps every chart a third of the window tall (ChartBoard's focus view).
-    void showLeastPlotHeight();
     void buildViewTabs();
     // The view tabs above the run controls and the status line.
     QWidget* buildViewColumn();
@@ -152,87 +143,34 @@ private:
     void connectWorker();
     // The last session's settings, view switches, size and splitter.
     void restoreSettings();
-    // `config` with Run > Re-measure kernels applied.
-    static dp::TrainConfig withOneIdPerDevice(dp::TrainConfig config);
-    dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
-    void loadHistory();
-    void updateControls();
-    // Start is off while the settings have a problem: the status line says which.
-    void showSettingsProblem();
-    void onRunStarted(const dp::RunRecord& record);
-    void onRunUpdated(const dp::RunRecord& record);
-    void onRunEnded(const dp::RunRecord& record, const QString& message);
-    void showRunOnCharts(const dp::RunRecord& record, bool shown);
-    void saveCheckedRuns() const;
-    void renameRun(const dp::RunRecord& record);
-    // A run the user renamed, tagged or annotated, saved to the history
-    // unless it is in flight (its own writes carry the change); `failure`
-    // ("Could not rename: %1") says why not.
-    void saveEditedRun(const dp::RunRecord& record, const QString& failure);
-    void updateSpeedupChart();
-    void updateScalingPrediction();
-    // The summary card for comparison `group`, whose last run just ended.
-    void showComparisonSummary(const std::string& group);
-    void deleteRuns(const std::vector<std::string>& ids);
-    void chooseImportFile();
-    void chooseExportFolder();
-    void showBatchProgress(int epoch, int batch, int batchesPerEpoch, double loss);
-    void showIdleProgress(const QString& text);
-    void showStatus(const QString& text, bool isError = false);
-    void appendLog(const QString& line);
-    // The run's summary line, unless the engine's log already holds it.
-    void logSummaryOnce(const QString& summary, int epochsDone);
     void saveSettings();
 
     std::unique_ptr<RunHistory> history_;
+    FolderExport* folderExport_ = nullptr;  // File ▸ Export
+    HistoryKeeper* historyKeeper_ = nullptr;  // loads, follows, imports into, edits and deletes from history_
     RunsTableModel* runsModel_;
     RunConfigPanel* configPanel_;
     QScrollArea* configScroll_;
     ChartBoard* charts_;
     ComparisonSummaryCard* summaryCard_;  // above the charts when a comparison ends
+    ComparisonViews* comparisonViews_ = nullptr;  // the speedup chart, the Scaling tab and the card
     LessonBanner* lessonBanner_ = nullptr;  // above the charts while a lesson's runs go
     LessonStarter* lessons_ = nullptr;
     RunTimeEstimates* timeEstimates_ = nullptr;  // Compare's time, the queue's
+    RunControls* runControls_ = nullptr;  // Start, Compare, Stop and the progress bar
+    WorkbenchMenus* menus_ = nullptr;  // the menu bar, and the chart switches beside the charts
+    PresenterMode* presenterMode_ = nullptr;  // View ▸ Presenter mode and Settings panel
     ClassroomPage* classroomPage_;
     ScalingPredictionPage* scalingPage_;
     QTabWidget* viewTabs_;
-    QWidget* chartSwitches_ = nullptr;  // x axis, smoothing and log loss, above the charts
     QTabWidget* bottomTabs_;
     QSplitter* settingsSplitter_;  // the settings, then everything else
     QSplitter* rightSplitter_;     // the views above, the runs table and log below
-    QAction* settingsPanelAction_ = nullptr;  // View ▸ Settings panel: shows or hides it
     RunsPanel* runsPanel_;
-    QPushButton* startButton_;
-    QPushButton* compareButton_;
-    QPushButton* stopButton_;
-    QProgressBar* batchProgressBar_;
-    QLabel* statusLabel_;
-    QPlainTextEdit* logView_;
-    QLabel* presenterHints_;  // the settings panel's hints, over the charts in presenter mode
-    QAction* presenterAction_;
-    QAction* retuneAction_;  // checked: the next run (or comparison) re-measures its kernels
-    // Each comparison's 1-device parameter snapshots (dp::TrainConfig::snapshot_dir).
-    std::vector<std::unique_ptr<QTemporaryDir>> comparisonSnapshots_;
-    XAxisChoice* xAxis_;  // View's x axis actions and the combo beside the charts
-    QAction* smoothLossAction_;
-    QAction* logLossAction_;
-    QAction* writeTracesAction_;  // checked: runs write Chrome step traces to stepTraceFolder()
+    StatusLine* status_;  // the status line and the engine log
 
-    // What presenter mode gives back when it ends: the window's state, both
-    // splitters' sizes and whether the comparison card was collapsed.
-    struct WindowLayout {
-        Qt::WindowStates windowState;
-        QList<int> settingsSizes, viewSizes;
-        bool cardCollapsed = false;
-    };
-    WindowLayout beforePresenter_;
-    bool splittersToRestore_ = false;  // once the window is out of full screen
-
-    bool stopRequested_ = false;
     bool closeAfterRun_ = false;
     Confirmation confirm_;
-    RunProgress progress_;  // the run in flight
-    QString runningLabel_;  // its label, for the status line
 
     // Declared last so it is destroyed first: it stops the run and joins the
     // worker thread while the widgets above still exist.
