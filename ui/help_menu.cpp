@@ -7,6 +7,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 
+#include <functional>
+
 #include "config/device_choice.h"
 #include "train/build_info.h"
 
@@ -17,7 +19,7 @@ class HelpTexts {
 };
 
 void addTextAction(QMenu* menu, QMainWindow* window, const QString& title, const QString& name,
-                   QString (*text)())
+                   std::function<QString()> text)
 {
     QAction* action = menu->addAction(title, window, [window, title, text] {
         QMessageBox::about(window, QString(title).remove(QLatin1Char('&')).remove(QChar(0x2026)),
@@ -28,9 +30,8 @@ void addTextAction(QMenu* menu, QMainWindow* window, const QString& title, const
 
 }  // namespace
 
-QString aboutText()
+QString aboutText(const dp::BuildInfo& build)
 {
-    const dp::BuildInfo build = dp::build_info();
     QString devices;
     for (const dp::DeviceInfo& device : dp::available_devices())
         devices += QStringLiteral("<br>%1 — %2").arg(QString::fromStdString(device.id).toHtmlEscaped(),
@@ -92,7 +93,14 @@ void addHelpMenu(QMainWindow* window)
                   &shortcutsText);
     addTextAction(help, window, HelpTexts::tr("&Glossary…"), QStringLiteral("glossaryAction"),
                   &glossaryText);
+}
+
+void addAboutAction(QMainWindow* window, const dp::BuildInfo& build)
+{
+    QMenu* help = window->menuBar()->findChild<QMenu*>(QStringLiteral("helpMenu"));
+    if (!help)
+        return;
     help->addSeparator();
     addTextAction(help, window, HelpTexts::tr("&About DP Workbench…"), QStringLiteral("aboutAction"),
-                  &aboutText);
+                  [build] { return aboutText(build); });
 }

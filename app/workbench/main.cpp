@@ -25,6 +25,7 @@
 #include "train/build_info.h"
 #include "config/run_outputs.h"
 #include "classroom_page.h"
+#include "help_menu.h"
 #include "interrupt_signals.h"
 #include "main_window.h"
 #include "ring_allreduce_view.h"
@@ -447,6 +448,7 @@ int runWorkbench(QApplication& app)
     if (const auto exitCode = parseCommandLine(parser))
         return *exitCode;
     MainWindow window;
+    addAboutAction(&window, build);
     // SIGTERM, SIGINT and SIGHUP end the workbench as Quit does, the run in
     // flight stopped and recorded first (as dp-train ends).
     InterruptSignals interrupts;

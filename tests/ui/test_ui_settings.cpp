@@ -505,10 +505,11 @@ void TestUiSettings::advancedSettingsAreEditedFromTheSchema()
 void TestUiSettings::theHelpMenuSaysWhatThisBuildIs()
 {
     MainWindow window;
+    const dp::BuildInfo build = dp::build_info();
+    addAboutAction(&window, build);  // as dp-workbench's main() does
     for (const char* name : {"aboutAction", "shortcutsAction", "glossaryAction"})
         QVERIFY2(window.findChild<QAction*>(QString::fromLatin1(name)), name);
-    const dp::BuildInfo build = dp::build_info();
-    const QString about = aboutText();
+    const QString about = aboutText(build);
     QVERIFY2(about.contains(QStringLiteral("DP Workbench %1").arg(QString::fromStdString(build.version)))
                  && about.contains(QStringLiteral("oneDNN"))
                  && about.contains(QString::fromStdString(dp::available_devices().front().id)),
