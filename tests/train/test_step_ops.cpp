@@ -74,7 +74,7 @@ private slots:
         const dp::Conv2dShape conv{.batch = 1, .in_channels = 1, .in_h = 2, .in_w = 2,
                                    .out_channels = 1, .kernel = 1};
         const dp::LinearShape linear{.batch = 1, .in_features = 4, .out_features = 2};
-        std::vector<float> x(4, 1.f), w(8, 0.5f), y(4), z(2), grad(8, 1.f);
+        std::vector<float> x(4, 1.f), w(8, 0.5f), bias(2, 0.f), y(4), z(2), grad(8, 1.f);
         const std::string first = "layer 1 conv1", second = "layer 2 fc";
         profiler.relu_forward(4, x.data(), y.data());  // before start_step: not timed
         for (int step = 0; step < 2; ++step) {
@@ -87,7 +87,7 @@ private slots:
             }
             {
                 const dp::LayerScope scope(second);
-                profiler.linear_forward(linear, y.data(), w.data(), nullptr, z.data());
+                profiler.linear_forward(linear, y.data(), w.data(), bias.data(), z.data());
             }
             profiler.sgd_update(8, 0.1f, w.data(), grad.data());
             profiler.end_step();
