@@ -176,8 +176,8 @@ TrainingRun::TrainingRun(const TrainConfig& config,
                       replica_config, input, data_.train.classes,
                       config_.profile_ops > 0 ? op_profiler_wrapper() : BackendWrapper{});
     const char* step_sync = std::getenv("DP_CUDA_STEP_SYNC");
-    read_loss_every_step_ =
-        replicas_->host_reads_are_free() || (step_sync && std::string(step_sync) == "1");
+    step_sync_ = step_sync && std::string(step_sync) == "1";
+    read_loss_every_step_ = replicas_->host_reads_are_free() || step_sync_;
     if (part_) summary_.devices = part_->rank_devices;
     else for (const auto& device : devices) summary_.devices.push_back(device.id);
     std::string header = format("%s: %zu parameters, global batch %d, lr %g, all-reduce %s, %s, on %s",
@@ -267,7 +267,9 @@ void TrainingRun::end_profiled_step() {
 }
 
 bool TrainingRun::train_epoch(int epoch) {
-    const auto order = replicas_->start_epoch(data_.train, sampler_->order(epoch - 1));
+    // DP_CUDA_STEP_SYNC=1: each batch gathered on the host and uploaded, as before issue 40.
+    const auto order = step_sync_ ? sampler_->order(epoch - 1)
+                                  : replicas_->start_epoch(data_.train, sampler_->order(epoch - 1));
     if (trace_) trace_->start_epoch();
     epoch_loss_ = {};
     epoch_cpu_start_ = replicas_->device_cpu_seconds();

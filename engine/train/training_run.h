@@ -87,6 +87,9 @@ private:
     // memory, or DP_CUDA_STEP_SYNC=1); else every kParameterCheckSteps steps
     // and at the epoch's end, so that a GPU's steps queue without a wait.
     bool read_loss_every_step_ = true;
+    // DP_CUDA_STEP_SYNC=1: the step as before issue 40, for a GPU check's
+    // A/B: its loss read after it, its batch gathered on the host.
+    bool step_sync_ = false;
     int rows_since_loss_read_ = 0;  // this process's rows trained since
     double batch_loss_ = 0;         // the mean loss the last read found, for on_batch
     // --profile-ops: each local device's timer, and the run's steps so far.

@@ -149,6 +149,15 @@ private slots:
         const auto again = backend.take_loss_totals(totals.get());
         QCOMPARE(again.loss_sum, 0.0);
         QCOMPARE(again.correct, std::int64_t(0));
+
+        // The GPU kernels' bookkeeping of a bad label: zeroed totals have
+        // none, the first one noted (row 0 included) stays.
+        dp::LossTotals sums{};
+        QCOMPARE(dp::bad_row_of(sums), -1);
+        dp::note_bad_row(sums, 0, 12);
+        dp::note_bad_row(sums, 5, 3);
+        QCOMPARE(dp::bad_row_of(sums), 0);
+        QCOMPARE(sums.bad_label, 12);
     }
 
     void steadyStepsNeverWaitReadOrAllocate_data() {

@@ -95,7 +95,8 @@ Backend::LossResult CudaBackend::take_loss_totals(float* totals) {
     std::memcpy(&sums, host_loss_sums_.get(), sizeof sums);
     if (bad_row_of(sums) >= 0)
         throw Error("label " + std::to_string(sums.bad_label) + " of row " +
-                    std::to_string(bad_row_of(sums)) + " of a batch is not a class index");
+                    std::to_string(bad_row_of(sums)) +
+                    " of a training batch is not a class index: labels count the classes from 0");
     return {sums.loss_sum, std::int64_t(sums.correct)};
 }
 
