@@ -110,16 +110,15 @@ void Replica::add_loss(const float* outputs, int rows, const float* labels, floa
                                  grad_scale, loss_totals_.get());
 }
 
-DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> shard,
-                                     const Pass& pass, float lr, GradientReducer& reducer,
-                                     float weight_decay) {
+void Replica::train_step(const Dataset& set, std::span<const int> shard, const Pass& pass,
+                         float lr, GradientReducer& reducer, float weight_decay) {
     const int rows = pass.batch;
-    DeviceStepTiming timing;
-    timing.shard = rows;
+    DeviceStepTiming& timing = timing_;
+    timing = {.shard = rows};
     laps_.start();
     reducer.begin_step();
     ParameterStore& parameters = model_->parameters();
-    double backward = 0;
+    double& backward = timing.backward;  // with the wait for the all-reduce until step_timing()
     // A straggler reduces no bucket before its wait: the others then wait
     // for it in the all-reduce, as they would for a slower device.
     const bool straggler = slowdown_ > 1;
@@ -179,13 +178,17 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
         laps_.lap(untimed_);
     }
     reducer.finish_step();
-    laps_.lap(backward);  // with the wait for the all-reduce, taken out below
+    laps_.lap(backward);
     update(lr, weight_decay);
     laps_.lap(timing.update);
-    laps_.resolve();
     timing.allreduce = reducer.seconds();
-    timing.backward = backward - timing.allreduce;
-    return timing;
+    allreduce_in_backward_ = true;
+}
+
+DeviceStepTiming Replica::step_timing() {
+    laps_.resolve();
+    if (std::exchange(allreduce_in_backward_, false)) timing_.backward -= timing_.allreduce;
+    return timing_;
 }
 
 void Replica::update(float lr, float weight_decay) {
@@ -208,15 +211,15 @@ void Replica::add_gathered_loss(const Dataset& set, std::span<const int> batch) 
              1.f / float(rows));
 }
 
-DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<const int> batch,
-                                                  const Pass& pass, float lr,
-                                                  Communicator& communicator, float weight_decay) {
+void Replica::train_step_dataparallel(const Dataset& set, std::span<const int> batch,
+                                      const Pass& pass, float lr, Communicator& communicator,
+                                      float weight_decay) {
     const int rows = pass.batch, classes = model_->classes();
     const std::size_t offset = pass.first_sample * std::size_t(classes);
     const std::size_t outputs = batch.size() * std::size_t(classes);
     ParameterStore& parameters = model_->parameters();
-    DeviceStepTiming timing;
-    timing.shard = rows;
+    DeviceStepTiming& timing = timing_;
+    timing = {.shard = rows};
     laps_.start();
     // Zeros elsewhere, so that the sum on rank 0 is every rank's rows exactly.
     backend_->fill(gathered_outputs_.get(), outputs, 0.f);
@@ -263,8 +266,6 @@ DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<
         communicator.broadcast(pass.rank, parameters.buffers(), parameters.buffers_size(), 0);
     backend_->synchronize();
     laps_.lap(timing.broadcast);
-    laps_.resolve();
-    return timing;
 }
 
 void Replica::add_gradients_into_accumulated(ParameterStore& parameters, bool first) {

@@ -55,9 +55,10 @@ public:
     // SGD adds it after DDP's. The shard's loss sum and correct count are
     // added on the device to the sums take_loss() reads. The step never
     // waits for the device (issue 40) but for a straggler's simulated wait;
-    // its phases are timed by marks in the backend's queue, resolved at its end.
-    DeviceStepTiming train_step(const Dataset& set, std::span<const int> shard, const Pass& pass,
-                                float lr, GradientReducer& reducer, float weight_decay = 0);
+    // its phases are timed by marks in the backend's queue, which
+    // step_timing() reads after it.
+    void train_step(const Dataset& set, std::span<const int> shard, const Pass& pass, float lr,
+                    GradientReducer& reducer, float weight_decay = 0);
 
     // One step as nn.DataParallel takes it (the replica was built with
     // gathered_rows >= the global batch): forward on this replica's shard
@@ -74,9 +75,13 @@ public:
     // Rank 0 adds the batch's loss to the sums take_loss() reads. This step
     // waits for the device after each phase by design: nn.DataParallel's
     // step is a chain of host-driven gathers and broadcasts.
-    DeviceStepTiming train_step_dataparallel(const Dataset& set, std::span<const int> batch,
-                                             const Pass& pass, float lr, Communicator& communicator,
-                                             float weight_decay = 0);
+    void train_step_dataparallel(const Dataset& set, std::span<const int> batch, const Pass& pass,
+                                 float lr, Communicator& communicator, float weight_decay = 0);
+
+    // The last step's phases, read from the backend's clock: on a GPU the
+    // wait for the step's last event, outside the step, so that the step's
+    // work can be captured whole (a CUDA Graph) and queued without a wait.
+    DeviceStepTiming step_timing();
 
     // The loss sum and correct count of the training steps since the last
     // take (a read of device memory: a wait for the device on a GPU).
@@ -128,6 +133,8 @@ private:
     std::unique_ptr<OpClock> phase_clock_;
     PhaseLaps laps_;
     double untimed_ = 0;  // where the laps no phase counts (a straggler's wait) go
+    DeviceStepTiming timing_;  // the last step's; its laps resolved by step_timing()
+    bool allreduce_in_backward_ = false;  // timing_.backward still holds the all-reduce wait
     DeviceBuffer loss_totals_;  // Backend::kLossTotalsFloats: the sums take_loss() reads
     // The resident training set (start_epoch) and the epoch's order on the device.
     const Dataset* resident_set_ = nullptr;

@@ -138,13 +138,13 @@ std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
                         .sync_batch_norm = sync_bn_ ? communicator_.get() : nullptr,
                         .rank = rank,
                         .global_batch = global_batch};
-        if (dataparallel_) {
-            timings_[local] = replicas_[local]->train_step_dataparallel(
-                set, batch, pass, lr, *communicator_, weight_decay_);
-            return;
-        }
-        timings_[local] = replicas_[local]->train_step(set, batch.subspan(shard.offset, shard.rows),
-                                                       pass, lr, *reducers_[local], weight_decay_);
+        Replica& replica = *replicas_[local];
+        if (dataparallel_)
+            replica.train_step_dataparallel(set, batch, pass, lr, *communicator_, weight_decay_);
+        else
+            replica.train_step(set, batch.subspan(shard.offset, shard.rows), pass, lr,
+                               *reducers_[local], weight_decay_);
+        timings_[local] = replica.step_timing();
     });
     return timings_;
 }
