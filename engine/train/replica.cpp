@@ -62,12 +62,13 @@ void Replica::start_epoch(const Dataset& set, std::span<const int> order) {
                                     " outside a set of " + std::to_string(set.count));
     epoch_order_host_ = {};
     if (set.count > kMaxResidentSamples) return;  // gathered on the host, as before
-    if (resident_set_ != &set) {
+    if (!is_resident(set)) {
         resident_images_ = backend_->resident_copy(set.images.data(), set.images.size());
         resident_labels_ = backend_->allocate(std::size_t(set.count));
         backend_->upload_labels(set.labels.data(), resident_labels_.get(), std::size_t(set.count));
         epoch_order_ = backend_->allocate(std::size_t(set.count));
         resident_set_ = &set;
+        resident_images_source_ = set.images.data();
     }
     // As float indices, the labels' format: exact below 2^24.
     backend_->upload_labels(order.data(), epoch_order_.get(),
@@ -75,10 +76,15 @@ void Replica::start_epoch(const Dataset& set, std::span<const int> order) {
     epoch_order_host_ = order.first(std::min(order.size(), std::size_t(set.count)));
 }
 
+bool Replica::is_resident(const Dataset& set) const {
+    // The same set, its images not moved (on a CPU the resident images are the set's own).
+    return &set == resident_set_ && set.images.data() == resident_images_source_;
+}
+
 void Replica::load(const Dataset& set, std::span<const int> indices) {
     const std::less_equal<const int*> not_after;
     const bool in_epoch_order =
-        &set == resident_set_ && !epoch_order_host_.empty() &&
+        is_resident(set) && !epoch_order_host_.empty() &&
         not_after(epoch_order_host_.data(), indices.data()) &&
         not_after(indices.data() + indices.size(),
                   epoch_order_host_.data() + epoch_order_host_.size());

@@ -108,6 +108,8 @@ private:
     // The samples `indices` of `set` into images_ and labels_: gathered on
     // the device when they lie in the epoch's order (start_epoch), else on the host and uploaded.
     void load(const Dataset& set, std::span<const int> indices);
+    // Whether start_epoch made `set`, as it is now, resident.
+    bool is_resident(const Dataset& set) const;
     // Loads samples [first, first + rows) of `set` (rows <= max_rows) and
     // returns the model's outputs for them in evaluation mode.
     const float* forward_samples(const Dataset& set, int first, int rows);
@@ -138,6 +140,7 @@ private:
     DeviceBuffer loss_totals_;  // Backend::kLossTotalsFloats: the sums take_loss() reads
     // The resident training set (start_epoch) and the epoch's order on the device.
     const Dataset* resident_set_ = nullptr;
+    const float* resident_images_source_ = nullptr;  // resident_set_'s images when made resident
     DeviceBuffer resident_images_{nullptr, nullptr}, resident_labels_{nullptr, nullptr},
         epoch_order_{nullptr, nullptr};
     std::span<const int> epoch_order_host_;
