@@ -45,12 +45,12 @@ void Sequential::declare() {
         const SampleShape input = shape;
         shape = layer->output_shape(shape);
         output_shapes_.push_back(shape);
-        // "layer 3 conv2 20x13x13 -> 50x9x9": how the per-op timer names its calls.
+        // "layer 3 conv2: 20x13x13 -> 50x9x9": how the per-op timer names its calls.
         const std::string prefix = parameter_prefix(parameters_.infos(), first,
                                                     parameters_.infos().size());
-        labels_.push_back(format("layer %zu %s%s%s -> %s", labels_.size() + 1, prefix.c_str(),
-                                 prefix.empty() ? "" : " ", shape_text(input).c_str(),
-                                 shape_text(shape).c_str()));
+        labels_.push_back(format("layer %zu%s%s: %s -> %s", labels_.size() + 1,
+                                 prefix.empty() ? "" : " ", prefix.c_str(),
+                                 shape_text(input).c_str(), shape_text(shape).c_str()));
     }
     if (shape.size() != std::size_t(classes_))
         throw Error("model: the last layer gives " + std::to_string(shape.size()) +

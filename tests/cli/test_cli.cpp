@@ -202,7 +202,7 @@ private slots:
         QCOMPARE(result.exit_code, 0);
         QVERIFY2(result.out.contains("op profile of cpu:0, mean of 1 step"), qPrintable(result.out));
         for (const char* row : {"conv forward", "conv backward weights", "linear", "loss", "update",
-                                "batch gather", "layer 1 conv1 1x28x28 -> 20x26x26", "outside layers"})
+                                "batch gather", "layer 1 conv1: 1x28x28 -> 20x26x26", "layer 2: 20x26x26 -> 20x13x13", "outside layers"})
             QVERIFY2(result.out.contains(row), qPrintable(QString(row) + " missing in:\n" + result.out));
     }
 
