@@ -127,6 +127,14 @@ const std::vector<CliOption>& cli_options() {
          [](CliCommand& c, auto&, auto&) { c.predict = true; }},
         {"--verbose", nullptr, "print each device's step time breakdown per epoch",
          [](CliCommand& c, auto&, auto&) { c.verbose = true; }},
+        {"--profile-ops", "N",
+         "time every backend call of N steady steps (from the second) and print\n"
+         "each device's ms per step by op family and by layer, with its share",
+         [](CliCommand& c, auto& f, auto& v) {
+             c.config.profile_ops = parse_number<int>(f, v);
+             if (c.config.profile_ops < 1 || c.config.profile_ops > 1000)
+                 throw Error(f + " must be 1 to 1000 steps (got " + v + ")");
+         }},
         {"--distributed", nullptr,
          "be one rank of an MPI job (mpirun -np N dp-train ... --distributed): one\n"
          "device per rank, the global batch split over every rank, rank 0 prints\nand saves",

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "backend/op_clock.h"
+
 namespace dp {
 
 // Shapes of the ops. Each is a complete key for the plan a backend caches, so
@@ -109,12 +111,33 @@ public:
 
     virtual std::string name() const = 0;
 
+    // Whether the host reads this backend's memory without waiting for
+    // queued work (host memory, ops finished when they return): a run then
+    // reads each step's loss after it (train/training_run.cpp); else only
+    // now and then, so that steps queue without waiting for the device.
+    virtual bool host_reads_are_free() const { return false; }
+
+    // A clock of `capacity` marks in this backend's queue (backend/op_clock.h):
+    // what the step's phases and the per-op timer are timed by.
+    virtual std::unique_ptr<OpClock> make_op_clock(std::size_t capacity) = 0;
+
     // Memory. Labels live on the device as float class indices (exact below 2^24).
     virtual DeviceBuffer allocate(std::size_t floats) = 0;
     virtual void upload(const float* host, float* device, std::size_t floats) = 0;
     virtual void download(const float* device, float* host, std::size_t floats) = 0;
     virtual void upload_labels(const std::int32_t* host, float* device, std::size_t count) = 0;
     virtual void fill(float* device, std::size_t floats, float value) = 0;
+
+    // The data set resident on the device (issue 40: no batch copied in
+    // during a step): `floats` host values as device memory that lives as
+    // long as the host's do. On host memory the host values themselves, not
+    // copied; on a GPU a copy, made once.
+    virtual DeviceBuffer resident_copy(const float* host, std::size_t floats) = 0;
+    // out[k] = rows[indices[k]] for k < count, each row `row_floats` floats:
+    // a batch gathered on the device by the epoch's order, kept in device
+    // memory as float indices (exact below 2^24, as labels are).
+    virtual void gather_rows(const float* rows, std::size_t row_floats, const float* indices,
+                             std::size_t count, float* out) = 0;
 
     // y = conv(x, w) + b; without the bias where b is null (a convolution
     // feeding a BatchNorm in training, which subtracts the batch mean: nn/conv2d.h).
@@ -285,6 +308,19 @@ public:
     // After log_softmax_forward it is softmax_cross_entropy of the logits.
     virtual LossResult nll_loss(int batch, int classes, const float* log_probs,
                                 const float* labels, float* dlog_probs, float grad_scale) = 0;
+
+    // The loss of either kind above added into `totals`, kLossTotalsFloats
+    // floats of device memory (zeroed by allocate), instead of returned: the
+    // step queues it and goes on without waiting for the device (issue 40).
+    // take_loss_totals reads the sums since the last take, once an epoch or
+    // now and then (a wait for the device), zeroes them, and throws dp::Error
+    // naming the first row whose label was not a class index.
+    enum class LossKind { softmax_cross_entropy, nll };
+    static constexpr std::size_t kLossTotalsFloats = 8;
+    virtual void add_loss_to_totals(LossKind kind, int batch, int classes, const float* outputs,
+                                    const float* labels, float* doutputs, float grad_scale,
+                                    float* totals) = 0;
+    virtual LossResult take_loss_totals(float* totals) = 0;
 
     // param -= lr * grad
     virtual void sgd_update(std::size_t n, float lr, float* param, const float* grad) = 0;

@@ -68,6 +68,11 @@ struct TrainConfig {
     // Stragglers (config/slow_devices.h): "cpu:1=1.5" makes device cpu:1
     // take 1.5 times its compute time each step. Empty: none.
     std::vector<std::string> slow_devices;
+    // dp-train --profile-ops N: time every backend call of N steady steps
+    // (from the second) and log a table per op family and layer
+    // (backend/op_profiler.h). 0: off. A diagnostic, not a setting of the
+    // run: not in config_fields().
+    int profile_ops = 0;
 };
 
 // Throws dp::Error with a one-line message for impossible settings, a

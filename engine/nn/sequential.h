@@ -70,6 +70,7 @@ private:
     std::vector<std::unique_ptr<Layer>> layers_;
     std::vector<SampleShape> output_shapes_;  // per layer
     std::vector<std::size_t> first_parameter_;  // per layer: its first index in parameters_
+    std::vector<std::string> labels_;  // per layer: its name in the per-op timer's table
     ParameterStore parameters_;
     std::vector<DeviceBuffer> outputs_;       // per layer
     std::vector<DeviceBuffer> output_grads_;  // per layer, except the last (dlogits is given)

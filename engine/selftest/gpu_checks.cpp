@@ -286,6 +286,20 @@ std::vector<OpCase> op_cases() {
                          store_loss(b, b.nll_loss(rows, classes, out[0], in[1], out[2], 0.5f),
                                     out[3]);
                      }});
+    // The sync-free step's ops (issue 40): the loss summed into device
+    // totals over two calls and read once, and a batch gathered by index.
+    cases.push_back({"add_loss_to_totals twice, then take_loss_totals", 1e-5, {logits, labels},
+                     {std::size_t(rows) * classes, 2, Backend::kLossTotalsFloats},
+                     [](Backend& b, const auto& in, const auto& out) {
+                         for (int i = 0; i < 2; ++i)
+                             b.add_loss_to_totals(Backend::LossKind::softmax_cross_entropy, rows,
+                                                  classes, in[0], in[1], out[0], 1.f / rows, out[2]);
+                         store_loss(b, b.take_loss_totals(out[2]), out[1]);
+                     }});
+    cases.push_back({"gather_rows", 1e-7, {logits, Floats{5, 0, 299, 17}}, {4 * std::size_t(classes)},
+                     [](Backend& b, const auto& in, const auto& out) {
+                         b.gather_rows(in[0], classes, in[1], 4, out[0]);
+                     }});
     return cases;
 }
 

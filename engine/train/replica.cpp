@@ -1,9 +1,10 @@
 #include "train/replica.h"
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "backend/backend_factory.h"
@@ -15,28 +16,28 @@
 namespace dp {
 namespace {
 
-class Stopwatch {
-public:
-    // Seconds since the last lap (or construction).
-    double lap() {
-        const auto now = std::chrono::steady_clock::now();
-        return std::chrono::duration<double>(now - std::exchange(last_, now)).count();
-    }
+// The laps of a step of `micro_batches`: per micro-batch its data, forward
+// and backward; a straggler's two; the all-reduce's and the update's; and
+// DataParallel's seven.
+std::size_t max_laps(int micro_batches) { return 3 * std::size_t(micro_batches) + 8; }
 
-private:
-    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-};
+// Float indices (Backend::gather_rows) are exact below 2^24.
+constexpr int kMaxResidentSamples = 1 << 24;
 
 }  // namespace
 
 Replica::Replica(const DeviceInfo& device, const std::string& model, const SampleShape& input,
                  int classes, int max_rows, std::uint64_t seed, int micro_batches,
-                 Precision precision, int gathered_rows, double slowdown)
-    : backend_(make_backend(device, precision)),
+                 Precision precision, int gathered_rows, double slowdown,
+                 const std::function<std::unique_ptr<Backend>(std::unique_ptr<Backend>)>& wrap)
+    : backend_(wrap ? wrap(make_backend(device, precision)) : make_backend(device, precision)),
       model_(build_model(model, input, classes)),
       max_rows_(max_rows),
       micro_batches_(micro_batches),
       slowdown_(slowdown),
+      phase_clock_(backend_->make_op_clock(max_laps(micro_batches) + 1)),
+      laps_(*phase_clock_, max_laps(micro_batches)),
+      loss_totals_(backend_->allocate(Backend::kLossTotalsFloats)),
       host_images_(std::size_t(max_rows) * input.size()),
       host_labels_(max_rows),
       eval_indices_(max_rows),
@@ -54,7 +55,46 @@ Replica::Replica(const DeviceInfo& device, const std::string& model, const Sampl
     }
 }
 
+void Replica::start_epoch(const Dataset& set, std::span<const int> order) {
+    for (const int index : order)
+        if (index < 0 || index >= set.count)
+            throw std::out_of_range("epoch order: index " + std::to_string(index) +
+                                    " outside a set of " + std::to_string(set.count));
+    epoch_order_host_ = {};
+    if (set.count > kMaxResidentSamples) return;  // gathered on the host, as before
+    if (!is_resident(set)) {
+        resident_images_ = backend_->resident_copy(set.images.data(), set.images.size());
+        resident_labels_ = backend_->allocate(std::size_t(set.count));
+        backend_->upload_labels(set.labels.data(), resident_labels_.get(), std::size_t(set.count));
+        epoch_order_ = backend_->allocate(std::size_t(set.count));
+        resident_set_ = &set;
+        resident_images_source_ = set.images.data();
+    }
+    // As float indices, the labels' format: exact below 2^24.
+    backend_->upload_labels(order.data(), epoch_order_.get(),
+                            std::min(order.size(), std::size_t(set.count)));
+    epoch_order_host_ = order.first(std::min(order.size(), std::size_t(set.count)));
+}
+
+bool Replica::is_resident(const Dataset& set) const {
+    // The same set, its images not moved (on a CPU the resident images are the set's own).
+    return &set == resident_set_ && set.images.data() == resident_images_source_;
+}
+
 void Replica::load(const Dataset& set, std::span<const int> indices) {
+    const std::less_equal<const int*> not_after;
+    const bool in_epoch_order =
+        is_resident(set) && !epoch_order_host_.empty() &&
+        not_after(epoch_order_host_.data(), indices.data()) &&
+        not_after(indices.data() + indices.size(),
+                  epoch_order_host_.data() + epoch_order_host_.size());
+    if (in_epoch_order) {
+        const float* order = epoch_order_.get() + (indices.data() - epoch_order_host_.data());
+        backend_->gather_rows(resident_images_.get(), set.sample_size(), order, indices.size(),
+                              images_.get());
+        backend_->gather_rows(resident_labels_.get(), 1, order, indices.size(), labels_.get());
+        return;
+    }
     gather_batch(set, indices, host_images_.data(), host_labels_.data());
     backend_->upload(host_images_.data(), images_.get(), indices.size() * set.sample_size());
     backend_->upload_labels(host_labels_.data(), labels_.get(), indices.size());
@@ -67,24 +107,30 @@ Backend::LossResult Replica::compute_loss(const float* outputs, int rows, const 
     return (backend_.get()->*loss)(rows, model_->classes(), outputs, labels, doutputs, grad_scale);
 }
 
-DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> shard,
-                                     const Pass& pass, float lr, GradientReducer& reducer,
-                                     Backend::LossResult& loss, float weight_decay) {
+void Replica::add_loss(const float* outputs, int rows, const float* labels, float* doutputs,
+                       float grad_scale) {
+    const auto kind = model_->loss() == Sequential::Loss::nll
+                          ? Backend::LossKind::nll
+                          : Backend::LossKind::softmax_cross_entropy;
+    backend_->add_loss_to_totals(kind, rows, model_->classes(), outputs, labels, doutputs,
+                                 grad_scale, loss_totals_.get());
+}
+
+void Replica::train_step(const Dataset& set, std::span<const int> shard, const Pass& pass,
+                         float lr, GradientReducer& reducer, float weight_decay) {
     const int rows = pass.batch;
-    DeviceStepTiming timing;
-    timing.shard = rows;
-    Stopwatch watch;
+    DeviceStepTiming& timing = timing_;
+    timing = {.shard = rows};
+    laps_.start();
     reducer.begin_step();
     ParameterStore& parameters = model_->parameters();
-    double backward = 0;
+    double& backward = timing.backward;  // with the wait for the all-reduce until step_timing()
     // A straggler reduces no bucket before its wait: the others then wait
     // for it in the all-reduce, as they would for a slower device.
     const bool straggler = slowdown_ > 1;
     if (rows == 0 && !pass.sync_batch_norm) {
-        loss = {};
         backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
     } else {  // an empty shard still joins synchronized BatchNorm's collectives
-        loss = {};
         const int micro_batches = std::clamp(rows, 1, micro_batches_);
         for (int m = 0; m < micro_batches; ++m) {
             const BatchShard micro = batch_shard(rows, micro_batches, m);
@@ -92,20 +138,17 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
             micro_pass.batch = micro.rows;
             micro_pass.first_sample = pass.first_sample + std::uint64_t(micro.offset);
             load(set, shard.subspan(std::size_t(micro.offset), std::size_t(micro.rows)));
-            timing.data += watch.lap();
+            laps_.lap(timing.data);
             const float* logits = model_->forward(micro_pass, images_.get());
             // An empty shard has no loss, and its backward reads no dlogits.
-            const auto micro_loss =
-                micro.rows == 0 ? Backend::LossResult{}
-                                : compute_loss(logits, micro.rows, labels_.get(), dlogits_.get(),
-                                               1.f / float(pass.global_batch));
-            loss.loss_sum += micro_loss.loss_sum;
-            loss.correct += micro_loss.correct;
-            timing.forward += watch.lap();
+            if (micro.rows > 0)
+                add_loss(logits, micro.rows, labels_.get(), dlogits_.get(),
+                         1.f / float(pass.global_batch));
+            laps_.lap(timing.forward);
             if (m + 1 < micro_batches) {
                 model_->backward(micro_pass, images_.get(), dlogits_.get());
                 add_gradients_into_accumulated(parameters, /*first=*/m == 0);
-                backward += watch.lap();
+                laps_.lap(backward);
                 continue;
             }
             // The last micro-batch: as each layer's gradients become final,
@@ -132,19 +175,26 @@ DeviceStepTiming Replica::train_step(const Dataset& set, std::span<const int> sh
         }
     }
     if (straggler) {
-        backend_->synchronize();  // its compute done, so that the wait follows it
-        backward += watch.lap();
+        // The one wait for the device inside a step, by design: a simulated
+        // slower device waits in host time for a multiple of its own compute.
+        backend_->synchronize();
+        laps_.lap(backward);
+        laps_.resolve();
         timing.straggler_wait = wait_as_straggler(slowdown_, timing.forward + backward);
-        watch.lap();
+        laps_.lap(untimed_);
     }
     reducer.finish_step();
-    backend_->synchronize();
-    timing.allreduce = reducer.seconds();
-    timing.backward = backward + watch.lap() - timing.allreduce;
+    laps_.lap(backward);
     update(lr, weight_decay);
-    backend_->synchronize();
-    timing.update = watch.lap();
-    return timing;
+    laps_.lap(timing.update);
+    timing.allreduce = reducer.seconds();
+    allreduce_in_backward_ = true;
+}
+
+DeviceStepTiming Replica::step_timing() {
+    laps_.resolve();
+    if (std::exchange(allreduce_in_backward_, false)) timing_.backward -= timing_.allreduce;
+    return timing_;
 }
 
 void Replica::update(float lr, float weight_decay) {
@@ -158,27 +208,25 @@ void Replica::update(float lr, float weight_decay) {
     backend_->sgd_update(parameters.total_size(), lr, parameters.values(), parameters.gradients());
 }
 
-Backend::LossResult Replica::gathered_loss(const Dataset& set, std::span<const int> batch) {
+void Replica::add_gathered_loss(const Dataset& set, std::span<const int> batch) {
     for (std::size_t i = 0; i < batch.size(); ++i)
         host_gathered_labels_[i] = set.labels[std::size_t(batch[i])];
     backend_->upload_labels(host_gathered_labels_.data(), gathered_labels_.get(), batch.size());
     const int rows = int(batch.size());
-    return compute_loss(gathered_outputs_.get(), rows, gathered_labels_.get(),
-                        gathered_doutputs_.get(), 1.f / float(rows));
+    add_loss(gathered_outputs_.get(), rows, gathered_labels_.get(), gathered_doutputs_.get(),
+             1.f / float(rows));
 }
 
-DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<const int> batch,
-                                                  const Pass& pass, float lr,
-                                                  Communicator& communicator,
-                                                  Backend::LossResult& loss, float weight_decay) {
+void Replica::train_step_dataparallel(const Dataset& set, std::span<const int> batch,
+                                      const Pass& pass, float lr, Communicator& communicator,
+                                      float weight_decay) {
     const int rows = pass.batch, classes = model_->classes();
     const std::size_t offset = pass.first_sample * std::size_t(classes);
     const std::size_t outputs = batch.size() * std::size_t(classes);
     ParameterStore& parameters = model_->parameters();
-    DeviceStepTiming timing;
-    timing.shard = rows;
-    Stopwatch watch;
-    loss = {};
+    DeviceStepTiming& timing = timing_;
+    timing = {.shard = rows};
+    laps_.start();
     // Zeros elsewhere, so that the sum on rank 0 is every rank's rows exactly.
     backend_->fill(gathered_outputs_.get(), outputs, 0.f);
     const float* logits = nullptr;
@@ -186,43 +234,44 @@ DeviceStepTiming Replica::train_step_dataparallel(const Dataset& set, std::span<
     const bool runs_model = rows > 0 || pass.sync_batch_norm;
     if (runs_model) {
         load(set, batch.subspan(std::size_t(pass.first_sample), std::size_t(rows)));
-        timing.data = watch.lap();
+        laps_.lap(timing.data);
         logits = model_->forward(pass, images_.get());
         backend_->copy(std::size_t(rows) * classes, logits, gathered_outputs_.get() + offset);
         backend_->synchronize();
-        timing.forward = watch.lap();
+        laps_.lap(timing.forward);
+        laps_.resolve();
         timing.straggler_wait = wait_as_straggler(slowdown_, timing.forward);
-        watch.lap();
+        laps_.lap(untimed_);
     }
     // The gather to device 0: a reduce of the zero-padded batch x classes
     // outputs (each rank's rows are its own), the sum naive's all-reduce
     // makes on device 0, without its copy back.
     communicator.reduce_sum(pass.rank, gathered_outputs_.get(), outputs, 0);
-    if (pass.rank == 0) loss = gathered_loss(set, batch);
+    if (pass.rank == 0) add_gathered_loss(set, batch);
     communicator.broadcast(pass.rank, gathered_doutputs_.get(), outputs, 0);
     backend_->synchronize();
-    timing.gather = watch.lap();
+    laps_.lap(timing.gather);
     if (runs_model)
         model_->backward(pass, images_.get(), gathered_doutputs_.get() + offset);
     else
         backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
     backend_->synchronize();
-    timing.backward = watch.lap();
+    laps_.lap(timing.backward);
+    laps_.resolve();
     timing.straggler_wait += wait_as_straggler(slowdown_, timing.backward);
-    watch.lap();
+    laps_.lap(untimed_);
     // The gradients summed on device 0 alone: only it updates.
     communicator.reduce_sum(pass.rank, parameters.gradients(), parameters.total_size(), 0);
     backend_->synchronize();
-    timing.allreduce = watch.lap();
+    laps_.lap(timing.allreduce);
     if (pass.rank == 0) update(lr, weight_decay);  // the others wait in the broadcast
     backend_->synchronize();
-    timing.update = watch.lap();
+    laps_.lap(timing.update);
     communicator.broadcast(pass.rank, parameters.values(), parameters.total_size(), 0);
     if (parameters.buffers_size() > 0)  // BatchNorm's running statistics, as DataParallel's
         communicator.broadcast(pass.rank, parameters.buffers(), parameters.buffers_size(), 0);
     backend_->synchronize();
-    timing.broadcast = watch.lap();
-    return timing;
+    laps_.lap(timing.broadcast);
 }
 
 void Replica::add_gradients_into_accumulated(ParameterStore& parameters, bool first) {

@@ -13,14 +13,16 @@
 namespace dp {
 
 ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainConfig& config,
-                           const SampleShape& input, int classes)
+                           const SampleShape& input, int classes,
+                           const BackendWrapper& wrap_backend)
     : ReplicaGroup(devices,
                    make_local_communicator(devices, config.allreduce, config.collective_timeout_s),
-                   0, config, input, classes) {}
+                   0, config, input, classes, wrap_backend) {}
 
 ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
                            std::unique_ptr<Communicator> communicator, int first_rank,
-                           const TrainConfig& config, const SampleShape& input, int classes)
+                           const TrainConfig& config, const SampleShape& input, int classes,
+                           const BackendWrapper& wrap_backend)
     : communicator_(std::move(communicator)),
       first_rank_(first_rank),
       replicas_(devices.size()),
@@ -53,7 +55,12 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
                                                  config.accumulate,
                                                  precision_named(config.precision),
                                                  dataparallel_ ? config.batch_size : 0,
-                                                 slowdown_of(config.slow_devices, devices[local].id));
+                                                 slowdown_of(config.slow_devices, devices[local].id),
+                                                 [&](std::unique_ptr<Backend> backend) {
+                                                     return wrap_backend
+                                                                ? wrap_backend(std::move(backend), local)
+                                                                : std::move(backend);
+                                                 });
         // Different seeds on purpose: the broadcast, not the seed, makes replicas equal.
         ParameterStore& parameters = replica->model().parameters();
         communicator_->broadcast(rank, parameters.values(), parameters.total_size(), 0);
@@ -109,9 +116,14 @@ void ReplicaGroup::on_all_devices(ReplicaJob job) {
     if (first_abort) std::rethrow_exception(first_abort);
 }
 
+std::span<const int> ReplicaGroup::start_epoch(const Dataset& set, std::span<const int> order) {
+    epoch_order_.assign(order.begin(), order.end());
+    on_all_devices([&](int local) { replicas_[local]->start_epoch(set, epoch_order_); });
+    return epoch_order_;
+}
+
 std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
-                                                           std::span<const int> batch, float lr,
-                                                           Backend::LossResult& loss) {
+                                                           std::span<const int> batch, float lr) {
     const int global_batch = int(batch.size());
     const std::uint64_t step = steps_++;
     communicator_->set_phase({"of step", steps_});
@@ -126,21 +138,46 @@ std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
                         .sync_batch_norm = sync_bn_ ? communicator_.get() : nullptr,
                         .rank = rank,
                         .global_batch = global_batch};
-        if (dataparallel_) {
-            timings_[local] = replicas_[local]->train_step_dataparallel(
-                set, batch, pass, lr, *communicator_, losses_[local], weight_decay_);
-            return;
-        }
-        timings_[local] = replicas_[local]->train_step(set, batch.subspan(shard.offset, shard.rows),
-                                                       pass, lr, *reducers_[local], losses_[local],
-                                                       weight_decay_);
+        Replica& replica = *replicas_[local];
+        if (dataparallel_)
+            replica.train_step_dataparallel(set, batch, pass, lr, *communicator_, weight_decay_);
+        else
+            replica.train_step(set, batch.subspan(shard.offset, shard.rows), pass, lr,
+                               *reducers_[local], weight_decay_);
+        timings_[local] = replica.step_timing();
     });
-    loss = {};
+    return timings_;
+}
+
+std::span<const DeviceStepTiming> ReplicaGroup::train_step(const Dataset& set,
+                                                           std::span<const int> batch, float lr,
+                                                           Backend::LossResult& loss) {
+    const auto timings = train_step(set, batch, lr);
+    loss = take_loss();
+    return timings;
+}
+
+bool ReplicaGroup::host_reads_are_free() const {
+    return std::all_of(replicas_.begin(), replicas_.end(),
+                       [](const auto& replica) { return replica->backend().host_reads_are_free(); });
+}
+
+Backend::LossResult ReplicaGroup::take_loss() {
+    // Host memory is read here, between steps; a device's, on its own thread.
+    if (host_reads_are_free())
+        for (int local = 0; local < size(); ++local) losses_[local] = replicas_[local]->take_loss();
+    else
+        on_all_devices([&](int local) { losses_[local] = replicas_[local]->take_loss(); });
+    Backend::LossResult loss;
     for (const auto& shard_loss : losses_) {
         loss.loss_sum += shard_loss.loss_sum;
         loss.correct += shard_loss.correct;
     }
-    return timings_;
+    return loss;
+}
+
+void ReplicaGroup::on_each_device(const std::function<void(int local)>& job) {
+    on_all_devices([&](int local) { job(local); });
 }
 
 Evaluation ReplicaGroup::evaluate(const Dataset& set) {

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <type_traits>
 #include <vector>
 
+#include "backend/forwarding_backend.h"
 #include "data/dataset.h"
 #include "devices/device_thread.h"
 #include "collective/communicator.h"
@@ -38,12 +40,15 @@ struct Evaluation {
 class ReplicaGroup {
 public:
     // Every rank in this process: one per device, communicating in-process.
+    // `wrap_backend`: a decorator for each device's backend (dp-train
+    // --profile-ops's per-op timer, a test's counting backend), or none.
     ReplicaGroup(const std::vector<DeviceInfo>& devices, const TrainConfig& config,
-                 const SampleShape& input, int classes);
+                 const SampleShape& input, int classes, const BackendWrapper& wrap_backend = {});
     // This process's ranks of a larger run: `devices` hold ranks first_rank...
     // of `communicator`, whose size() is the run's world.
     ReplicaGroup(const std::vector<DeviceInfo>& devices, std::unique_ptr<Communicator> communicator,
-                 int first_rank, const TrainConfig& config, const SampleShape& input, int classes);
+                 int first_rank, const TrainConfig& config, const SampleShape& input, int classes,
+                 const BackendWrapper& wrap_backend = {});
     ~ReplicaGroup();
 
     int size() const { return int(replicas_.size()); }  // replicas in this process
@@ -52,13 +57,32 @@ public:
     bool holds_rank0() const { return first_rank_ == 0; }
     std::size_t parameter_count() const { return replicas_[0]->model().parameters().total_size(); }
 
+    // Takes the epoch's `order` of the samples of `set` (copied here) and
+    // makes `set` resident on every device: steps whose batch is a subspan
+    // of the returned order gather it on the device. Valid until the next call.
+    std::span<const int> start_epoch(const Dataset& set, std::span<const int> order);
+
     // One step on a global batch (`batch` indexes `set`), split across every
     // rank of the run like nn.parallel.scatter; this process computes its
-    // ranks' shards. `loss` receives the sums over this process's shards; the
-    // result is each local replica's timing, valid until the next step.
-    // Allocates nothing.
+    // ranks' shards. The result is each local replica's timing, valid until
+    // the next step. Allocates nothing, and (but for a straggler's simulated
+    // wait and the DataParallel step) never waits for a device: the shards'
+    // losses are summed on their devices until take_loss() reads them.
+    std::span<const DeviceStepTiming> train_step(const Dataset& set, std::span<const int> batch,
+                                                 float lr);
+    // The step above with its loss read at once (summed over this process's
+    // shards): a wait for the devices after every step.
     std::span<const DeviceStepTiming> train_step(const Dataset& set, std::span<const int> batch,
                                                  float lr, Backend::LossResult& loss);
+    // The sums of the loss and correct count over this process's shards
+    // since the last take (a wait for every device, unless host_reads_are_free()).
+    Backend::LossResult take_loss();
+    // Whether every local device's memory reads without a wait
+    // (Backend::host_reads_are_free): a run then reads each step's loss.
+    bool host_reads_are_free() const;
+
+    // Runs job(local) on each local device's thread and waits for all.
+    void on_each_device(const std::function<void(int local)>& job);
 
     // Test accuracy and mean loss over all of `set` from one pass, split
     // across every rank of the run.
@@ -129,6 +153,7 @@ private:
     // Per local replica, kept so that a step allocates nothing.
     std::vector<DeviceStepTiming> timings_;
     std::vector<Backend::LossResult> losses_;
+    std::vector<int> epoch_order_;  // start_epoch's
 };
 
 }  // namespace dp

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <span>
@@ -170,8 +171,13 @@ TrainingRun::TrainingRun(const TrainConfig& config,
     require_run_fits(replica_config, data_, communicator->size(), int(devices.size()),
                      devices.front().kind == DeviceKind::cpu);
 
+    profilers_.resize(devices.size(), nullptr);
     replicas_.emplace(devices, std::move(communicator), part_ ? part_->first_rank : 0,
-                      replica_config, input, data_.train.classes);
+                      replica_config, input, data_.train.classes,
+                      config_.profile_ops > 0 ? op_profiler_wrapper() : BackendWrapper{});
+    const char* step_sync = std::getenv("DP_CUDA_STEP_SYNC");
+    step_sync_ = step_sync && std::string(step_sync) == "1";
+    read_loss_every_step_ = replicas_->host_reads_are_free() || step_sync_;
     if (part_) summary_.devices = part_->rank_devices;
     else for (const auto& device : devices) summary_.devices.push_back(device.id);
     std::string header = format("%s: %zu parameters, global batch %d, lr %g, all-reduce %s, %s, on %s",
@@ -227,8 +233,43 @@ bool TrainingRun::stop_now() {
     return stopped_ = asked[0] > 0;
 }
 
+BackendWrapper TrainingRun::op_profiler_wrapper() {
+    // Each device thread writes its own slot.
+    return [this](std::unique_ptr<Backend> backend, int local) -> std::unique_ptr<Backend> {
+        auto profiler = std::make_unique<OpProfiler>(std::move(backend));
+        profilers_[std::size_t(local)] = profiler.get();
+        return profiler;
+    };
+}
+
+// The profiled steps: from the second (the first tunes kernels and builds
+// plans), or the first of a run of one step.
+void TrainingRun::start_profiled_step() {
+    const std::int64_t total = std::int64_t(config_.epochs) * batches_;
+    const std::int64_t first = total > 1 ? 1 : 0;  // steps counted from 0
+    if (config_.profile_ops <= 0 || steps_done_ < first || steps_done_ >= first + config_.profile_ops)
+        return;
+    // A flag each timer reads on its device's thread, which waits for its next step.
+    for (OpProfiler* profiler : profilers_) profiler->start_step();
+}
+
+void TrainingRun::end_profiled_step() {
+    const std::int64_t total = std::int64_t(config_.epochs) * batches_;
+    const std::int64_t first = total > 1 ? 1 : 0;
+    const std::int64_t step = steps_done_++;
+    if (config_.profile_ops <= 0 || step < first || step >= first + config_.profile_ops) return;
+    // On a GPU the events are read on the device's own thread, after the step.
+    replicas_->on_each_device([&](int local) { profilers_[std::size_t(local)]->end_step(); });
+    if (step + 1 != first + config_.profile_ops && step + 1 != total) return;
+    for (std::size_t d = 0; d < profilers_.size(); ++d)
+        observer_.on_log(profilers_[d]->profile().table(
+            "op profile of " + summary_.devices[std::size_t(replicas_->first_rank()) + d]));
+}
+
 bool TrainingRun::train_epoch(int epoch) {
-    const auto order = sampler_->order(epoch - 1);
+    // DP_CUDA_STEP_SYNC=1: each batch gathered on the host and uploaded, as before issue 40.
+    const auto order = step_sync_ ? sampler_->order(epoch - 1)
+                                  : replicas_->start_epoch(data_.train, sampler_->order(epoch - 1));
     if (trace_) trace_->start_epoch();
     epoch_loss_ = {};
     epoch_cpu_start_ = replicas_->device_cpu_seconds();
@@ -240,26 +281,34 @@ bool TrainingRun::train_epoch(int epoch) {
 void TrainingRun::train_step(int epoch, int batch, std::span<const int> order) {
     const int first = batch * config_.batch_size;
     const int rows = std::min(config_.batch_size, data_.train.count - first);
-    Backend::LossResult loss;
     const float lr = learning_rate_at(config_, epoch, batch, batches_);
-    const auto timings = replicas_->train_step(data_.train, order.subspan(first, rows), lr, loss);
-    if (!std::isfinite(loss.loss_sum))
-        throw Error(format("loss became %s at epoch %d, batch %d: lower the learning rate (now %g)",
-                           std::isnan(loss.loss_sum) ? "NaN" : "infinite", epoch, batch + 1,
-                           double(lr)));
-    epoch_loss_.loss_sum += loss.loss_sum;
-    epoch_loss_.correct += loss.correct;
+    start_profiled_step();
+    const auto timings = replicas_->train_step(data_.train, order.subspan(first, rows), lr);
+    end_profiled_step();
+    for (const auto& timing : timings) rows_since_loss_read_ += timing.shard;
+    if (read_loss_every_step_ || (batch + 1) % kParameterCheckSteps == 0 || batch + 1 == batches_)
+        read_loss(epoch, batch, lr);
     step_report_.epoch = epoch;
     step_report_.batch = batch + 1;
     std::copy(timings.begin(), timings.end(), step_report_.devices.begin());
     add_step_timings(summary_, timings);
     if (trace_) trace_->add_step(step_report_, std::chrono::steady_clock::now());
     observer_.on_step(step_report_);
-    int local_rows = 0;
-    for (const auto& timing : timings) local_rows += timing.shard;
-    observer_.on_batch({epoch, batch + 1, batches_, local_rows ? loss.loss_sum / local_rows : 0.0});
+    observer_.on_batch({epoch, batch + 1, batches_, batch_loss_});
     if ((batch + 1) % kParameterCheckSteps == 0)
         require_finite_parameters(*replicas_, epoch, batch + 1, lr);
+}
+
+void TrainingRun::read_loss(int epoch, int batch, float lr) {
+    const Backend::LossResult loss = replicas_->take_loss();
+    if (!std::isfinite(loss.loss_sum))
+        throw Error(format("loss became %s %s epoch %d, batch %d: lower the learning rate (now %g)",
+                           std::isnan(loss.loss_sum) ? "NaN" : "infinite",
+                           read_loss_every_step_ ? "at" : "by", epoch, batch + 1, double(lr)));
+    epoch_loss_.loss_sum += loss.loss_sum;
+    epoch_loss_.correct += loss.correct;
+    batch_loss_ = rows_since_loss_read_ ? loss.loss_sum / rows_since_loss_read_ : 0.0;
+    rows_since_loss_read_ = 0;
 }
 
 void TrainingRun::finish_epoch(int epoch, double seconds) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/kernel_choices.h"
+#include "backend/op_profiler.h"
 #include "data/dataset.h"
 #include "data/epoch_sampler.h"
 #include "devices/device.h"
@@ -46,6 +47,14 @@ public:
 
 private:
     void train_step(int epoch, int batch, std::span<const int> order);
+    // Reads the loss sums of the steps since the last read into the
+    // epoch's, checking them (NaN, infinite); `batch` is the last step's.
+    void read_loss(int epoch, int batch, float lr);
+    // --profile-ops: the wrapper that puts a per-op timer on each device, and
+    // the timers' start and end around the profiled steps.
+    BackendWrapper op_profiler_wrapper();
+    void start_profiled_step();
+    void end_profiled_step();
     // After an epoch is recorded: step totals over the steady epochs only.
     void keep_steady_step_totals();
     // Asked before each step. The processes of a multi-process run stop at
@@ -74,6 +83,18 @@ private:
     // Reused every step, so the step loop allocates nothing.
     StepReport step_report_;
     Backend::LossResult epoch_loss_;  // this process's shards
+    // Each step's loss is read after it where that costs no wait (host
+    // memory, or DP_CUDA_STEP_SYNC=1); else every kParameterCheckSteps steps
+    // and at the epoch's end, so that a GPU's steps queue without a wait.
+    bool read_loss_every_step_ = true;
+    // DP_CUDA_STEP_SYNC=1: the step as before issue 40, for a GPU check's
+    // A/B: its loss read after it, its batch gathered on the host.
+    bool step_sync_ = false;
+    int rows_since_loss_read_ = 0;  // this process's rows trained since
+    double batch_loss_ = 0;         // the mean loss the last read found, for on_batch
+    // --profile-ops: each local device's timer, and the run's steps so far.
+    std::vector<OpProfiler*> profilers_;
+    std::int64_t steps_done_ = 0;
     // Each device thread's CPU seconds, and the time, as the epoch began.
     std::vector<double> epoch_cpu_start_;
     std::chrono::steady_clock::time_point epoch_wall_start_;

@@ -142,6 +142,8 @@ private slots:
         QTest::newRow("slow device the run lacks")
             << QStringList{"--devices", "cpu:0", "--slow-device", "cpu:0#1=2"}
             << "--slow-device names cpu:0#1, which this run does not train on (its devices: cpu:0)";
+        QTest::newRow("profile of no step")
+            << QStringList{"--profile-ops", "0"} << "--profile-ops must be 1 to 1000 steps (got 0)";
         QTest::newRow("predict without training")
             << QStringList{"--predict", "--load", "c.safetensors", "--epochs", "0"}
             << "--predict needs a run to predict from";
@@ -228,6 +230,19 @@ private slots:
         QVERIFY2(result.out.contains("100 training and 100 test images"), qPrintable(result.out));
         QVERIFY2(result.out.contains("linear: 12 parameters"), qPrintable(result.out));
         QVERIFY2(result.out.contains("epoch 2/2"), qPrintable(result.out));
+    }
+
+    // --profile-ops (issue 40): a tiny LeNet run prints, after its steady
+    // steps, the table of ms per op family and per layer.
+    void profileOpsPrintsTheTablePerFamilyAndLayer() {
+        const auto result = run_dp_train({"--limit-train", "64", "--limit-test", "32", "--batch-size",
+                                          "32", "--epochs", "1", "--profile-ops", "1",
+                                          "--devices", "cpu:0", "--no-history"});
+        QCOMPARE(result.exit_code, 0);
+        QVERIFY2(result.out.contains("op profile of cpu:0, mean of 1 step"), qPrintable(result.out));
+        for (const char* row : {"conv forward", "conv backward weights", "linear", "loss", "update",
+                                "batch gather", "layer 1 conv1: 1x28x28 -> 20x26x26", "layer 2: 20x26x26 -> 20x13x13", "outside layers"})
+            QVERIFY2(result.out.contains(row), qPrintable(QString(row) + " missing in:\n" + result.out));
     }
 
     // --record: the run record, rewritten after every epoch and at the end.

@@ -151,6 +151,17 @@ public:
 
     void synchronize() override;
 
+    // ---- the sync-free step (cuda_step_ops.cpp, step_kernels.cu)
+
+    std::unique_ptr<OpClock> make_op_clock(std::size_t capacity) override;
+    DeviceBuffer resident_copy(const float* host, std::size_t floats) override;
+    void gather_rows(const float* rows, std::size_t row_floats, const float* indices,
+                     std::size_t count, float* out) override;
+    void add_loss_to_totals(LossKind kind, int batch, int classes, const float* outputs,
+                            const float* labels, float* doutputs, float grad_scale,
+                            float* totals) override;
+    LossResult take_loss_totals(float* totals) override;
+
 private:
     static int select(int ordinal);
     static Stream create_stream(int device);

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "backend/backend.h"
+#include "backend/loss_totals.h"
 #include "backend/cuda/channel_reduction_plan.h"
 
 namespace dp::cuda {
@@ -102,13 +103,23 @@ struct LossSums {
     int bad_row;
     int bad_label;
 };
+// With `totals` (device memory, backend/loss_totals.h) the kernel adds its
+// sums there and notes a bad row, instead of writing `sums`: the step's loss
+// without a copy to the host (Backend::add_loss_to_totals).
 void softmax_cross_entropy(const Launch& launch, int batch, int classes, const float* logits,
                            const float* labels, float* dlogits, float grad_scale,
-                           LossSums* sums);
+                           LossSums* sums, LossTotals* totals = nullptr);
 void nll_loss(const Launch& launch, int batch, int classes, const float* log_probs,
-              const float* labels, float* dlog_probs, float grad_scale, LossSums* sums);
+              const float* labels, float* dlog_probs, float grad_scale, LossSums* sums,
+              LossTotals* totals = nullptr);
 void log_softmax_forward(const Launch& launch, int batch, int classes, const float* x, float* y);
 void log_softmax_backward(const Launch& launch, int batch, int classes, const float* y,
                           const float* dy, float* dx);
+
+// ---- the resident data set (step_kernels.cu)
+// out[k] = rows[indices[k]] for k < count, rows of row_floats floats
+// (Backend::gather_rows; loss_totals.h's gathered_row_start).
+void gather_rows(const Launch& launch, const float* rows, std::size_t row_floats,
+                 const float* indices, std::size_t count, float* out);
 
 }  // namespace dp::cuda

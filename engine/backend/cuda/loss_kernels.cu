@@ -38,13 +38,18 @@ __device__ int label_of(const float* labels, int n, int classes, RowTotals& tota
     return -1;
 }
 
-__device__ void store_totals(RowTotals totals, const float* labels, LossSums* sums) {
+// The block's sums into `sums`, or added to `add_to` when it is not null.
+__device__ void store_totals(RowTotals totals, const float* labels, LossSums* sums,
+                             LossTotals* add_to) {
     const double loss_sum = block_sum(totals.loss_sum);
     const long long correct = block_sum(totals.correct);
     // The first bad row: rows without one count as "after every row".
     const int bad_row = block_reduce(totals.bad_row < 0 ? INT_MAX : totals.bad_row,
                                      [](int a, int b) { return min(a, b); });
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0 && add_to) {  // one block: the calls add in stream order
+        add_to_loss_totals(*add_to, loss_sum, correct);
+        if (bad_row != INT_MAX) note_bad_row(*add_to, bad_row, int(labels[bad_row]));
+    } else if (threadIdx.x == 0) {
         sums->loss_sum = loss_sum;
         sums->correct = correct;
         sums->bad_row = bad_row == INT_MAX ? -1 : bad_row;
@@ -55,7 +60,8 @@ __device__ void store_totals(RowTotals totals, const float* labels, LossSums* su
 // One block of kThreads threads, each taking rows n = threadIdx.x + k * kThreads.
 __global__ void softmax_cross_entropy_kernel(int batch, int classes, const float* logits,
                                              const float* labels, float* dlogits,
-                                             float grad_scale, LossSums* sums) {
+                                             float grad_scale, LossSums* sums,
+                                             LossTotals* add_to) {
     RowTotals totals;
     for (int n = threadIdx.x; n < batch; n += blockDim.x) {
         const float* z = logits + std::size_t(n) * classes;
@@ -70,12 +76,12 @@ __global__ void softmax_cross_entropy_kernel(int batch, int classes, const float
                 dz[c] = grad_scale * (expf(z[c] - log_z) - (c == label ? 1.f : 0.f));
         }
     }
-    store_totals(totals, labels, sums);
+    store_totals(totals, labels, sums, add_to);
 }
 
 __global__ void nll_loss_kernel(int batch, int classes, const float* log_probs,
                                 const float* labels, float* dlog_probs, float grad_scale,
-                                LossSums* sums) {
+                                LossSums* sums, LossTotals* add_to) {
     RowTotals totals;
     for (int n = threadIdx.x; n < batch; n += blockDim.x) {
         const float* row = log_probs + std::size_t(n) * classes;
@@ -88,7 +94,7 @@ __global__ void nll_loss_kernel(int batch, int classes, const float* log_probs,
             for (int c = 0; c < classes; ++c) d[c] = c == label ? -grad_scale : 0.f;
         }
     }
-    store_totals(totals, labels, sums);
+    store_totals(totals, labels, sums, add_to);
 }
 
 __global__ void log_softmax_forward_kernel(int batch, int classes, const float* x, float* y) {
@@ -113,16 +119,18 @@ __global__ void log_softmax_backward_kernel(int batch, int classes, const float*
 
 void softmax_cross_entropy(const Launch& launch, int batch, int classes, const float* logits,
                            const float* labels, float* dlogits, float grad_scale,
-                           LossSums* sums) {
+                           LossSums* sums, LossTotals* totals) {
     softmax_cross_entropy_kernel<<<1, kThreads, 0, launch.stream>>>(batch, classes, logits, labels,
-                                                                    dlogits, grad_scale, sums);
+                                                                    dlogits, grad_scale, sums,
+                                                                    totals);
     DP_CHECK_LAUNCH(launch, "softmax_cross_entropy_kernel");
 }
 
 void nll_loss(const Launch& launch, int batch, int classes, const float* log_probs,
-              const float* labels, float* dlog_probs, float grad_scale, LossSums* sums) {
+              const float* labels, float* dlog_probs, float grad_scale, LossSums* sums,
+              LossTotals* totals) {
     nll_loss_kernel<<<1, kThreads, 0, launch.stream>>>(batch, classes, log_probs, labels,
-                                                       dlog_probs, grad_scale, sums);
+                                                       dlog_probs, grad_scale, sums, totals);
     DP_CHECK_LAUNCH(launch, "nll_loss_kernel");
 }
 
