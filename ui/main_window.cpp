@@ -1200,7 +1200,7 @@ void MainWindow::setPresenterMode(bool on)
     QFont font = QApplication::font();
     if (on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
-    centralWidget()->setFont(font);
+    setFont(font);  // the window, so that no widget of it keeps the small font
     // A widget with a style sheet takes no font from its parent.
     for (QWidget* styled : {static_cast<QWidget*>(presenterHints_), static_cast<QWidget*>(batchProgressBar_)})
         styled->setFont(font);

@@ -5,9 +5,12 @@
 // of presenter mode, the charts exactly as they were. And outside presenter
 // mode, maximized on 1280x720 and 1366x768 screens after a comparison: the
 // charts own the screen (every plot at least 200 px tall, nothing
-// scrolling, no text under 12 px).
+// scrolling, no text under 12 px). And every text large and whole: in
+// presenter mode at 1024x768 through 3840x2160 (16 px), outside it at 1024x768
+// and 3840x2160 (12 px), on the charts, the Scaling tab and the Classroom's views.
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QProgressBar>
@@ -16,6 +19,7 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
@@ -23,15 +27,21 @@
 #include <cmath>
 #include <map>
 
+#include "batch_split_view.h"
 #include "chart_board.h"
+#include "classroom_page.h"
 #include "comparison_summary_card.h"
 #include "config/train_config.h"
 #include "gap_waterfall_chart.h"
 #include "main_window.h"
 #include "record/run_record.h"
 #include "run_chart_view.h"
+#include "run_config_panel.h"
+#include "ring_allreduce_view.h"
 #include "run_history.h"
+#include "scaling_prediction_page.h"
 #include "shown_board.h"
+#include "text_floor.h"
 #include "workbench_sandbox.h"
 
 namespace {
@@ -41,6 +51,13 @@ constexpr int kScreenHeight = 720;
 // A laptop's screen beside the projector's.
 constexpr int kLaptopWidth = 1366;
 constexpr int kLaptopHeight = 768;
+// The smallest screen the window fits, and the largest, beside a full-HD one.
+const QSize kSmallScreen(1024, 768);
+const QSize kFullHdScreen(1920, 1080);
+const QSize kUhdScreen(3840, 2160);
+// Text a class reads from the back of the room; text anyone reads on a desk.
+constexpr int kPresenterFloor = 16;
+constexpr int kDeskFloor = 12;
 
 // A finished 3-epoch LeNet run of comparison "c" on `devices` CPU devices;
 // the N-device run measured its drift from the 1-device one.
@@ -70,6 +87,62 @@ dp::RunRecord comparedRun(const std::string& id, const std::string& startedAt, i
         record.epochs.push_back(metrics);
     }
     return record;
+}
+
+// comparedRun with the step timings a run keeps (every record since they
+// were): the Classroom draws its mean step, the Scaling tab predicts from it.
+dp::RunRecord timedComparedRun(const std::string& id, const std::string& startedAt, int devices)
+{
+    dp::RunRecord record = comparedRun(id, startedAt, devices);
+    constexpr int kSteps = 100;
+    record.steps = kSteps;
+    for (int device = 0; device < devices; ++device) {
+        dp::DeviceStepTiming total;
+        total.shard = kSteps * record.config.batch_size / devices;
+        total.data = kSteps * 0.001;
+        total.forward = kSteps * 0.010 / devices;
+        total.backward = kSteps * 0.020 / devices;
+        total.allreduce = devices > 1 ? kSteps * 0.004 : 0;
+        total.update = kSteps * 0.002;
+        record.step_totals.push_back(total);
+    }
+    return record;
+}
+
+// The screen of the offscreen platform that is `size`, or null.
+QScreen* screenOfSize(QSize size)
+{
+    for (QScreen* candidate : QGuiApplication::screens())
+        if (candidate->geometry().size() == size)
+            return candidate;
+    return nullptr;
+}
+
+// Why `area` hides part of its content from the user (it neither holds it
+// nor shows a scroll bar to reach the rest), or empty.
+QString unreachable(const QAbstractScrollArea& area)
+{
+    const auto* scroll = qobject_cast<const QScrollArea*>(&area);
+    if (!area.isVisible())
+        return {};
+    const int content = scroll && scroll->widget() ? scroll->widget()->height() : area.viewport()->height();
+    if (content <= area.viewport()->height() || area.verticalScrollBar()->isVisible())
+        return {};
+    return QStringLiteral("%1 shows %2 px of %3 without a scroll bar")
+        .arg(area.objectName())
+        .arg(area.viewport()->height())
+        .arg(content);
+}
+
+// Every text problem of `window` (text_floor.h) and every scroll area of
+// `mayScroll` that does not let the user reach all of its content.
+QString textProblemsShown(const QWidget& window, int floor, const QList<const QAbstractScrollArea*>& mayScroll)
+{
+    QStringList problems = text_floor::textProblems(window, floor, mayScroll);
+    for (const QAbstractScrollArea* area : mayScroll)
+        if (const QString problem = unreachable(*area); !problem.isEmpty())
+            problems << problem;
+    return problems.join(QLatin1Char('\n'));
 }
 
 // The charts of `board` on screen now, by object name.
@@ -106,6 +179,8 @@ private slots:
     void presenterModeAfterAComparisonAt1280x720();
     void chartsOwnTheScreenAfterAComparison_data();
     void chartsOwnTheScreenAfterAComparison();
+    void textLargeAndWholeOnEveryView_data();
+    void textLargeAndWholeOnEveryView();
 
 private:
     QTemporaryDir scratch_;
@@ -276,10 +351,7 @@ void TestPresenterFocus::chartsOwnTheScreenAfterAComparison()
         history.save(comparedRun("c2", "2026-11-20T10:01:00Z", 2));
     }
     QSettings().setValue(QStringLiteral("runs/checked"), QStringList{QStringLiteral("c1"), QStringLiteral("c2")});
-    QScreen* screen = nullptr;
-    for (QScreen* candidate : QGuiApplication::screens())
-        if (candidate->geometry().size() == screenSize)
-            screen = candidate;
+    QScreen* screen = screenOfSize(screenSize);
     QVERIFY(screen);
     MainWindow window;
     window.setScreen(screen);
@@ -312,6 +384,93 @@ void TestPresenterFocus::chartsOwnTheScreenAfterAComparison()
     }
 }
 
+void TestPresenterFocus::textLargeAndWholeOnEveryView_data()
+{
+    QTest::addColumn<QSize>("screenSize");
+    QTest::addColumn<bool>("presenting");
+    for (const QSize size : {kSmallScreen, QSize(kScreenWidth, kScreenHeight), kFullHdScreen, kUhdScreen})
+        QTest::addRow("presenter %dx%d", size.width(), size.height()) << size << true;
+    for (const QSize size : {kSmallScreen, kUhdScreen})
+        QTest::addRow("desk %dx%d", size.width(), size.height()) << size << false;
+}
+
+// Maximized after a saved comparison (presenter mode then fills the screen):
+// the charts, the Scaling tab, the Classroom's step and its ring all-reduce
+// each show every text at least the floor tall (16 px presenting, else 12)
+// and none clipped. What cannot fit scrolls, and says so with a scroll bar:
+// the Scaling tab's notes, the ring's traffic table, the settings panel.
+void TestPresenterFocus::textLargeAndWholeOnEveryView()
+{
+    QFETCH(QSize, screenSize);
+    QFETCH(bool, presenting);
+    const int floor = presenting ? kPresenterFloor : kDeskFloor;
+    {
+        RunHistory history;
+        history.save(timedComparedRun("c1", "2026-11-20T10:00:00Z", 1));
+        history.save(timedComparedRun("c2", "2026-11-20T10:01:00Z", 2));
+    }
+    QSettings().setValue(QStringLiteral("runs/checked"), QStringList{QStringLiteral("c1"), QStringLiteral("c2")});
+    QScreen* screen = screenOfSize(screenSize);
+    QVERIFY(screen);
+    MainWindow window;
+    window.setScreen(screen);
+    window.move(screen->geometry().topLeft());
+    window.showMaximized();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_COMPARE(window.frameGeometry().size(), screen->availableGeometry().size());
+    if (presenting) {
+        window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
+        QTRY_COMPARE(window.size(), screenSize);
+    }
+    auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    auto* scaling = window.findChild<ScalingPredictionPage*>();
+    auto* classroom = window.findChild<ClassroomPage*>(QStringLiteral("classroomPage"));
+    const QScrollArea* settings = nullptr;
+    for (const QScrollArea* area : window.findChildren<QScrollArea*>())
+        if (area->widget() == window.findChild<RunConfigPanel*>())
+            settings = area;
+    QVERIFY(tabs && scaling && classroom && settings);
+    // The settings panel scrolls on a short screen, by design (hidden in presenter mode).
+    QList<const QAbstractScrollArea*> mayScroll{settings};
+
+    // The charts after the comparison: nothing scrolls there.
+    QTest::qWait(50);  // the layouts settle
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+
+    // The Scaling tab, once this machine is measured; its notes scroll under the chart.
+    tabs->setCurrentWidget(scaling);
+    QTRY_VERIFY_WITH_TIMEOUT(!scaling->isMeasuring(), 60000);
+    QTRY_VERIFY(scaling->statusText().startsWith(QStringLiteral("Predicting from")));
+    auto* notes = scaling->findChild<QScrollArea*>(QStringLiteral("predictionNotesScroll"));
+    QVERIFY(notes);
+    mayScroll << notes;
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+
+    // The Classroom: the saved run's mean step.
+    tabs->setCurrentWidget(classroom);
+    QTRY_VERIFY(!classroom->batchSplitView()->lastShards().empty());
+    QTRY_VERIFY(classroom->batchSplitView()->labelsEveryRow());  // its painted rows
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+
+    // Its ring all-reduce, once this machine's threads are measured; the
+    // traffic table scrolls beside the ring.
+    classroom->showRingAllReduce(true);
+    RingAllReduceView* ring = classroom->ringAllReduceView();
+    QTRY_VERIFY_WITH_TIMEOUT(!ring->awaitsMeasurement(), 60000);
+    ring->setStep(1);
+    auto* traffic = ring->findChild<QScrollArea*>(QStringLiteral("ringTrafficScroll"));
+    QVERIFY(traffic);
+    mayScroll << traffic;
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+    // Every link's name whole in the combo, not only the first.
+    auto* links = ring->findChild<QComboBox*>(QStringLiteral("ringLinkCombo"));
+    QVERIFY(links);
+    for (int link = 1; link < links->count(); ++link) {
+        links->setCurrentIndex(link);
+        QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+    }
+}
+
 // The offscreen platform's screen is 800x600 unless told otherwise: this
 // test's is a projector's 1280x720.
 int main(int argc, char* argv[])
@@ -325,11 +484,26 @@ int main(int argc, char* argv[])
         file.write(QStringLiteral(R"({"screens": [{"name": "projector", "x": 0, "y": 0, "width": %1,
                                       "height": %2, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
                                      {"name": "laptop", "x": %1, "y": 0, "width": %3,
-                                      "height": %4, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
+                                      "height": %4, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+                                     {"name": "small", "x": %5, "y": 0, "width": %6,
+                                      "height": %7, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+                                     {"name": "fullhd", "x": %8, "y": 0, "width": %9,
+                                      "height": %10, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+                                     {"name": "uhd", "x": %11, "y": 0, "width": %12,
+                                      "height": %13, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
                            .arg(kScreenWidth)
                            .arg(kScreenHeight)
                            .arg(kLaptopWidth)
                            .arg(kLaptopHeight)
+                           .arg(kScreenWidth + kLaptopWidth)
+                           .arg(kSmallScreen.width())
+                           .arg(kSmallScreen.height())
+                           .arg(kScreenWidth + kLaptopWidth + kSmallScreen.width())
+                           .arg(kFullHdScreen.width())
+                           .arg(kFullHdScreen.height())
+                           .arg(kScreenWidth + kLaptopWidth + kSmallScreen.width() + kFullHdScreen.width())
+                           .arg(kUhdScreen.width())
+                           .arg(kUhdScreen.height())
                            .toUtf8());
         file.close();
         qputenv("QT_QPA_PLATFORM", ("offscreen:configfile=" + config).toUtf8());

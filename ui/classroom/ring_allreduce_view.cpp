@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/exception_message.h"
+#include "flow_layout.h"
 #include "models/model_registry.h"
 #include "scaling/scaling_probes.h"
 
@@ -213,11 +214,6 @@ RingAllReduceView::RingAllReduceView(QWidget* parent)
         linkCombo_->addItem(QString::fromStdString(preset.name));
     speedCombo_->setObjectName(QStringLiteral("ringSpeedCombo"));
     linkCombo_->setObjectName(QStringLiteral("ringLinkCombo"));
-    // The link names are long ("NVLink 3 (A100)"): the combo shrinks to a
-    // few letters rather than make the window wider than a 1024-pixel screen
-    // (its tooltip and list show them whole).
-    linkCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    linkCombo_->setMinimumContentsLength(8);
     linkCombo_->setToolTip(tr("The link the step times are computed for"));
     stepLabel_->setObjectName(QStringLiteral("ringStepLabel"));
     stepLabel_->setWordWrap(true);
@@ -226,20 +222,19 @@ RingAllReduceView::RingAllReduceView(QWidget* parent)
     trafficLabel_->setWordWrap(true);
     trafficLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
 
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(devicesSpin_);
-    controls->addWidget(backButton_);
-    controls->addWidget(playButton_);
-    controls->addWidget(stepButton_);
-    controls->addWidget(new QLabel(tr("Speed")));
-    controls->addWidget(speedCombo_);
-    controls->addWidget(new QLabel(tr("Link")));
-    controls->addWidget(linkCombo_);
-    controls->addStretch(1);
+    // The link combo as wide as its longest name ("this machine's threads"):
+    // where the row has no room for every control (a 1024-pixel screen in
+    // presenter mode), the speed and the link wrap onto a second line rather
+    // than cut the name short.
+    auto* controls = new FlowLayout;
+    controls->addGroup({devicesSpin_, backButton_, playButton_, stepButton_});
+    controls->addGroup({new QLabel(tr("Speed")), speedCombo_});
+    controls->addGroup({new QLabel(tr("Link")), linkCombo_});
     auto* body = new QHBoxLayout;
     body->addWidget(diagram_, 3);
     // At a projector's 1280 x 720 the table may not fit beside the ring: it scrolls.
     auto* trafficScroll = new QScrollArea;
+    trafficScroll->setObjectName(QStringLiteral("ringTrafficScroll"));
     trafficScroll->setWidget(trafficLabel_);
     trafficScroll->setWidgetResizable(true);
     trafficScroll->setFrameShape(QFrame::NoFrame);

@@ -1,0 +1,307 @@
+#pragma once
+
+// Text a reader can read, for the GUI tests: every text a window shows on
+// screen at least a floor of pixels tall (12 px, 16 px in presenter mode),
+// and none clipped. textProblems() walks the window's visible widgets and
+// says, one line each, which text is smaller than the floor (widgets' fonts,
+// rich text's own sizes, table cells' and headers' fonts, the charts'
+// titles, legends and axis labels) and which is clipped: a label, button,
+// combo or field squeezed below its minimum size or narrower than its text,
+// a wrapped label shorter than its lines, a Qt Charts label elided to "...",
+// or a text widget lying partly outside a widget that holds it (a scroll
+// area scrolled, a page cut off), unless that scroll area is one the test
+// names as allowed to scroll.
+
+#include <QAbstractButton>
+#include <QAbstractItemView>
+#include <QAbstractScrollArea>
+#include <QAbstractSpinBox>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QFontInfo>
+#include <QGlyphRun>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLegend>
+#include <QLineEdit>
+#include <QList>
+#include <QProgressBar>
+#include <QRawFont>
+#include <QStringList>
+#include <QStyle>
+#include <QStyleOptionComboBox>
+#include <QTabBar>
+#include <QTextBlock>
+#include <QTextDocument>
+#include <QTextLayout>
+#include <QValueAxis>
+#include <QWidget>
+
+#include <algorithm>
+#include <limits>
+
+namespace text_floor {
+
+// A font's height in pixels as the screen draws it.
+inline int pixelSize(const QFont& font)
+{
+    return QFontInfo(font).pixelSize();
+}
+
+// How a widget is named in a report: its object name and class, its text's start.
+inline QString describe(const QWidget& widget, const QString& text = {})
+{
+    QString name = widget.objectName().isEmpty() ? QStringLiteral("(unnamed)") : widget.objectName();
+    name += QStringLiteral(" (%1)").arg(QString::fromUtf8(widget.metaObject()->className()));
+    if (!text.isEmpty())
+        name += QStringLiteral(" \"%1\"").arg(text.simplified().left(40));
+    return name;
+}
+
+// The smallest pixel size a rich text uses (<small>, font-size styles), laid
+// out at `width` in `font` as a label lays it out.
+inline int smallestRichTextPixels(const QString& html, const QFont& font, int width)
+{
+    QTextDocument document;
+    document.setDefaultFont(font);
+    document.setHtml(html);
+    document.setTextWidth(width > 0 ? width : -1);
+    document.size();  // lays the document out
+    int smallest = std::numeric_limits<int>::max();
+    for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
+        if (!block.layout())
+            continue;
+        for (const QGlyphRun& run : block.layout()->glyphRuns())
+            smallest = std::min(smallest, int(std::lround(run.rawFont().pixelSize())));
+    }
+    return smallest == std::numeric_limits<int>::max() ? pixelSize(font) : smallest;
+}
+
+inline bool isRichText(const QLabel& label)
+{
+    return label.textFormat() == Qt::RichText
+        || (label.textFormat() == Qt::AutoText && Qt::mightBeRichText(label.text()));
+}
+
+// Why `widget`'s text does not fit it, or empty.
+inline QString clippedText(const QWidget& widget)
+{
+    const QSize size = widget.size();
+    const auto squeezed = [&widget, size](const QString& text) -> QString {
+        const QSize least = widget.minimumSizeHint();
+        if (least.width() > size.width() || least.height() > size.height())
+            return QStringLiteral("%1 is %2x%3, its text needs %4x%5")
+                .arg(describe(widget, text))
+                .arg(size.width())
+                .arg(size.height())
+                .arg(least.width())
+                .arg(least.height());
+        return {};
+    };
+    if (const auto* label = qobject_cast<const QLabel*>(&widget)) {
+        if (label->text().isEmpty())
+            return {};
+        if (label->wordWrap()) {
+            const int needed = label->heightForWidth(size.width());
+            if (needed > size.height())
+                return QStringLiteral("%1 is %2 px tall, its lines need %3")
+                    .arg(describe(widget, label->text()))
+                    .arg(size.height())
+                    .arg(needed);
+            return {};
+        }
+        return squeezed(label->text());
+    }
+    if (const auto* button = qobject_cast<const QAbstractButton*>(&widget))
+        return button->text().isEmpty() ? QString() : squeezed(button->text());
+    if (const auto* combo = qobject_cast<const QComboBox*>(&widget)) {
+        if (const QString problem = squeezed(combo->currentText()); !problem.isEmpty())
+            return problem;
+        // A combo that shrinks below its items (AdjustToMinimumContentsLength)
+        // cuts its current text short: Qt 6 neither elides nor wraps it.
+        QStyleOptionComboBox option;
+        option.initFrom(combo);
+        option.editable = combo->isEditable();
+        option.frame = combo->hasFrame();
+        option.currentText = combo->currentText();
+        option.subControls = QStyle::SC_All;
+        const QRect field =
+            combo->style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, combo);
+        int room = field.width() - 2;
+        if (!combo->itemIcon(combo->currentIndex()).isNull())
+            room -= combo->iconSize().width() + 4;
+        const int needed = combo->fontMetrics().horizontalAdvance(combo->currentText());
+        if (needed > room)
+            return QStringLiteral("%1 shows %2 px of its %3 px text")
+                .arg(describe(widget, combo->currentText()))
+                .arg(room)
+                .arg(needed);
+        return {};
+    }
+    if (const auto* field = qobject_cast<const QLineEdit*>(&widget)) {
+        // A spin box's field: its prefix and value; 2 px each side are the field's own margin.
+        const QMargins margins = field->textMargins();
+        const int room = field->contentsRect().width() - margins.left() - margins.right() - 4;
+        const int needed = field->fontMetrics().horizontalAdvance(field->displayText());
+        if (!field->displayText().isEmpty() && needed > room)
+            return QStringLiteral("%1 shows %2 px of its %3 px text")
+                .arg(describe(widget, field->displayText()))
+                .arg(room)
+                .arg(needed);
+        return {};
+    }
+    if (qobject_cast<const QAbstractSpinBox*>(&widget))
+        return squeezed({});
+    if (const auto* group = qobject_cast<const QGroupBox*>(&widget)) {
+        const int needed = group->fontMetrics().horizontalAdvance(group->title());
+        if (needed > size.width())
+            return QStringLiteral("%1 is %2 px wide, its title %3").arg(describe(widget, group->title())).arg(size.width()).arg(needed);
+        return {};
+    }
+    if (const auto* bar = qobject_cast<const QProgressBar*>(&widget)) {
+        const int needed = bar->fontMetrics().horizontalAdvance(bar->text());
+        if (bar->isTextVisible() && needed > bar->contentsRect().width())
+            return QStringLiteral("%1 is %2 px wide, its text %3").arg(describe(widget, bar->text())).arg(size.width()).arg(needed);
+    }
+    return {};
+}
+
+// Whether `widget` shows text whose place on screen matters.
+inline bool showsText(const QWidget& widget)
+{
+    if (const auto* label = qobject_cast<const QLabel*>(&widget))
+        return !label->text().isEmpty();
+    if (const auto* button = qobject_cast<const QAbstractButton*>(&widget))
+        return !button->text().isEmpty();
+    return qobject_cast<const QComboBox*>(&widget) || qobject_cast<const QLineEdit*>(&widget)
+        || qobject_cast<const QGroupBox*>(&widget) || qobject_cast<const QProgressBar*>(&widget);
+}
+
+// The widget holding `widget` that cuts part of it off (a scroll area's
+// viewport scrolled, a page too small), or empty; none past a viewport of
+// `mayScroll`.
+inline QString cutOffBy(const QWidget& widget, const QWidget& window, const QList<const QAbstractScrollArea*>& mayScroll)
+{
+    for (const QWidget* holder = widget.parentWidget(); holder && holder != window.parentWidget();
+         holder = holder->parentWidget()) {
+        const bool allowed = std::any_of(mayScroll.begin(), mayScroll.end(), [holder](const QAbstractScrollArea* area) {
+            return area->viewport() == holder;
+        });
+        if (allowed)
+            return {};
+        const QRect inHolder(widget.mapTo(holder, QPoint(0, 0)), widget.size());
+        // A pixel of slack: layouts round.
+        if (!holder->rect().adjusted(-1, -1, 1, 1).contains(inHolder)) {
+            const QWidget* named = holder;
+            while (named->objectName().isEmpty() && named->parentWidget())
+                named = named->parentWidget();
+            return QStringLiteral("%1 at %2,%3 %4x%5 lies partly outside %6")
+                .arg(describe(widget))
+                .arg(inHolder.x())
+                .arg(inHolder.y())
+                .arg(inHolder.width())
+                .arg(inHolder.height())
+                .arg(describe(*named));
+        }
+    }
+    return {};
+}
+
+// The texts of a chart view's scene smaller than `floor`, or elided to "..."
+// by Qt Charts (axis labels and titles that found no room).
+inline void checkChartView(const QChartView& view, int floor, QStringList& problems)
+{
+    const auto small = [&](const QFont& font, const QString& what) {
+        if (pixelSize(font) < floor)
+            problems << QStringLiteral("%1: %2 is %3 px").arg(describe(view), what).arg(pixelSize(font));
+    };
+    const QChart* chart = view.chart();
+    if (!chart->title().isEmpty())
+        small(chart->titleFont(), QStringLiteral("the title"));
+    if (chart->legend()->isVisible() && !chart->legend()->markers().isEmpty())
+        small(chart->legend()->font(), QStringLiteral("the legend"));
+    for (const QAbstractAxis* axis : chart->axes()) {
+        if (!axis->isVisible())
+            continue;
+        if (axis->labelsVisible())
+            small(axis->labelsFont(), QStringLiteral("an axis's labels"));
+        if (axis->isTitleVisible() && !axis->titleText().isEmpty())
+            small(axis->titleFont(), QStringLiteral("the axis title \"%1\"").arg(axis->titleText()));
+    }
+    for (const QGraphicsItem* item : view.scene()->items()) {
+        if (!item->isVisible())
+            continue;
+        QString text;
+        QFont font;
+        if (const auto* rich = dynamic_cast<const QGraphicsTextItem*>(item)) {
+            text = rich->toPlainText();
+            font = rich->font();
+        } else if (const auto* simple = dynamic_cast<const QGraphicsSimpleTextItem*>(item)) {
+            text = simple->text();
+            font = simple->font();
+        } else {
+            continue;
+        }
+        if (text.trimmed().isEmpty())
+            continue;
+        small(font, QStringLiteral("\"%1\"").arg(text.left(30)));
+        if (text.endsWith(QLatin1String("...")))
+            problems << QStringLiteral("%1: \"%2\" elided (no room for it)").arg(describe(view), text);
+    }
+}
+
+// Every text of `window`'s visible widgets smaller than `floor` pixels or
+// clipped, one line each; empty when all are whole and large enough. Text
+// inside the viewports of `mayScroll` may lie beyond them: the test asserts
+// that they scroll instead.
+inline QStringList textProblems(const QWidget& window, int floor, const QList<const QAbstractScrollArea*>& mayScroll = {})
+{
+    QStringList problems;
+    QList<const QWidget*> widgets{&window};
+    for (const QWidget* child : window.findChildren<QWidget*>())
+        widgets << child;
+    for (const QWidget* widget : widgets) {
+        if (!widget->isVisible())
+            continue;
+        // The widget's own font: what it draws, or what its children inherit.
+        if (pixelSize(widget->font()) < floor)
+            problems << QStringLiteral("%1: %2 px text").arg(describe(*widget)).arg(pixelSize(widget->font()));
+        if (const auto* label = qobject_cast<const QLabel*>(widget); label && isRichText(*label)) {
+            const int smallest = smallestRichTextPixels(label->text(), label->font(),
+                                                        label->wordWrap() ? label->contentsRect().width() : -1);
+            if (smallest < floor)
+                problems << QStringLiteral("%1: %2 px text in it").arg(describe(*label, label->text())).arg(smallest);
+        }
+        if (const auto* view = qobject_cast<const QAbstractItemView*>(widget); view && view->model()) {
+            // The rows in view: a cell's own font, if its model gives one.
+            const QAbstractItemModel& model = *view->model();
+            for (int row = 0; row < std::min(model.rowCount(view->rootIndex()), 50); ++row) {
+                for (int column = 0; column < model.columnCount(view->rootIndex()); ++column) {
+                    const QVariant font = model.index(row, column, view->rootIndex()).data(Qt::FontRole);
+                    if (font.isValid() && pixelSize(font.value<QFont>()) < floor)
+                        problems << QStringLiteral("%1: cell %2,%3 is %4 px")
+                                        .arg(describe(*view))
+                                        .arg(row)
+                                        .arg(column)
+                                        .arg(pixelSize(font.value<QFont>()));
+                }
+            }
+        }
+        if (const auto* chart = qobject_cast<const QChartView*>(widget))
+            checkChartView(*chart, floor, problems);
+        if (!showsText(*widget))
+            continue;
+        if (const QString clipped = clippedText(*widget); !clipped.isEmpty())
+            problems << clipped;
+        if (const QString cut = cutOffBy(*widget, window, mayScroll); !cut.isEmpty())
+            problems << cut;
+    }
+    return problems;
+}
+
+}  // namespace text_floor
