@@ -13,6 +13,8 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QPainter>
+#include <QPushButton>
 #include <QProgressBar>
 #include <QScreen>
 #include <QScrollArea>
@@ -22,6 +24,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QVBoxLayout>
 #include <QtTest>
 
 #include <cmath>
@@ -136,7 +139,7 @@ QString unreachable(const QAbstractScrollArea& area)
 
 // Every text problem of `window` (text_floor.h) and every scroll area of
 // `mayScroll` that does not let the user reach all of its content.
-QString textProblemsShown(const QWidget& window, int floor, const QList<const QAbstractScrollArea*>& mayScroll)
+QString textProblemsShown(QWidget& window, int floor, const QList<const QAbstractScrollArea*>& mayScroll)
 {
     QStringList problems = text_floor::textProblems(window, floor, mayScroll);
     for (const QAbstractScrollArea* area : mayScroll)
@@ -179,6 +182,7 @@ private slots:
     void presenterModeAfterAComparisonAt1280x720();
     void chartsOwnTheScreenAfterAComparison_data();
     void chartsOwnTheScreenAfterAComparison();
+    void textFloorCheckFindsSmallAndClippedText();
     void textLargeAndWholeOnEveryView_data();
     void textLargeAndWholeOnEveryView();
 
@@ -382,6 +386,80 @@ void TestPresenterFocus::chartsOwnTheScreenAfterAComparison()
                                     .arg(widget->objectName(), widget->metaObject()->className())
                                     .arg(QFontInfo(widget->font()).pixelSize())));
     }
+}
+
+// The check itself (text_floor.h), on a page of known faults: each small
+// or clipped text named, and a page without them passes.
+void TestPresenterFocus::textFloorCheckFindsSmallAndClippedText()
+{
+    // Text a widget paints itself, in a font of `pixels`.
+    class PaintedNote : public QWidget {
+    public:
+        explicit PaintedNote(int pixels) : pixels_(pixels) { setObjectName(QStringLiteral("paintedNote")); }
+
+    protected:
+        void paintEvent(QPaintEvent*) override
+        {
+            QPainter painter(this);
+            QFont small = font();
+            small.setPixelSize(pixels_);
+            painter.setFont(small);
+            painter.drawText(rect(), QStringLiteral("painted"));
+        }
+
+    private:
+        int pixels_;
+    };
+    QWidget page;
+    auto* layout = new QVBoxLayout(&page);
+    auto* tiny = new QLabel(QStringLiteral("tiny"));
+    tiny->setObjectName(QStringLiteral("tinyLabel"));
+    QFont nine = tiny->font();
+    nine.setPixelSize(9);
+    tiny->setFont(nine);
+    auto* rich = new QLabel(QStringLiteral("<b>Rich</b> <span style=\"font-size:7px\">small print</span>"));
+    rich->setObjectName(QStringLiteral("richLabel"));
+    auto* combo = new QComboBox;
+    combo->setObjectName(QStringLiteral("squeezedCombo"));
+    combo->addItem(QStringLiteral("a combo item far longer than its box"));
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(4);
+    combo->setFixedWidth(80);
+    auto* painted = new PaintedNote(8);
+    painted->setMinimumSize(100, 30);
+    for (QWidget* widget : {static_cast<QWidget*>(tiny), static_cast<QWidget*>(rich), static_cast<QWidget*>(combo),
+                            static_cast<QWidget*>(painted)})
+        layout->addWidget(widget);
+    page.resize(400, 300);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    const QString found = text_floor::textProblems(page, kDeskFloor).join(QLatin1Char('\n'));
+    for (const char* expected : {"tinyLabel (QLabel): 9 px text", "richLabel (QLabel) paints \"small print\" at 7.0 px",
+                                 "squeezedCombo (QComboBox)", "paintedNote (QWidget) paints \"painted\" at 8.0 px"})
+        QVERIFY2(found.contains(QLatin1String(expected)), qPrintable(found));
+
+    // A wrapped label given too little height, and one cut off by its page.
+    auto* wrapped = new QLabel(QStringLiteral("many words that wrap onto several lines in a narrow label"));
+    wrapped->setObjectName(QStringLiteral("wrappedLabel"));
+    wrapped->setWordWrap(true);
+    wrapped->setParent(&page);
+    wrapped->setGeometry(0, 0, 80, 10);
+    wrapped->show();
+    auto* cut = new QPushButton(QStringLiteral("Cut off"), &page);
+    cut->setObjectName(QStringLiteral("cutButton"));
+    cut->setGeometry(page.width() - 20, 0, 120, 40);
+    cut->show();
+    const QString more = text_floor::textProblems(page, kDeskFloor).join(QLatin1Char('\n'));
+    QVERIFY2(more.contains(QLatin1String("wrappedLabel (QLabel) \"many words")) && more.contains(QLatin1String("lines need")),
+             qPrintable(more));
+    QVERIFY2(more.contains(QLatin1String("cutButton (QPushButton) at")) && more.contains(QLatin1String("lies partly outside")),
+             qPrintable(more));
+
+    // Without the faults: nothing to say.
+    for (QWidget* fault : {static_cast<QWidget*>(tiny), static_cast<QWidget*>(rich), static_cast<QWidget*>(combo),
+                           static_cast<QWidget*>(painted), static_cast<QWidget*>(wrapped), static_cast<QWidget*>(cut)})
+        fault->hide();
+    QCOMPARE(text_floor::textProblems(page, kDeskFloor), QStringList());
 }
 
 void TestPresenterFocus::textLargeAndWholeOnEveryView_data()

@@ -4,13 +4,15 @@
 // screen at least a floor of pixels tall (12 px, 16 px in presenter mode),
 // and none clipped. textProblems() walks the window's visible widgets and
 // says, one line each, which text is smaller than the floor (widgets' fonts,
-// rich text's own sizes, table cells' and headers' fonts, the charts'
-// titles, legends and axis labels) and which is clipped: a label, button,
+// table cells' fonts, the charts' titles, legends and axis labels, and every
+// text as painted, rich text's own sizes included) and which is clipped: a label, button,
 // combo or field squeezed below its minimum size or narrower than its text,
 // a wrapped label shorter than its lines, a Qt Charts label elided to "...",
 // or a text widget lying partly outside a widget that holds it (a scroll
 // area scrolled, a page cut off), unless that scroll area is one the test
-// names as allowed to scroll.
+// names as allowed to scroll. Text a widget paints itself (the ring, the
+// waterfall, the step timeline, the charts' keys) is checked as painted:
+// each widget is rendered once onto a device that records every text's size.
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -20,7 +22,6 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QFontInfo>
-#include <QGlyphRun>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
@@ -29,21 +30,22 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLineEdit>
+#include <QPaintDevice>
+#include <QPaintEngine>
 #include <QList>
 #include <QProgressBar>
-#include <QRawFont>
 #include <QStringList>
 #include <QStyle>
 #include <QStyleOptionComboBox>
 #include <QTabBar>
-#include <QTextBlock>
-#include <QTextDocument>
-#include <QTextLayout>
 #include <QValueAxis>
 #include <QWidget>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace text_floor {
 
@@ -61,31 +63,6 @@ inline QString describe(const QWidget& widget, const QString& text = {})
     if (!text.isEmpty())
         name += QStringLiteral(" \"%1\"").arg(text.simplified().left(40));
     return name;
-}
-
-// The smallest pixel size a rich text uses (<small>, font-size styles), laid
-// out at `width` in `font` as a label lays it out.
-inline int smallestRichTextPixels(const QString& html, const QFont& font, int width)
-{
-    QTextDocument document;
-    document.setDefaultFont(font);
-    document.setHtml(html);
-    document.setTextWidth(width > 0 ? width : -1);
-    document.size();  // lays the document out
-    int smallest = std::numeric_limits<int>::max();
-    for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
-        if (!block.layout())
-            continue;
-        for (const QGlyphRun& run : block.layout()->glyphRuns())
-            smallest = std::min(smallest, int(std::lround(run.rawFont().pixelSize())));
-    }
-    return smallest == std::numeric_limits<int>::max() ? pixelSize(font) : smallest;
-}
-
-inline bool isRichText(const QLabel& label)
-{
-    return label.textFormat() == Qt::RichText
-        || (label.textFormat() == Qt::AutoText && Qt::mightBeRichText(label.text()));
 }
 
 // Why `widget`'s text does not fit it, or empty.
@@ -169,6 +146,89 @@ inline QString clippedText(const QWidget& widget)
             return QStringLiteral("%1 is %2 px wide, its text %3").arg(describe(widget, bar->text())).arg(size.width()).arg(needed);
     }
     return {};
+}
+
+// A paint engine that draws nothing and notes each text painted through it,
+// with its height in pixels on a screen of `dpi`.
+class TextSizeEngine : public QPaintEngine {
+public:
+    explicit TextSizeEngine(int dpi) : QPaintEngine(QPaintEngine::AllFeatures), dpi_(dpi) {}
+
+    std::vector<std::pair<QString, double>> texts;
+
+    bool begin(QPaintDevice*) override { return true; }
+    bool end() override { return true; }
+    void updateState(const QPaintEngineState&) override {}
+    void drawPixmap(const QRectF&, const QPixmap&, const QRectF&) override {}
+    void drawPath(const QPainterPath&) override {}
+    void drawPolygon(const QPointF*, int, PolygonDrawMode) override {}
+    void drawTextItem(const QPointF&, const QTextItem& item) override
+    {
+        const QFont font = item.font();
+        const double pixels = font.pixelSize() > 0 ? font.pixelSize() : font.pointSizeF() * dpi_ / 72.0;
+        // A scaled painter (an exported picture) draws it larger or smaller.
+        const double scale = std::sqrt(std::abs(state->transform().determinant()));
+        texts.emplace_back(item.text(), pixels * scale);
+    }
+    Type type() const override { return QPaintEngine::User; }
+
+private:
+    int dpi_;
+};
+
+// A paint device of a widget's size and resolution on which it paints into a TextSizeEngine.
+class TextSizeRecorder : public QPaintDevice {
+public:
+    explicit TextSizeRecorder(const QWidget& widget) : size_(widget.size()), dpi_(widget.logicalDpiY()), engine_(dpi_) {}
+
+    QPaintEngine* paintEngine() const override { return &engine_; }
+    const std::vector<std::pair<QString, double>>& texts() const { return engine_.texts; }
+
+protected:
+    int metric(PaintDeviceMetric metric) const override
+    {
+        switch (metric) {
+        case PdmWidth:
+            return size_.width();
+        case PdmHeight:
+            return size_.height();
+        case PdmWidthMM:
+            return size_.width() * 254 / (10 * dpi_);
+        case PdmHeightMM:
+            return size_.height() * 254 / (10 * dpi_);
+        case PdmDepth:
+            return 32;
+        case PdmNumColors:
+            return std::numeric_limits<int>::max();
+        case PdmDevicePixelRatio:
+            return 1;
+        case PdmDevicePixelRatioScaled:
+            return int(QPaintDevice::devicePixelRatioFScale());
+        default:  // the resolutions
+            return dpi_;
+        }
+    }
+
+private:
+    QSize size_;
+    int dpi_;
+    mutable TextSizeEngine engine_;
+};
+
+// Each text `widget` paints itself (not its children) smaller than `floor`.
+inline void checkPaintedText(QWidget& widget, int floor, QStringList& problems)
+{
+    if (widget.size().isEmpty())
+        return;
+    TextSizeRecorder recorder(widget);
+    widget.render(&recorder, QPoint(), QRegion(), QWidget::RenderFlags());
+    for (const auto& [text, pixels] : recorder.texts()) {
+        // Rounded as QFontInfo rounds a font's size.
+        if (std::lround(pixels) < floor && !text.trimmed().isEmpty())
+            problems << QStringLiteral("%1 paints \"%2\" at %3 px")
+                            .arg(describe(widget), text.simplified().left(30))
+                            .arg(pixels, 0, 'f', 1);
+    }
 }
 
 // Whether `widget` shows text whose place on screen matters.
@@ -259,24 +319,19 @@ inline void checkChartView(const QChartView& view, int floor, QStringList& probl
 // clipped, one line each; empty when all are whole and large enough. Text
 // inside the viewports of `mayScroll` may lie beyond them: the test asserts
 // that they scroll instead.
-inline QStringList textProblems(const QWidget& window, int floor, const QList<const QAbstractScrollArea*>& mayScroll = {})
+inline QStringList textProblems(QWidget& window, int floor, const QList<const QAbstractScrollArea*>& mayScroll = {})
 {
     QStringList problems;
-    QList<const QWidget*> widgets{&window};
-    for (const QWidget* child : window.findChildren<QWidget*>())
+    QList<QWidget*> widgets{&window};
+    for (QWidget* child : window.findChildren<QWidget*>())
         widgets << child;
-    for (const QWidget* widget : widgets) {
+    for (QWidget* widget : widgets) {
         if (!widget->isVisible())
             continue;
+        checkPaintedText(*widget, floor, problems);
         // The widget's own font: what it draws, or what its children inherit.
         if (pixelSize(widget->font()) < floor)
             problems << QStringLiteral("%1: %2 px text").arg(describe(*widget)).arg(pixelSize(widget->font()));
-        if (const auto* label = qobject_cast<const QLabel*>(widget); label && isRichText(*label)) {
-            const int smallest = smallestRichTextPixels(label->text(), label->font(),
-                                                        label->wordWrap() ? label->contentsRect().width() : -1);
-            if (smallest < floor)
-                problems << QStringLiteral("%1: %2 px text in it").arg(describe(*label, label->text())).arg(smallest);
-        }
         if (const auto* view = qobject_cast<const QAbstractItemView*>(widget); view && view->model()) {
             // The rows in view: a cell's own font, if its model gives one.
             const QAbstractItemModel& model = *view->model();
