@@ -4,7 +4,6 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QScrollArea>
 #include <QTextDocumentFragment>
 #include <QThread>
 #include <QVBoxLayout>
@@ -21,6 +20,7 @@
 #include "scaling_prediction_chart.h"
 #include "scaling/scaling_comparison.h"
 #include "scaling/scaling_probes.h"
+#include "vertical_scroll_area.h"
 #include "vocabulary.h"
 
 namespace {
@@ -192,12 +192,8 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     chart_->setMinimumHeight(160);
     // The link, the cores and the assumptions scroll under the chart, which
     // keeps most of the height (a 1280 x 720 window leaves the tab little).
-    auto* detailsScroll = new QScrollArea;
+    auto* detailsScroll = new VerticalScrollArea(details_);
     detailsScroll->setObjectName(QStringLiteral("predictionNotesScroll"));
-    detailsScroll->setWidget(details_);
-    detailsScroll->setWidgetResizable(true);
-    detailsScroll->setFrameShape(QFrame::NoFrame);
-    detailsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     detailsScroll->setMinimumHeight(3 * details_->fontMetrics().lineSpacing());
 
     auto* layout = new QVBoxLayout(this);
@@ -206,9 +202,13 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     layout->addWidget(status_);
     // The caption beside the chart, not under it: at 1280 x 720 a few lines
     // under it leave the plot too short for its axis labels.
+    // Its lines scroll where they outgrow the chart's height (repeats of a
+    // comparison, each a line; presenter mode's font on a 768-line screen).
+    auto* captionScroll = new VerticalScrollArea(caption_);
+    captionScroll->setObjectName(QStringLiteral("predictionCaptionScroll"));
     auto* chartRow = new QHBoxLayout;
     chartRow->addWidget(chart_, 3);
-    chartRow->addWidget(caption_, 1);
+    chartRow->addWidget(captionScroll, 1);
     layout->addLayout(chartRow, 3);
     layout->addWidget(detailsScroll, 1);
 

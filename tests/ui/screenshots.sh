@@ -115,14 +115,14 @@ for size in 1024x768 1280x720 1366x768 1920x1080 3840x2160; do
   MAXIMIZED=1 SCREEN=$size shot "comparison-maximized-$size" "${data[@]}" --epochs 3 \
     --devices cpu:0,cpu:1 --compare
 done
-# Presenter mode on the smallest and the largest screen: the Scaling tab after
+# Presenter mode on the smallest and the largest screen, maximized: the Scaling tab after
 # a comparison (its controls wrap onto a second line where the row is too
 # short, its notes in the presenter's font), and the ring all-reduce after a
 # step (its link named whole, its traffic table scrolling beside the ring).
 for size in 1024x768 3840x2160; do
-  SCREEN=$size shot "presenter-scaling-$size" "${data[@]}" --epochs 3 --devices cpu:0,cpu:1 \
-    --compare --presenter --show-tab scaling
-  SCREEN=$size shot "presenter-ring-$size" --presenter --show-tab classroom --ring-step 1
+  MAXIMIZED=1 SCREEN=$size shot "presenter-scaling-$size" "${data[@]}" --epochs 3 \
+    --devices cpu:0,cpu:1 --compare --presenter --show-tab scaling
+  MAXIMIZED=1 SCREEN=$size shot "presenter-ring-$size" --presenter --show-tab classroom --ring-step 1
 done
 # A full-HD desktop: the window takes 80% of it, centred.
 SCREEN=1920x1080 shot idle-1920x1080

@@ -475,19 +475,28 @@ void TestPresenterFocus::textLargeAndWholeOnEveryView_data()
 // Maximized after a saved comparison (presenter mode then fills the screen):
 // the charts, the Scaling tab, the Classroom's step and its ring all-reduce
 // each show every text at least the floor tall (16 px presenting, else 12)
-// and none clipped. What cannot fit scrolls, and says so with a scroll bar:
-// the Scaling tab's notes, the ring's traffic table, the settings panel.
+// and none clipped. What cannot fit scrolls up and down, and says so with a
+// scroll bar: the Scaling tab's notes and the lines beside its chart, the
+// ring's traffic table, the settings panel.
 void TestPresenterFocus::textLargeAndWholeOnEveryView()
 {
     QFETCH(QSize, screenSize);
     QFETCH(bool, presenting);
     const int floor = presenting ? kPresenterFloor : kDeskFloor;
     {
+        // A comparison repeated three times, as Compare does by default: six
+        // runs, each a line under the Scaling tab's chart.
         RunHistory history;
-        history.save(timedComparedRun("c1", "2026-11-20T10:00:00Z", 1));
-        history.save(timedComparedRun("c2", "2026-11-20T10:01:00Z", 2));
+        QStringList checked;
+        for (int repeat = 0; repeat < 3; ++repeat) {
+            for (int devices = 1; devices <= 2; ++devices) {
+                const std::string id = "c" + std::to_string(repeat) + "-" + std::to_string(devices);
+                history.save(timedComparedRun(id, "2026-11-20T10:0" + std::to_string(2 * repeat + devices) + ":00Z", devices));
+                checked << QString::fromStdString(id);
+            }
+        }
+        QSettings().setValue(QStringLiteral("runs/checked"), checked);
     }
-    QSettings().setValue(QStringLiteral("runs/checked"), QStringList{QStringLiteral("c1"), QStringLiteral("c2")});
     QScreen* screen = screenOfSize(screenSize);
     QVERIFY(screen);
     MainWindow window;
@@ -520,8 +529,9 @@ void TestPresenterFocus::textLargeAndWholeOnEveryView()
     QTRY_VERIFY_WITH_TIMEOUT(!scaling->isMeasuring(), 60000);
     QTRY_VERIFY(scaling->statusText().startsWith(QStringLiteral("Predicting from")));
     auto* notes = scaling->findChild<QScrollArea*>(QStringLiteral("predictionNotesScroll"));
-    QVERIFY(notes);
-    mayScroll << notes;
+    auto* caption = scaling->findChild<QScrollArea*>(QStringLiteral("predictionCaptionScroll"));
+    QVERIFY(notes && caption);
+    mayScroll << notes << caption;
     QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
 
     // The Classroom: the saved run's mean step.

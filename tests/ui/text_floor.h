@@ -34,6 +34,7 @@
 #include <QPaintEngine>
 #include <QList>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QStringList>
 #include <QStyle>
 #include <QStyleOptionComboBox>
@@ -90,6 +91,13 @@ inline QString clippedText(const QWidget& widget)
                     .arg(describe(widget, label->text()))
                     .arg(size.height())
                     .arg(needed);
+            // What no wrapping narrows (a rich-text table, a long word) runs past its right edge.
+            const int widest = label->minimumSizeHint().width();
+            if (widest > size.width())
+                return QStringLiteral("%1 is %2 px wide, its text needs %3")
+                    .arg(describe(widget, label->text()))
+                    .arg(size.width())
+                    .arg(widest);
             return {};
         }
         return squeezed(label->text());
@@ -243,20 +251,29 @@ inline bool showsText(const QWidget& widget)
 }
 
 // The widget holding `widget` that cuts part of it off (a scroll area's
-// viewport scrolled, a page too small), or empty; none past a viewport of
-// `mayScroll`.
+// viewport scrolled, a page too small), or empty. A viewport of `mayScroll`
+// may cut it off above and below, where a scroll bar reaches the rest; at
+// its sides only while it shows a horizontal scroll bar.
 inline QString cutOffBy(const QWidget& widget, const QWidget& window, const QList<const QAbstractScrollArea*>& mayScroll)
 {
     for (const QWidget* holder = widget.parentWidget(); holder && holder != window.parentWidget();
          holder = holder->parentWidget()) {
-        const bool allowed = std::any_of(mayScroll.begin(), mayScroll.end(), [holder](const QAbstractScrollArea* area) {
+        const auto scrolling = std::find_if(mayScroll.begin(), mayScroll.end(), [holder](const QAbstractScrollArea* area) {
             return area->viewport() == holder;
         });
-        if (allowed)
-            return {};
         const QRect inHolder(widget.mapTo(holder, QPoint(0, 0)), widget.size());
         // A pixel of slack: layouts round.
-        if (!holder->rect().adjusted(-1, -1, 1, 1).contains(inHolder)) {
+        const QRect room = holder->rect().adjusted(-1, -1, 1, 1);
+        if (scrolling != mayScroll.end()) {
+            if ((*scrolling)->horizontalScrollBar()->isVisible()
+                || (inHolder.left() >= room.left() && inHolder.right() <= room.right()))
+                return {};
+            return QStringLiteral("%1 runs %2 px past the sides of %3, which scrolls only up and down")
+                .arg(describe(widget))
+                .arg(std::max(room.left() - inHolder.left(), inHolder.right() - room.right()))
+                .arg(describe(**scrolling));
+        }
+        if (!room.contains(inHolder)) {
             const QWidget* named = holder;
             while (named->objectName().isEmpty() && named->parentWidget())
                 named = named->parentWidget();

@@ -6,7 +6,6 @@
 #include <QLocale>
 #include <QPainter>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QThread>
 #include <QTimer>
@@ -20,6 +19,7 @@
 #include "flow_layout.h"
 #include "models/model_registry.h"
 #include "scaling/scaling_probes.h"
+#include "vertical_scroll_area.h"
 
 namespace {
 
@@ -233,12 +233,9 @@ RingAllReduceView::RingAllReduceView(QWidget* parent)
     auto* body = new QHBoxLayout;
     body->addWidget(diagram_, 3);
     // At a projector's 1280 x 720 the table may not fit beside the ring: it scrolls.
-    auto* trafficScroll = new QScrollArea;
+    // As wide as the table needs (no wrapping narrows a table): the ring gives way.
+    auto* trafficScroll = new VerticalScrollArea(trafficLabel_);
     trafficScroll->setObjectName(QStringLiteral("ringTrafficScroll"));
-    trafficScroll->setWidget(trafficLabel_);
-    trafficScroll->setWidgetResizable(true);
-    trafficScroll->setFrameShape(QFrame::NoFrame);
-    trafficScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     body->addWidget(trafficScroll, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
