@@ -79,7 +79,7 @@ QSize FlowLayout::sizeHint() const
         height = std::max(height, item->sizeHint().height());
         ++shown;
     }
-    width += std::max(0, shown - 1) * horizontalGap();
+    width += std::max(0, shown - 1) * gap(QStyle::PM_LayoutHorizontalSpacing);
     const QMargins margins = contentsMargins();
     return {width + margins.left() + margins.right(), height + margins.top() + margins.bottom()};
 }
@@ -90,29 +90,20 @@ void FlowLayout::setGeometry(const QRect& rect)
     arrange(rect, true);
 }
 
-int FlowLayout::horizontalGap() const
+int FlowLayout::gap(QStyle::PixelMetric metric) const
 {
     if (spacing() >= 0)
         return spacing();
     const QWidget* owner = parentWidget();
-    const int gap = owner ? owner->style()->pixelMetric(QStyle::PM_LayoutHorizontalSpacing, nullptr, owner) : -1;
-    return gap >= 0 ? gap : 6;
-}
-
-int FlowLayout::verticalGap() const
-{
-    if (spacing() >= 0)
-        return spacing();
-    const QWidget* owner = parentWidget();
-    const int gap = owner ? owner->style()->pixelMetric(QStyle::PM_LayoutVerticalSpacing, nullptr, owner) : -1;
-    return gap >= 0 ? gap : 6;
+    const int styled = owner ? owner->style()->pixelMetric(metric, nullptr, owner) : -1;
+    return styled >= 0 ? styled : 6;
 }
 
 int FlowLayout::arrange(const QRect& rect, bool apply) const
 {
     const QRect area = rect.marginsRemoved(contentsMargins());
-    const int gapX = horizontalGap();
-    const int gapY = verticalGap();
+    const int gapX = gap(QStyle::PM_LayoutHorizontalSpacing);
+    const int gapY = gap(QStyle::PM_LayoutVerticalSpacing);
     int y = area.y();
     QList<QLayoutItem*> line;
     int lineWidth = 0, lineHeight = 0;

@@ -2,6 +2,7 @@
 
 #include <QLayout>
 #include <QList>
+#include <QStyle>
 
 #include <initializer_list>
 
@@ -34,8 +35,9 @@ public:
     void setGeometry(const QRect& rect) override;
 
 private:
-    int horizontalGap() const;
-    int verticalGap() const;
+    // The space between items (PM_LayoutHorizontalSpacing) or lines (vertical): the
+    // layout's spacing if set, else the style's.
+    int gap(QStyle::PixelMetric metric) const;
     // Lays the items out in `rect` (moving them if `apply`); the height used.
     int arrange(const QRect& rect, bool apply) const;
 

@@ -27,6 +27,7 @@
 #include <QVBoxLayout>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -112,13 +113,21 @@ dp::RunRecord timedComparedRun(const std::string& id, const std::string& started
     return record;
 }
 
-// The screen of the offscreen platform that is `size`, or null.
-QScreen* screenOfSize(QSize size)
+// Shows `window` maximized on the offscreen platform's screen of `size`:
+// false where there is no such screen or the window never fills it.
+bool showMaximizedOn(QWidget& window, QSize size)
 {
-    for (QScreen* candidate : QGuiApplication::screens())
-        if (candidate->geometry().size() == size)
-            return candidate;
-    return nullptr;
+    const QList<QScreen*> screens = QGuiApplication::screens();
+    const auto screen = std::find_if(screens.begin(), screens.end(),
+                                     [size](const QScreen* candidate) { return candidate->geometry().size() == size; });
+    if (screen == screens.end())
+        return false;
+    window.setScreen(*screen);
+    window.move((*screen)->geometry().topLeft());
+    window.showMaximized();
+    return QTest::qWaitForWindowExposed(&window) && QTest::qWaitFor([&window, screen] {
+               return window.frameGeometry().size() == (*screen)->availableGeometry().size();
+           });
 }
 
 // Why `area` hides part of its content from the user (it neither holds it
@@ -355,14 +364,8 @@ void TestPresenterFocus::chartsOwnTheScreenAfterAComparison()
         history.save(comparedRun("c2", "2026-11-20T10:01:00Z", 2));
     }
     QSettings().setValue(QStringLiteral("runs/checked"), QStringList{QStringLiteral("c1"), QStringLiteral("c2")});
-    QScreen* screen = screenOfSize(screenSize);
-    QVERIFY(screen);
     MainWindow window;
-    window.setScreen(screen);
-    window.move(screen->geometry().topLeft());
-    window.showMaximized();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QTRY_COMPARE(window.frameGeometry().size(), screen->availableGeometry().size());
+    QVERIFY(showMaximizedOn(window, screenSize));
     auto* board = window.findChild<ChartBoard*>();
     auto* card = window.findChild<ComparisonSummaryCard*>(QStringLiteral("comparisonSummaryCard"));
     auto* chartsScroll = window.findChild<QScrollArea*>(QStringLiteral("chartsScroll"));
@@ -497,14 +500,8 @@ void TestPresenterFocus::textLargeAndWholeOnEveryView()
         }
         QSettings().setValue(QStringLiteral("runs/checked"), checked);
     }
-    QScreen* screen = screenOfSize(screenSize);
-    QVERIFY(screen);
     MainWindow window;
-    window.setScreen(screen);
-    window.move(screen->geometry().topLeft());
-    window.showMaximized();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QTRY_COMPARE(window.frameGeometry().size(), screen->availableGeometry().size());
+    QVERIFY(showMaximizedOn(window, screenSize));
     if (presenting) {
         window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
         QTRY_COMPARE(window.size(), screenSize);
