@@ -554,6 +554,11 @@ void TestPresenterFocus::textLargeAndWholeOnEveryView()
         links->setCurrentIndex(link);
         QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
     }
+    // Eight devices on a preset link: cells too narrow for their devices'
+    // names say how many gradients they sum, never in a smaller font.
+    ring->setDevices(8);
+    ring->setStep(5);
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
 }
 
 // The offscreen platform's screen is 800x600 unless told otherwise: this

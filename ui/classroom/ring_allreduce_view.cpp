@@ -146,21 +146,16 @@ private:
         painter.drawRect(cell);
         const QString label = QString::fromStdString(contributorsLabel(held, n));
         // Too narrow for the devices' names: how many gradients it sums, of
-        // all, in a smaller font if need be; else the colour alone says it.
+        // all; else the colour alone says it. Never in a smaller font: text
+        // under the view's (presenter mode's 16 px and more) is unreadable
+        // on a projector.
         const QString shown = fontMetrics().horizontalAdvance(label) <= cell.width() - 2
             ? label
             : (held == view_->model().allDevices()
                    ? QStringLiteral("\u03a3")
                    : QStringLiteral("%1/%2").arg(std::popcount(held)).arg(n));
-        QFont font = painter.font();
-        if (QFontMetrics(font).horizontalAdvance(shown) > cell.width() - 2)
-            font.setPointSizeF(font.pointSizeF() * 0.75);
-        if (QFontMetrics(font).horizontalAdvance(shown) > cell.width() - 2)
-            return;
-        const QFont saved = painter.font();
-        painter.setFont(font);
-        painter.drawText(cell, Qt::AlignCenter, shown);
-        painter.setFont(saved);
+        if (fontMetrics().horizontalAdvance(shown) <= cell.width() - 2)
+            painter.drawText(cell, Qt::AlignCenter, shown);
     }
 
     void paintFlight(QPainter& painter, const std::vector<QPointF>& centres, QSizeF cell) const
