@@ -194,6 +194,8 @@ private slots:
     void textFloorCheckFindsSmallAndClippedText();
     void textLargeAndWholeOnEveryView_data();
     void textLargeAndWholeOnEveryView();
+    void textLargeAndWholeBeforeAnyRun_data();
+    void textLargeAndWholeBeforeAnyRun();
 
 private:
     QTemporaryDir scratch_;
@@ -559,6 +561,32 @@ void TestPresenterFocus::textLargeAndWholeOnEveryView()
     ring->setDevices(8);
     ring->setStep(5);
     QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+}
+
+void TestPresenterFocus::textLargeAndWholeBeforeAnyRun_data()
+{
+    textLargeAndWholeOnEveryView_data();
+}
+
+// A first launch, maximized, no run yet: the empty charts' hints ("Press
+// Start to train ..."), the runs table's, the settings, whole and large enough.
+void TestPresenterFocus::textLargeAndWholeBeforeAnyRun()
+{
+    QFETCH(QSize, screenSize);
+    QFETCH(bool, presenting);
+    MainWindow window;
+    QVERIFY(showMaximizedOn(window, screenSize));
+    if (presenting) {
+        window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
+        QTRY_COMPARE(window.size(), screenSize);
+    }
+    const QScrollArea* settings = nullptr;
+    for (const QScrollArea* area : window.findChildren<QScrollArea*>())
+        if (area->widget() == window.findChild<RunConfigPanel*>())
+            settings = area;
+    QVERIFY(settings);
+    QTest::qWait(50);  // the layouts settle
+    QTRY_COMPARE(textProblemsShown(window, presenting ? kPresenterFloor : kDeskFloor, {settings}), QString());
 }
 
 // The offscreen platform's screen is 800x600 unless told otherwise: this
