@@ -110,7 +110,7 @@ void PresenterMode::setPresenting(bool on)
     QFont font = QApplication::font();
     if (on)
         font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
-    window_->centralWidget()->setFont(font);
+    window_->setFont(font);  // the window, so that no widget of it keeps the small font
     // A widget with a style sheet takes no font from its parent.
     for (QWidget* styled : {static_cast<QWidget*>(presenterHints_), progressBar_})
         styled->setFont(font);

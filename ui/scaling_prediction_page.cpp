@@ -20,10 +20,12 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "dataset_metadata.h"
+#include "flow_layout.h"
 #include "scaling_prediction_chart.h"
 #include "scaling/prediction_band.h"
 #include "scaling/scaling_comparison.h"
 #include "scaling/scaling_probes.h"
+#include "vertical_scroll_area.h"
 #include "vocabulary.h"
 
 namespace {
@@ -195,13 +197,6 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     linkCombo_->setObjectName(QStringLiteral("predictionLink"));
     algorithmCombo_->setObjectName(QStringLiteral("predictionAlgorithm"));
     scalingCombo_->setObjectName(QStringLiteral("predictionScaling"));
-    // Long item names ("This machine's threads (measured)", "strong: same
-    // global batch") would make the window wider than a 1024-pixel screen:
-    // the combos shrink, their lists show the names whole.
-    for (QComboBox* combo : {linkCombo_, scalingCombo_}) {
-        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        combo->setMinimumContentsLength(12);
-    }
     status_->setObjectName(QStringLiteral("predictionStatus"));
     caption_->setObjectName(QStringLiteral("predictionCaption"));
     details_->setObjectName(QStringLiteral("predictionAssumptions"));
@@ -220,13 +215,14 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     linkCombo_->setToolTip(tr("The link between devices: this machine's threads are measured by "
                               "a short all-reduce probe; the others are presets (README)"));
 
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Link")));
-    controls->addWidget(linkCombo_, 1);
-    controls->addWidget(new QLabel(tr("All-reduce")));
-    controls->addWidget(algorithmCombo_);
-    controls->addWidget(new QLabel(tr("Scaling")));
-    controls->addWidget(scalingCombo_, 1);
+    // Each combo as wide as its longest item ("This machine's threads
+    // (measured)"): where the row has no room for all three (a 1024-pixel
+    // screen, presenter mode's font), they wrap onto a second line rather
+    // than cut their names short.
+    auto* controls = new FlowLayout;
+    controls->addGroup({new QLabel(tr("Link")), linkCombo_});
+    controls->addGroup({new QLabel(tr("All-reduce")), algorithmCombo_});
+    controls->addGroup({new QLabel(tr("Scaling")), scalingCombo_});
 
     status_->setWordWrap(true);
     caption_->setWordWrap(true);
@@ -236,17 +232,13 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     details_->setWordWrap(true);
     details_->setTextFormat(Qt::RichText);
     details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    QFont small = details_->font();
-    small.setPointSizeF(small.pointSizeF() * 0.9);
-    details_->setFont(small);
+    // The notes in the page's own font, not a smaller one: presenter mode's
+    // enlarged font reaches them only while they set none of their own.
     chart_->setMinimumHeight(160);
     // The link, the cores and the assumptions scroll under the chart, which
     // keeps most of the height (a 1280 x 720 window leaves the tab little).
-    auto* detailsScroll = new QScrollArea;
-    detailsScroll->setWidget(details_);
-    detailsScroll->setWidgetResizable(true);
-    detailsScroll->setFrameShape(QFrame::NoFrame);
-    detailsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* detailsScroll = new VerticalScrollArea(details_);
+    detailsScroll->setObjectName(QStringLiteral("predictionNotesScroll"));
     detailsScroll->setMinimumHeight(3 * details_->fontMetrics().lineSpacing());
 
     auto* layout = new QVBoxLayout(this);
@@ -255,9 +247,13 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     layout->addWidget(status_);
     // The caption beside the chart, not under it: at 1280 x 720 a few lines
     // under it leave the plot too short for its axis labels.
+    // Its lines scroll where they outgrow the chart's height (repeats of a
+    // comparison, each a line; presenter mode's font on a 768-line screen).
+    auto* captionScroll = new VerticalScrollArea(caption_);
+    captionScroll->setObjectName(QStringLiteral("predictionCaptionScroll"));
     auto* chartRow = new QHBoxLayout;
     chartRow->addWidget(chart_, 3);
-    chartRow->addWidget(caption_, 1);
+    chartRow->addWidget(captionScroll, 1);
     layout->addLayout(chartRow, 3);
     layout->addWidget(detailsScroll, 1);
 

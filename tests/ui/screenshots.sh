@@ -4,7 +4,9 @@
 # UI review: idle, mid-run, a finished 1 vs 2 comparison, the classroom views
 # and presenter mode (also on a 1280x720 projector, after a comparison: the
 # focus view); idle and a comparison on a 1024x768 screen, idle on 1920x1080;
-# a comparison maximized under openbox at 1024x768, 1280x720, 1366x768 and 1920x1080;
+# a comparison maximized under openbox at 1024x768, 1280x720, 1366x768, 1920x1080 and 3840x2160;
+# presenter mode's Scaling tab and ring all-reduce on the smallest and largest screens
+# (1024x768, 3840x2160: every text at least 16 px, none cut short);
 # 30 imported runs in the table at 1280x720 and 1920x1080. Each state starts from
 # fresh settings and an empty history in a temporary folder. Needs a Release
 # build and xvfb-run.
@@ -109,9 +111,18 @@ SCREEN=1024x768 shot idle-1024x768
 SCREEN=1024x768 shot comparison-1024x768 "${data[@]}" --epochs 3 --devices cpu:0,cpu:1 --compare
 # After a comparison, maximized under a window manager at the four sizes a
 # user has: the charts own the screen (plots at least 200 px, nothing scrolling).
-for size in 1024x768 1280x720 1366x768 1920x1080; do
+for size in 1024x768 1280x720 1366x768 1920x1080 3840x2160; do
   MAXIMIZED=1 SCREEN=$size shot "comparison-maximized-$size" "${data[@]}" --epochs 3 \
     --devices cpu:0,cpu:1 --compare
+done
+# Presenter mode on the smallest and the largest screen, maximized: the Scaling tab after
+# a comparison (its controls wrap onto a second line where the row is too
+# short, its notes in the presenter's font), and the ring all-reduce after a
+# step (its link named whole, its traffic table scrolling beside the ring).
+for size in 1024x768 3840x2160; do
+  MAXIMIZED=1 SCREEN=$size shot "presenter-scaling-$size" "${data[@]}" --epochs 3 \
+    --devices cpu:0,cpu:1 --compare --presenter --show-tab scaling
+  MAXIMIZED=1 SCREEN=$size shot "presenter-ring-$size" --presenter --show-tab classroom --ring-step 1
 done
 # A full-HD desktop: the window takes 80% of it, centred.
 SCREEN=1920x1080 shot idle-1920x1080

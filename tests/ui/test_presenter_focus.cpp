@@ -5,33 +5,47 @@
 // of presenter mode, the charts exactly as they were. And outside presenter
 // mode, maximized on 1280x720 and 1366x768 screens after a comparison: the
 // charts own the screen (every plot at least 200 px tall, nothing
-// scrolling, no text under 12 px).
+// scrolling, no text under 12 px). And every text large and whole: in
+// presenter mode at 1024x768 through 3840x2160 (16 px), outside it at 1024x768
+// and 3840x2160 (12 px), on the charts, the Scaling tab and the Classroom's views.
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QPainter>
+#include <QPushButton>
 #include <QProgressBar>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QVBoxLayout>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
+#include "batch_split_view.h"
 #include "chart_board.h"
+#include "classroom_page.h"
 #include "comparison_summary_card.h"
 #include "config/train_config.h"
 #include "gap_waterfall_chart.h"
 #include "main_window.h"
 #include "record/run_record.h"
 #include "run_chart_view.h"
+#include "run_config_panel.h"
+#include "ring_allreduce_view.h"
 #include "run_history.h"
+#include "scaling_prediction_page.h"
 #include "shown_board.h"
+#include "text_floor.h"
 #include "workbench_sandbox.h"
 
 namespace {
@@ -41,6 +55,13 @@ constexpr int kScreenHeight = 720;
 // A laptop's screen beside the projector's.
 constexpr int kLaptopWidth = 1366;
 constexpr int kLaptopHeight = 768;
+// The smallest screen the window fits, and the largest, beside a full-HD one.
+const QSize kSmallScreen(1024, 768);
+const QSize kFullHdScreen(1920, 1080);
+const QSize kUhdScreen(3840, 2160);
+// Text a class reads from the back of the room; text anyone reads on a desk.
+constexpr int kPresenterFloor = 16;
+constexpr int kDeskFloor = 12;
 
 // A finished 3-epoch LeNet run of comparison "c" on `devices` CPU devices;
 // the N-device run measured its drift from the 1-device one.
@@ -70,6 +91,70 @@ dp::RunRecord comparedRun(const std::string& id, const std::string& startedAt, i
         record.epochs.push_back(metrics);
     }
     return record;
+}
+
+// comparedRun with the step timings a run keeps (every record since they
+// were): the Classroom draws its mean step, the Scaling tab predicts from it.
+dp::RunRecord timedComparedRun(const std::string& id, const std::string& startedAt, int devices)
+{
+    dp::RunRecord record = comparedRun(id, startedAt, devices);
+    constexpr int kSteps = 100;
+    record.steps = kSteps;
+    for (int device = 0; device < devices; ++device) {
+        dp::DeviceStepTiming total;
+        total.shard = kSteps * record.config.batch_size / devices;
+        total.data = kSteps * 0.001;
+        total.forward = kSteps * 0.010 / devices;
+        total.backward = kSteps * 0.020 / devices;
+        total.allreduce = devices > 1 ? kSteps * 0.004 : 0;
+        total.update = kSteps * 0.002;
+        record.step_totals.push_back(total);
+    }
+    return record;
+}
+
+// Shows `window` maximized on the offscreen platform's screen of `size`:
+// false where there is no such screen or the window never fills it.
+bool showMaximizedOn(QWidget& window, QSize size)
+{
+    const QList<QScreen*> screens = QGuiApplication::screens();
+    const auto screen = std::find_if(screens.begin(), screens.end(),
+                                     [size](const QScreen* candidate) { return candidate->geometry().size() == size; });
+    if (screen == screens.end())
+        return false;
+    window.setScreen(*screen);
+    window.move((*screen)->geometry().topLeft());
+    window.showMaximized();
+    return QTest::qWaitForWindowExposed(&window) && QTest::qWaitFor([&window, screen] {
+               return window.frameGeometry().size() == (*screen)->availableGeometry().size();
+           });
+}
+
+// Why `area` hides part of its content from the user (it neither holds it
+// nor shows a scroll bar to reach the rest), or empty.
+QString unreachable(const QAbstractScrollArea& area)
+{
+    const auto* scroll = qobject_cast<const QScrollArea*>(&area);
+    if (!area.isVisible())
+        return {};
+    const int content = scroll && scroll->widget() ? scroll->widget()->height() : area.viewport()->height();
+    if (content <= area.viewport()->height() || area.verticalScrollBar()->isVisible())
+        return {};
+    return QStringLiteral("%1 shows %2 px of %3 without a scroll bar")
+        .arg(area.objectName())
+        .arg(area.viewport()->height())
+        .arg(content);
+}
+
+// Every text problem of `window` (text_floor.h) and every scroll area of
+// `mayScroll` that does not let the user reach all of its content.
+QString textProblemsShown(QWidget& window, int floor, const QList<const QAbstractScrollArea*>& mayScroll)
+{
+    QStringList problems = text_floor::textProblems(window, floor, mayScroll);
+    for (const QAbstractScrollArea* area : mayScroll)
+        if (const QString problem = unreachable(*area); !problem.isEmpty())
+            problems << problem;
+    return problems.join(QLatin1Char('\n'));
 }
 
 // The charts of `board` on screen now, by object name.
@@ -106,6 +191,11 @@ private slots:
     void presenterModeAfterAComparisonAt1280x720();
     void chartsOwnTheScreenAfterAComparison_data();
     void chartsOwnTheScreenAfterAComparison();
+    void textFloorCheckFindsSmallAndClippedText();
+    void textLargeAndWholeOnEveryView_data();
+    void textLargeAndWholeOnEveryView();
+    void textLargeAndWholeBeforeAnyRun_data();
+    void textLargeAndWholeBeforeAnyRun();
 
 private:
     QTemporaryDir scratch_;
@@ -276,17 +366,8 @@ void TestPresenterFocus::chartsOwnTheScreenAfterAComparison()
         history.save(comparedRun("c2", "2026-11-20T10:01:00Z", 2));
     }
     QSettings().setValue(QStringLiteral("runs/checked"), QStringList{QStringLiteral("c1"), QStringLiteral("c2")});
-    QScreen* screen = nullptr;
-    for (QScreen* candidate : QGuiApplication::screens())
-        if (candidate->geometry().size() == screenSize)
-            screen = candidate;
-    QVERIFY(screen);
     MainWindow window;
-    window.setScreen(screen);
-    window.move(screen->geometry().topLeft());
-    window.showMaximized();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QTRY_COMPARE(window.frameGeometry().size(), screen->availableGeometry().size());
+    QVERIFY(showMaximizedOn(window, screenSize));
     auto* board = window.findChild<ChartBoard*>();
     auto* card = window.findChild<ComparisonSummaryCard*>(QStringLiteral("comparisonSummaryCard"));
     auto* chartsScroll = window.findChild<QScrollArea*>(QStringLiteral("chartsScroll"));
@@ -312,6 +393,202 @@ void TestPresenterFocus::chartsOwnTheScreenAfterAComparison()
     }
 }
 
+// The check itself (text_floor.h), on a page of known faults: each small
+// or clipped text named, and a page without them passes.
+void TestPresenterFocus::textFloorCheckFindsSmallAndClippedText()
+{
+    // Text a widget paints itself, in a font of `pixels`.
+    class PaintedNote : public QWidget {
+    public:
+        explicit PaintedNote(int pixels) : pixels_(pixels) { setObjectName(QStringLiteral("paintedNote")); }
+
+    protected:
+        void paintEvent(QPaintEvent*) override
+        {
+            QPainter painter(this);
+            QFont small = font();
+            small.setPixelSize(pixels_);
+            painter.setFont(small);
+            painter.drawText(rect(), QStringLiteral("painted"));
+        }
+
+    private:
+        int pixels_;
+    };
+    QWidget page;
+    auto* layout = new QVBoxLayout(&page);
+    auto* tiny = new QLabel(QStringLiteral("tiny"));
+    tiny->setObjectName(QStringLiteral("tinyLabel"));
+    QFont nine = tiny->font();
+    nine.setPixelSize(9);
+    tiny->setFont(nine);
+    auto* rich = new QLabel(QStringLiteral("<b>Rich</b> <span style=\"font-size:7px\">small print</span>"));
+    rich->setObjectName(QStringLiteral("richLabel"));
+    auto* combo = new QComboBox;
+    combo->setObjectName(QStringLiteral("squeezedCombo"));
+    combo->addItem(QStringLiteral("a combo item far longer than its box"));
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(4);
+    combo->setFixedWidth(80);
+    auto* painted = new PaintedNote(8);
+    painted->setMinimumSize(100, 30);
+    for (QWidget* widget : {static_cast<QWidget*>(tiny), static_cast<QWidget*>(rich), static_cast<QWidget*>(combo),
+                            static_cast<QWidget*>(painted)})
+        layout->addWidget(widget);
+    page.resize(400, 300);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    const QString found = text_floor::textProblems(page, kDeskFloor).join(QLatin1Char('\n'));
+    for (const char* expected : {"tinyLabel (QLabel): 9 px text", "richLabel (QLabel) paints \"small print\" at 7.0 px",
+                                 "squeezedCombo (QComboBox)", "paintedNote (QWidget) paints \"painted\" at 8.0 px"})
+        QVERIFY2(found.contains(QLatin1String(expected)), qPrintable(found));
+
+    // A wrapped label given too little height, and one cut off by its page.
+    auto* wrapped = new QLabel(QStringLiteral("many words that wrap onto several lines in a narrow label"));
+    wrapped->setObjectName(QStringLiteral("wrappedLabel"));
+    wrapped->setWordWrap(true);
+    wrapped->setParent(&page);
+    wrapped->setGeometry(0, 0, 80, 10);
+    wrapped->show();
+    auto* cut = new QPushButton(QStringLiteral("Cut off"), &page);
+    cut->setObjectName(QStringLiteral("cutButton"));
+    cut->setGeometry(page.width() - 20, 0, 120, 40);
+    cut->show();
+    const QString more = text_floor::textProblems(page, kDeskFloor).join(QLatin1Char('\n'));
+    QVERIFY2(more.contains(QLatin1String("wrappedLabel (QLabel) \"many words")) && more.contains(QLatin1String("lines need")),
+             qPrintable(more));
+    QVERIFY2(more.contains(QLatin1String("cutButton (QPushButton) at")) && more.contains(QLatin1String("lies partly outside")),
+             qPrintable(more));
+
+    // Without the faults: nothing to say.
+    for (QWidget* fault : {static_cast<QWidget*>(tiny), static_cast<QWidget*>(rich), static_cast<QWidget*>(combo),
+                           static_cast<QWidget*>(painted), static_cast<QWidget*>(wrapped), static_cast<QWidget*>(cut)})
+        fault->hide();
+    QCOMPARE(text_floor::textProblems(page, kDeskFloor), QStringList());
+}
+
+void TestPresenterFocus::textLargeAndWholeOnEveryView_data()
+{
+    QTest::addColumn<QSize>("screenSize");
+    QTest::addColumn<bool>("presenting");
+    for (const QSize size : {kSmallScreen, QSize(kScreenWidth, kScreenHeight), kFullHdScreen, kUhdScreen})
+        QTest::addRow("presenter %dx%d", size.width(), size.height()) << size << true;
+    for (const QSize size : {kSmallScreen, kUhdScreen})
+        QTest::addRow("desk %dx%d", size.width(), size.height()) << size << false;
+}
+
+// Maximized after a saved comparison (presenter mode then fills the screen):
+// the charts, the Scaling tab, the Classroom's step and its ring all-reduce
+// each show every text at least the floor tall (16 px presenting, else 12)
+// and none clipped. What cannot fit scrolls up and down, and says so with a
+// scroll bar: the Scaling tab's notes and the lines beside its chart, the
+// ring's traffic table, the settings panel.
+void TestPresenterFocus::textLargeAndWholeOnEveryView()
+{
+    QFETCH(QSize, screenSize);
+    QFETCH(bool, presenting);
+    const int floor = presenting ? kPresenterFloor : kDeskFloor;
+    {
+        // A comparison repeated three times, as Compare does by default: six
+        // runs, each a line under the Scaling tab's chart.
+        RunHistory history;
+        QStringList checked;
+        for (int repeat = 0; repeat < 3; ++repeat) {
+            for (int devices = 1; devices <= 2; ++devices) {
+                const std::string id = "c" + std::to_string(repeat) + "-" + std::to_string(devices);
+                history.save(timedComparedRun(id, "2026-11-20T10:0" + std::to_string(2 * repeat + devices) + ":00Z", devices));
+                checked << QString::fromStdString(id);
+            }
+        }
+        QSettings().setValue(QStringLiteral("runs/checked"), checked);
+    }
+    MainWindow window;
+    QVERIFY(showMaximizedOn(window, screenSize));
+    if (presenting) {
+        window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
+        QTRY_COMPARE(window.size(), screenSize);
+    }
+    auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    auto* scaling = window.findChild<ScalingPredictionPage*>();
+    auto* classroom = window.findChild<ClassroomPage*>(QStringLiteral("classroomPage"));
+    const QScrollArea* settings = nullptr;
+    for (const QScrollArea* area : window.findChildren<QScrollArea*>())
+        if (area->widget() == window.findChild<RunConfigPanel*>())
+            settings = area;
+    QVERIFY(tabs && scaling && classroom && settings);
+    // The settings panel scrolls on a short screen, by design (hidden in presenter mode).
+    QList<const QAbstractScrollArea*> mayScroll{settings};
+
+    // The charts after the comparison: nothing scrolls there.
+    QTest::qWait(50);  // the layouts settle
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+
+    // The Scaling tab, once this machine is measured; its notes scroll under the chart.
+    tabs->setCurrentWidget(scaling);
+    QTRY_VERIFY_WITH_TIMEOUT(!scaling->isMeasuring(), 60000);
+    QTRY_VERIFY(scaling->statusText().startsWith(QStringLiteral("Predicting from")));
+    auto* notes = scaling->findChild<QScrollArea*>(QStringLiteral("predictionNotesScroll"));
+    auto* caption = scaling->findChild<QScrollArea*>(QStringLiteral("predictionCaptionScroll"));
+    QVERIFY(notes && caption);
+    mayScroll << notes << caption;
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+
+    // The Classroom: the saved run's mean step.
+    tabs->setCurrentWidget(classroom);
+    QTRY_VERIFY(!classroom->batchSplitView()->lastShards().empty());
+    QTRY_VERIFY(classroom->batchSplitView()->labelsEveryRow());  // its painted rows
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+
+    // Its ring all-reduce, once this machine's threads are measured; the
+    // traffic table scrolls beside the ring.
+    classroom->showRingAllReduce(true);
+    RingAllReduceView* ring = classroom->ringAllReduceView();
+    QTRY_VERIFY_WITH_TIMEOUT(!ring->awaitsMeasurement(), 60000);
+    ring->setStep(1);
+    auto* traffic = ring->findChild<QScrollArea*>(QStringLiteral("ringTrafficScroll"));
+    QVERIFY(traffic);
+    mayScroll << traffic;
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+    // Every link's name whole in the combo, not only the first.
+    auto* links = ring->findChild<QComboBox*>(QStringLiteral("ringLinkCombo"));
+    QVERIFY(links);
+    for (int link = 1; link < links->count(); ++link) {
+        links->setCurrentIndex(link);
+        QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+    }
+    // Eight devices on a preset link: cells too narrow for their devices'
+    // names say how many gradients they sum, never in a smaller font.
+    ring->setDevices(8);
+    ring->setStep(5);
+    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+}
+
+void TestPresenterFocus::textLargeAndWholeBeforeAnyRun_data()
+{
+    textLargeAndWholeOnEveryView_data();
+}
+
+// A first launch, maximized, no run yet: the empty charts' hints ("Press
+// Start to train ..."), the runs table's, the settings, whole and large enough.
+void TestPresenterFocus::textLargeAndWholeBeforeAnyRun()
+{
+    QFETCH(QSize, screenSize);
+    QFETCH(bool, presenting);
+    MainWindow window;
+    QVERIFY(showMaximizedOn(window, screenSize));
+    if (presenting) {
+        window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
+        QTRY_COMPARE(window.size(), screenSize);
+    }
+    const QScrollArea* settings = nullptr;
+    for (const QScrollArea* area : window.findChildren<QScrollArea*>())
+        if (area->widget() == window.findChild<RunConfigPanel*>())
+            settings = area;
+    QVERIFY(settings);
+    QTest::qWait(50);  // the layouts settle
+    QTRY_COMPARE(textProblemsShown(window, presenting ? kPresenterFloor : kDeskFloor, {settings}), QString());
+}
+
 // The offscreen platform's screen is 800x600 unless told otherwise: this
 // test's is a projector's 1280x720.
 int main(int argc, char* argv[])
@@ -325,11 +602,26 @@ int main(int argc, char* argv[])
         file.write(QStringLiteral(R"({"screens": [{"name": "projector", "x": 0, "y": 0, "width": %1,
                                       "height": %2, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
                                      {"name": "laptop", "x": %1, "y": 0, "width": %3,
-                                      "height": %4, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
+                                      "height": %4, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+                                     {"name": "small", "x": %5, "y": 0, "width": %6,
+                                      "height": %7, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+                                     {"name": "fullhd", "x": %8, "y": 0, "width": %9,
+                                      "height": %10, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+                                     {"name": "uhd", "x": %11, "y": 0, "width": %12,
+                                      "height": %13, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
                            .arg(kScreenWidth)
                            .arg(kScreenHeight)
                            .arg(kLaptopWidth)
                            .arg(kLaptopHeight)
+                           .arg(kScreenWidth + kLaptopWidth)
+                           .arg(kSmallScreen.width())
+                           .arg(kSmallScreen.height())
+                           .arg(kScreenWidth + kLaptopWidth + kSmallScreen.width())
+                           .arg(kFullHdScreen.width())
+                           .arg(kFullHdScreen.height())
+                           .arg(kScreenWidth + kLaptopWidth + kSmallScreen.width() + kFullHdScreen.width())
+                           .arg(kUhdScreen.width())
+                           .arg(kUhdScreen.height())
                            .toUtf8());
         file.close();
         qputenv("QT_QPA_PLATFORM", ("offscreen:configfile=" + config).toUtf8());

@@ -1,7 +1,8 @@
 // The window on every screen, on the offscreen platform: it fits a 1024x768
 // screen, the settings keep every field whole whatever notes appear,
-// presenter mode fills the screen and gives the window back as it was, and
-// thirty runs' legend leaves the plots their height.
+// presenter mode fills the screen and gives the window back as it was,
+// thirty runs' legend leaves the plots their height, and a row of controls
+// too long for its width wraps rather than squeezes them.
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QCheckBox>
@@ -22,6 +23,7 @@
 
 #include "chart_board.h"
 #include "field_note.h"
+#include "flow_layout.h"
 #include "main_window.h"
 #include "run_config_panel.h"
 #include "run_legend.h"
@@ -82,6 +84,7 @@ private slots:
     void presenterModeShowsTheSettingsHintsAndEnlargesTheMenu();
     void anEmptyQueueSaysHowRunsGetThere();
     void thirtyRunsScrollInTheLegend();
+    void aRowTooLongForItsWidthWraps();
 
 private:
     QTemporaryDir scratch_;
@@ -285,6 +288,47 @@ void TestWindowFit::thirtyRunsScrollInTheLegend()
     auto* accuracy = shown.chart<QWidget>("accuracyChart");
     QTRY_VERIFY2(accuracy->height() >= (shown.board.height() - 3 * line) / 2 - 10,
                  qPrintable(QStringLiteral("%1 px").arg(accuracy->height())));
+}
+
+// FlowLayout: one line where the width holds every group at its preferred
+// width, more lines where it does not, none squeezed; the height follows.
+void TestWindowFit::aRowTooLongForItsWidthWraps()
+{
+    QWidget row;
+    auto* flow = new FlowLayout(&row);
+    flow->setContentsMargins(0, 0, 0, 0);
+    flow->setSpacing(6);
+    auto* first = new QPushButton(QStringLiteral("A first button with a long text"));
+    auto* second = new QPushButton(QStringLiteral("A second one"));
+    auto* label = new QLabel(QStringLiteral("Link"));
+    auto* combo = new QComboBox;
+    combo->addItem(QStringLiteral("This machine's threads (measured)"));
+    flow->addWidget(first);
+    flow->addWidget(second);
+    flow->addGroup({label, combo});
+    const int oneLine = flow->sizeHint().width();
+    const QWidget* group = combo->parentWidget();
+    QCOMPARE(oneLine, first->sizeHint().width() + second->sizeHint().width() + group->sizeHint().width() + 2 * 6);
+
+    row.resize(oneLine, flow->heightForWidth(oneLine));
+    row.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&row));
+    QTRY_COMPARE(combo->y(), first->y());  // one line, the label beside its combo
+    QCOMPARE(row.height(), std::max({first->sizeHint().height(), group->sizeHint().height()}));
+
+    // As narrow as the widest item: more lines, each item whole at its
+    // preferred width and inside the row, the label still beside its combo.
+    const int narrow = flow->minimumSize().width();
+    QCOMPARE(narrow, std::max({first->sizeHint().width(), second->sizeHint().width(), group->sizeHint().width()}));
+    row.resize(narrow, flow->heightForWidth(narrow));
+    QTRY_VERIFY(group->y() > first->y());
+    QVERIFY(std::abs(label->geometry().center().y() - combo->geometry().center().y()) <= 2);
+    for (const QWidget* item : {static_cast<const QWidget*>(first), static_cast<const QWidget*>(second), group}) {
+        QCOMPARE(item->width(), item->sizeHint().width());
+        QVERIFY(item->x() + item->width() <= narrow);
+    }
+    QCOMPARE(row.height(), flow->heightForWidth(narrow));
+    QVERIFY(flow->heightForWidth(narrow) > 2 * first->sizeHint().height());
 }
 
 QTEST_MAIN(TestWindowFit)

@@ -13,9 +13,7 @@ EmptyChartText::EmptyChartText(QChartView* chart) : QLabel(chart->viewport()), c
     setWordWrap(true);
     setAttribute(Qt::WA_TransparentForMouseEvents);  // the chart's hover and zoom go on under it
     setForegroundRole(QPalette::PlaceholderText);
-    QFont larger = font();
-    larger.setPointSizeF(larger.pointSizeF() * 1.15);
-    setFont(larger);
+    followChartFont();
     chart->viewport()->installEventFilter(this);
     connect(chart->chart(), &QChart::plotAreaChanged, this, &EmptyChartText::place);
     hide();
@@ -46,7 +44,16 @@ bool EmptyChartText::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == chart_->viewport() && event->type() == QEvent::Resize)
         place();
+    if (watched == chart_->viewport() && event->type() == QEvent::FontChange)
+        followChartFont();
     return QLabel::eventFilter(watched, event);
+}
+
+void EmptyChartText::followChartFont()
+{
+    QFont larger = chart_->viewport()->font();
+    larger.setPointSizeF(larger.pointSizeF() * 1.15);
+    setFont(larger);
 }
 
 void EmptyChartText::place()

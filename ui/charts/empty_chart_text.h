@@ -33,6 +33,9 @@ protected:
 private:
     // Over the chart's plot area.
     void place();
+    // A little larger than the chart's font, whatever it is now: presenter
+    // mode's enlarged font reaches no widget that set a size of its own.
+    void followChartFont();
 
     QChartView* chart_;
 };

@@ -269,9 +269,10 @@ QFont GapWaterfallChart::namesFont(const QFont& font, double slot) const
     for (const Bar& bar : bars_)
         for (const QString& word : bar.label.split(QLatin1Char(' ')))
             longestWord = std::max(longestWord, metrics.horizontalAdvance(word));
-    // Never below three quarters of the normal size (presenter mode's larger
-    // text may shrink further, down to that).
-    const double smallest = std::min(1.0, 0.75 * baseFont_.pointSizeF() / font.pointSizeF());
+    // Never below the normal size (12 px), nor more than 15% below presenter
+    // mode's (16 px of its 19): a word still too long is elided, and hovering
+    // its bar names it.
+    const double smallest = std::min(1.0, std::max(0.85, baseFont_.pointSizeF() / font.pointSizeF()));
     namesFont.setPointSizeF(font.pointSizeF() * std::clamp((slot - 4) / longestWord, smallest, 1.0));
     return namesFont;
 }

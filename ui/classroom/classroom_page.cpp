@@ -97,8 +97,10 @@ ClassroomPage::ClassroomPage(QWidget* parent)
     connect(ringButton_, &QPushButton::toggled, this, &ClassroomPage::showRingAllReduce);
     runPicker_->setObjectName(QStringLiteral("classroomRunPicker"));
     runPicker_->setToolTip(tr("The checked runs, newest first"));
-    runPicker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    runPicker_->setMinimumContentsLength(24);
+    // As wide as the longest run's label ("LeNet · 2× cpu · b64 · lr 0.2 ·
+    // repeat 3"): a combo cuts its text short, it neither wraps nor elides;
+    // the heading beside it wraps instead.
+    runPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     runPicker_->hide();
     connect(runPicker_, &QComboBox::currentIndexChanged, this, [this](int index) {
         if (index >= 0)

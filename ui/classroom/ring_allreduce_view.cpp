@@ -6,7 +6,6 @@
 #include <QLocale>
 #include <QPainter>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QThread>
 #include <QTimer>
@@ -17,8 +16,10 @@
 
 #include "core/error.h"
 #include "core/exception_message.h"
+#include "flow_layout.h"
 #include "models/model_registry.h"
 #include "scaling/scaling_probes.h"
+#include "vertical_scroll_area.h"
 
 namespace {
 
@@ -145,21 +146,16 @@ private:
         painter.drawRect(cell);
         const QString label = QString::fromStdString(contributorsLabel(held, n));
         // Too narrow for the devices' names: how many gradients it sums, of
-        // all, in a smaller font if need be; else the colour alone says it.
+        // all; else the colour alone says it. Never in a smaller font: text
+        // under the view's (presenter mode's 16 px and more) is unreadable
+        // on a projector.
         const QString shown = fontMetrics().horizontalAdvance(label) <= cell.width() - 2
             ? label
             : (held == view_->model().allDevices()
                    ? QStringLiteral("\u03a3")
                    : QStringLiteral("%1/%2").arg(std::popcount(held)).arg(n));
-        QFont font = painter.font();
-        if (QFontMetrics(font).horizontalAdvance(shown) > cell.width() - 2)
-            font.setPointSizeF(font.pointSizeF() * 0.75);
-        if (QFontMetrics(font).horizontalAdvance(shown) > cell.width() - 2)
-            return;
-        const QFont saved = painter.font();
-        painter.setFont(font);
-        painter.drawText(cell, Qt::AlignCenter, shown);
-        painter.setFont(saved);
+        if (fontMetrics().horizontalAdvance(shown) <= cell.width() - 2)
+            painter.drawText(cell, Qt::AlignCenter, shown);
     }
 
     void paintFlight(QPainter& painter, const std::vector<QPointF>& centres, QSizeF cell) const
@@ -213,11 +209,6 @@ RingAllReduceView::RingAllReduceView(QWidget* parent)
         linkCombo_->addItem(QString::fromStdString(preset.name));
     speedCombo_->setObjectName(QStringLiteral("ringSpeedCombo"));
     linkCombo_->setObjectName(QStringLiteral("ringLinkCombo"));
-    // The link names are long ("NVLink 3 (A100)"): the combo shrinks to a
-    // few letters rather than make the window wider than a 1024-pixel screen
-    // (its tooltip and list show them whole).
-    linkCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    linkCombo_->setMinimumContentsLength(8);
     linkCombo_->setToolTip(tr("The link the step times are computed for"));
     stepLabel_->setObjectName(QStringLiteral("ringStepLabel"));
     stepLabel_->setWordWrap(true);
@@ -226,24 +217,20 @@ RingAllReduceView::RingAllReduceView(QWidget* parent)
     trafficLabel_->setWordWrap(true);
     trafficLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
 
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(devicesSpin_);
-    controls->addWidget(backButton_);
-    controls->addWidget(playButton_);
-    controls->addWidget(stepButton_);
-    controls->addWidget(new QLabel(tr("Speed")));
-    controls->addWidget(speedCombo_);
-    controls->addWidget(new QLabel(tr("Link")));
-    controls->addWidget(linkCombo_);
-    controls->addStretch(1);
+    // The link combo as wide as its longest name ("this machine's threads"):
+    // where the row has no room for every control (a 1024-pixel screen in
+    // presenter mode), the speed and the link wrap onto a second line rather
+    // than cut the name short.
+    auto* controls = new FlowLayout;
+    controls->addGroup({devicesSpin_, backButton_, playButton_, stepButton_});
+    controls->addGroup({new QLabel(tr("Speed")), speedCombo_});
+    controls->addGroup({new QLabel(tr("Link")), linkCombo_});
     auto* body = new QHBoxLayout;
     body->addWidget(diagram_, 3);
     // At a projector's 1280 x 720 the table may not fit beside the ring: it scrolls.
-    auto* trafficScroll = new QScrollArea;
-    trafficScroll->setWidget(trafficLabel_);
-    trafficScroll->setWidgetResizable(true);
-    trafficScroll->setFrameShape(QFrame::NoFrame);
-    trafficScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // As wide as the table needs (no wrapping narrows a table): the ring gives way.
+    auto* trafficScroll = new VerticalScrollArea(trafficLabel_);
+    trafficScroll->setObjectName(QStringLiteral("ringTrafficScroll"));
     body->addWidget(trafficScroll, 2);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
