@@ -7,6 +7,7 @@
 #include <string>
 
 #include "backend/op_clock.h"
+#include "backend/step_graph.h"
 
 namespace dp {
 
@@ -276,6 +277,31 @@ public:
                                                    const float* var, const float* dgamma,
                                                    const float* dbeta, float* dx) = 0;
 
+    // A BatchNorm followed by a ReLU (ResidualBlock's bn1 and relu, and bn2
+    // with the shortcut's add between them where there is none) in one pass
+    // each way, as CUDA's fused kernels run them; by default the two ops.
+    // Forward: y = max(batch_norm2d_forward_training's y, 0), in place. A layer
+    // pair using it keeps only y (the ReLU's output) and passes it to the
+    // backward, whose dy is the gradient of y: dx is the BatchNorm's input
+    // gradient of dy masked where y > 0, dgamma and dbeta its sums. By
+    // default the masked gradient goes through dx, which the BatchNorm
+    // backward then reads and overwrites element by element (every backend's
+    // backward reads an element's dy before it writes its dx).
+    virtual void batch_norm2d_relu_forward_training(const BatchNorm2dShape& s, const float* x,
+                                                    const float* gamma, const float* beta,
+                                                    float* y, float* mean, float* var,
+                                                    float* running_mean, float* running_var) {
+        batch_norm2d_forward_training(s, x, gamma, beta, y, mean, var, running_mean, running_var);
+        relu_forward(s.size(), y, y);
+    }
+    virtual void batch_norm2d_relu_backward(const BatchNorm2dShape& s, const float* x,
+                                            const float* y, const float* dy, const float* gamma,
+                                            const float* mean, const float* var, float* dx,
+                                            float* dgamma, float* dbeta) {
+        relu_backward(s.size(), y, dy, dx);
+        batch_norm2d_backward(s, x, dx, gamma, mean, var, dx, dgamma, dbeta);
+    }
+
     // y = x w^T + b, w is [out, in]
     virtual void linear_forward(const LinearShape& s, const float* x, const float* w,
                                 const float* b, float* y) = 0;
@@ -327,6 +353,17 @@ public:
 
     // Blocks until all queued work is done (a no-op on synchronous backends).
     virtual void synchronize() = 0;
+
+    // One training step's device work, which `step` enqueues: a backend with
+    // CUDA Graphs (DP_CUDA_GRAPHS=1) may capture it and replay the graph for
+    // later steps of the same key, when the request says the step can be
+    // captured (step_graph.h says what that takes). Others run it; so does
+    // CUDA when graphs are off. Returns what was done.
+    virtual StepGraphAction run_step(const StepGraphRequest& request, StepWork step) {
+        (void)request;
+        step();
+        return StepGraphAction::eager;
+    }
 };
 
 }  // namespace dp

@@ -21,6 +21,16 @@ namespace dp {
 //                            10-100x coarser than direct convolution, so an
 //                            fp32 run no longer agrees with the CPU to 1e-5
 //                            (off by default; tf32 and bf16 always allow them)
+//   DP_CUDA_BATCH_NORM=own|cudnn|cudnn-persistent  BatchNorm's training
+//                            forward and backward (and evaluation) by our
+//                            kernels (the default) or cuDNN's
+//                            cudnnBatchNormalizationForwardTraining/Backward,
+//                            mode SPATIAL or SPATIAL_PERSISTENT: one GPU run
+//                            A/Bs them (synchronized BatchNorm's split ops
+//                            stay ours: cuDNN has no such pieces)
+//   DP_CUDA_GRAPHS=1         the training step as a CUDA Graph, captured after
+//                            a warm-up step and replayed (step_graph.h; off by
+//                            default until a GPU run has measured it)
 //
 // Not from the environment: bf16 (dp-train --precision bf16, set by
 // make_backend) runs convolutions and linear layers on bfloat16 copies of
@@ -28,12 +38,16 @@ namespace dp {
 // tensors, float compute; its outputs, weight gradients included, come back
 // as bf16 and are widened to float32, as PyTorch's CUDA autocast gives them)
 // and cuBLAS's bf16 GEMM with float32 output.
+enum class CudaBatchNorm { own, cudnn, cudnn_persistent };
+
 struct CudaBackendOptions {
     bool deterministic = false;
     bool allow_tf32 = false;
     bool bf16 = false;
     bool fp32_transforms = false;
     std::size_t workspace_bytes = std::size_t(256) << 20;
+    CudaBatchNorm batch_norm = CudaBatchNorm::own;
+    bool step_graphs = false;
 };
 
 // The math a convolution runs with: FMA for fp32, whatever cuDNN's Find
@@ -82,6 +96,19 @@ inline CudaBackendOptions cuda_backend_options_from_environment() {
     options.deterministic = detail::env_flag("DP_CUDA_DETERMINISTIC");
     options.allow_tf32 = detail::env_flag("DP_CUDA_TF32");
     options.fp32_transforms = detail::env_flag("DP_CUDNN_FP32_TRANSFORMS");
+    options.step_graphs = detail::env_flag("DP_CUDA_GRAPHS");
+    if (const char* text = std::getenv("DP_CUDA_BATCH_NORM"); text && *text) {
+        const std::string value(text);
+        if (value == "own")
+            options.batch_norm = CudaBatchNorm::own;
+        else if (value == "cudnn")
+            options.batch_norm = CudaBatchNorm::cudnn;
+        else if (value == "cudnn-persistent")
+            options.batch_norm = CudaBatchNorm::cudnn_persistent;
+        else
+            throw Error("DP_CUDA_BATCH_NORM must be own, cudnn or cudnn-persistent (got '" + value +
+                        "')");
+    }
     if (const char* text = std::getenv("DP_CUDNN_WORKSPACE_MB"); text && *text) {
         char* end = nullptr;
         const long megabytes = std::strtol(text, &end, 10);

@@ -181,6 +181,23 @@ void ForwardingBackend::batch_norm2d_backward(const BatchNorm2dShape& s, const f
         inner_->batch_norm2d_backward(s, x, dy, gamma, mean, var, dx, dgamma, dbeta);
     });
 }
+void ForwardingBackend::batch_norm2d_relu_forward_training(
+    const BatchNorm2dShape& s, const float* x, const float* gamma, const float* beta, float* y,
+    float* mean, float* var, float* running_mean, float* running_var) {
+    around(OpFamily::batch_norm, [&] {
+        inner_->batch_norm2d_relu_forward_training(s, x, gamma, beta, y, mean, var, running_mean,
+                                                   running_var);
+    });
+}
+void ForwardingBackend::batch_norm2d_relu_backward(const BatchNorm2dShape& s, const float* x,
+                                                   const float* y, const float* dy,
+                                                   const float* gamma, const float* mean,
+                                                   const float* var, float* dx, float* dgamma,
+                                                   float* dbeta) {
+    around(OpFamily::batch_norm, [&] {
+        inner_->batch_norm2d_relu_backward(s, x, y, dy, gamma, mean, var, dx, dgamma, dbeta);
+    });
+}
 void ForwardingBackend::batch_norm2d_sums(const BatchNorm2dShape& s, const float* x,
                                           const float* shift, float* sum, float* sum_sq) {
     around(OpFamily::batch_norm, [&] { inner_->batch_norm2d_sums(s, x, shift, sum, sum_sq); });
@@ -272,6 +289,9 @@ void ForwardingBackend::sgd_update(std::size_t n, float lr, float* param, const 
 }
 void ForwardingBackend::synchronize() {
     around(OpFamily::wait, [&] { inner_->synchronize(); });
+}
+StepGraphAction ForwardingBackend::run_step(const StepGraphRequest& request, StepWork step) {
+    return inner_->run_step(request, std::move(step));
 }
 
 }  // namespace dp

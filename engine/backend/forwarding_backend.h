@@ -112,6 +112,14 @@ public:
                                            const float* mean, const float* var,
                                            const float* dgamma, const float* dbeta,
                                            float* dx) override;
+    void batch_norm2d_relu_forward_training(const BatchNorm2dShape& s, const float* x,
+                                            const float* gamma, const float* beta, float* y,
+                                            float* mean, float* var, float* running_mean,
+                                            float* running_var) override;
+    void batch_norm2d_relu_backward(const BatchNorm2dShape& s, const float* x, const float* y,
+                                    const float* dy, const float* gamma, const float* mean,
+                                    const float* var, float* dx, float* dgamma,
+                                    float* dbeta) override;
 
     void linear_forward(const LinearShape& s, const float* x, const float* w, const float* b,
                         float* y) override;
@@ -135,6 +143,9 @@ public:
 
     void sgd_update(std::size_t n, float lr, float* param, const float* grad) override;
     void synchronize() override;
+    // A captured graph replays the inner backend's kernels: the decorator
+    // sees the step's calls while it is captured (or run eagerly), not at replay.
+    StepGraphAction run_step(const StepGraphRequest& request, StepWork step) override;
 
 protected:
     virtual void before_op(OpFamily /*family*/) {}

@@ -524,6 +524,7 @@ const std::vector<NamedCheck>& all_checks() {
         {"replica_collectives", &replica_collectives_match_threads},
         {"training", &training_on_n_gpus_matches_one},
         {"step_allocations", &no_allocation_in_step_loop},
+        {"step_graphs", &step_graphs_replay_like_eager},
     };
     return checks;
 }

@@ -489,16 +489,18 @@ public:
         return download(device_dx);
     }
 
+    // relu: Backend::batch_norm2d_relu_forward_training, the ReLU fused.
     std::pair<Vector, BatchNormStats<Vector>> batch_norm2d_forward_training(
         const BatchNorm2dShape& s, const Vector& x, const Vector& gamma, const Vector& beta,
-        const Vector& running_mean, const Vector& running_var) {
+        const Vector& running_mean, const Vector& running_var, bool relu = false) {
         const DeviceVector device_x = upload(x), device_gamma = upload(gamma),
                            device_beta = upload(beta);
         const DeviceVector device_running_mean = upload(running_mean),
                            device_running_var = upload(running_var);
         const DeviceVector device_y = output(x.size()), device_mean = output(s.channels),
                            device_var = output(s.channels);
-        backend_.batch_norm2d_forward_training(
+        (backend_.*(relu ? &Backend::batch_norm2d_relu_forward_training
+                         : &Backend::batch_norm2d_forward_training))(
             s, device_x.data(), device_gamma.data(), device_beta.data(), device_y.data(),
             device_mean.data(), device_var.data(), device_running_mean.data(),
             device_running_var.data());
@@ -529,6 +531,22 @@ public:
         backend_.batch_norm2d_backward(s, device_x.data(), device_dy.data(), device_gamma.data(),
                                        device_mean.data(), device_var.data(), device_dx.data(),
                                        device_dgamma.data(), device_dbeta.data());
+        return {download(device_dx), download(device_dgamma), download(device_dbeta)};
+    }
+    // Backend::batch_norm2d_relu_backward, y the fused forward's output.
+    BatchNormGradients<Vector> batch_norm2d_relu_backward(const BatchNorm2dShape& s,
+                                                          const Vector& x, const Vector& y,
+                                                          const Vector& dy, const Vector& gamma,
+                                                          const Vector& mean, const Vector& var) {
+        const DeviceVector device_x = upload(x), device_y = upload(y), device_dy = upload(dy),
+                           device_gamma = upload(gamma), device_mean = upload(mean),
+                           device_var = upload(var);
+        const DeviceVector device_dx = output(x.size()), device_dgamma = output(s.channels),
+                           device_dbeta = output(s.channels);
+        backend_.batch_norm2d_relu_backward(s, device_x.data(), device_y.data(), device_dy.data(),
+                                            device_gamma.data(), device_mean.data(),
+                                            device_var.data(), device_dx.data(),
+                                            device_dgamma.data(), device_dbeta.data());
         return {download(device_dx), download(device_dgamma), download(device_dbeta)};
     }
     // {sum, sum_sq}; an empty shift is none.

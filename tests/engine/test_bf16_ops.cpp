@@ -26,24 +26,38 @@
 #include <vector>
 
 #include "backend/onednn/onednn_backend.h"
+#include "backend/reference/bf16.h"
 #include "core/error.h"
 
 namespace {
 
 using Floats = std::vector<float>;
 
-// float -> bfloat16 -> float, round to nearest even (finite values).
-float to_bf16(float value) {
-    const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
-    const std::uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
-    return std::bit_cast<float>(rounded);
-}
-
 Floats rounded(const Floats& values) {
     Floats out(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) out[i] = to_bf16(values[i]);
+    for (std::size_t i = 0; i < values.size(); ++i) out[i] = dp::reference::bf16_rounded(values[i]);
     return out;
 }
+
+// float32 bits and the bf16 bits PyTorch 1.13 gives them on this project's
+// machines (torch.tensor([x]).to(torch.bfloat16), AMD EPYC Zen 4): ties to
+// even (1 + 2^-8 down to 1, 1 + 3 * 2^-8 up to 1 + 2^-6), above a tie up,
+// float's largest up to infinity, subnormals rounded as any other value,
+// zeros and infinities with their signs.
+struct Bf16Case {
+    std::uint32_t float_bits;
+    std::uint16_t bf16;
+};
+constexpr Bf16Case kPyTorchBf16[] = {
+    {0x3f800000u, 0x3f80}, {0x3f808000u, 0x3f80}, {0x3f818000u, 0x3f82}, {0x3f808001u, 0x3f81},
+    {0x3f80ffffu, 0x3f81}, {0xbf808000u, 0xbf80}, {0x7f7fffffu, 0x7f80}, {0x7f7f8000u, 0x7f80},
+    {0x7f7f7fffu, 0x7f7f}, {0x7f800000u, 0x7f80}, {0xff800000u, 0xff80}, {0x00000001u, 0x0000},
+    {0x00008000u, 0x0000}, {0x00018000u, 0x0002}, {0x00008001u, 0x0001}, {0x007fffffu, 0x0080},
+    {0x80008000u, 0x8000}, {0x00000000u, 0x0000}, {0x80000000u, 0x8000}, {0x3dcccccdu, 0x3dcd},
+    {0x40490fdbu, 0x4049},
+};
+// NaNs PyTorch kept NaN (as 0xffff: its payload is its own).
+constexpr std::uint32_t kNaNs[] = {0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x7fffffffu};
 
 Floats absolute(const Floats& values) {
     Floats out(values.size());
@@ -167,8 +181,31 @@ class TestBf16Ops : public QObject {
 private slots:
     void init() {
         if (QTest::currentTestFunction() != QLatin1String("tf32IsRefusedOnTheCpu") &&
+            QTest::currentTestFunction() != QLatin1String("hostRoundingMatchesPyTorch") &&
             !dp::OneDnnBackend::computes_bf16())
             QSKIP("this CPU lacks AVX512_BF16 and AMX: oneDNN has no bf16 kernels here");
+    }
+
+    // The host's float -> bf16 (reference/bf16.h), which this file's exactness
+    // check rounds inputs with, gives PyTorch's bits; widening is exact.
+    void hostRoundingMatchesPyTorch() {
+        for (const Bf16Case& c : kPyTorchBf16) {
+            const float value = std::bit_cast<float>(c.float_bits);
+            QCOMPARE(QString::number(dp::reference::round_to_bf16(value), 16),
+                     QString::number(c.bf16, 16));
+            QCOMPARE(std::bit_cast<std::uint32_t>(dp::reference::widen_bf16(c.bf16)),
+                     std::uint32_t(c.bf16) << 16);
+        }
+        for (std::uint32_t bits : kNaNs) {
+            const std::uint16_t word = dp::reference::round_to_bf16(std::bit_cast<float>(bits));
+            QVERIFY2(std::isnan(dp::reference::widen_bf16(word)), qPrintable(QString::number(bits, 16)));
+            QCOMPARE(word >> 15, int(bits >> 31));  // the sign kept
+        }
+        // Every bf16 value is its own rounding.
+        for (std::uint32_t word = 0; word < 0x10000u; ++word) {
+            const float value = dp::reference::widen_bf16(std::uint16_t(word));
+            if (!std::isnan(value)) QCOMPARE(int(dp::reference::round_to_bf16(value)), int(word));
+        }
     }
 
     void convolution_data() {

@@ -1,5 +1,7 @@
-// The CUDA backend's per-channel reduction plan (channel_reduction_plan.h)
-// run on the CPU over random data, block by block and thread by thread as
+// The CUDA backend's per-channel elementwise grid (plane_grid.h) and
+// BatchNorm's element maths (batch_norm_elements.h), fused with the ReLU or
+// not, against the flat loop and the reference's ops; and its per-channel
+// reduction plan (channel_reduction_plan.h) run on the CPU over random data, block by block and thread by thread as
 // the kernels run it: every element read once, the sums within fp32
 // rounding of a long double reference, and bit-identical whatever order the
 // blocks happen to run in. (Whether the kernels follow the plan on a GPU is
@@ -14,7 +16,10 @@
 #include <random>
 #include <vector>
 
+#include "backend/cuda/batch_norm_elements.h"
 #include "backend/cuda/channel_reduction_plan.h"
+#include "backend/cuda/plane_grid.h"
+#include "backend/reference/reference_ops.h"
 
 namespace {
 
@@ -269,6 +274,90 @@ private slots:
         const Run b = run_plan(many, x.size(), terms, BlockOrder::forward);
         for (int c = 0; c < shape.channels; ++c)
             QCOMPARE(float(a.totals[std::size_t(c)].first), float(b.totals[std::size_t(c)].first));
+    }
+
+    // The 2-D grid visits every element of every plane exactly once with
+    // its channel i / area % channels, the flat loop's, for planes smaller
+    // and larger than a block and more block rows than gridDim.y allows.
+    void planeGridVisitsEachElementOnceWithItsChannel() {
+        struct GridShape {
+            int batch, channels;
+            std::size_t area;
+        };
+        const GridShape shapes[] = {{256, 64, 28 * 28}, {256, 512, 16}, {255, 512, 1},
+                                    {3, 5, 7},          {2, 3, 300},    {1, 1, 5000},
+                                    {300, 512, 1},      {0, 4, 9},      {4, 3, 0}};
+        for (const GridShape& shape : shapes) {
+            const dp::cuda::PlaneGrid g = dp::cuda::plane_grid(shape.batch, shape.channels, shape.area);
+            const std::size_t size = std::size_t(shape.batch) * std::size_t(shape.channels) * shape.area;
+            const QString at = QString("%1x%2x%3").arg(shape.batch).arg(shape.channels).arg(shape.area);
+            QVERIFY2(g.blocks_y <= dp::cuda::kMaxBlockRows, qPrintable(at));
+            QVERIFY2((size == 0) == (g.blocks_y == 0), qPrintable(at));
+            QVERIFY2(g.threads_per_plane * g.planes_per_block == dp::cuda::kPlaneGridThreads,
+                     qPrintable(at));
+            std::vector<int> visits(size);
+            bool channels_right = true;
+            for (std::uint32_t by = 0; by < g.blocks_y; ++by)
+                for (std::uint32_t bx = 0; bx < g.blocks_x; ++bx)
+                    for (std::uint32_t t = 0; t < dp::cuda::kPlaneGridThreads; ++t)
+                        dp::cuda::for_each_plane_element(g, bx, by, t, [&](std::size_t i, int c) {
+                            ++visits.at(i);
+                            channels_right &= c == int(i / shape.area % std::size_t(shape.channels));
+                        });
+            QVERIFY2(channels_right, qPrintable(at));
+            QVERIFY2(std::all_of(visits.begin(), visits.end(), [](int v) { return v == 1; }),
+                     qPrintable(at));
+        }
+        // 16-element planes share a block 16 at a time: no thread idles.
+        QCOMPARE(dp::cuda::plane_grid(256, 512, 16).planes_per_block, 16u);
+    }
+
+    // The kernels' per-element BatchNorm maths, with the ReLU fused (forward:
+    // max(y, 0); backward: dy masked by the fused output) and without,
+    // against the reference's batch_norm2d and relu ops in double.
+    void batchNormElementsMatchTheReference() {
+        const dp::BatchNorm2dShape s{.batch = 4, .channels = 3, .h = 5, .w = 5};
+        const std::size_t area = std::size_t(s.h) * s.w;
+        std::vector<float> x = random_values(s.size(), 0.5f, 2.f, 3), dy = random_values(s.size(), 0.f, 1.f, 4);
+        const std::vector<float> gamma{0.5f, 1.f, 1.5f}, beta{-0.5f, 0.f, 0.5f};
+        std::vector<float> mean(3), var(3), running_mean(3, 0.f), running_var(3, 1.f), bn_y(s.size());
+        dp::reference::batch_norm2d_forward_training(s, x.data(), gamma.data(), beta.data(), bn_y.data(),
+                                                     mean.data(), var.data(), running_mean.data(),
+                                                     running_var.data());
+        std::vector<float> relu_y(s.size()), masked_dy(s.size());
+        dp::reference::relu_forward(s.size(), bn_y.data(), relu_y.data());
+        dp::reference::relu_backward(s.size(), relu_y.data(), dy.data(), masked_dy.data());
+        std::vector<float> dx(s.size()), dgamma(3), dbeta(3), relu_dx(s.size()), relu_dgamma(3), relu_dbeta(3);
+        dp::reference::batch_norm2d_backward(s, x.data(), dy.data(), gamma.data(), mean.data(), var.data(),
+                                             dx.data(), dgamma.data(), dbeta.data());
+        dp::reference::batch_norm2d_backward(s, x.data(), masked_dy.data(), gamma.data(), mean.data(),
+                                             var.data(), relu_dx.data(), relu_dgamma.data(),
+                                             relu_dbeta.data());
+        // dgamma and dbeta as the kernels sum them: over the masked dy (the reduce's terms).
+        double worst = 0;
+        int masked = 0;
+        const float count = float(s.count_per_channel());
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            const int c = int(i / area % 3);
+            const float inv_std = dp::cuda::batch_norm_inverse_std(var[c], s.eps);
+            const auto off = [&](float a, float e) {
+                worst = std::max(worst, double(std::abs(a - e)) / std::max(1.0, double(std::abs(e))));
+            };
+            off(dp::cuda::batch_norm_apply<false>(x[i], gamma[c], beta[c], mean[c], inv_std), bn_y[i]);
+            off(dp::cuda::batch_norm_apply<true>(x[i], gamma[c], beta[c], mean[c], inv_std), relu_y[i]);
+            const float relu_dy = dp::cuda::batch_norm_output_gradient<true>(dy[i], relu_y[i]);
+            masked += relu_dy == 0.f;
+            off(relu_dy, masked_dy[i]);
+            off(dp::cuda::batch_norm_input_gradient(x[i], dp::cuda::batch_norm_output_gradient<false>(dy[i], 0.f),
+                                                    gamma[c], mean[c], inv_std, dbeta[c] / count,
+                                                    dgamma[c] / count),
+                dx[i]);
+            off(dp::cuda::batch_norm_input_gradient(x[i], relu_dy, gamma[c], mean[c], inv_std,
+                                                    relu_dbeta[c] / count, relu_dgamma[c] / count),
+                relu_dx[i]);
+        }
+        QVERIFY(masked > 10);
+        QVERIFY2(worst < 1e-5, qPrintable(QString::number(worst)));
     }
 };
 

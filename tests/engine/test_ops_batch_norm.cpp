@@ -3,7 +3,11 @@
 // Data-driven checks (a) to (c) of op_test_support.h on every op case below,
 // then hand-computed values, which run on both backends.
 
+#include <algorithm>
+
 #include "op_family_test.h"
+
+#include "backend/reference/nhwc.h"
 
 namespace {
 
@@ -288,6 +292,69 @@ private slots:
             QVERIFY_THROWS_EXCEPTION(dp::Error, ops->batch_norm2d_forward_training(
                                                     single, {1, 2}, {1, 1}, {0, 0}, {0, 0},
                                                     {1, 1}));
+        QVERIFY2(failures.empty(), failures.text());
+    }
+
+    // The BatchNorm + ReLU pair as one op (what CUDA fuses into one kernel
+    // each way) gives the bits of the two ops on every backend: by default
+    // its backward runs the BatchNorm backward in place on the masked
+    // gradient, which every backend must allow.
+    void batch_norm2d_relu_fused_ops_match_the_pair() {
+        const BatchNorm2dOp op{{.batch = 3, .channels = 4, .h = 5, .w = 3}};
+        std::mt19937 rng(kSeed);
+        const Tensors<float> in = op.make_inputs<float>(rng);
+        const std::vector<float> dy = uniform<float>(op.shape.size(), -1, 1, rng);
+        const std::vector<float> zeros(op.shape.channels, 0.f), ones(op.shape.channels, 1.f);
+        Failures failures;
+        for (BackendOps* ops : backends()) {
+            const std::string on = ops->name() + ": ";
+            const auto [bn_y, stats] = ops->batch_norm2d_forward_training(
+                op.shape, in.at("x"), in.at("gamma"), in.at("beta"), zeros, ones);
+            const std::vector<float> relu_y = ops->relu_forward(bn_y);
+            const auto pair = ops->batch_norm2d_backward(op.shape, in.at("x"),
+                                                         ops->relu_backward(relu_y, dy),
+                                                         in.at("gamma"), stats.mean, stats.var);
+            const auto [fused_y, fused_stats] = ops->batch_norm2d_forward_training(
+                op.shape, in.at("x"), in.at("gamma"), in.at("beta"), zeros, ones, /*relu=*/true);
+            const auto fused = ops->batch_norm2d_relu_backward(op.shape, in.at("x"), fused_y, dy,
+                                                               in.at("gamma"), fused_stats.mean,
+                                                               fused_stats.var);
+            QVERIFY(std::count(relu_y.begin(), relu_y.end(), 0.f) > 0);  // the mask bites
+            for (const auto& [name, a, e] :
+                 {std::tuple{"y", &fused_y, &relu_y}, std::tuple{"dx", &fused.dx, &pair.dx},
+                  std::tuple{"dgamma", &fused.dgamma, &pair.dgamma},
+                  std::tuple{"dbeta", &fused.dbeta, &pair.dbeta},
+                  std::tuple{"running_var", &fused_stats.running_var, &stats.running_var}})
+                failures.check(dp::test::compare_elementwise(*a, *e, 1.0), 0.0, on + name,
+                               "fused", "batch_norm2d then relu");
+        }
+        QVERIFY2(failures.empty(), failures.text());
+    }
+
+    // BatchNorm's statistics of an NHWC x, a strided reduction, are those of
+    // the NCHW x (ResNet-18's last-stage shape and an odd one).
+    void batch_norm2d_statistics_nhwc_match_nchw() {
+        Failures failures;
+        std::mt19937 rng(kSeed);
+        for (const BatchNorm2dShape& s : {BatchNorm2dShape{.batch = 4, .channels = 16, .h = 4, .w = 4},
+                                          BatchNorm2dShape{.batch = 3, .channels = 5, .h = 7, .w = 3}}) {
+            const BatchNorm2dOp op{s};
+            const Tensors<double> in = op.make_inputs<double>(rng);
+            std::vector<double> y(s.size()), mean(s.channels), var(s.channels),
+                running_mean(s.channels, 0.0), running_var(s.channels, 1.0);
+            ref::batch_norm2d_forward_training(s, in.at("x").data(), in.at("gamma").data(),
+                                               in.at("beta").data(), y.data(), mean.data(),
+                                               var.data(), running_mean.data(), running_var.data());
+            const dp::NchwShape layout{s.batch, s.channels, s.h, s.w};
+            std::vector<double> nhwc_mean(s.channels), nhwc_var(s.channels);
+            ref::batch_norm2d_statistics_nhwc(s, ref::to_nhwc(layout, in.at("x")).data(),
+                                              nhwc_mean.data(), nhwc_var.data());
+            const std::string at = batch_norm2d_label("nhwc statistics", s);
+            failures.check(dp::test::compare_elementwise(nhwc_mean, mean, 1.0), 1e-12, at + " mean",
+                           "NHWC", "NCHW");
+            failures.check(dp::test::compare_elementwise(nhwc_var, var, 1.0), 1e-12, at + " var",
+                           "NHWC", "NCHW");
+        }
         QVERIFY2(failures.empty(), failures.text());
     }
 

@@ -11,6 +11,7 @@
 #include "op_family_test.h"
 
 #include "backend/kernel_choices.h"
+#include "backend/reference/nhwc.h"
 #include "models/model_registry.h"
 
 namespace {
@@ -122,6 +123,41 @@ private slots:
                          ops->conv2d_forward(strided, x, {2}, {0}), {2, 6, 14, 18});
         }
         QVERIFY2(failures.empty(), failures.text());
+    }
+
+    // NHWC: the index maps are each other's inverse and agree with the
+    // per-coordinate ones, and the NHWC convolution (weights OHWI) computes
+    // the NCHW one's y bit for bit, on LeNet's first layer, a
+    // ResNet 3x3 stride 2 with padding and its 1x1 stride-2 shortcut.
+    void conv2d_nhwc_matches_nchw() {
+        const Conv2dShape shapes[] = {
+            {.batch = 2, .in_channels = 1, .in_h = 28, .in_w = 28, .out_channels = 6, .kernel = 3},
+            {.batch = 2, .in_channels = 5, .in_h = 9, .in_w = 7, .out_channels = 4, .kernel = 3,
+             .stride = 2, .pad = 1},
+            {.batch = 3, .in_channels = 6, .in_h = 8, .in_w = 8, .out_channels = 5, .kernel = 1,
+             .stride = 2}};
+        std::mt19937 rng(kSeed);
+        for (const Conv2dShape& s : shapes) {
+            const dp::NchwShape xs = ref::conv2d_input_nchw(s);
+            for (int n = 0; n < xs.batch; ++n)
+                for (int c = 0; c < xs.channels; ++c)
+                    for (int h = 0; h < xs.h; ++h)
+                        for (int w = 0; w < xs.w; ++w) {
+                            const std::size_t i = ref::nchw_index(xs, n, c, h, w);
+                            QCOMPARE(ref::nhwc_index_of_nchw(xs, i), ref::nhwc_index(xs, n, c, h, w));
+                            QCOMPARE(ref::nchw_index_of_nhwc(xs, ref::nhwc_index_of_nchw(xs, i)), i);
+                        }
+            const auto x = uniform<float>(s.input_size(), -1, 1, rng);
+            const auto w = uniform<float>(s.weight_size(), -1, 1, rng);
+            const auto b = uniform<float>(std::size_t(s.out_channels), -1, 1, rng);
+            std::vector<float> y(s.output_size()), y_nhwc(s.output_size());
+            ref::conv2d_forward(s, x.data(), w.data(), b.data(), y.data());
+            ref::conv2d_forward_nhwc(s, ref::to_nhwc(xs, x).data(),
+                                     ref::to_nhwc(ref::conv2d_weights_nchw(s), w).data(), b.data(),
+                                     y_nhwc.data());
+            const std::string at = nchw_label("conv2d nhwc", xs) + " k" + std::to_string(s.kernel);
+            QVERIFY2(ref::to_nchw(ref::conv2d_output_nchw(s), y_nhwc) == y, at.c_str());
+        }
     }
 
     // Every kernel a kernel cache can name computes what the reference loops

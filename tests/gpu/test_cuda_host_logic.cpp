@@ -7,6 +7,8 @@
 
 #include "backend/algorithm_choice.h"
 #include "backend/cuda_backend_options.h"
+#include "backend/reference/reference_backend.h"
+#include "backend/step_graph.h"
 #include "platform/cuda/device_call_error.h"
 #include "core/error.h"
 #include "devices/device.h"
@@ -144,6 +146,132 @@ private slots:
         qunsetenv("DP_CUDA_DETERMINISTIC");
         qunsetenv("DP_CUDA_TF32");
         qunsetenv("DP_CUDNN_WORKSPACE_MB");
+    }
+
+    // DP_CUDA_BATCH_NORM picks cuDNN's BatchNorm (either mode) or ours;
+    // DP_CUDA_GRAPHS switches graphs on; other values are refused by name.
+    void batchNormAndGraphSwitchesFromTheEnvironment() {
+        qunsetenv("DP_CUDA_BATCH_NORM");
+        qunsetenv("DP_CUDA_GRAPHS");
+        const auto defaults = dp::cuda_backend_options_from_environment();
+        QVERIFY(defaults.batch_norm == dp::CudaBatchNorm::own);
+        QVERIFY(!defaults.step_graphs);  // off until a GPU run has measured them
+        qputenv("DP_CUDA_BATCH_NORM", "cudnn");
+        qputenv("DP_CUDA_GRAPHS", "1");
+        const auto set = dp::cuda_backend_options_from_environment();
+        QVERIFY(set.batch_norm == dp::CudaBatchNorm::cudnn);
+        QVERIFY(set.step_graphs);
+        qputenv("DP_CUDA_BATCH_NORM", "cudnn-persistent");
+        QVERIFY(dp::cuda_backend_options_from_environment().batch_norm ==
+                dp::CudaBatchNorm::cudnn_persistent);
+        qputenv("DP_CUDA_BATCH_NORM", "fast");
+        try {
+            dp::cuda_backend_options_from_environment();
+            QFAIL("DP_CUDA_BATCH_NORM=fast was taken");
+        } catch (const dp::Error& error) {
+            QCOMPARE(std::string(error.what()),
+                     std::string("DP_CUDA_BATCH_NORM must be own, cudnn or cudnn-persistent (got 'fast')"));
+        }
+        qunsetenv("DP_CUDA_BATCH_NORM");
+        qputenv("DP_CUDA_GRAPHS", "yes");
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::cuda_backend_options_from_environment());
+        qunsetenv("DP_CUDA_GRAPHS");
+    }
+
+    // A graph key changes exactly when a replay would enqueue other work:
+    // any shape, buffer or by-value kernel argument; never for what lives in
+    // device memory (the batch's data, the parameters' values) or the step number.
+    void stepGraphKeyChangesExactlyWhenAReplayWouldBeWrong() {
+        float images = 0, parameters = 0, gradients = 0;
+        const dp::StepGraphKey base{.rows = 256, .global_batch = 256, .micro_batches = 1,
+                                    .lr_bits = dp::float_bits(0.1f),
+                                    .buffers = {&images, &parameters, &gradients}};
+        QVERIFY(base == dp::StepGraphKey(base));
+        std::vector<dp::StepGraphKey> changed(8, base);
+        changed[0].rows = 96;                // the last partial batch
+        changed[1].global_batch = 255;       // same shard rows, another grad scale
+        changed[2].micro_batches = 2;
+        changed[3].lr_bits = dp::float_bits(0.1f * 1.0000001f);  // one ulp: a warm-up's next lr
+        changed[4].weight_decay_bits = dp::float_bits(5e-4f);
+        changed[5].dropout_step = 1;
+        changed[6].buffers = {&images, &gradients, &parameters};
+        changed[7].buffers[3] = &images;
+        for (std::size_t i = 0; i < changed.size(); ++i)
+            QVERIFY2(!(changed[i] == base), qPrintable(QString("change %1").arg(i)));
+        QVERIFY(dp::float_bits(0.1f * 1.0000001f) != dp::float_bits(0.1f));
+    }
+
+    // The first step of a key warms up, the second is captured, later ones
+    // replay; the last partial batch gets a graph of its own.
+    void stepGraphsWarmUpCaptureReplay() {
+        using A = dp::StepGraphAction;
+        dp::StepGraphBook book(true);
+        const dp::StepGraphRequest full{.key = {.rows = 256, .global_batch = 256}, .capturable = true};
+        const dp::StepGraphRequest last{.key = {.rows = 96, .global_batch = 96}, .capturable = true};
+        QCOMPARE(book.decide(full), A::warm_up);
+        QCOMPARE(book.decide(full), A::capture);
+        QCOMPARE(book.graph_index(), std::size_t(0));
+        book.captured(full.key, true);
+        QCOMPARE(book.decide(full), A::replay);
+        QCOMPARE(book.decide(last), A::warm_up);  // an epoch's end
+        QCOMPARE(book.decide(full), A::replay);
+        QCOMPARE(book.graph_index(), std::size_t(0));
+        QCOMPARE(book.decide(last), A::capture);
+        QCOMPARE(book.graph_index(), std::size_t(1));
+        book.captured(last.key, true);
+        QCOMPARE(book.decide(last), A::replay);
+        QCOMPARE(book.graph_index(), std::size_t(1));
+        QCOMPARE(book.decide(full), A::replay);
+        QCOMPARE(book.graph_index(), std::size_t(0));
+        QCOMPARE(book.graphs(), std::size_t(2));
+        // Full: a third key (another lr) runs eagerly after its warm-up.
+        dp::StepGraphRequest other = full;
+        other.key.lr_bits = 1;
+        QCOMPARE(book.decide(other), A::warm_up);
+        QCOMPARE(book.decide(other), A::eager);
+        QCOMPARE(std::string(dp::step_graph_action_name(A::replay)), std::string("replay"));
+    }
+
+    // Graphs off, or a step that cannot be captured (today's, which reads
+    // its loss mid-step), run eagerly; so does a key whose capture failed,
+    // while another key still captures; keys that never repeat (a
+    // learning-rate warm-up, dropout's step) never capture.
+    void stepGraphsFallBackToEager() {
+        using A = dp::StepGraphAction;
+        const dp::StepGraphRequest step{.key = {.rows = 64, .global_batch = 64}, .capturable = true};
+        dp::StepGraphBook off(false);
+        for (int i = 0; i < 3; ++i) QCOMPARE(off.decide(step), A::eager);
+        dp::StepGraphBook book(true);
+        dp::StepGraphRequest syncing = step;
+        syncing.capturable = false;
+        for (int i = 0; i < 3; ++i) QCOMPARE(book.decide(syncing), A::eager);
+        QCOMPARE(book.decide(step), A::warm_up);
+        QCOMPARE(book.decide(step), A::capture);
+        book.captured(step.key, false);
+        for (int i = 0; i < 3; ++i) QCOMPARE(book.decide(step), A::eager);
+        dp::StepGraphRequest last = step;
+        last.key.rows = 32;
+        QCOMPARE(book.decide(last), A::warm_up);
+        QCOMPARE(book.decide(last), A::capture);
+        QCOMPARE(book.graph_index(), std::size_t(0));  // the failed key holds no slot
+        dp::StepGraphBook ramp(true);
+        for (int i = 0; i < 40; ++i) {
+            dp::StepGraphRequest warming = step;
+            warming.key.lr_bits = dp::float_bits(0.01f * float(i + 1));
+            QCOMPARE(ramp.decide(warming), A::warm_up);
+        }
+        QCOMPARE(ramp.graphs(), std::size_t(0));
+    }
+
+    // A backend without graphs runs the step's work once, eagerly.
+    void backendWithoutGraphsRunsTheStep() {
+        dp::ReferenceBackend backend;
+        int runs = 0;
+        auto work = [&runs] { ++runs; };
+        const dp::StepGraphRequest request{.key = {.rows = 8}, .capturable = true};
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(backend.run_step(request, work), dp::StepGraphAction::eager);
+        QCOMPARE(runs, 3);
     }
 
     void callErrorsNameFunctionPlaceAndDevice() {

@@ -1,25 +1,22 @@
 // Batch normalization: per-channel reductions spread over many blocks
 // (channel_reduction.cuh), accumulating in double as host_kernels.cpp's
 // batch_norm2d functions do, and elementwise kernels computing in float as
-// they do.
+// they do (batch_norm_elements.h), on plane_grid.h's 2-D grids. The ReLU
+// after a BatchNorm can be fused into both passes (the `relu` template
+// arguments): see Backend::batch_norm2d_relu_forward_training.
 #include <string>
 
+#include "backend/cuda/batch_norm_elements.h"
 #include "backend/cuda/channel_reduction.cuh"
 #include "backend/cuda/kernel_launch.cuh"
+#include "backend/cuda/plane_grid.h"
 #include "core/error.h"
 
 namespace dp::cuda {
 namespace {
 
-struct ChannelLayout {
-    int channels;
-    std::size_t area;   // h * w
-    std::size_t count;  // batch * area: the elements of a channel
-};
-
-ChannelLayout layout(const BatchNorm2dShape& s) {
-    const std::size_t area = std::size_t(s.h) * s.w;
-    return {s.channels, area, std::size_t(s.batch) * area};
+PlaneGrid grid_of(const BatchNorm2dShape& s) {
+    return plane_grid(s.batch, s.channels, std::size_t(s.h) * s.w);
 }
 
 ChannelReductionPlan reduction_plan(const Launch& launch, const BatchNorm2dShape& s) {
@@ -88,14 +85,17 @@ struct StoreSums {
     }
 };
 
-// dgamma = inv_std * sum of dy * (x - mean), dbeta = sum of dy, as the host's.
+// dgamma = inv_std * sum of dy * (x - mean), dbeta = sum of dy, as the
+// host's; with `relu`, of dy masked by the ReLU's output relu_y.
+template <bool relu>
 struct BackwardTerms {
-    const float *x, *dy, *mean;
+    const float *x, *dy, *mean, *relu_y;
     __device__ auto of_channel(int c) const {
         const double mean_c = double(mean[c]);
-        const float *xs = x, *dys = dy;
-        return [mean_c, xs, dys](std::size_t i) {
-            const double dy_i = double(dys[i]);
+        const float *xs = x, *dys = dy, *ys = relu_y;
+        return [mean_c, xs, dys, ys](std::size_t i) {
+            const double dy_i =
+                double(batch_norm_output_gradient<relu>(dys[i], relu ? ys[i] : 0.f));
             return ChannelPartial{dy_i * (double(xs[i]) - mean_c), dy_i};
         };
     }
@@ -112,13 +112,13 @@ struct StoreBackwardSums {
     }
 };
 
-__global__ void normalize_kernel(std::size_t n, ChannelLayout l, const float* x,
-                                 const float* gamma, const float* beta, const float* mean,
-                                 const float* var, float eps, float* y) {
-    grid_stride(n, [&](std::size_t i) {
-        const int c = int(i / l.area % l.channels);
-        const float inv_std = 1.0f / sqrtf(var[c] + eps);
-        y[i] = gamma[c] * (x[i] - mean[c]) * inv_std + beta[c];
+template <bool relu>
+__global__ void normalize_kernel(PlaneGrid g, const float* x, const float* gamma,
+                                 const float* beta, const float* mean, const float* var,
+                                 float eps, float* y) {
+    for_each_plane_element(g, blockIdx.x, blockIdx.y, threadIdx.x, [&](std::size_t i, int c) {
+        y[i] = batch_norm_apply<relu>(x[i], gamma[c], beta[c], mean[c],
+                                      batch_norm_inverse_std(var[c], eps));
     });
 }
 
@@ -134,19 +134,21 @@ __global__ void stats_from_sums_kernel(int channels, double count, RunningUpdate
                   running_mean, running_var);
 }
 
-__global__ void backward_elementwise_kernel(std::size_t n, ChannelLayout l, float count,
-                                            float eps, const float* x, const float* dy,
+template <bool relu>
+__global__ void backward_elementwise_kernel(PlaneGrid g, float count, float eps, const float* x,
+                                            const float* dy, const float* relu_y,
                                             const float* gamma, const float* mean,
                                             const float* var, const float* dgamma,
                                             const float* dbeta, float* dx) {
-    grid_stride(n, [&](std::size_t i) {
-        const int c = int(i / l.area % l.channels);
-        const float inv_std = 1.0f / sqrtf(var[c] + eps);
-        const float mean_dy = dbeta[c] / count, mean_dy_xhat = dgamma[c] / count;
-        const float xhat = (x[i] - mean[c]) * inv_std;
-        dx[i] = gamma[c] * inv_std * (dy[i] - mean_dy - xhat * mean_dy_xhat);
+    for_each_plane_element(g, blockIdx.x, blockIdx.y, threadIdx.x, [&](std::size_t i, int c) {
+        const float dy_i = batch_norm_output_gradient<relu>(dy[i], relu ? relu_y[i] : 0.f);
+        dx[i] = batch_norm_input_gradient(x[i], dy_i, gamma[c], mean[c],
+                                          batch_norm_inverse_std(var[c], eps), dbeta[c] / count,
+                                          dgamma[c] / count);
     });
 }
+
+dim3 blocks_of(const PlaneGrid& g) { return dim3(g.blocks_x, g.blocks_y); }
 
 void check_count(std::int64_t count) {
     if (count < 2)
@@ -174,12 +176,16 @@ void batch_norm2d_training_stats(const Launch& launch, const BatchNorm2dShape& s
 
 void batch_norm2d_normalize(const Launch& launch, const BatchNorm2dShape& s, const float* x,
                             const float* gamma, const float* beta, const float* mean,
-                            const float* var, float* y) {
-    const ChannelLayout l = layout(s);
-    const std::size_t n = l.count * s.channels;
-    if (!n) return;
-    normalize_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, l, x, gamma, beta, mean,
-                                                                   var, s.eps, y);
+                            const float* var, float* y, bool relu) {
+    const PlaneGrid g = grid_of(s);
+    if (!g.blocks_y) return;
+    static_assert(kPlaneGridThreads == kThreads);
+    if (relu)
+        normalize_kernel<true><<<blocks_of(g), kThreads, 0, launch.stream>>>(g, x, gamma, beta,
+                                                                            mean, var, s.eps, y);
+    else
+        normalize_kernel<false><<<blocks_of(g), kThreads, 0, launch.stream>>>(g, x, gamma, beta,
+                                                                             mean, var, s.eps, y);
     DP_CHECK_LAUNCH(launch, "batch_norm2d normalize_kernel");
 }
 
@@ -205,23 +211,70 @@ void batch_norm2d_stats_from_sums(const Launch& launch, const BatchNorm2dShape& 
 
 void batch_norm2d_backward_reduce(const Launch& launch, const BatchNorm2dShape& s, const float* x,
                                   const float* dy, const float* mean, const float* var,
-                                  float* dgamma, float* dbeta) {
+                                  float* dgamma, float* dbeta, const float* relu_y) {
     if (!s.channels) return;
-    reduce_channels(launch, reduction_plan(launch, s), BackwardTerms{x, dy, mean},
-                    StoreBackwardSums{var, s.eps, dgamma, dbeta},
-                    "batch_norm2d backward sums");
+    const StoreBackwardSums store{var, s.eps, dgamma, dbeta};
+    if (relu_y)
+        reduce_channels(launch, reduction_plan(launch, s),
+                        BackwardTerms<true>{x, dy, mean, relu_y}, store,
+                        "batch_norm2d backward sums (ReLU fused)");
+    else
+        reduce_channels(launch, reduction_plan(launch, s),
+                        BackwardTerms<false>{x, dy, mean, nullptr}, store,
+                        "batch_norm2d backward sums");
 }
 
 void batch_norm2d_backward_elementwise(const Launch& launch, const BatchNorm2dShape& s,
                                        std::int64_t count, const float* x, const float* dy,
                                        const float* gamma, const float* mean, const float* var,
-                                       const float* dgamma, const float* dbeta, float* dx) {
-    const ChannelLayout l = layout(s);
-    const std::size_t n = l.count * s.channels;
-    if (!n) return;
-    backward_elementwise_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(
-        n, l, float(count), s.eps, x, dy, gamma, mean, var, dgamma, dbeta, dx);
+                                       const float* dgamma, const float* dbeta, float* dx,
+                                       const float* relu_y) {
+    const PlaneGrid g = grid_of(s);
+    if (!g.blocks_y) return;
+    if (relu_y)
+        backward_elementwise_kernel<true><<<blocks_of(g), kThreads, 0, launch.stream>>>(
+            g, float(count), s.eps, x, dy, relu_y, gamma, mean, var, dgamma, dbeta, dx);
+    else
+        backward_elementwise_kernel<false><<<blocks_of(g), kThreads, 0, launch.stream>>>(
+            g, float(count), s.eps, x, dy, nullptr, gamma, mean, var, dgamma, dbeta, dx);
     DP_CHECK_LAUNCH(launch, "batch_norm2d backward_elementwise_kernel");
+}
+
+}  // namespace dp::cuda
+
+namespace dp::cuda {
+namespace {
+
+// One thread per channel, either direction of inv_std = 1 / sqrt(var + eps).
+template <bool to_variance>
+__global__ void convert_channel_spread_kernel(int channels, float eps, const float* from,
+                                              float* to) {
+    const int c = int(blockIdx.x * blockDim.x + threadIdx.x);
+    if (c >= channels) return;
+    to[c] = to_variance ? fmaxf(0.f, 1.0f / (from[c] * from[c]) - eps)
+                        : batch_norm_inverse_std(from[c], eps);
+}
+
+template <bool to_variance>
+void convert_channel_spread(const Launch& launch, int channels, float eps, const float* from,
+                            float* to) {
+    if (channels <= 0) return;
+    convert_channel_spread_kernel<to_variance>
+        <<<unsigned((channels + kThreads - 1) / kThreads), kThreads, 0, launch.stream>>>(
+            channels, eps, from, to);
+    DP_CHECK_LAUNCH(launch, "convert_channel_spread_kernel");
+}
+
+}  // namespace
+
+void inverse_std_to_variance(const Launch& launch, int channels, float eps, const float* inv_std,
+                             float* var) {
+    convert_channel_spread<true>(launch, channels, eps, inv_std, var);
+}
+
+void variance_to_inverse_std(const Launch& launch, int channels, float eps, const float* var,
+                             float* inv_std) {
+    convert_channel_spread<false>(launch, channels, eps, var, inv_std);
 }
 
 }  // namespace dp::cuda

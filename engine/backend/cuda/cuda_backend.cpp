@@ -37,8 +37,11 @@ CudaBackend::CudaBackend(int ordinal, const CudaBackendOptions& options)
           cuda::kReductionPartialsCapacity * sizeof(cuda::ChannelPartial)))),
       convolution_(device_, cudnn_.get(), arena_.allocate(options.workspace_bytes), options,
                    [this](std::size_t bytes) { return arena_.allocate(bytes); }),
+      cudnn_batch_norm_(device_, cudnn_.get(), options.batch_norm,
+                        [this](std::size_t bytes) { return arena_.allocate(bytes); }),
       bf16_(options.bf16),
-      stream_registration_(stream_.get()) {
+      stream_registration_(stream_.get()),
+      step_graphs_(device_, stream_.get(), options.step_graphs) {
     DP_CUDA_CHECK(device_, cublasSetWorkspace(cublas_.get(),
                                               arena_.allocate(kCublasWorkspaceBytes),
                                               kCublasWorkspaceBytes));
@@ -94,6 +97,10 @@ void CudaBackend::copy(std::size_t n, const float* src, float* dst) {
 }
 
 void CudaBackend::synchronize() { DP_CUDA_CHECK(device_, cudaStreamSynchronize(stream_.get())); }
+
+StepGraphAction CudaBackend::run_step(const StepGraphRequest& request, StepWork step) {
+    return step_graphs_.run(request, step);
+}
 
 int CudaBackend::select(int ordinal) {
     cuda::set_device(ordinal);

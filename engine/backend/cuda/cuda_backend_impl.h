@@ -3,7 +3,8 @@
 // CudaBackend's declaration and the state its op families share. Its
 // construction, memory and stream are in cuda_backend.cpp; the ops in one
 // file per op family: cuda_convolution.cpp, cuda_elementwise.cpp (relu, add,
-// scale, dropout, SGD), cuda_pooling.cpp, cuda_batch_norm.cpp,
+// scale, dropout, SGD), cuda_pooling.cpp, cuda_batch_norm.cpp (ours or
+// cuDNN's: cudnn_batch_norm.h),
 // cuda_linear.cpp and cuda_losses.cpp. Private to engine/backend/cuda/:
 // it includes the CUDA headers that cuda_backend.h keeps from its includers.
 
@@ -18,6 +19,8 @@
 
 #include "backend/backend.h"
 #include "backend/cuda/cuda_kernels.h"
+#include "backend/cuda/cuda_step_graphs.h"
+#include "backend/cuda/cudnn_batch_norm.h"
 #include "backend/cuda/cudnn_convolution.h"
 #include "backend/cuda_backend_options.h"
 #include "backend/plan_cache.h"
@@ -127,6 +130,14 @@ public:
                                            const float* mean, const float* var,
                                            const float* dgamma, const float* dbeta,
                                            float* dx) override;
+    void batch_norm2d_relu_forward_training(const BatchNorm2dShape& s, const float* x,
+                                            const float* gamma, const float* beta, float* y,
+                                            float* mean, float* var, float* running_mean,
+                                            float* running_var) override;
+    void batch_norm2d_relu_backward(const BatchNorm2dShape& s, const float* x, const float* y,
+                                    const float* dy, const float* gamma, const float* mean,
+                                    const float* var, float* dx, float* dgamma,
+                                    float* dbeta) override;
 
     // ---- linear layers
 
@@ -161,6 +172,10 @@ public:
                             const float* labels, float* doutputs, float grad_scale,
                             float* totals) override;
     LossResult take_loss_totals(float* totals) override;
+
+    // ---- CUDA Graphs of a whole step (cuda_step_graphs.cpp)
+
+    StepGraphAction run_step(const StepGraphRequest& request, StepWork step) override;
 
 private:
     static int select(int ordinal);
@@ -210,9 +225,11 @@ private:
     std::unique_ptr<cuda::LossSums, PinnedDeleter> host_loss_sums_;
     cuda::ChannelPartial* reduction_partials_;  // in the arena
     cuda::CudnnConvolution convolution_;
+    cuda::CudnnBatchNorm cudnn_batch_norm_;  // DP_CUDA_BATCH_NORM=cudnn; else unused
     bool bf16_;
     PlanCache<LinearShape, LinearCopies> linear_copies_;
     cuda::ThreadComputeStreamRegistration stream_registration_;
+    cuda::CudaStepGraphs step_graphs_;
 };
 
 }  // namespace dp::cuda

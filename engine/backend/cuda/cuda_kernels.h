@@ -76,22 +76,33 @@ void global_avg_pool2d_backward(const Launch& launch, const NchwShape& s, const 
 // channel's first element.
 void batch_norm2d_training_stats(const Launch& launch, const BatchNorm2dShape& s, const float* x,
                                  float* mean, float* var, float* running_mean, float* running_var);
+// With `relu`, y = max(normalized, 0): the ReLU after the BatchNorm fused.
 void batch_norm2d_normalize(const Launch& launch, const BatchNorm2dShape& s, const float* x,
                             const float* gamma, const float* beta, const float* mean,
-                            const float* var, float* y);
+                            const float* var, float* y, bool relu = false);
 void batch_norm2d_sums(const Launch& launch, const BatchNorm2dShape& s, const float* x,
                        const float* shift, float* sum, float* sum_sq);
 void batch_norm2d_stats_from_sums(const Launch& launch, const BatchNorm2dShape& s,
                                   std::int64_t count, const float* sum, const float* sum_sq,
                                   const float* shift, float* mean, float* var,
                                   float* running_mean, float* running_var);
+// The backward passes; with relu_y (the fused ReLU's output) not null, of
+// dy masked where relu_y > 0, the ReLU's backward fused.
 void batch_norm2d_backward_reduce(const Launch& launch, const BatchNorm2dShape& s, const float* x,
                                   const float* dy, const float* mean, const float* var,
-                                  float* dgamma, float* dbeta);
+                                  float* dgamma, float* dbeta, const float* relu_y = nullptr);
 void batch_norm2d_backward_elementwise(const Launch& launch, const BatchNorm2dShape& s,
                                        std::int64_t count, const float* x, const float* dy,
                                        const float* gamma, const float* mean, const float* var,
-                                       const float* dgamma, const float* dbeta, float* dx);
+                                       const float* dgamma, const float* dbeta, float* dx,
+                                       const float* relu_y = nullptr);
+// cuDNN's saved inverse standard deviation 1 / sqrt(var + eps) to the
+// biased variance the Backend's ops pass on, and back
+// (CudaBackendOptions::batch_norm: cudnn).
+void inverse_std_to_variance(const Launch& launch, int channels, float eps, const float* inv_std,
+                             float* var);
+void variance_to_inverse_std(const Launch& launch, int channels, float eps, const float* var,
+                             float* inv_std);
 
 // ---- losses (loss_kernels.cu). The sums of a loss, written on the device by
 // one block in a fixed order (so they are reproducible) and copied to the

@@ -3,6 +3,7 @@
 
 #include "backend/cuda/channel_reduction.cuh"
 #include "backend/cuda/kernel_launch.cuh"
+#include "backend/cuda/plane_grid.h"
 
 namespace dp::cuda {
 namespace {
@@ -36,9 +37,9 @@ __global__ void scale_kernel(std::size_t n, float factor, float* x) {
 __global__ void sgd_update_kernel(std::size_t n, float lr, float* param, const float* grad) {
     grid_stride(n, [&](std::size_t i) { param[i] = __fsub_rn(param[i], __fmul_rn(lr, grad[i])); });
 }
-__global__ void add_channel_bias_kernel(std::size_t n, int channels, std::size_t plane,
-                                        const float* bias, float* y) {
-    grid_stride(n, [&](std::size_t i) { y[i] += bias[(i / plane) % channels]; });
+__global__ void add_channel_bias_kernel(PlaneGrid g, const float* bias, float* y) {
+    for_each_plane_element(g, blockIdx.x, blockIdx.y, threadIdx.x,
+                           [&](std::size_t i, int c) { y[i] += bias[c]; });
 }
 // Summed in double as the CPU backends sum it (reference_ops.h,
 // conv2d_bias_backward): a bias gradient is a sum of many terms that mostly
@@ -139,10 +140,10 @@ void sgd_update(const Launch& launch, std::size_t n, float lr, float* param, con
 
 void add_channel_bias(const Launch& launch, int batch, int channels, std::size_t plane,
                       const float* bias, float* y) {
-    const std::size_t n = std::size_t(batch) * channels * plane;
-    if (!n) return;
-    add_channel_bias_kernel<<<blocks_for(n), kThreads, 0, launch.stream>>>(n, channels, plane,
-                                                                          bias, y);
+    const PlaneGrid g = plane_grid(batch, channels, plane);
+    if (!g.blocks_y) return;
+    add_channel_bias_kernel<<<dim3(g.blocks_x, g.blocks_y), kThreads, 0, launch.stream>>>(g, bias,
+                                                                                       y);
     DP_CHECK_LAUNCH(launch, "add_channel_bias_kernel");
 }
 
