@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> strategies = dp::thread_communicator_strategies();
     std::vector<std::unique_ptr<dp::Communicator>> communicators;
     for (const std::string& strategy : strategies)
-        communicators.push_back(dp::make_thread_communicator(strategy, options.ranks));
+        communicators.push_back(dp::make_thread_communicator(dp::parse_all_reduce_strategy(strategy), options.ranks));
     const double bus_factor = 2.0 * (options.ranks - 1) / options.ranks;
 
     std::printf("{\n  \"machine\": {\"nproc\": %u, \"cpu_model\": %s, \"load_avg_1min\": %.2f},\n",

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "config/all_reduce_strategy.h"
 #include "devices/device.h"
 #include "nn/layer.h"
 #include "parallel/collective_timeout.h"
@@ -51,7 +52,7 @@ struct TrainConfig {
 
     // Data parallelism. batch_size is the global batch, split across devices.
     std::vector<std::string> devices;  // ids ("cpu:0"); empty: every device of the machine
-    std::string allreduce = "ring";    // "ring", "naive" or "dataparallel"
+    AllReduceStrategy allreduce = AllReduceStrategy::ring;  // config/all_reduce_strategy.h
     double bucket_mb = 25;             // gradient bucket cap (PyTorch DDP's default)
     // Gradient accumulation: each device's share of a batch goes through
     // forward and backward in this many micro-batches, whose gradients add up

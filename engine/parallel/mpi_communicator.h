@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "collective/communicator.h"
+#include "config/all_reduce_strategy.h"
 #include "parallel/collective_timeout.h"
 
 namespace dp {
@@ -25,7 +26,7 @@ public:
     explicit MpiCommunicator(CollectiveTimeout timeout = {});
     ~MpiCommunicator() override;
 
-    std::string name() const override { return "mpi"; }
+    std::string name() const override { return all_reduce_strategy_name(AllReduceStrategy::mpi); }
     int size() const override { return size_; }
     void all_reduce_sum(int rank, float* data, std::size_t count) override;
     void broadcast(int rank, float* data, std::size_t count, int root) override;

@@ -15,7 +15,7 @@ namespace dp {
 namespace {
 
 std::unique_ptr<Communicator> rank_communicator(const MpiSession& mpi, const DeviceInfo& device,
-                                                const std::string& allreduce,
+                                                AllReduceStrategy allreduce,
                                                 CollectiveTimeout timeout) {
     if (device.kind != DeviceKind::cuda)
         return std::make_unique<MpiCommunicator>(std::move(timeout));

@@ -57,7 +57,7 @@ private slots:
         config.accumulate = 2;
         QCOMPARE(blamed(config), QStringLiteral("sync_bn"));
         config = small();
-        config.allreduce = "dataparallel";
+        config.allreduce = dp::AllReduceStrategy::dataparallel;
         QCOMPARE(blamed(config), QStringLiteral("-"));
         config.accumulate = 2;
         QCOMPARE(blamed(config), QStringLiteral("accumulate"));

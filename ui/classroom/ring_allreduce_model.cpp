@@ -89,10 +89,10 @@ std::size_t RingAllReduceModel::ringBytesPerLink() const
 
 double RingAllReduceModel::ringStepSeconds(const dp::LinkModel& link) const
 {
-    return allReduceSeconds(dp::AllReduceAlgorithm::ring, link) / steps();
+    return allReduceSeconds(dp::AllReduceStrategy::ring, link) / steps();
 }
 
-double RingAllReduceModel::allReduceSeconds(dp::AllReduceAlgorithm algorithm,
+double RingAllReduceModel::allReduceSeconds(dp::AllReduceStrategy algorithm,
                                             const dp::LinkModel& link) const
 {
     double seconds = 0;
