@@ -22,7 +22,7 @@
 #include "decimal_spin_box.h"
 #include "setting_editor.h"
 #include "settings_check.h"
-#include "models/model_registry.h"
+#include "models/model_info.h"
 #include "core/error.h"
 #include "config/config_fields.h"
 #include "config/train_config.h"

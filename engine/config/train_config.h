@@ -5,9 +5,13 @@
 #include <string>
 #include <vector>
 
+// The engine's face (with record/, scaling/ and train/): what front ends
+// include. Nothing here reaches backend/, data/ or devices/, even through the
+// headers it includes (scripts/check-floors): devices as front ends meet
+// them are config/device_choice.h.
 #include "config/all_reduce_strategy.h"
-#include "devices/device.h"
-#include "nn/layer.h"
+#include "config/device_choice.h"
+#include "nn/sample_shape.h"
 #include "parallel/collective_timeout.h"
 
 namespace dp {

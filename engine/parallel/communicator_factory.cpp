@@ -5,7 +5,7 @@
 #include "parallel/collective_schedule.h"
 #include "parallel/overlapping_communicator.h"
 #include "parallel/thread_communicator.h"
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 
 namespace dp {
 

@@ -9,7 +9,7 @@
 #include "parallel/collective_timeout.h"
 #include "parallel/communicator_factory.h"
 #include "parallel/mpi_communicator.h"
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 
 namespace dp {
 namespace {

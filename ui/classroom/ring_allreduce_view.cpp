@@ -17,7 +17,7 @@
 
 #include "core/error.h"
 #include "core/exception_message.h"
-#include "models/model_registry.h"
+#include "models/model_info.h"
 #include "scaling/scaling_probes.h"
 
 namespace {
