@@ -89,6 +89,16 @@ put ui/cycle.cpp '#include "config/a.h"'
 if run_check cycle; then fail "a cycle hiding backend/ passes"; fi
 expect_line cycle "ui/cycle.cpp:1: reaches ui/cycle.cpp -> config/a.h -> config/b.h -> backend/backend.h"
 
+# A header on a cycle is not taken as clean for having been met while the
+# cycle was walked: b.h reaches backend/ through a.h, found first from x.cpp.
+clean_tree late-cycle
+put engine/config/a.h '#pragma once' '#include "config/b.h"' '#include "backend/backend.h"'
+put engine/config/b.h '#pragma once' '#include "config/a.h"'
+put ui/a_first.cpp '#include "config/a.h"'
+put ui/then_b.cpp '#include "config/b.h"'
+if run_check late-cycle; then fail "a cycle hiding backend/ passes"; fi
+expect_line late-cycle "ui/then_b.cpp:1: reaches ui/then_b.cpp -> config/b.h -> config/a.h -> backend/backend.h"
+
 # platform/ is the CUDA ground floor: a loader naming the backend's types is not.
 clean_tree platform
 put engine/platform/cuda_module.h '#pragma once' '#include "backend/backend.h"'
