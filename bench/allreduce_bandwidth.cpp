@@ -179,10 +179,12 @@ int main(int argc, char** argv) {
                      error.what());
         return 2;
     }
-    const std::vector<std::string> strategies = dp::thread_communicator_strategies();
+    std::vector<std::string> strategies;
     std::vector<std::unique_ptr<dp::Communicator>> communicators;
-    for (const std::string& strategy : strategies)
+    for (const dp::AllReduceStrategy strategy : dp::run_strategies()) {
+        strategies.push_back(dp::all_reduce_strategy_name(strategy));
         communicators.push_back(dp::make_thread_communicator(strategy, options.ranks));
+    }
     const double bus_factor = 2.0 * (options.ranks - 1) / options.ranks;
 
     std::printf("{\n  \"machine\": {\"nproc\": %u, \"cpu_model\": %s, \"load_avg_1min\": %.2f},\n",

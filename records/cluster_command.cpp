@@ -32,8 +32,8 @@ CommandWords mpirunWords(const dp::TrainConfig& settings, int processes, const Q
     // gathers to device 0 need one process, so DDP's ring stands in. A
     // straggler has no command scope: it is never passed on.
     dp::TrainConfig config = settings;
-    if (config.allreduce == "dataparallel")
-        config.allreduce = "ring";
+    if (config.allreduce == dp::AllReduceStrategy::dataparallel)
+        config.allreduce = dp::AllReduceStrategy::ring;
     CommandWords words{{QStringLiteral("mpirun")},
                        {QStringLiteral("-np"), QString::number(processes)}};
     if (!hostfile.isEmpty())
@@ -57,7 +57,7 @@ CommandWords mpirunWords(const dp::TrainConfig& settings, int processes, const Q
 QStringList clusterChanges(const dp::TrainConfig& config)
 {
     QStringList changes;
-    if (config.allreduce == "dataparallel")
+    if (config.allreduce == dp::AllReduceStrategy::dataparallel)
         changes << QObject::tr("DataParallel gathers to device 0 within one process: the cluster "
                                "run all-reduces with ring (DDP's) instead.");
     if (!config.slow_devices.empty())

@@ -129,7 +129,7 @@ QJsonValue settingValue(const dp::ConfigField& field, const dp::TrainConfig& con
     case dp::FieldKind::boolean:
         return config.*std::get<bool TrainConfig::*>(field.member);
     case dp::FieldKind::text:
-        return QString::fromStdString(config.*std::get<std::string TrainConfig::*>(field.member));
+        return QString::fromStdString(dp::field_text(field, config));
     case dp::FieldKind::text_list: {
         QJsonArray items;
         for (const std::string& item :

@@ -16,7 +16,7 @@ if(DP_BUILD_GUI)
           DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo)
 endif()
 # The CUDA module, which the programs load when a CUDA device is listed or
-# asked for, from lib/dp-workbench/ beside bin/ (engine/platform/cuda_module.h:
+# asked for, from lib/dp-workbench/ beside bin/ (engine/module/cuda_module.h:
 # "lib", not the multiarch libdir); dp-gpu-selftest links it and finds it
 # there through its RUNPATH (app/CMakeLists.txt). The module finds CUDA's
 # libraries on LD_LIBRARY_PATH, then where the build found them.

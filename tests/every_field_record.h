@@ -46,7 +46,7 @@ inline dp::RunRecord every_field_record() {
     c.record_path = "/tmp/run.json";
     c.preview_samples = 8;
     c.devices = {"cpu:0", "cpu:1", "cpu:2", "cpu:3"};
-    c.allreduce = "naive";
+    c.allreduce = dp::AllReduceStrategy::naive;
     c.bucket_mb = 0.1;
     c.sync_bn = true;
     c.collective_timeout_s = 0.1 + 0.2;

@@ -5,7 +5,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 
-#include "config/training_data.h"
+#include "config/data_folder.h"
 
 DataFolderField::DataFolderField(QWidget* parent)
     : QWidget(parent), edit_(new QLineEdit(this)), browseButton_(new QPushButton(tr("Browse…"), this))

@@ -22,7 +22,7 @@
 #include "decimal_spin_box.h"
 #include "setting_editor.h"
 #include "settings_check.h"
-#include "models/model_registry.h"
+#include "models/model_info.h"
 #include "core/error.h"
 #include "config/config_fields.h"
 #include "config/train_config.h"
@@ -167,10 +167,10 @@ void RunConfigPanel::setUpDataFields()
 void RunConfigPanel::setUpDeviceFields()
 {
     allreduceCombo_->setObjectName(QStringLiteral("allreduceCombo"));
-    allreduceCombo_->addItem(tr("ring"), QStringLiteral("ring"));
-    allreduceCombo_->addItem(tr("naive"), QStringLiteral("naive"));
+    allreduceCombo_->addItem(tr("ring"), int(dp::AllReduceStrategy::ring));
+    allreduceCombo_->addItem(tr("naive"), int(dp::AllReduceStrategy::naive));
     allreduceCombo_->addItem(tr("DataParallel (parameters on device 0)"),
-                             QStringLiteral("dataparallel"));
+                             int(dp::AllReduceStrategy::dataparallel));
     allreduceCombo_->setToolTip(tr("How replicas sum their gradients after each step: NCCL's ring "
                                    "(reduce-scatter + all-gather), d2l's copy-to-device-0, or "
                                    "nn.DataParallel's step (loss, sum and update on device 0)."));
@@ -360,7 +360,7 @@ dp::TrainConfig RunConfigPanel::config() const
     config.limit_test = testSamplesSpin_->value();
     // Listed explicitly even when they are the default, so the run records them.
     config.devices = devices_->checkedIds();
-    config.allreduce = allreduceCombo_->currentData().toString().toStdString();
+    config.allreduce = dp::AllReduceStrategy(allreduceCombo_->currentData().toInt());
     config.sync_bn = syncBnCheck_->isChecked();
     for (const SettingEditor* editor : advancedEditors_)
         editor->write(config);
@@ -401,7 +401,7 @@ void RunConfigPanel::setConfig(const dp::TrainConfig& config)
         devices_->setCheckedIds(config.devices);
         // The combo offers only the engine's strategies; anything else shows as the first.
         allreduceCombo_->setCurrentIndex(
-            std::max(allreduceCombo_->findData(QString::fromStdString(config.allreduce)), 0));
+            std::max(allreduceCombo_->findData(int(config.allreduce)), 0));
         syncBnCheck_->setChecked(config.sync_bn);
         for (SettingEditor* editor : advancedEditors_) {
             const QSignalBlocker blocker(editor);

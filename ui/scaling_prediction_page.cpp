@@ -204,9 +204,9 @@ ScalingPredictionPage::ScalingPredictionPage(QWidget* parent)
     linkCombo_->addItem(tr("This machine's threads (measured)"));
     for (const dp::LinkModel& preset : dp::link_presets())
         linkCombo_->addItem(QString::fromStdString(preset.name));
-    algorithmCombo_->addItem(tr("ring"), int(dp::AllReduceAlgorithm::ring));
-    algorithmCombo_->addItem(tr("naive"), int(dp::AllReduceAlgorithm::naive));
-    algorithmCombo_->addItem(tr("DataParallel"), int(dp::AllReduceAlgorithm::dataparallel));
+    algorithmCombo_->addItem(tr("ring"), int(dp::AllReduceStrategy::ring));
+    algorithmCombo_->addItem(tr("naive"), int(dp::AllReduceStrategy::naive));
+    algorithmCombo_->addItem(tr("DataParallel"), int(dp::AllReduceStrategy::dataparallel));
     algorithmCombo_->setToolTip(tr("ring: NCCL's; naive: everything through device 0; DataParallel: "
                                    "nn.DataParallel's step, which also gathers the outputs to device 0, "
                                    "updates there alone and broadcasts the parameters"));
@@ -295,7 +295,7 @@ ScalingPredictionPage::~ScalingPredictionPage()
 
 std::optional<dp::ThreadLinkMeasurement> ScalingPredictionPage::threadLink(const LinkKey& threads)
 {
-    return dp::thread_link_cache().find(dp::AllReduceAlgorithm(threads.first), threads.second);
+    return dp::thread_link_cache().find(dp::AllReduceStrategy(threads.first), threads.second);
 }
 
 dp::LinkModel ScalingPredictionPage::chosenLink(const LinkKey& threads) const
@@ -337,7 +337,7 @@ void ScalingPredictionPage::startProbe(const std::optional<LinkKey>& threads)
             if (needsSharing)
                 result->sharing = dp::measure_core_sharing({}, {});
             if (result->key)  // kept in the process's cache, which the Classroom's ring shares
-                dp::thread_link_cache().get(dp::AllReduceAlgorithm(result->key->first), result->key->second);
+                dp::thread_link_cache().get(dp::AllReduceStrategy(result->key->first), result->key->second);
         } catch (...) {
             result->error = QString::fromStdString(dp::current_exception_message());
         }
@@ -378,7 +378,7 @@ void ScalingPredictionPage::updatePrediction()
         status_->setText(tr("Predicting from %1").arg(QString::fromStdString(record.label())));
         return;
     }
-    const auto algorithm = dp::AllReduceAlgorithm(algorithmCombo_->currentData().toInt());
+    const auto algorithm = dp::AllReduceStrategy(algorithmCombo_->currentData().toInt());
     const auto scaling = dp::Scaling(scalingCombo_->currentData().toInt());
     int probeDevices = 2;
     for (const auto& run : runs_)

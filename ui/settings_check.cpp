@@ -13,9 +13,9 @@
 #include "core/error.h"
 #include "dataset_metadata.h"
 #include "engine_message.h"
-#include "models/model_registry.h"
+#include "models/model_info.h"
 #include "config/config_fields.h"
-#include "config/training_data.h"
+#include "config/data_folder.h"
 
 namespace {
 

@@ -272,7 +272,7 @@ void check_option_combinations(const CliCommand& command) {
             throw Error("--slow-device slows a device of a one-process run; it does not combine "
                         "with --distributed");
         // Its ranks would each refuse it once MPI started, a failed run each.
-        if (command.config.allreduce == "dataparallel")
+        if (command.config.allreduce == AllReduceStrategy::dataparallel)
             throw Error("--allreduce dataparallel gathers every device's outputs in one process, as "
                         "nn.DataParallel does; it does not combine with --distributed (the ranks "
                         "all-reduce through MPI): leave --allreduce out");

@@ -19,7 +19,7 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "devices/device.h"
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 #include "scaling/comparison_report.h"
 #include "config/config_fields.h"
 #include "config/slow_devices.h"

@@ -54,10 +54,10 @@ std::string speedup_grid(const WorkloadProfile& profile, const std::vector<LinkC
     text += "\n";
     for (const Scaling scaling : {Scaling::strong, Scaling::weak})
         for (const LinkChoice& link : links)
-            for (const AllReduceAlgorithm algorithm : {AllReduceAlgorithm::ring, AllReduceAlgorithm::naive,
-                                                       AllReduceAlgorithm::dataparallel}) {
+            for (const AllReduceStrategy algorithm : {AllReduceStrategy::ring, AllReduceStrategy::naive,
+                                                       AllReduceStrategy::dataparallel}) {
                 text += format("%-34.34s", format("%s, %s, %s", scaling_name(scaling),
-                                                  algorithm_name(algorithm),
+                                                  all_reduce_strategy_name(algorithm),
                                                   link.at(2).name.c_str()).c_str());
                 for (int devices : prediction_device_counts()) {
                     PredictionSettings settings{algorithm, link.at(devices), sharing, scaling};
@@ -74,7 +74,7 @@ std::string speedup_grid(const WorkloadProfile& profile, const std::vector<LinkC
 // with the wake-up the measured runs paid; says what it took from the runs
 // in `text`.
 LinkChoice this_machines_threads(const std::vector<MeasuredPoint>& measured,
-                                 const std::vector<RunSummary>& runs, AllReduceAlgorithm algorithm,
+                                 const std::vector<RunSummary>& runs, AllReduceStrategy algorithm,
                                  const WorkloadProfile& profile, int cores, std::string& text) {
     std::set<int> counts;
     for (const MeasuredPoint& point : measured)
@@ -129,7 +129,7 @@ std::string prediction_report(const std::vector<TrainConfig>& configs,
     for (const TrainConfig& config : configs)
         for (const SlowDevice& slow : parse_slow_devices(config.slow_devices))
             profile.straggler = std::max(profile.straggler, slow.factor);
-    const AllReduceAlgorithm algorithm = parse_algorithm(configs[base].allreduce);
+    const AllReduceStrategy algorithm = strategy_as_run(configs[base].allreduce);
 
     const std::vector<MeasuredPoint> measured = measured_points(configs, runs);
 

@@ -3,7 +3,7 @@
 #include "backend/onednn/onednn_backend.h"
 #include "core/error.h"
 #include "core/setting_ref.h"
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 
 namespace dp {
 

@@ -195,7 +195,8 @@ FieldKind field_kind(const ConfigField& field) {
                    [](double TrainConfig::*) { return FieldKind::real64; },
                    [](bool TrainConfig::*) { return FieldKind::boolean; },
                    [](std::string TrainConfig::*) { return FieldKind::text; },
-                   [](std::vector<std::string> TrainConfig::*) { return FieldKind::text_list; }},
+                   [](std::vector<std::string> TrainConfig::*) { return FieldKind::text_list; },
+                   [](AllReduceStrategy TrainConfig::*) { return FieldKind::text; }},
         field.member);
 }
 
@@ -203,6 +204,9 @@ std::string field_text(const ConfigField& field, const TrainConfig& config) {
     return std::visit(
         Overloaded{[&](bool TrainConfig::*m) -> std::string { return config.*m ? "true" : "false"; },
                    [&](std::string TrainConfig::*m) { return config.*m; },
+                   [&](AllReduceStrategy TrainConfig::*m) -> std::string {
+                       return all_reduce_strategy_name(config.*m);
+                   },
                    [&](std::vector<std::string> TrainConfig::*m) {
                        std::string text;
                        for (const auto& item : config.*m) text += (text.empty() ? "" : ",") + item;
@@ -220,6 +224,7 @@ void set_field_text(const ConfigField& field, TrainConfig& config, std::string_v
                        else throw Error("'" + std::string(text) + "' is not true or false");
                    },
                    [&](std::string TrainConfig::*m) { config.*m = std::string(text); },
+                   [&](AllReduceStrategy TrainConfig::*m) { config.*m = parse_all_reduce_strategy(text); },
                    [&](std::vector<std::string> TrainConfig::*m) { config.*m = split_list(text); },
                    [&]<typename Number>(Number TrainConfig::*m) {
                        config.*m = parse_number<Number>(text);
@@ -231,6 +236,9 @@ std::optional<double> field_number(const ConfigField& field, const TrainConfig& 
     return std::visit(
         Overloaded{[&](bool TrainConfig::*) -> std::optional<double> { return std::nullopt; },
                    [&](std::string TrainConfig::*) -> std::optional<double> { return std::nullopt; },
+                   [&](AllReduceStrategy TrainConfig::*) -> std::optional<double> {
+                       return std::nullopt;
+                   },
                    [&](std::vector<std::string> TrainConfig::*) -> std::optional<double> {
                        return std::nullopt;
                    },

@@ -25,7 +25,8 @@ enum class HelpSection { training, data, records, parallelism };
 struct ConfigField {
     using Member = std::variant<int TrainConfig::*, std::uint64_t TrainConfig::*,
                                 float TrainConfig::*, double TrainConfig::*, bool TrainConfig::*,
-                                std::string TrainConfig::*, std::vector<std::string> TrainConfig::*>;
+                                std::string TrainConfig::*, std::vector<std::string> TrainConfig::*,
+                                AllReduceStrategy TrainConfig::*>;
     enum Scope : unsigned {
         shared = 1,      // every rank of a multi-process run must agree (shared_settings)
         remembered = 2,  // the workbench restores it at launch
@@ -56,6 +57,8 @@ struct ConfigField {
     bool min_exclusive = false;
 };
 
+// A choice among names (the all-reduce strategy) is text: formats and
+// front ends read and write its name (config/all_reduce_strategy.h).
 enum class FieldKind { integer, uint64, real32, real64, boolean, text, text_list };
 
 const std::vector<ConfigField>& config_fields();
@@ -69,7 +72,7 @@ FieldKind field_kind(const ConfigField& field);
 std::string field_text(const ConfigField& field, const TrainConfig& config);
 
 // Sets the field from text as field_text writes it (numbers in any decimal
-// form, booleans also 1/0). Throws dp::Error with a message that does not
+// form, booleans also 1/0; a choice only from one of its names). Throws dp::Error with a message that does not
 // name the field ("'12x' is not a valid number (a whole number)"): the caller names it.
 void set_field_text(const ConfigField& field, TrainConfig& config, std::string_view text);
 

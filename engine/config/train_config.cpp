@@ -17,7 +17,6 @@
 #include "devices/device.h"
 #include "config/run_outputs.h"
 #include "models/model_registry.h"
-#include "parallel/communicator_factory.h"
 #include "config/config_fields.h"
 #include "config/training_data.h"
 #include "config/slow_devices.h"
@@ -32,6 +31,13 @@ void require_known(const std::string& what, const std::string& value,
     std::string known;
     for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
     throw Error("unknown " + what + " '" + value + "' (known: " + known + ")");
+}
+
+std::vector<std::string> strategy_names() {
+    std::vector<std::string> names;
+    for (const AllReduceStrategy strategy : run_strategies())
+        names.push_back(all_reduce_strategy_name(strategy));
+    return names;
 }
 
 std::vector<std::string> model_names() {
@@ -80,7 +86,7 @@ std::optional<std::pair<std::string, std::vector<std::string>>> known_names(
     if (name == "model") return std::pair{std::string("model"), model_names()};
     if (name == "dataset") return std::pair{std::string("dataset"), dataset_names()};
     if (name == "allreduce")
-        return std::pair{std::string("all-reduce strategy"), thread_communicator_strategies()};
+        return std::pair{std::string("all-reduce strategy"), strategy_names()};
     if (name == "precision") return std::pair{std::string("precision"), precision_names()};
     return std::nullopt;
 }
@@ -205,7 +211,7 @@ void validate_settings(const TrainConfig& config) {
         throw SettingError("sync_bn", setting("sync_bn") + " takes BatchNorm statistics over the whole global batch "
                     "at once, so it does not combine with " + setting("accumulate") +
                     " above 1: choose one");
-    if (config.allreduce == "dataparallel" && config.accumulate > 1)
+    if (config.allreduce == AllReduceStrategy::dataparallel && config.accumulate > 1)
         throw SettingError("accumulate", setting("allreduce") + " dataparallel gathers a whole batch's outputs "
                     "on device 0 each step, as nn.DataParallel does, so it does not combine with " +
                     setting("accumulate") + " above 1: choose one");

@@ -5,8 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "devices/device.h"
-#include "nn/layer.h"
+// The engine's face (with record/, scaling/ and train/): what front ends
+// include. Nothing here reaches backend/, data/ or devices/, even through the
+// headers it includes (scripts/check-floors): devices as front ends meet
+// them are config/device_choice.h.
+#include "config/all_reduce_strategy.h"
+#include "config/device_choice.h"
+#include "nn/sample_shape.h"
 #include "parallel/collective_timeout.h"
 
 namespace dp {
@@ -51,7 +56,7 @@ struct TrainConfig {
 
     // Data parallelism. batch_size is the global batch, split across devices.
     std::vector<std::string> devices;  // ids ("cpu:0"); empty: every device of the machine
-    std::string allreduce = "ring";    // "ring", "naive" or "dataparallel"
+    AllReduceStrategy allreduce = AllReduceStrategy::ring;  // config/all_reduce_strategy.h
     double bucket_mb = 25;             // gradient bucket cap (PyTorch DDP's default)
     // Gradient accumulation: each device's share of a batch goes through
     // forward and backward in this many micro-batches, whose gradients add up

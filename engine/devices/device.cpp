@@ -10,7 +10,7 @@
 #include "core/cpu_model.h"
 #include "core/error.h"
 #include "core/format.h"
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 
 namespace dp {
 

@@ -6,7 +6,7 @@
 #include <sched.h>
 #include <utility>
 
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 
 namespace dp {
 namespace {

@@ -72,4 +72,13 @@ std::unique_ptr<Sequential> build_model(const std::string& name, const SampleSha
     unknown_model(name);
 }
 
+std::vector<GradientSpan> model_gradient_spans(const std::string& name) {
+    const auto model = build_model(name, SampleShape{1, 28, 28}, 10);
+    model->declare();  // lays the parameters out without allocating them
+    std::vector<GradientSpan> spans;
+    for (const ParameterInfo& parameter : model->parameters().infos())
+        spans.push_back({parameter.offset, parameter.size});
+    return spans;
+}
+
 }  // namespace dp

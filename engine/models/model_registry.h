@@ -5,23 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "models/model_info.h"
 #include "nn/sequential.h"
 
 namespace dp {
-
-struct ModelInfo {
-    std::string name;         // what --model takes, e.g. "lenet"
-    std::string title;        // how people write it, e.g. "LeNet": chart legends
-    std::string description;  // one line, for --help and the GUI
-    std::size_t parameters;   // trainable parameters on Fashion-MNIST (1 x 28 x 28, 10 classes)
-    bool batch_norm = false;  // has BatchNorm layers: what synchronized BatchNorm acts on
-};
-
-// The models a user can pick, in display order.
-const std::vector<ModelInfo>& model_registry();
-
-// The registry entry of `name`; throws dp::Error for an unknown one.
-const ModelInfo& model_info(const std::string& name);
 
 // Builds the named model for inputs of shape channels x height x width and
 // `classes` outputs. Throws dp::Error for an unknown name, listing the known

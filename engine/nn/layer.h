@@ -6,15 +6,9 @@
 #include "backend/backend.h"
 #include "collective/communicator.h"
 #include "nn/parameter_store.h"
+#include "nn/sample_shape.h"
 
 namespace dp {
-
-// The shape of one sample, channels x height x width (1 x 1 x F for features).
-struct SampleShape {
-    int channels = 1, height = 1, width = 1;
-    std::size_t size() const { return std::size_t(channels) * height * width; }
-    auto operator<=>(const SampleShape&) const = default;
-};
 
 // What one forward and backward pass is: its batch, and whether it trains
 // (BatchNorm's batch statistics, dropout) or evaluates.

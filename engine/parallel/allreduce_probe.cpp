@@ -115,7 +115,7 @@ AllReduceProbe probe_all_reduce(const std::string& strategy, int ranks, double b
                     " threads, not " + std::to_string(ranks));
     const std::vector<int> cores = usable_cores();
     AllReduceProbe probe{strategy, ranks, int(cores.size()), {}, {}};
-    const auto communicator = make_thread_communicator(strategy, ranks);
+    const auto communicator = make_thread_communicator(parse_all_reduce_strategy(strategy), ranks);
     if (ranks == 1) return probe;
 
     // Two thirds of the budget for the fit, the rest for the wake-up.

@@ -5,28 +5,22 @@
 #include "parallel/collective_schedule.h"
 #include "parallel/overlapping_communicator.h"
 #include "parallel/thread_communicator.h"
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 
 namespace dp {
 
-std::vector<std::string> thread_communicator_strategies() {
-    std::vector<std::string> strategies = all_reduce_strategies();
-    strategies.push_back("dataparallel");
-    return strategies;
+std::string collective_strategy(AllReduceStrategy strategy) {
+    return all_reduce_strategy_name(schedule_strategy(strategy));
 }
 
-std::string collective_strategy(const std::string& strategy) {
-    return strategy == "dataparallel" ? "naive" : strategy;
-}
-
-std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks,
+std::unique_ptr<Communicator> make_thread_communicator(AllReduceStrategy strategy, int ranks,
                                                        CollectiveTimeout timeout) {
     return std::make_unique<ThreadCommunicator>(collective_strategy(strategy), ranks,
                                                 std::move(timeout));
 }
 
 std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
-                                                      const std::string& strategy,
+                                                      AllReduceStrategy strategy,
                                                       double timeout_seconds) {
     CollectiveTimeout timeout{timeout_seconds, {}};
     for (const DeviceInfo& device : devices) timeout.rank_names.push_back(device.id);

@@ -7,25 +7,22 @@
 #include <vector>
 
 #include "collective/communicator.h"
+#include "config/all_reduce_strategy.h"
 #include "devices/device.h"
 #include "parallel/collective_timeout.h"
 
 namespace dp {
 
-// The strategies make_thread_communicator knows, in the order to show them:
-// the all-reduces, then "dataparallel" (nn.DataParallel's step, see
-// ReplicaGroup), whose collectives all go through device 0 as naive's do.
-std::vector<std::string> thread_communicator_strategies();
-
-// The collective schedule a strategy's communicator runs: "naive" for
-// "dataparallel", else the strategy itself.
-std::string collective_strategy(const std::string& strategy);
+// The collective schedule (collective_schedule.h) a strategy's communicator
+// runs: "naive" for naive and dataparallel (nn.DataParallel's step, see
+// ReplicaGroup, whose collectives all go through device 0 as naive's do),
+// "ring" for ring and for an earlier MPI record's mpi.
+std::string collective_strategy(AllReduceStrategy strategy);
 
 // Ranks are `ranks` threads of this process, buffers host memory (CPU
-// devices); every collective runs on the calling thread. `strategy` is "naive" (d2l's:
-// rank 0 sums everything, the others copy) or "ring" (NCCL's reduce-scatter
-// then all-gather). Throws dp::Error for an unknown strategy or ranks < 1.
-std::unique_ptr<Communicator> make_thread_communicator(const std::string& strategy, int ranks,
+// devices); every collective runs on the calling thread, on the strategy's
+// schedule (collective_strategy). Throws dp::Error for ranks < 1.
+std::unique_ptr<Communicator> make_thread_communicator(AllReduceStrategy strategy, int ranks,
                                                        CollectiveTimeout timeout = {});
 
 // The communicator among replicas on `devices`, all in this process: threads
@@ -36,7 +33,7 @@ std::unique_ptr<Communicator> make_thread_communicator(const std::string& strate
 // `timeout_seconds` for the others; its timeout message names ranks by their
 // devices ("cpu:1").
 std::unique_ptr<Communicator> make_local_communicator(const std::vector<DeviceInfo>& devices,
-                                                      const std::string& strategy,
+                                                      AllReduceStrategy strategy,
                                                       double timeout_seconds);
 
 }  // namespace dp

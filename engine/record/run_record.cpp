@@ -44,8 +44,9 @@ std::string straggler_label(const std::vector<std::string>& slow_devices) {
 }
 
 // "DataParallel", "naive": as the seeds name them.
-std::string allreduce_label(const std::string& allreduce) {
-    return allreduce == "dataparallel" ? "DataParallel" : allreduce;
+std::string allreduce_label(AllReduceStrategy allreduce) {
+    return allreduce == AllReduceStrategy::dataparallel ? "DataParallel"
+                                                        : all_reduce_strategy_name(allreduce);
 }
 
 }  // namespace
@@ -66,7 +67,7 @@ std::string RunRecord::settings_label() const {
     // DataParallel run tells apart from its DDP twin in legends.
     const std::string precision = config.precision == "fp32" ? "" : " · " + config.precision;
     const std::string allreduce =
-        devices.size() < 2 || config.allreduce == "ring" ? "" : " · " + allreduce_label(config.allreduce);
+        devices.size() < 2 || config.allreduce == AllReduceStrategy::ring ? "" : " · " + allreduce_label(config.allreduce);
     return title + " · " + std::to_string(devices.size()) + "× " + kind + " · b" +
            std::to_string(config.batch_size) + " · lr " + format("%g", double(config.lr)) +
            allreduce + precision + straggler_label(config.slow_devices);

@@ -8,7 +8,6 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "core/format.h"
-#include "parallel/communicator_factory.h"
 #include "config/config_fields.h"
 #include "record/step_timing_fields.h"
 
@@ -56,11 +55,10 @@ void checkSettings(const dp::TrainConfig& config)
             requireLength("config." + std::string(field.name), dp::field_text(field, config),
                           kMaxSettingTextBytes);
     // Records of earlier dp-train --distributed builds name the MPI
-    // communicator, "mpi", where the strategy goes (checkDevices allows it):
-    // their settings are checked as the ring they were run with.
+    // communicator, mpi, where the strategy goes (reading the record takes
+    // it): their settings are checked as the ring they were run with.
     dp::TrainConfig checked = config;
-    if (checked.allreduce == "mpi")
-        checked.allreduce = "ring";
+    checked.allreduce = dp::strategy_as_run(checked.allreduce);
     try {
         dp::validate_settings(checked);
     } catch (...) {
@@ -89,11 +87,6 @@ void checkDevices(const dp::RunRecord& record)
     if (record.processes < 1 || std::size_t(record.processes) > devices.size())
         fail(dp::format("\"processes\" must be between 1 and the %zu devices listed (got %d)",
                         devices.size(), record.processes));
-    // The strategies a run uses, and "mpi", what earlier mpirun records say.
-    std::vector<std::string> strategies = dp::thread_communicator_strategies();
-    strategies.push_back("mpi");
-    if (std::find(strategies.begin(), strategies.end(), record.config.allreduce) == strategies.end())
-        fail("\"config.allreduce\" is not an all-reduce strategy: " + record.config.allreduce);
     try {
         dp::validate_ranks(record.config, int(devices.size()));
     } catch (const dp::Error& error) {

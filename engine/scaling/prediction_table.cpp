@@ -13,7 +13,7 @@
 namespace dp {
 namespace {
 
-PredictedPoint predict_at(const WorkloadProfile& profile, AllReduceAlgorithm algorithm,
+PredictedPoint predict_at(const WorkloadProfile& profile, AllReduceStrategy algorithm,
                           const LinkModel& link, const CoreSharing& sharing, Scaling scaling,
                           int devices) {
     const PredictionSettings settings{algorithm, link, sharing, scaling};
@@ -51,13 +51,13 @@ const LinkModel& LinkChoice::at(int devices) const {
     return links[nearest];
 }
 
-std::string format_prediction_table(const WorkloadProfile& profile, AllReduceAlgorithm algorithm,
+std::string format_prediction_table(const WorkloadProfile& profile, AllReduceStrategy algorithm,
                                     const LinkChoice& link, const CoreSharing& sharing,
                                     const std::vector<MeasuredPoint>& measured) {
     std::set<int> counts;
     for (int devices : prediction_device_counts()) counts.insert(devices);
     for (const MeasuredPoint& point : measured) counts.insert(point.devices);
-    std::string text = format("%s all-reduce over %s: %s\n", algorithm_name(algorithm),
+    std::string text = format("%s all-reduce over %s: %s\n", all_reduce_strategy_name(algorithm),
                               link.at(2).name.c_str(), link.at(2).source.c_str());
     text += format("%7s | %-9s %7s %9s %6s | %-9s %7s %9s %6s\n", "devices", "strong", "speedup",
                    "measured", "error", "weak", "speedup", "measured", "error");

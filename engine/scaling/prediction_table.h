@@ -30,7 +30,7 @@ struct LinkChoice {
 // and speedup; a measured point sits beside the scaling it ran (strong at the
 // profile's global batch, weak at its per-device batch times N) with its
 // error, (predicted - measured) / measured.
-std::string format_prediction_table(const WorkloadProfile& profile, AllReduceAlgorithm algorithm,
+std::string format_prediction_table(const WorkloadProfile& profile, AllReduceStrategy algorithm,
                                      const LinkChoice& link, const CoreSharing& sharing,
                                      const std::vector<MeasuredPoint>& measured);
 

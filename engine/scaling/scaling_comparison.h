@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/machine_load.h"
-#include "devices/device.h"
+#include "config/device_choice.h"
 #include "config/train_config.h"
 #include "record/run_metrics.h"
 

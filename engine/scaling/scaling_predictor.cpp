@@ -105,7 +105,7 @@ StepParts step_parts(const WorkloadProfile& profile, const PredictionSettings& s
     parts.data_and_host = until_all_reduce - parts.compute + profile.host_per_step;
     parts.update = sharing.finish_seconds(update);
     parts.straggler_wait = straggler_wait_seconds(profile.straggler, parts.compute, devices);
-    if (settings.algorithm == AllReduceAlgorithm::dataparallel) {
+    if (settings.algorithm == AllReduceStrategy::dataparallel) {
         // Device 0 alone updates (the others wait, sharing no core's time).
         // A batch's outputs are few bytes beside the parameters: left out.
         if (devices > 1) parts.update = profile.update_per_step;
@@ -148,22 +148,6 @@ double straggler_wait_seconds(double factor, double compute, int devices) {
     return devices > 1 && factor > 1 ? (factor - 1) * compute : 0;
 }
 
-const char* algorithm_name(AllReduceAlgorithm algorithm) {
-    switch (algorithm) {
-    case AllReduceAlgorithm::naive: return "naive";
-    case AllReduceAlgorithm::ring: return "ring";
-    case AllReduceAlgorithm::dataparallel: return "dataparallel";
-    }
-    return "ring";
-}
-
-AllReduceAlgorithm parse_algorithm(const std::string& name) {
-    for (const auto algorithm :
-         {AllReduceAlgorithm::naive, AllReduceAlgorithm::ring, AllReduceAlgorithm::dataparallel})
-        if (name == algorithm_name(algorithm)) return algorithm;
-    throw Error("unknown all-reduce strategy '" + name + "' (known: naive, ring, dataparallel)");
-}
-
 const char* scaling_name(Scaling scaling) { return scaling == Scaling::strong ? "strong" : "weak"; }
 
 std::vector<LinkModel> link_presets() {
@@ -197,18 +181,19 @@ std::vector<LinkModel> link_presets() {
     return links;
 }
 
-AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& link, int devices) {
+AllReduceTerms all_reduce_terms(AllReduceStrategy algorithm, const LinkModel& link, int devices) {
     if (devices <= 1) return {};
+    algorithm = strategy_as_run(algorithm);
     const double n = devices;
     if (link.shared_cores > 0) {
         const auto cores = std::int64_t(link.shared_cores);
         const double turns = double(ceil_div(std::int64_t(devices), cores));  // ranks on the busiest core
-        if (algorithm == AllReduceAlgorithm::ring)
+        if (algorithm == AllReduceStrategy::ring)
             return {(2 * n - 1) * turns, 2 * (n - 1) / n * turns};
         // Rank 0 adds N-1 buffers alone; then N-1 ranks copy the sum, C at a time.
         return {3 * turns, (n - 1) + double(ceil_div(std::int64_t(devices - 1), cores))};
     }
-    if (algorithm == AllReduceAlgorithm::ring) return {2 * (n - 1), 2 * (n - 1) / n};
+    if (algorithm == AllReduceStrategy::ring) return {2 * (n - 1), 2 * (n - 1) / n};
     return {2 * (n - 1), 2 * (n - 1)};
 }
 
@@ -239,7 +224,7 @@ AllReduceTerms reduce_terms(const LinkModel& link, int devices) {
     return rooted_terms(link, devices, false);
 }
 
-double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
+double all_reduce_seconds(AllReduceStrategy algorithm, const LinkModel& link, int devices,
                           double bytes) {
     if (devices <= 1) return 0;
     const AllReduceTerms terms = all_reduce_terms(algorithm, link, devices);
@@ -259,7 +244,7 @@ double dataparallel_step_seconds(const LinkModel& link, int devices, double para
            seconds(reduce, output_bytes) + seconds(broadcast, output_bytes);
 }
 
-LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int cores,
+LinkModel thread_link_from_fit(AllReduceStrategy algorithm, int devices, int cores,
                                double fit_alpha, double fit_beta, double wake) {
     if (devices < 2) throw Error("a link is measured between at least 2 devices");
     if (cores < 1) throw Error("a thread link needs at least one core");
@@ -272,7 +257,7 @@ LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int co
     link.wake = std::max(0.0, wake);
     link.source = format("measured: %s all-reduce of %d threads on %d cores, t = %.1f us + "
                          "bytes / %.2f GB/s back to back, %.2f ms more after computing",
-                         algorithm_name(algorithm), devices, cores, fit_alpha * 1e6,
+                         all_reduce_strategy_name(algorithm), devices, cores, fit_alpha * 1e6,
                          fit_beta > 0 ? 1e-9 / fit_beta : 0.0, link.wake * 1e3);
     return link;
 }
@@ -314,7 +299,7 @@ double largest_slowdown(const TrainConfig& config) {
 
 // DataParallel sums all gradients at once after backward, not bucket by bucket.
 int gradient_all_reduces(const TrainConfig& config, double gradient_bytes) {
-    if (config.allreduce == "dataparallel") return 1;
+    if (config.allreduce == AllReduceStrategy::dataparallel) return 1;
     return bucket_count(gradient_bytes, config.bucket_mb);
 }
 
@@ -423,7 +408,7 @@ CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
     return sharing;
 }
 
-double run_wake_seconds(const LinkModel& link, AllReduceAlgorithm algorithm,
+double run_wake_seconds(const LinkModel& link, AllReduceStrategy algorithm,
                         const WorkloadProfile& profile, const RunSummary& run) {
     require_step_timings(run);
     const int devices = int(run.step_totals.size());
@@ -431,7 +416,7 @@ double run_wake_seconds(const LinkModel& link, AllReduceAlgorithm algorithm,
     double least = run.step_totals.front().allreduce;
     for (const DeviceStepTiming& device : run.step_totals) least = std::min(least, device.allreduce);
     // DataParallel's wait is its gradient reduce to device 0.
-    const AllReduceTerms terms = algorithm == AllReduceAlgorithm::dataparallel
+    const AllReduceTerms terms = algorithm == AllReduceStrategy::dataparallel
                                      ? reduce_terms(link, devices)
                                      : all_reduce_terms(algorithm, link, devices);
     const double modelled = profile.buckets * terms.latency_terms * link.alpha +

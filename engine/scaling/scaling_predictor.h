@@ -16,15 +16,13 @@ namespace dp {
 // model: a message of m bytes takes alpha + beta * m. What it leaves out is
 // listed by prediction_assumptions().
 
-// The all-reduce strategies of parallel/ (collective_schedule.h), and
-// nn.DataParallel's step (train/replica_group.h): its gradients summed
+// The all-reduce strategies (config/all_reduce_strategy.h) are the
+// predictor's too: naive's and ring's schedules (parallel/collective_schedule.h),
+// and nn.DataParallel's step (train/replica_group.h): its gradients summed
 // through device 0 as naive's, in one all-reduce, then device 0 alone
 // updates and broadcasts the parameters, and every step gathers the outputs
-// to device 0 and scatters their gradients back.
-enum class AllReduceAlgorithm { naive, ring, dataparallel };
-const char* algorithm_name(AllReduceAlgorithm algorithm);
-// "naive", "ring" or "dataparallel"; dp::Error naming the known ones otherwise.
-AllReduceAlgorithm parse_algorithm(const std::string& name);
+// to device 0 and scatters their gradients back. An earlier MPI record's mpi
+// is predicted as the ring it ran.
 
 // Strong scaling keeps the global batch; weak scaling keeps each device's
 // batch, so the global batch (and lr, by the linear rule) grows with N.
@@ -64,14 +62,14 @@ struct AllReduceTerms {
 // while the others then copy the sum; work of more ranks than cores takes
 // turns (round-robin pinning puts ceil(N/C) ranks on the busiest core).
 // DataParallel's is naive's (its probe runs naive's; it reduces, reduce_terms).
-AllReduceTerms all_reduce_terms(AllReduceAlgorithm algorithm, const LinkModel& link, int devices);
+AllReduceTerms all_reduce_terms(AllReduceStrategy algorithm, const LinkModel& link, int devices);
 // A broadcast from device 0: its link sends N-1 buffers in N-1 messages; on
 // shared cores (threads) the other ranks copy it, C at a time, between 2 barriers.
 AllReduceTerms broadcast_terms(const LinkModel& link, int devices);
 // A reduce to device 0: its link takes in N-1 buffers in N-1 messages; on
 // shared cores rank 0 adds them alone between 2 barriers (naive's first step).
 AllReduceTerms reduce_terms(const LinkModel& link, int devices);
-double all_reduce_seconds(AllReduceAlgorithm algorithm, const LinkModel& link, int devices,
+double all_reduce_seconds(AllReduceStrategy algorithm, const LinkModel& link, int devices,
                           double bytes);
 // DataParallel's transfers in one step on `devices` over `link`: its
 // gradient sum (a reduce of `parameter_bytes` to device 0, one for all of
@@ -86,7 +84,7 @@ double dataparallel_step_seconds(const LinkModel& link, int devices, double para
 // t = fit_alpha + fit_beta * bytes at `devices` ranks
 // (parallel/allreduce_probe.h), divided by that strategy's terms there, and
 // the probe's wake-up excess.
-LinkModel thread_link_from_fit(AllReduceAlgorithm algorithm, int devices, int cores,
+LinkModel thread_link_from_fit(AllReduceStrategy algorithm, int devices, int cores,
                                double fit_alpha, double fit_beta, double wake = 0);
 
 // How CPU devices share cores. They are pinned round-robin (device i on
@@ -159,7 +157,7 @@ CoreSharing fit_core_sharing(int cores, const std::vector<TrainConfig>& configs,
 // (the device that came last waited only for the collective) beyond what
 // `link` costs without wake-up, per bucket, at least 0. What fits the runs'
 // own conditions (the load on a shared machine) better than a probe.
-double run_wake_seconds(const LinkModel& link, AllReduceAlgorithm algorithm,
+double run_wake_seconds(const LinkModel& link, AllReduceStrategy algorithm,
                         const WorkloadProfile& profile, const RunSummary& run);
 
 // The wake-up a multi-device run paid (run_wake_seconds) on its devices.
@@ -181,7 +179,7 @@ struct FittedWake {
 FittedWake wake_from_other_runs(int devices, int cores, const std::vector<RunWake>& runs);
 
 struct PredictionSettings {
-    AllReduceAlgorithm algorithm = AllReduceAlgorithm::ring;
+    AllReduceStrategy algorithm = AllReduceStrategy::ring;
     LinkModel link;
     CoreSharing sharing;  // applies where link.shared_cores > 0 (this machine's threads)
     Scaling scaling = Scaling::strong;

@@ -15,8 +15,8 @@ namespace {
 constexpr double kRepeatedProbeBudgetSeconds = 0.3;
 
 // The thread link of `probed` ranks from one all-reduce probe.
-ThreadLinkProbe probe_thread_link(AllReduceAlgorithm algorithm, int probed, double budget_seconds) {
-    const AllReduceProbe probe = probe_all_reduce(algorithm_name(algorithm), probed, budget_seconds);
+ThreadLinkProbe probe_thread_link(AllReduceStrategy algorithm, int probed, double budget_seconds) {
+    const AllReduceProbe probe = probe_all_reduce(all_reduce_strategy_name(algorithm), probed, budget_seconds);
     return {thread_link_from_fit(algorithm, probed, probe.cores, probe.fit.alpha, probe.fit.beta,
                                  probe.wake_seconds),
             probe.fit};
@@ -56,14 +56,14 @@ double ThreadLinkMeasurement::most_gigabytes_per_second() const {
     return most;
 }
 
-LinkModel measure_thread_link(AllReduceAlgorithm algorithm, int devices) {
+LinkModel measure_thread_link(AllReduceStrategy algorithm, int devices) {
     const int probed = std::min(devices, kMaxProbeRanks);
     LinkModel link = probe_thread_link(algorithm, probed, 0.6).link;
     link.source += fewer_threads_note(probed, devices);
     return link;
 }
 
-ThreadLinkMeasurement measure_thread_link_repeatedly(AllReduceAlgorithm algorithm, int devices,
+ThreadLinkMeasurement measure_thread_link_repeatedly(AllReduceStrategy algorithm, int devices,
                                                      int probes) {
     if (probes < 1) throw Error("measuring a link takes at least 1 probe");
     const int probed = std::min(devices, kMaxProbeRanks);
@@ -96,14 +96,13 @@ ThreadLinkMeasurement measure_thread_link_repeatedly(AllReduceAlgorithm algorith
 
 ThreadLinkCache::ThreadLinkCache(Measure measure) : measure_(std::move(measure)) {}
 
-ThreadLinkCache::Key ThreadLinkCache::key(AllReduceAlgorithm algorithm, int devices) {
+ThreadLinkCache::Key ThreadLinkCache::key(AllReduceStrategy algorithm, int devices) {
     // DataParallel sums its gradients with naive's all-reduce
     // (parallel/communicator_factory.h): the same threads, the same link.
-    if (algorithm == AllReduceAlgorithm::dataparallel) algorithm = AllReduceAlgorithm::naive;
-    return {algorithm, devices};
+    return {schedule_strategy(algorithm), devices};
 }
 
-ThreadLinkMeasurement ThreadLinkCache::get(AllReduceAlgorithm algorithm, int devices) {
+ThreadLinkMeasurement ThreadLinkCache::get(AllReduceStrategy algorithm, int devices) {
     const std::lock_guard measuring(measuring_);
     if (auto found = find(algorithm, devices)) return *found;  // measured while this caller waited
     {
@@ -116,7 +115,7 @@ ThreadLinkMeasurement ThreadLinkCache::get(AllReduceAlgorithm algorithm, int dev
     return links_.emplace(measured, std::move(measurement)).first->second;
 }
 
-std::optional<ThreadLinkMeasurement> ThreadLinkCache::find(AllReduceAlgorithm algorithm,
+std::optional<ThreadLinkMeasurement> ThreadLinkCache::find(AllReduceStrategy algorithm,
                                                            int devices) const {
     const std::lock_guard lock(links_mutex_);
     const auto found = links_.find(key(algorithm, devices));
@@ -130,7 +129,7 @@ int ThreadLinkCache::measurements_taken() const {
 }
 
 ThreadLinkCache& thread_link_cache() {
-    static ThreadLinkCache cache([](AllReduceAlgorithm algorithm, int devices) {
+    static ThreadLinkCache cache([](AllReduceStrategy algorithm, int devices) {
         return measure_thread_link_repeatedly(algorithm, devices, 5);
     });
     return cache;

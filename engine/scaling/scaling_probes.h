@@ -21,7 +21,7 @@ namespace dp {
 // fitted and divided by the strategy's terms. `devices` >= 2; more than
 // parallel/allreduce_probe.h's kMaxProbeRanks are probed on that many
 // threads, as the link's source says.
-LinkModel measure_thread_link(AllReduceAlgorithm algorithm, int devices);
+LinkModel measure_thread_link(AllReduceStrategy algorithm, int devices);
 
 // One probe of this machine's thread link: the link it gives and the fit it
 // came from, whose back-to-back bandwidth the link's source quotes.
@@ -47,7 +47,7 @@ struct ThreadLinkMeasurement {
 
 // measure_thread_link `probes` times (>= 1), each on a short budget, so that
 // all of them take a second or two.
-ThreadLinkMeasurement measure_thread_link_repeatedly(AllReduceAlgorithm algorithm, int devices,
+ThreadLinkMeasurement measure_thread_link_repeatedly(AllReduceStrategy algorithm, int devices,
                                                      int probes = 5);
 
 // This machine's thread links, each measured once per process on first use
@@ -59,21 +59,21 @@ ThreadLinkMeasurement measure_thread_link_repeatedly(AllReduceAlgorithm algorith
 // and is tried again on the next use.
 class ThreadLinkCache {
 public:
-    using Measure = std::function<ThreadLinkMeasurement(AllReduceAlgorithm, int devices)>;
+    using Measure = std::function<ThreadLinkMeasurement(AllReduceStrategy, int devices)>;
     explicit ThreadLinkCache(Measure measure);
 
     // The link of `algorithm` on `devices` threads, measured now if it has
     // not been; DataParallel's is naive's (its gradient sum).
-    ThreadLinkMeasurement get(AllReduceAlgorithm algorithm, int devices);
+    ThreadLinkMeasurement get(AllReduceStrategy algorithm, int devices);
     // The same if measured already; none otherwise. Never waits for a
     // measurement in flight: the GUI thread may ask.
-    std::optional<ThreadLinkMeasurement> find(AllReduceAlgorithm algorithm, int devices) const;
+    std::optional<ThreadLinkMeasurement> find(AllReduceStrategy algorithm, int devices) const;
     // How many measurements have been taken, failed ones too.
     int measurements_taken() const;
 
 private:
-    using Key = std::pair<AllReduceAlgorithm, int>;
-    static Key key(AllReduceAlgorithm algorithm, int devices);
+    using Key = std::pair<AllReduceStrategy, int>;
+    static Key key(AllReduceStrategy algorithm, int devices);
     Measure measure_;
     std::mutex measuring_;           // held while a measurement runs
     mutable std::mutex links_mutex_;  // guards links_ and taken_, held briefly

@@ -163,7 +163,7 @@ void fit_gap_to_settings(SpeedupGap& gap, const TrainConfig& one, const TrainCon
     if (gradient_mb > many.bucket_mb)
         tries.push_back(format("larger buckets (%s, now %g MB for %.3g MB of gradients)",
                                setting("bucket_mb").c_str(), many.bucket_mb, gradient_mb));
-    if (many.allreduce != "ring") tries.push_back("ring all-reduce (" + setting("allreduce") + ")");
+    if (strategy_as_run(many.allreduce) != AllReduceStrategy::ring) tries.push_back("ring all-reduce (" + setting("allreduce") + ")");
     tries.push_back("fewer all-reduces per epoch: a larger global batch (" + setting("batch_size") +
                     "), which " + setting("accumulate") + " fits in memory");
     allreduce.advice = "try " + tries.front();

@@ -421,7 +421,7 @@ std::string replica_collectives_match_threads() {
     const int ranks = int(replicas.size());
     // The same schedule on host threads: the same additions in the same order.
     const auto thread_sum = [&](const std::string& strategy, std::vector<Floats> buffers) {
-        const auto threads = make_thread_communicator(strategy, ranks);
+        const auto threads = make_thread_communicator(parse_all_reduce_strategy(strategy), ranks);
         std::vector<std::thread> workers;
         for (int rank = 0; rank < ranks; ++rank)
             workers.emplace_back([&, rank] {

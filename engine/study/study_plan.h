@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "config/train_config.h"
-#include "devices/device.h"
+#include "config/device_choice.h"
 #include "study/sweep_grid.h"
 
 namespace dp {

@@ -9,13 +9,13 @@
 #include "parallel/collective_timeout.h"
 #include "parallel/communicator_factory.h"
 #include "parallel/mpi_communicator.h"
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 
 namespace dp {
 namespace {
 
 std::unique_ptr<Communicator> rank_communicator(const MpiSession& mpi, const DeviceInfo& device,
-                                                const std::string& allreduce,
+                                                AllReduceStrategy allreduce,
                                                 CollectiveTimeout timeout) {
     if (device.kind != DeviceKind::cuda)
         return std::make_unique<MpiCommunicator>(collective_strategy(allreduce), std::move(timeout));

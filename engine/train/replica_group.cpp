@@ -29,7 +29,7 @@ ReplicaGroup::ReplicaGroup(const std::vector<DeviceInfo>& devices,
       reducers_(devices.size()),
       seed_(config.seed),
       sync_bn_(config.sync_bn),
-      dataparallel_(config.allreduce == "dataparallel"),
+      dataparallel_(config.allreduce == AllReduceStrategy::dataparallel),
       weight_decay_(config.weight_decay),
       timings_(devices.size()),
       losses_(devices.size()) {

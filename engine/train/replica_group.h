@@ -27,7 +27,7 @@ struct Evaluation {
 // The data-parallel engine: one replica per device, each on its device's
 // thread, kept identical by broadcasting rank 0's parameters at start and
 // all-reducing gradients every step (d2l 12.5's split -> forward/backward ->
-// allreduce -> update loop). With allreduce "dataparallel", each step is
+// allreduce -> update loop). With allreduce dataparallel, each step is
 // nn.DataParallel's instead (Replica::train_step_dataparallel): outputs
 // gathered to rank 0 for the loss, gradients summed there, the update on rank
 // 0 only and its parameters broadcast; one process only, no micro-batches.

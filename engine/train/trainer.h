@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "collective/communicator.h"
-#include "devices/device.h"
+#include "config/device_choice.h"
 #include "config/train_config.h"
 #include "train/train_observer.h"
 

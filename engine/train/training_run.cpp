@@ -146,8 +146,9 @@ TrainingRun::TrainingRun(const TrainConfig& config,
                                                         config_.collective_timeout_s);
     if (!communicator) throw Error("a multi-process Trainer runs once");
     // DataParallel's communicator is naive's (collective_strategy); the run is DataParallel's.
-    const std::string allreduce =
-        config_.allreduce == "dataparallel" ? config_.allreduce : communicator->name();
+    const std::string allreduce = config_.allreduce == AllReduceStrategy::dataparallel
+                                      ? all_reduce_strategy_name(config_.allreduce)
+                                      : communicator->name();
     validate_ranks(config_, communicator->size());
 
     observer_.on_log("loading " + training_data_source(config_));

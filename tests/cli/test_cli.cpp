@@ -443,7 +443,7 @@ private slots:
     // --allreduce dataparallel: --help and the man page document it, and a
     // comparison's gap breakdown names DataParallel's own parts.
     void dataParallelIsDocumentedAndBreaksDownItsGap() {
-        QCOMPARE(parse({"--allreduce", "dataparallel"}).config.allreduce, std::string("dataparallel"));
+        QCOMPARE(parse({"--allreduce", "dataparallel"}).config.allreduce, dp::AllReduceStrategy::dataparallel);
         QVERIFY(dp::cli_help().find("dataparallel (nn.DataParallel's") != std::string::npos);
         QVERIFY(QString::fromStdString(dp::cli_man_page("1.2.3")).contains("dataparallel"));
         const auto result = run_dp_train({"--compare", "1,2", "--allreduce", "dataparallel",

@@ -74,7 +74,7 @@ public:
           shard_input_size_(case_.input.size() * case_.batch),
           shard_output_size_(case_.make_layer()->output_shape(case_.input).size() * case_.batch) {
         if (case_.replicas > 1) {
-            communicator_ = dp::make_thread_communicator("naive", case_.replicas);
+            communicator_ = dp::make_thread_communicator(dp::AllReduceStrategy::naive, case_.replicas);
             // One thread per replica for the whole run, as ReplicaGroup's
             // devices have (oneDNN is not run on short-lived threads).
             const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

@@ -1,4 +1,4 @@
-// The CUDA module (engine/platform/cuda_module.h): the one line that says why
+// The CUDA module (engine/module/cuda_module.h): the one line that says why
 // CUDA is not there, and dp-train on a machine where the module cannot be
 // loaded: CPU devices listed with that line, a cuda: device refused with it,
 // a CPU run that trains. Runs on every machine, GPU or not.
@@ -7,7 +7,7 @@
 #include <QtTest>
 
 #include "cli/dp_train_process.h"
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 
 namespace {
 

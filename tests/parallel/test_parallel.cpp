@@ -70,14 +70,15 @@ using dp::ParameterInfo;
 constexpr std::uint32_t kSeed = 20240607;
 
 std::unique_ptr<dp::Communicator> make_communicator(const QString& strategy, int ranks) {
-    return dp::make_thread_communicator(strategy.toStdString(), ranks);
+    return dp::make_thread_communicator(dp::parse_all_reduce_strategy(strategy.toStdString()), ranks);
 }
 
 // The thread strategy, its started all-reduces run on a communication thread
 // per rank when `overlapped` (as make_local_communicator gives CPU devices).
 std::unique_ptr<dp::Communicator> make_communicator(const QString& strategy, int ranks,
                                                     dp::CollectiveTimeout timeout, bool overlapped) {
-    auto synchronous = dp::make_thread_communicator(strategy.toStdString(), ranks, std::move(timeout));
+    auto synchronous = dp::make_thread_communicator(dp::parse_all_reduce_strategy(strategy.toStdString()), ranks,
+                                                    std::move(timeout));
     if (!overlapped) return synchronous;
     return std::make_unique<dp::OverlappingCommunicator>(std::move(synchronous));
 }
@@ -178,10 +179,11 @@ void check_step_is_race_free(const dp::CollectiveSchedule& schedule, int ranks, 
 void add_strategy_rows(const std::vector<int>& rank_counts) {
     QTest::addColumn<QString>("strategy");
     QTest::addColumn<int>("ranks");
-    for (const std::string& strategy : dp::thread_communicator_strategies())
-        for (int ranks : rank_counts)
-            QTest::addRow("%s, %d ranks", strategy.c_str(), ranks)
-                << QString::fromStdString(strategy) << ranks;
+    for (const dp::AllReduceStrategy run_strategy : dp::run_strategies())
+        for (int ranks : rank_counts) {
+            const char* strategy = dp::all_reduce_strategy_name(run_strategy);
+            QTest::addRow("%s, %d ranks", strategy, ranks) << QString(strategy) << ranks;
+        }
 }
 
 // Each strategy and rank count, called synchronously and overlapped.
@@ -189,12 +191,14 @@ void add_strategy_and_overlap_rows(const std::vector<int>& rank_counts) {
     QTest::addColumn<QString>("strategy");
     QTest::addColumn<int>("ranks");
     QTest::addColumn<bool>("overlapped");
-    for (const std::string& strategy : dp::thread_communicator_strategies())
+    for (const dp::AllReduceStrategy run_strategy : dp::run_strategies())
         for (int ranks : rank_counts)
-            for (bool overlapped : {false, true})
-                QTest::addRow("%s, %d ranks, %s", strategy.c_str(), ranks,
+            for (bool overlapped : {false, true}) {
+                const char* strategy = dp::all_reduce_strategy_name(run_strategy);
+                QTest::addRow("%s, %d ranks, %s", strategy, ranks,
                               overlapped ? "overlapped" : "synchronous")
-                    << QString::fromStdString(strategy) << ranks << overlapped;
+                    << QString(strategy) << ranks << overlapped;
+            }
 }
 
 // d2l's LeNet (12.5) with 3x3 first-layer kernels: offsets as the store lays them out.
@@ -287,11 +291,13 @@ private slots:
         QTest::addColumn<QString>("strategy");
         QTest::addColumn<int>("ranks");
         QTest::addColumn<int>("count");
-        for (const std::string& strategy : dp::thread_communicator_strategies())
+        for (const dp::AllReduceStrategy run_strategy : dp::run_strategies())
             for (int ranks = 1; ranks <= 4; ++ranks)
-                for (int count : {0, 1, 7, 1'000'003})
-                    QTest::addRow("%s, %d ranks, %d floats", strategy.c_str(), ranks, count)
-                        << QString::fromStdString(strategy) << ranks << count;
+                for (int count : {0, 1, 7, 1'000'003}) {
+                    const char* strategy = dp::all_reduce_strategy_name(run_strategy);
+                    QTest::addRow("%s, %d ranks, %d floats", strategy, ranks, count)
+                        << QString(strategy) << ranks << count;
+                }
     }
     void all_reduce_sums() {
         QFETCH(QString, strategy);
@@ -535,7 +541,7 @@ private slots:
 
     // A rank later than the others, but within the timeout, is waited for.
     void a_rank_late_within_the_timeout_is_waited_for() {
-        const auto communicator = dp::make_thread_communicator("ring", 3, {2.0, {}});
+        const auto communicator = dp::make_thread_communicator(dp::AllReduceStrategy::ring, 3, {2.0, {}});
         std::vector<std::vector<float>> buffers(3, std::vector<float>(10, 1.f));
         const auto errors = run_ranks(*communicator, [&](int rank) {
             if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -683,14 +689,14 @@ private slots:
 
     void bad_arguments_throw() {
         try {
-            dp::make_thread_communicator("tree", 2);
+            dp::make_thread_communicator(dp::parse_all_reduce_strategy("tree"), 2);
             QFAIL("no error for an unknown strategy");
         } catch (const dp::Error& error) {
             QVERIFY2(std::string(error.what()).find("naive, ring") != std::string::npos,
                      error.what());
         }
-        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::make_thread_communicator("ring", 0));
-        const auto communicator = dp::make_thread_communicator("ring", 1);
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::make_thread_communicator(dp::AllReduceStrategy::ring, 0));
+        const auto communicator = dp::make_thread_communicator(dp::AllReduceStrategy::ring, 1);
         QCOMPARE(communicator->name(), std::string("ring"));
         QCOMPARE(communicator->size(), 1);
         float value = 3.f;

@@ -25,7 +25,7 @@ private slots:
         QElapsedTimer timer;
         timer.start();
         const dp::ThreadLinkMeasurement measurement =
-                dp::measure_thread_link_repeatedly(dp::AllReduceAlgorithm::ring, 2, 5);
+                dp::measure_thread_link_repeatedly(dp::AllReduceStrategy::ring, 2, 5);
         qInfo("5 probes took %lld ms", static_cast<long long>(timer.elapsed()));
 
         QCOMPARE(measurement.probes.size(), std::size_t(5));
@@ -65,7 +65,7 @@ private slots:
     void anEvenCountTakesTheMiddleTwosMean()
     {
         const dp::ThreadLinkMeasurement measurement =
-                dp::measure_thread_link_repeatedly(dp::AllReduceAlgorithm::naive, 2, 2);
+                dp::measure_thread_link_repeatedly(dp::AllReduceStrategy::naive, 2, 2);
         QCOMPARE(measurement.probes.size(), std::size_t(2));
         const double mean = (measurement.probes[0].gigabytes_per_second()
                              + measurement.probes[1].gigabytes_per_second()) / 2;
@@ -75,55 +75,55 @@ private slots:
     void theCacheMeasuresEachLinkOncePerProcess()
     {
         std::atomic<int> measured = 0;
-        dp::ThreadLinkCache cache([&](dp::AllReduceAlgorithm algorithm, int devices) {
+        dp::ThreadLinkCache cache([&](dp::AllReduceStrategy algorithm, int devices) {
             ++measured;
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
             dp::ThreadLinkMeasurement measurement;
             measurement.link.beta = 1e-9 * devices;
-            measurement.link.source = dp::algorithm_name(algorithm);
+            measurement.link.source = dp::all_reduce_strategy_name(algorithm);
             return measurement;
         });
-        QVERIFY(!cache.find(dp::AllReduceAlgorithm::ring, 4));
+        QVERIFY(!cache.find(dp::AllReduceStrategy::ring, 4));
         // Two callers at once (the Classroom and the Scaling tab): one measurement.
         dp::ThreadLinkMeasurement first, second;
-        std::thread other([&] { first = cache.get(dp::AllReduceAlgorithm::ring, 4); });
-        second = cache.get(dp::AllReduceAlgorithm::ring, 4);
+        std::thread other([&] { first = cache.get(dp::AllReduceStrategy::ring, 4); });
+        second = cache.get(dp::AllReduceStrategy::ring, 4);
         other.join();
         QCOMPARE(measured.load(), 1);
         QCOMPARE(cache.measurements_taken(), 1);
         QCOMPARE(first.link.beta, 4e-9);
         QCOMPARE(second.link.beta, 4e-9);
-        QCOMPARE(cache.find(dp::AllReduceAlgorithm::ring, 4)->link.beta, 4e-9);
-        cache.get(dp::AllReduceAlgorithm::ring, 4);
+        QCOMPARE(cache.find(dp::AllReduceStrategy::ring, 4)->link.beta, 4e-9);
+        cache.get(dp::AllReduceStrategy::ring, 4);
         QCOMPARE(measured.load(), 1);
         // Another strategy or device count is another link.
-        QCOMPARE(cache.get(dp::AllReduceAlgorithm::naive, 4).link.source, std::string("naive"));
-        QCOMPARE(cache.get(dp::AllReduceAlgorithm::ring, 2).link.beta, 2e-9);
+        QCOMPARE(cache.get(dp::AllReduceStrategy::naive, 4).link.source, std::string("naive"));
+        QCOMPARE(cache.get(dp::AllReduceStrategy::ring, 2).link.beta, 2e-9);
         QCOMPARE(measured.load(), 3);
         // DataParallel sums its gradients with naive's all-reduce: its link.
-        QCOMPARE(cache.get(dp::AllReduceAlgorithm::dataparallel, 4).link.source, std::string("naive"));
+        QCOMPARE(cache.get(dp::AllReduceStrategy::dataparallel, 4).link.source, std::string("naive"));
         QCOMPARE(measured.load(), 3);
     }
 
     void theCacheReportsAFailureAndTriesAgain()
     {
         int calls = 0;
-        dp::ThreadLinkCache cache([&](dp::AllReduceAlgorithm, int) {
+        dp::ThreadLinkCache cache([&](dp::AllReduceStrategy, int) {
             if (++calls == 1)
                 throw dp::Error("no threads today");
             return dp::ThreadLinkMeasurement{};
         });
         try {
-            cache.get(dp::AllReduceAlgorithm::ring, 2);
+            cache.get(dp::AllReduceStrategy::ring, 2);
             QFAIL("the failure was swallowed");
         } catch (const dp::Error& error) {
             QCOMPARE(std::string(error.what()), std::string("no threads today"));
         }
-        QVERIFY(!cache.find(dp::AllReduceAlgorithm::ring, 2));
-        cache.get(dp::AllReduceAlgorithm::ring, 2);
+        QVERIFY(!cache.find(dp::AllReduceStrategy::ring, 2));
+        cache.get(dp::AllReduceStrategy::ring, 2);
         QCOMPARE(calls, 2);
         QCOMPARE(cache.measurements_taken(), 2);
-        QVERIFY(cache.find(dp::AllReduceAlgorithm::ring, 2));
+        QVERIFY(cache.find(dp::AllReduceStrategy::ring, 2));
     }
 
     void theProcessHasOneCache()
@@ -134,7 +134,7 @@ private slots:
     void noProbesIsRefused()
     {
         QVERIFY_THROWS_EXCEPTION(dp::Error,
-                                 dp::measure_thread_link_repeatedly(dp::AllReduceAlgorithm::ring, 2, 0));
+                                 dp::measure_thread_link_repeatedly(dp::AllReduceStrategy::ring, 2, 0));
     }
 };
 

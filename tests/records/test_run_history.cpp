@@ -1123,9 +1123,9 @@ private slots:
         dp::RunRecord record = madeRun("mpirun", "lenet", 2, {1, 1}, {0.5, 0.6});
         record.source = "mpirun";
         record.processes = 2;
-        record.config.allreduce = "mpi";
+        record.config.allreduce = dp::AllReduceStrategy::mpi;
         const dp::RunRecord imported = recordFromJson(QByteArray::fromStdString(dp::to_json(record)));
-        QCOMPARE(imported.config.allreduce, std::string("mpi"));
+        QCOMPARE(imported.config.allreduce, dp::AllReduceStrategy::mpi);
         QCOMPARE(imported.processes, 2);
     }
 
@@ -1491,7 +1491,7 @@ private slots:
         run.config.seed = 7;
         run.config.limit_train = 1000;
         run.config.limit_test = 200;
-        run.config.allreduce = "naive";
+        run.config.allreduce = dp::AllReduceStrategy::naive;
         run.config.epochs = 5;
         run.config.sync_bn = true;
         const QList<QStringList> csv = parseCsv(runsToCsv({run}));
@@ -1591,7 +1591,7 @@ private slots:
         config.limit_train = 1024;
         config.limit_test = 256;
         config.shuffle = false;
-        config.allreduce = "naive";
+        config.allreduce = dp::AllReduceStrategy::naive;
         config.sync_bn = true;
         config.devices = {"cpu:0", "cpu:1"};  // each rank picks its own device
         QCOMPARE(mpirunCommand(config, 4, QStringLiteral("my hosts")),
@@ -1627,7 +1627,7 @@ private slots:
     {
         dp::TrainConfig config;
         QVERIFY(clusterChanges(config).isEmpty());
-        config.allreduce = "dataparallel";
+        config.allreduce = dp::AllReduceStrategy::dataparallel;
         config.slow_devices = {"cpu:1=1.5"};
         const QString command = mpirunCommand(config, 2);
         // Ring is dp-train's default: no --allreduce at all.

@@ -81,7 +81,7 @@ private slots:
         dp::TrainConfig one, many;
         one.devices = {"cpu:0"};
         many.devices = {"cpu:0", "cpu:1"};
-        many.allreduce = "dataparallel";
+        many.allreduce = dp::AllReduceStrategy::dataparallel;
         const dp::SpeedupGap gap = dp::explain_speedup_gap(one, one_device(), many, dataparallel, 2);
         const auto seconds_of = [&](const std::string& short_name) {
             for (const dp::GapPart& part : gap.parts)
@@ -340,7 +340,7 @@ private slots:
         dp::TrainConfig one, many;
         one.devices = {"cpu:0"};
         many.devices = {"cpu:0", "cpu:1"};
-        many.allreduce = "ring";
+        many.allreduce = dp::AllReduceStrategy::ring;
         many.bucket_mb = 25;
         dp::SpeedupGap gap = dp::speedup_gap(one_device(), two_devices());
         const std::string compute = gap.parts[0].name;
@@ -357,7 +357,7 @@ private slots:
         QVERIFY2(gap.parts[1].advice.starts_with("try larger buckets ({bucket_mb}, now 25 MB for 42") &&
                      gap.parts[1].advice.find("ring") == std::string::npos,
                  gap.parts[1].advice.c_str());
-        many.allreduce = "naive";
+        many.allreduce = dp::AllReduceStrategy::naive;
         many.batch_size = 2 * one.batch_size;  // weak scaling
         dp::fit_gap_to_settings(gap, one, many);
         QVERIFY(gap.parts[1].advice.find("ring all-reduce ({allreduce})") != std::string::npos);

@@ -35,7 +35,7 @@ dp::TrainConfig config_on(int devices, const std::string& allreduce = "ring",
     config.batch_size = 64;
     config.lr = 0.2f;
     for (int i = 0; i < devices; ++i) config.devices.push_back("cpu:" + std::to_string(i));
-    config.allreduce = allreduce;
+    config.allreduce = dp::parse_all_reduce_strategy(allreduce);
     config.bucket_mb = 0.1;  // several buckets even for LeNet
     return config;
 }

@@ -91,10 +91,10 @@ private slots:
     // label too, so DataParallel and DDP runs tell apart; one device has none.
     void labelNamesAnAllReduceOtherThanRing() {
         dp::RunRecord record = sample_record();
-        record.config.allreduce = "dataparallel";
+        record.config.allreduce = dp::AllReduceStrategy::dataparallel;
         QCOMPARE(QString::fromStdString(record.label()),
                  QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2 · DataParallel"));
-        record.config.allreduce = "naive";
+        record.config.allreduce = dp::AllReduceStrategy::naive;
         record.config.precision = "bf16";
         QCOMPARE(QString::fromStdString(record.label()),
                  QStringLiteral("ResNet-18 · 2× cpu · b512 · lr 0.2 · naive · bf16"));

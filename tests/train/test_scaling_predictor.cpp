@@ -75,12 +75,12 @@ private slots:
     void dataParallelAddsItsBroadcastGatherAndSerialUpdate() {
         const dp::LinkModel pcie = preset("PCIe 4.0 x16");
         const dp::WorkloadProfile profile = lenet_like();
-        const auto point = [&](dp::AllReduceAlgorithm algorithm, const dp::LinkModel& link,
+        const auto point = [&](dp::AllReduceStrategy algorithm, const dp::LinkModel& link,
                                const dp::CoreSharing& sharing) {
             return dp::predict(profile, {algorithm, link, sharing, dp::Scaling::strong}, {2}).front();
         };
-        const dp::PredictedPoint naive = point(dp::AllReduceAlgorithm::naive, pcie, {});
-        const dp::PredictedPoint dataparallel = point(dp::AllReduceAlgorithm::dataparallel, pcie, {});
+        const dp::PredictedPoint naive = point(dp::AllReduceStrategy::naive, pcie, {});
+        const dp::PredictedPoint dataparallel = point(dp::AllReduceStrategy::dataparallel, pcie, {});
         // 10 steps an epoch, 2 devices: naive's 2 alphas + 2 B beta against
         // reduce and broadcast's alpha + B beta each, then the gather's and
         // the scatter's alpha: 2 alphas more.
@@ -93,8 +93,8 @@ private slots:
         // A wake-up: the gather pays one more a step, the broadcasts none.
         dp::LinkModel waking = pcie;
         waking.wake = 1e-3;
-        const double with_wake = point(dp::AllReduceAlgorithm::dataparallel, waking, {}).all_reduce -
-                                 point(dp::AllReduceAlgorithm::naive, waking, {}).all_reduce;
+        const double with_wake = point(dp::AllReduceStrategy::dataparallel, waking, {}).all_reduce -
+                                 point(dp::AllReduceStrategy::naive, waking, {}).all_reduce;
         QVERIFY(std::abs(with_wake - extra - 10 * waking.wake) < 1e-12);
         QCOMPARE(dataparallel.update, 10 * profile.update_per_step);
         // On shared cores, every device updating at once slows each; device 0 alone does not.
@@ -102,16 +102,16 @@ private slots:
         sharing.cores = 2;
         sharing.busy_slowdown = 1.5;
         const double alone = 10 * profile.update_per_step;
-        QVERIFY(std::abs(point(dp::AllReduceAlgorithm::ring, threads(2), sharing).update - 1.5 * alone) < 1e-12);
-        QVERIFY(std::abs(point(dp::AllReduceAlgorithm::dataparallel, threads(2), sharing).update - alone) < 1e-12);
+        QVERIFY(std::abs(point(dp::AllReduceStrategy::ring, threads(2), sharing).update - 1.5 * alone) < 1e-12);
+        QVERIFY(std::abs(point(dp::AllReduceStrategy::dataparallel, threads(2), sharing).update - alone) < 1e-12);
         const dp::AllReduceTerms broadcast = dp::broadcast_terms(threads(2), 4);
         QCOMPARE(broadcast.latency_terms, 4.0);  // 2 barriers, 2 turns of ranks on the busiest core
         QCOMPARE(broadcast.byte_terms, 2.0);     // 3 copies, 2 at a time
         const dp::AllReduceTerms reduce_on_threads = dp::reduce_terms(threads(2), 4);
         QCOMPARE(reduce_on_threads.latency_terms, 4.0);  // 2 barriers, 2 turns
         QCOMPARE(reduce_on_threads.byte_terms, 3.0);     // rank 0 adds 3 buffers alone
-        QCOMPARE(dp::parse_algorithm("dataparallel"), dp::AllReduceAlgorithm::dataparallel);
-        QCOMPARE(std::string(dp::algorithm_name(dp::AllReduceAlgorithm::dataparallel)), std::string("dataparallel"));
+        QCOMPARE(dp::parse_all_reduce_strategy("dataparallel"), dp::AllReduceStrategy::dataparallel);
+        QCOMPARE(std::string(dp::all_reduce_strategy_name(dp::AllReduceStrategy::dataparallel)), std::string("dataparallel"));
     }
 
     void fitRecoversAlphaAndBetaOfExactTimings() {
@@ -150,7 +150,7 @@ private slots:
     }
 
     void oneDeviceHasNoCommunication() {
-        for (const auto algorithm : {dp::AllReduceAlgorithm::naive, dp::AllReduceAlgorithm::ring})
+        for (const auto algorithm : {dp::AllReduceStrategy::naive, dp::AllReduceStrategy::ring})
             for (const dp::LinkModel& link : {preset("10 GbE"), threads(2)}) {
                 QCOMPARE(dp::all_reduce_seconds(algorithm, link, 1, 1e6), 0.0);
                 QVERIFY(dp::all_reduce_seconds(algorithm, link, 2, 1e6) > 0);
@@ -160,13 +160,13 @@ private slots:
     void ringBeatsNaiveForLargeMessagesOnManyDevices() {
         const dp::LinkModel link = preset("PCIe 4.0 x16");
         const double large = 44.7e6;
-        const double ring = dp::all_reduce_seconds(dp::AllReduceAlgorithm::ring, link, 64, large);
-        const double naive = dp::all_reduce_seconds(dp::AllReduceAlgorithm::naive, link, 64, large);
+        const double ring = dp::all_reduce_seconds(dp::AllReduceStrategy::ring, link, 64, large);
+        const double naive = dp::all_reduce_seconds(dp::AllReduceStrategy::naive, link, 64, large);
         QVERIFY(ring * 20 < naive);  // 2(N-1)/N against 2(N-1) buffers: about N times less
         // On 2 devices the ring sends half buffers both ways at once, twice:
         // one buffer's time against naive's gather then broadcast, two.
-        const double ring2 = dp::all_reduce_seconds(dp::AllReduceAlgorithm::ring, link, 2, large);
-        const double naive2 = dp::all_reduce_seconds(dp::AllReduceAlgorithm::naive, link, 2, large);
+        const double ring2 = dp::all_reduce_seconds(dp::AllReduceStrategy::ring, link, 2, large);
+        const double naive2 = dp::all_reduce_seconds(dp::AllReduceStrategy::naive, link, 2, large);
         QVERIFY(ring2 < naive2 && naive2 < 2 * ring2);
     }
 
@@ -174,14 +174,14 @@ private slots:
         // The thread strategies: naive meets at 3 barriers, the ring at 2N-1,
         // so tiny buffers favour naive and large ones the ring.
         const dp::LinkModel link = threads(8);
-        QVERIFY(dp::all_reduce_seconds(dp::AllReduceAlgorithm::naive, link, 8, 16) <
-                dp::all_reduce_seconds(dp::AllReduceAlgorithm::ring, link, 8, 16));
-        QVERIFY(dp::all_reduce_seconds(dp::AllReduceAlgorithm::ring, link, 8, 64e6) <
-                dp::all_reduce_seconds(dp::AllReduceAlgorithm::naive, link, 8, 64e6));
+        QVERIFY(dp::all_reduce_seconds(dp::AllReduceStrategy::naive, link, 8, 16) <
+                dp::all_reduce_seconds(dp::AllReduceStrategy::ring, link, 8, 16));
+        QVERIFY(dp::all_reduce_seconds(dp::AllReduceStrategy::ring, link, 8, 64e6) <
+                dp::all_reduce_seconds(dp::AllReduceStrategy::naive, link, 8, 64e6));
     }
 
     void threadLinkFromAFitReproducesTheFitWhereItWasMeasured() {
-        for (const auto algorithm : {dp::AllReduceAlgorithm::naive, dp::AllReduceAlgorithm::ring}) {
+        for (const auto algorithm : {dp::AllReduceStrategy::naive, dp::AllReduceStrategy::ring}) {
             const dp::LinkModel link = dp::thread_link_from_fit(algorithm, 3, 2, 20e-6, 1 / 3e9);
             QCOMPARE(link.shared_cores, 2);
             for (double bytes : {1e3, 1e6}) {
@@ -190,7 +190,7 @@ private slots:
                         1e-12);
             }
         }
-        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::thread_link_from_fit(dp::AllReduceAlgorithm::ring, 1, 2, 0, 0));
+        QVERIFY_THROWS_EXCEPTION(dp::Error, dp::thread_link_from_fit(dp::AllReduceStrategy::ring, 1, 2, 0, 0));
     }
 
     void devicesBeyondTheCoresTakeTurns() {
@@ -238,7 +238,7 @@ private slots:
     void partsAddUpToTheEpoch() {
         dp::PredictionSettings settings;
         settings.link = preset("PCIe 4.0 x16");
-        settings.algorithm = dp::AllReduceAlgorithm::naive;
+        settings.algorithm = dp::AllReduceStrategy::naive;
         for (const dp::PredictedPoint& point : dp::predict(lenet_like(), settings, {1, 3, 16})) {
             const double parts = point.compute + point.all_reduce + point.update +
                                  point.data_and_host + point.straggler_wait;
@@ -329,7 +329,7 @@ private slots:
 
     void unknownStrategyNamesTheKnownOnes() {
         try {
-            dp::parse_algorithm("tree");
+            dp::parse_all_reduce_strategy("tree");
             QFAIL("no error");
         } catch (const dp::Error& error) {
             QVERIFY(std::string(error.what()).find("naive, ring") != std::string::npos);
@@ -360,10 +360,10 @@ private slots:
     void tableShowsMeasuredPointsWithTheirError() {
         dp::LinkChoice link{{}, {preset("10 GbE")}};
         const dp::WorkloadProfile profile = lenet_like();
-        dp::PredictionSettings settings{dp::AllReduceAlgorithm::ring, link.at(2), {}, dp::Scaling::strong};
+        dp::PredictionSettings settings{dp::AllReduceStrategy::ring, link.at(2), {}, dp::Scaling::strong};
         const double predicted = dp::predict(profile, settings, {3}).front().seconds_per_epoch;
         const std::string table = dp::format_prediction_table(
-            profile, dp::AllReduceAlgorithm::ring, link, {}, {{3, 100, predicted / 1.1}});
+            profile, dp::AllReduceStrategy::ring, link, {}, {{3, 100, predicted / 1.1}});
         QVERIFY2(table.find("\n      3 |") != std::string::npos, table.c_str());  // a measured count is a row
         QVERIFY2(table.find("+10%") != std::string::npos, table.c_str());
         QVERIFY(table.find("\n     64 |") != std::string::npos);

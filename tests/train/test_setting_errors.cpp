@@ -40,6 +40,39 @@ class TestSettingErrors : public QObject {
     Q_OBJECT
 
 private slots:
+    // Issue 41: the all-reduce strategy is an enum with one parser and one
+    // printer (config/all_reduce_strategy.h); its words stay those that
+    // records, the history, the CLI and the settings file have always held.
+    void allReduceStrategyKeepsItsWords()
+    {
+        const dp::ConfigField& field = dp::config_field("allreduce");
+        QCOMPARE(dp::field_kind(field), dp::FieldKind::text);
+        dp::TrainConfig config;
+        QCOMPARE(dp::field_text(field, config), std::string("ring"));  // the default, as before
+        for (const char* word : {"naive", "ring", "dataparallel", "mpi"}) {
+            dp::set_field_text(field, config, word);
+            QCOMPARE(dp::field_text(field, config), std::string(word));
+            QCOMPARE(std::string(dp::all_reduce_strategy_name(dp::parse_all_reduce_strategy(word))),
+                     std::string(word));
+        }
+        QCOMPARE(dp::field_choices(field), (std::vector<std::string>{"naive", "ring", "dataparallel"}));
+        // An unknown word is refused where it is read, naming the known ones.
+        try {
+            dp::set_field_text(field, config, "tree");
+            QFAIL("the all-reduce strategy 'tree' was taken");
+        } catch (const dp::Error& error) {
+            QCOMPARE(std::string(error.what()),
+                     std::string("unknown all-reduce strategy 'tree' (known: naive, ring, dataparallel)"));
+        }
+        // mpi is what records of earlier MPI runs say: read, never run.
+        config = small();
+        config.allreduce = dp::AllReduceStrategy::mpi;
+        QCOMPARE(blamed(config), QStringLiteral("allreduce"));
+        QCOMPARE(dp::strategy_as_run(dp::AllReduceStrategy::mpi), dp::AllReduceStrategy::ring);
+        QCOMPARE(dp::schedule_strategy(dp::AllReduceStrategy::mpi), dp::AllReduceStrategy::ring);
+        QCOMPARE(dp::schedule_strategy(dp::AllReduceStrategy::dataparallel), dp::AllReduceStrategy::naive);
+    }
+
     void eachProblemNamesItsSetting()
     {
         QCOMPARE(blamed(small()), QStringLiteral("-"));
@@ -57,7 +90,7 @@ private slots:
         config.accumulate = 2;
         QCOMPARE(blamed(config), QStringLiteral("sync_bn"));
         config = small();
-        config.allreduce = "dataparallel";
+        config.allreduce = dp::AllReduceStrategy::dataparallel;
         QCOMPARE(blamed(config), QStringLiteral("-"));
         config.accumulate = 2;
         QCOMPARE(blamed(config), QStringLiteral("accumulate"));

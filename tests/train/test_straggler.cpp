@@ -34,7 +34,7 @@ dp::TrainConfig lenet_on_two(const std::string& allreduce, std::vector<std::stri
     dp::TrainConfig config;
     config.batch_size = 64;
     config.devices = {"cpu:0", "cpu:1"};
-    config.allreduce = allreduce;
+    config.allreduce = dp::parse_all_reduce_strategy(allreduce);
     config.bucket_mb = 0.1;  // several buckets, so a straggler holds some back
     config.slow_devices = std::move(slow_devices);
     return config;

@@ -219,10 +219,10 @@ void TestLessons::theLessonsAreTheOnesAsked()
     const std::vector<dp::TrainConfig> strategyRuns = configsOf(*strategies);
     QCOMPARE(strategyRuns.size(), std::size_t(4));
     QCOMPARE(strategyRuns[0].devices.size(), std::size_t(1));
-    QCOMPARE(strategyRuns[1].allreduce, std::string("ring"));
+    QCOMPARE(strategyRuns[1].allreduce, dp::AllReduceStrategy::ring);
     QCOMPARE(strategyRuns[1].devices.size(), std::size_t(2));
     QCOMPARE(strategyRuns[2].devices.size(), std::size_t(1));
-    QCOMPARE(strategyRuns[3].allreduce, std::string("dataparallel"));
+    QCOMPARE(strategyRuns[3].allreduce, dp::AllReduceStrategy::dataparallel);
     QCOMPARE(strategyRuns[3].devices.size(), std::size_t(2));
     QCOMPARE(lessonComparisons(*strategies), (std::vector<int>{0, 0, 1, 1}));
 
@@ -279,7 +279,7 @@ void TestLessons::aRunsSettingsGoOverTheLessons()
     QCOMPARE(configs[0].batch_size, 32);
     QCOMPARE(configs[1].batch_size, 64);
     QCOMPARE(configs[2].batch_size, 32);
-    QCOMPARE(configs[2].allreduce, std::string("naive"));
+    QCOMPARE(configs[2].allreduce, dp::AllReduceStrategy::naive);
     for (const dp::TrainConfig& config : configs) {
         QCOMPARE(config.epochs, 2);
         QCOMPARE(config.data_dir, std::string("/data"));

@@ -659,14 +659,14 @@ void TestMainWindow::configRoundTripsEverySetting()
         allIds.push_back(device.id);
     // All checked by default, listed explicitly.
     QCOMPARE(panel->config().devices, allIds);
-    QCOMPARE(panel->config().allreduce, std::string("ring"));
+    QCOMPARE(panel->config().allreduce, dp::AllReduceStrategy::ring);
     QCOMPARE(panel->config().dataset, std::string("fashion-mnist"));
     QVERIFY(!panel->config().sync_bn);
     QCOMPARE(panel->config().precision, std::string("fp32"));
 
     dp::TrainConfig config;
     config.devices = {allIds.back()};
-    config.allreduce = "naive";
+    config.allreduce = dp::AllReduceStrategy::naive;
     config.sync_bn = true;
     config.precision = "bf16";
     config.seed = 42;
@@ -677,7 +677,7 @@ void TestMainWindow::configRoundTripsEverySetting()
     window.setRunConfig(config);
     const dp::TrainConfig shown = panel->config();
     QCOMPARE(shown.devices, config.devices);
-    QCOMPARE(shown.allreduce, std::string("naive"));
+    QCOMPARE(shown.allreduce, dp::AllReduceStrategy::naive);
     QVERIFY(shown.sync_bn);
     QCOMPARE(shown.seed, std::uint64_t(42));
     QCOMPARE(shown.dataset, std::string("random"));
@@ -694,7 +694,7 @@ void TestMainWindow::configRoundTripsEverySetting()
     // No devices in a config means the whole machine.
     window.setRunConfig(dp::TrainConfig{});
     QCOMPARE(panel->config().devices, allIds);
-    QCOMPARE(panel->config().allreduce, std::string("ring"));
+    QCOMPARE(panel->config().allreduce, dp::AllReduceStrategy::ring);
     QVERIFY(!panel->config().sync_bn);
     QCOMPARE(panel->config().precision, std::string("fp32"));
 }
@@ -704,7 +704,7 @@ void TestMainWindow::lastSettingsAreRestoredOnLaunch()
     dp::TrainConfig config = tinyRun();
     config.model = "mnistnet";
     config.seed = 7;
-    config.allreduce = "naive";
+    config.allreduce = dp::AllReduceStrategy::naive;
     config.devices = {dp::available_devices().front().id};
     {
         MainWindow window;

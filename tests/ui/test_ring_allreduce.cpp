@@ -171,8 +171,8 @@ private slots:
         link.beta = 1e-9;
         // Two buckets: 2 latencies, and chunks of 100 + 200 floats.
         QVERIFY(std::abs(model.ringStepSeconds(link) - (2e-6 + 300 * sizeof(float) * 1e-9)) < 1e-12);
-        QVERIFY(model.allReduceSeconds(dp::AllReduceAlgorithm::naive, link)
-                > model.allReduceSeconds(dp::AllReduceAlgorithm::ring, link));
+        QVERIFY(model.allReduceSeconds(dp::AllReduceStrategy::naive, link)
+                > model.allReduceSeconds(dp::AllReduceStrategy::ring, link));
     }
 
     // nn.DataParallel's step: the parameters out of device 0, the outputs
@@ -272,12 +272,12 @@ private slots:
     {
         RingAllReduceView first;
         first.setRun(QStringLiteral("lenet"), 25, 3, 64, 10);
-        QVERIFY(!dp::thread_link_cache().find(dp::AllReduceAlgorithm::ring, 3));
+        QVERIFY(!dp::thread_link_cache().find(dp::AllReduceStrategy::ring, 3));
         first.show();
         first.stepForward();
         QVERIFY2(first.stepText().contains(QStringLiteral("measuring this machine's threads")),
                  qPrintable(first.stepText()));
-        QTRY_VERIFY_WITH_TIMEOUT(dp::thread_link_cache().find(dp::AllReduceAlgorithm::naive, 3), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(dp::thread_link_cache().find(dp::AllReduceStrategy::naive, 3), 60000);
         QTRY_VERIFY_WITH_TIMEOUT(first.stepText().contains(QStringLiteral(" on this machine")), 5000);
         const int taken = dp::thread_link_cache().measurements_taken();
         QCOMPARE(taken, 2);  // ring and naive (DataParallel's is naive's), once each
@@ -298,7 +298,7 @@ private slots:
         scaling.setRuns({{lenetRecord(1), Qt::blue}, {lenetRecord(3), Qt::red}});
         QTRY_VERIFY_WITH_TIMEOUT(!scaling.isMeasuring(), 60000);
         QCOMPARE(dp::thread_link_cache().measurements_taken(), taken);
-        const std::string source = dp::thread_link_cache().find(dp::AllReduceAlgorithm::ring, 3)->link.source;
+        const std::string source = dp::thread_link_cache().find(dp::AllReduceStrategy::ring, 3)->link.source;
         const QString details = scaling.findChild<QLabel*>(QStringLiteral("predictionAssumptions"))->text();
         QVERIFY2(details.contains(QString::fromStdString(source).toHtmlEscaped()), qPrintable(details));
     }

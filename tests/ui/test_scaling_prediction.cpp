@@ -284,7 +284,7 @@ private slots:
                 tenGbE = preset;
         const dp::WorkloadProfile profile =
                 dp::workload_profile_from_epochs(one.config, 1, 2.0, 8192, dp::CoreSharing{});
-        const auto points = dp::predict(profile, {dp::AllReduceAlgorithm::dataparallel, tenGbE, {}, dp::Scaling::strong},
+        const auto points = dp::predict(profile, {dp::AllReduceStrategy::dataparallel, tenGbE, {}, dp::Scaling::strong},
                                         dp::prediction_device_counts());
         for (int i = 0; i < 7; ++i) {
             QCOMPARE(line->at(i).x(), double(points[std::size_t(i)].devices));

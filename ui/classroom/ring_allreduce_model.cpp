@@ -4,7 +4,7 @@
 #include <bit>
 
 #include "core/error.h"
-#include "models/model_registry.h"
+#include "models/model_info.h"
 #include "parallel/batch_split.h"
 #include "parallel/bucket_plan.h"
 #include "parallel/collective_schedule.h"
@@ -89,10 +89,10 @@ std::size_t RingAllReduceModel::ringBytesPerLink() const
 
 double RingAllReduceModel::ringStepSeconds(const dp::LinkModel& link) const
 {
-    return allReduceSeconds(dp::AllReduceAlgorithm::ring, link) / steps();
+    return allReduceSeconds(dp::AllReduceStrategy::ring, link) / steps();
 }
 
-double RingAllReduceModel::allReduceSeconds(dp::AllReduceAlgorithm algorithm,
+double RingAllReduceModel::allReduceSeconds(dp::AllReduceStrategy algorithm,
                                             const dp::LinkModel& link) const
 {
     double seconds = 0;
@@ -132,11 +132,9 @@ std::vector<std::size_t> gradientBucketFloats(const std::string& model, double b
     const dp::ModelInfo& info = dp::model_info(model);
     const auto bucketBytes = std::size_t(bucketMegabytes * 1024 * 1024);
     try {
-        const auto built = dp::build_model(model, dp::SampleShape{1, 28, 28}, 10);
-        built->declare();  // lays the parameters out without allocating them
         std::vector<std::size_t> floats;
         for (const dp::GradientBucket& bucket :
-             dp::plan_buckets(built->parameters().infos(), bucketBytes,
+             dp::plan_buckets(dp::model_gradient_spans(model), bucketBytes,
                               std::min<std::size_t>(bucketBytes, 1024 * 1024)))
             floats.push_back(bucket.size);
         if (!floats.empty())

@@ -76,7 +76,7 @@ public:
     // Seconds of one ring step, and of the whole ring and naive all-reduce,
     // over `link` (scaling_predictor.h's cost of each bucket, summed).
     double ringStepSeconds(const dp::LinkModel& link) const;
-    double allReduceSeconds(dp::AllReduceAlgorithm algorithm, const dp::LinkModel& link) const;
+    double allReduceSeconds(dp::AllReduceStrategy algorithm, const dp::LinkModel& link) const;
 
 private:
     int devices_;

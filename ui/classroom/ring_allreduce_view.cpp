@@ -17,7 +17,7 @@
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "flow_layout.h"
-#include "models/model_registry.h"
+#include "models/model_info.h"
 #include "scaling/scaling_probes.h"
 #include "vertical_scroll_area.h"
 
@@ -368,7 +368,7 @@ QString RingAllReduceView::stepText() const
     text = text.arg(shown).arg(steps);
     text += QLatin1Char(' ');
     text += tr("%1 per link").arg(bytesText(double(model_.ringLinkBytes(0, shown - 1))));
-    if (const auto ring = link(dp::AllReduceAlgorithm::ring))
+    if (const auto ring = link(dp::AllReduceStrategy::ring))
         text += tr(": %1 on %2").arg(secondsText(model_.ringStepSeconds(*ring)), linkName());
     else
         text += QStringLiteral(" (%1)").arg(missingTimeText());
@@ -394,9 +394,9 @@ QString RingAllReduceView::trafficText() const
                             bytesText(buffer), bytesText(double(model_.chunkBytes(0))));
     if (buckets > 1)
         text += tr(" %1 buckets, each cut into chunks and all\u2011reduced in turn.").arg(buckets);
-    const auto ring = link(dp::AllReduceAlgorithm::ring);
-    const auto naive = link(dp::AllReduceAlgorithm::naive);
-    const auto dataParallel = link(dp::AllReduceAlgorithm::dataparallel);
+    const auto ring = link(dp::AllReduceStrategy::ring);
+    const auto naive = link(dp::AllReduceStrategy::naive);
+    const auto dataParallel = link(dp::AllReduceStrategy::dataparallel);
     const auto time = [](const std::optional<dp::LinkModel>& l, double seconds) {
         return l ? secondsText(seconds) : QStringLiteral("\u2026");
     };
@@ -421,8 +421,8 @@ QString RingAllReduceView::trafficText() const
                      bytesText(double(model_.naiveTotalBytes())));
     text += tr("<tr><td>Time on %1</td><td>%2</td><td>%3</td><td>%4</td></tr></table>")
                 .arg(linkName().toHtmlEscaped(),
-                     time(ring, ring ? model_.allReduceSeconds(dp::AllReduceAlgorithm::ring, *ring) : 0),
-                     time(naive, naive ? model_.allReduceSeconds(dp::AllReduceAlgorithm::naive, *naive) : 0),
+                     time(ring, ring ? model_.allReduceSeconds(dp::AllReduceStrategy::ring, *ring) : 0),
+                     time(naive, naive ? model_.allReduceSeconds(dp::AllReduceStrategy::naive, *naive) : 0),
                      time(dataParallel, dataParallel ? model_.dataParallelSeconds(*dataParallel) : 0));
     text += tr("Ring and naive move the same bytes; the ring spreads them over every link at once, "
                "naive sends %1 buffers through device 0's. DataParallel's step sends everything "
@@ -443,7 +443,7 @@ void RingAllReduceView::refresh()
     diagram_->update();
 }
 
-std::optional<dp::LinkModel> RingAllReduceView::link(dp::AllReduceAlgorithm algorithm) const
+std::optional<dp::LinkModel> RingAllReduceView::link(dp::AllReduceStrategy algorithm) const
 {
     if (linkCombo_->currentIndex() > 0)
         return dp::link_presets().at(std::size_t(linkCombo_->currentIndex() - 1));
@@ -460,7 +460,7 @@ QString RingAllReduceView::linkName() const
 bool RingAllReduceView::awaitsMeasurement() const
 {
     // Until the worker ends the text is not refreshed, though the cache may hold a link already.
-    return probeThread_ || (!link(dp::AllReduceAlgorithm::ring) && !probeErrors_.count(model_.devices()));
+    return probeThread_ || (!link(dp::AllReduceStrategy::ring) && !probeErrors_.count(model_.devices()));
 }
 
 QString RingAllReduceView::missingTimeText() const
@@ -482,15 +482,15 @@ void RingAllReduceView::probeThreadsIfNeeded()
     const int devices = model_.devices();
     const dp::ThreadLinkCache& cache = dp::thread_link_cache();
     if (probeThread_ || !isVisible() || linkCombo_->currentIndex() != 0 || probeErrors_.count(devices)
-        || (cache.find(dp::AllReduceAlgorithm::ring, devices) && cache.find(dp::AllReduceAlgorithm::naive, devices)))
+        || (cache.find(dp::AllReduceStrategy::ring, devices) && cache.find(dp::AllReduceStrategy::naive, devices)))
         return;
     probedDevices_ = devices;
     probeError_.clear();
     // The thread writes probeError_ alone until it has finished.
     probeThread_ = QThread::create([this, devices] {
         try {
-            dp::thread_link_cache().get(dp::AllReduceAlgorithm::ring, devices);
-            dp::thread_link_cache().get(dp::AllReduceAlgorithm::naive, devices);
+            dp::thread_link_cache().get(dp::AllReduceStrategy::ring, devices);
+            dp::thread_link_cache().get(dp::AllReduceStrategy::naive, devices);
         } catch (...) {
             probeError_ = QString::fromStdString(dp::current_exception_message());
         }

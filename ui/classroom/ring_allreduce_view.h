@@ -67,7 +67,7 @@ private:
     void refresh();
     // The link the clock uses, if known: a preset, or this machine's
     // threads once measured (for each strategy: DataParallel's is naive's).
-    std::optional<dp::LinkModel> link(dp::AllReduceAlgorithm algorithm) const;
+    std::optional<dp::LinkModel> link(dp::AllReduceStrategy algorithm) const;
     QString linkName() const;
     // Why there is no time: being measured, or the measurement's error.
     QString missingTimeText() const;

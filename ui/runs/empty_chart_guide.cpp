@@ -7,7 +7,7 @@
 #include "run_config_panel.h"
 #include "runs_table_model.h"
 
-#include "models/model_registry.h"
+#include "models/model_info.h"
 
 namespace {
 

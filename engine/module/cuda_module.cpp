@@ -1,4 +1,4 @@
-#include "platform/cuda_module.h"
+#include "module/cuda_module.h"
 
 #include <dlfcn.h>
 

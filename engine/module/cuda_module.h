@@ -8,6 +8,11 @@
 // on any machine: where the module or one of CUDA's libraries is missing,
 // they run on CPU devices and say why CUDA is not there, in one line.
 //
+// A floor of its own, module/: it names the interfaces of backend/ and
+// parallel/ (the factories' return types), so it sits above them, while
+// platform/cuda/, the CUDA ground floor beneath both, includes only itself
+// and core/ (scripts/check-floors).
+//
 // Plain C++ on both sides: the module is built by the same compiler with the
 // same flags as the programs that load it, and from the same commit (the
 // version below is checked on loading).
@@ -52,7 +57,7 @@ struct CudaModule {
                                                                     CollectiveTimeout timeout);
 };
 
-// The module's one entry point (engine/platform/cuda/cuda_module_entry.cpp).
+// The module's one entry point (engine/module/cuda_module_entry.cpp).
 #define DP_CUDA_MODULE_ENTRY "dp_cuda_module"
 using CudaModuleEntry = const CudaModule* (*)();
 

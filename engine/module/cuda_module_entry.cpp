@@ -1,5 +1,5 @@
-// libdp-cuda.so's entry point: the factories of platform/cuda_module.h.
-#include "platform/cuda_module.h"
+// libdp-cuda.so's entry point: the factories of module/cuda_module.h.
+#include "module/cuda_module.h"
 
 #include <utility>
 
