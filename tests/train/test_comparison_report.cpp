@@ -125,10 +125,10 @@ private slots:
     void reportHoldsTheRowsAndEachGap() {
         std::vector<dp::ComparisonRow> rows(2);
         rows[0] = {.devices = 1, .global_batch = 256, .lr = 0.2, .seconds_per_epoch = 10, .speedup = 1,
-                   .efficiency = 1, .final_test_acc = 0.81, .parameter_drift = std::nan("")};
+                   .efficiency = 1, .final_test_acc = 0.81, .parameter_drift = std::nan(""), .load = {}};
         rows[1] = {.devices = 2, .global_batch = 256, .lr = 0.2, .seconds_per_epoch = 6.5,
                    .speedup = 10 / 6.5, .efficiency = 10 / 6.5 / 2, .final_test_acc = 0.8125,
-                   .parameter_drift = 3e-9};
+                   .parameter_drift = 3e-9, .load = {}};
         dp::SpeedupGap gap = dp::speedup_gap(one_device(), two_devices());
         gap.parts[0].advice = "a \"quoted\" hint";  // texts are escaped
         QJsonParseError error;

@@ -393,6 +393,15 @@ void ChartBoard::fitLegend()
     legendScroll_->setVisible(!legend_->entries().empty());
     if (legend_->entries().empty())
         return;
+    // The utilisation view gives way where the legend would not fit beside
+    // it (a narrow board, presenter mode's large font): the runs' names come
+    // first. The room is the legend's and the view's together, so the
+    // decision stands whichever of the two it leaves shown.
+    const int spacing = topRow_->spacing();
+    const int room = legendScroll_->width() + (utilisation_->isVisible() ? utilisation_->width() + spacing : 0);
+    utilisation_->setRoom(room >= legend_->minimumSizeHint().width()
+                                      + legendScroll_->verticalScrollBar()->sizeHint().width()
+                                      + spacing + utilisation_->sizeHint().width());
     const int width = legendScroll_->width();
     // A line's height as the legend draws it (its swatches are taller than the text).
     const int cap = kLegendLinesShown * legend_->heightForWidth(QWIDGETSIZE_MAX);

@@ -63,6 +63,14 @@ void DeviceUtilisationView::forgetRun(const std::string& id)
         refresh();
 }
 
+void DeviceUtilisationView::setRoom(bool room)
+{
+    if (room == room_)
+        return;
+    room_ = room;
+    refresh();
+}
+
 void DeviceUtilisationView::setFontScale(double scale)
 {
     QFont scaled = baseFont_;
@@ -111,7 +119,7 @@ QString DeviceUtilisationView::title()
 
 void DeviceUtilisationView::refresh()
 {
-    setVisible(newest() != nullptr);
+    setVisible(room_ && newest() != nullptr);
     setToolTip(tr("%1\nEach device thread's CPU time over an epoch's training, as a share of the "
                   "epoch's seconds: 100% never waited; lower waited for a core (other work on the "
                   "machine), for the other devices, or for its GPU. The bar is the last epoch, the "

@@ -37,6 +37,9 @@ public:
     void forgetRun(const std::string& id);
     // 1 is normal; presenter mode enlarges the text (half as much, as the legend).
     void setFontScale(double scale);
+    // Whether the board has room for the view beside the legend; without, it
+    // stays hidden (ChartBoard::fitLegend: the runs' names come first).
+    void setRoom(bool room);
 
     // The run drawn: its name, and its devices (empty when it has no shares
     // to draw, and then note() says why).
@@ -63,6 +66,7 @@ private:
     const Shown* newest() const;
     // Shown or hidden, and laid out again, after the newest run changed.
     void refresh();
+    bool room_ = true;
     int columns() const;
 
     std::map<std::string, Shown> runs_;  // by id: the last is the newest
