@@ -111,10 +111,11 @@ int DeviceUtilisationView::columns() const
 }
 
 // The title: the run is told by its colour, and named in the tooltip (a
-// run's full name would take the legend's width).
+// run's full name would take the legend's width), which also says that the
+// bars are the last epoch's (in the title, that was cut short at 1366x768).
 QString DeviceUtilisationView::title()
 {
-    return tr("CPU per device (last epoch)");
+    return tr("CPU per device");
 }
 
 void DeviceUtilisationView::refresh()
