@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/env_flag.h"
 #include "core/error.h"
 
 namespace dp {
@@ -78,25 +79,12 @@ inline int decode_conv_choice(int code, ConvMath required, const std::string& ke
     return code / 4;
 }
 
-namespace detail {
-
-inline bool env_flag(const char* name) {
-    const char* text = std::getenv(name);
-    if (!text || !*text) return false;
-    const std::string value(text);
-    if (value == "1" || value == "true" || value == "on") return true;
-    if (value == "0" || value == "false" || value == "off") return false;
-    throw Error(std::string(name) + " must be 1 or 0 (got '" + value + "')");
-}
-
-}  // namespace detail
-
 inline CudaBackendOptions cuda_backend_options_from_environment() {
     CudaBackendOptions options;
-    options.deterministic = detail::env_flag("DP_CUDA_DETERMINISTIC");
-    options.allow_tf32 = detail::env_flag("DP_CUDA_TF32");
-    options.fp32_transforms = detail::env_flag("DP_CUDNN_FP32_TRANSFORMS");
-    options.step_graphs = detail::env_flag("DP_CUDA_GRAPHS");
+    options.deterministic = env_flag("DP_CUDA_DETERMINISTIC");
+    options.allow_tf32 = env_flag("DP_CUDA_TF32");
+    options.fp32_transforms = env_flag("DP_CUDNN_FP32_TRANSFORMS");
+    options.step_graphs = env_flag("DP_CUDA_GRAPHS");
     if (const char* text = std::getenv("DP_CUDA_BATCH_NORM"); text && *text) {
         const std::string value(text);
         if (value == "own")

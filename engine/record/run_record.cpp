@@ -6,7 +6,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "backend/cuda_backend_options.h"
+#include "core/env_flag.h"
 #include "config/slow_devices.h"
 #include "core/error.h"
 #include "core/format.h"
@@ -127,7 +127,7 @@ RunRecord start_run_record(const TrainConfig& config, const std::string& source)
     record.config = config;
     const bool on_gpu = !config.devices.empty() && config.devices[0].starts_with("cuda:");
     record.deterministic =
-        !config.retune && (!on_gpu || detail::env_flag("DP_CUDA_DETERMINISTIC"));
+        !config.retune && (!on_gpu || env_flag("DP_CUDA_DETERMINISTIC"));
     return record;
 }
 

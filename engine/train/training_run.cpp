@@ -10,6 +10,7 @@
 
 #include "backend/kernel_choices.h"
 #include "core/checked_math.h"
+#include "core/env_flag.h"
 #include "core/error.h"
 #include "core/exception_message.h"
 #include "core/setting_ref.h"
@@ -176,8 +177,7 @@ TrainingRun::TrainingRun(const TrainConfig& config,
     replicas_.emplace(devices, std::move(communicator), part_ ? part_->first_rank : 0,
                       replica_config, input, data_.train.classes,
                       config_.profile_ops > 0 ? op_profiler_wrapper() : BackendWrapper{});
-    const char* step_sync = std::getenv("DP_CUDA_STEP_SYNC");
-    step_sync_ = step_sync && std::string(step_sync) == "1";
+    step_sync_ = env_flag("DP_CUDA_STEP_SYNC");
     read_loss_every_step_ = replicas_->host_reads_are_free() || step_sync_;
     if (part_) summary_.devices = part_->rank_devices;
     else for (const auto& device : devices) summary_.devices.push_back(device.id);
@@ -243,25 +243,29 @@ BackendWrapper TrainingRun::op_profiler_wrapper() {
     };
 }
 
-// The profiled steps: from the second (the first tunes kernels and builds
-// plans), or the first of a run of one step.
-void TrainingRun::start_profiled_step() {
+// The profiled steps (counted from 0): from the second (the first tunes
+// kernels and builds plans), or the first of a run of one step; the last of
+// them is the one that ends the window or the run.
+TrainingRun::ProfiledStep TrainingRun::profiled_step(std::int64_t step) const {
     const std::int64_t total = std::int64_t(config_.epochs) * batches_;
-    const std::int64_t first = total > 1 ? 1 : 0;  // steps counted from 0
-    if (config_.profile_ops <= 0 || steps_done_ < first || steps_done_ >= first + config_.profile_ops)
-        return;
+    const std::int64_t first = total > 1 ? 1 : 0;
+    const std::int64_t end = first + config_.profile_ops;
+    if (config_.profile_ops <= 0 || step < first || step >= end) return ProfiledStep::no;
+    return step + 1 == end || step + 1 == total ? ProfiledStep::last : ProfiledStep::yes;
+}
+
+void TrainingRun::start_profiled_step() {
+    if (profiled_step(steps_done_) == ProfiledStep::no) return;
     // A flag each timer reads on its device's thread, which waits for its next step.
     for (OpProfiler* profiler : profilers_) profiler->start_step();
 }
 
 void TrainingRun::end_profiled_step() {
-    const std::int64_t total = std::int64_t(config_.epochs) * batches_;
-    const std::int64_t first = total > 1 ? 1 : 0;
-    const std::int64_t step = steps_done_++;
-    if (config_.profile_ops <= 0 || step < first || step >= first + config_.profile_ops) return;
+    const ProfiledStep profiled = profiled_step(steps_done_++);
+    if (profiled == ProfiledStep::no) return;
     // On a GPU the events are read on the device's own thread, after the step.
     replicas_->on_each_device([&](int local) { profilers_[std::size_t(local)]->end_step(); });
-    if (step + 1 != first + config_.profile_ops && step + 1 != total) return;
+    if (profiled != ProfiledStep::last) return;
     for (std::size_t d = 0; d < profilers_.size(); ++d)
         observer_.on_log(profilers_[d]->profile().table(
             "op profile of " + summary_.devices[std::size_t(replicas_->first_rank()) + d]));

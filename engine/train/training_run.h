@@ -53,6 +53,8 @@ private:
     // --profile-ops: the wrapper that puts a per-op timer on each device, and
     // the timers' start and end around the profiled steps.
     BackendWrapper op_profiler_wrapper();
+    enum class ProfiledStep { no, yes, last };
+    ProfiledStep profiled_step(std::int64_t step) const;
     void start_profiled_step();
     void end_profiled_step();
     // After an epoch is recorded: step totals over the steady epochs only.

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <cstdlib>
+#include <string>
+
+#include "core/error.h"
+
+namespace dp {
+
+// An on/off switch read from the environment (DP_CUDA_TF32, DP_CUDA_STEP_SYNC,
+// ...): unset or empty is off; 1, true, on and 0, false, off say which;
+// anything else is a dp::Error naming the variable.
+inline bool env_flag(const char* name) {
+    const char* text = std::getenv(name);
+    if (!text || !*text) return false;
+    const std::string value(text);
+    if (value == "1" || value == "true" || value == "on") return true;
+    if (value == "0" || value == "false" || value == "off") return false;
+    throw Error(std::string(name) + " must be 1 or 0 (got '" + value + "')");
+}
+
+}  // namespace dp
