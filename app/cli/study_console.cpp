@@ -52,7 +52,8 @@ StudyRunner cli_study_runner(const CliCommand& command) {
                         .sinks = [history](const TrainConfig& config) { return record_sinks(config, history); },
                         .render_error = [](const std::string& message) {
                             return render_settings(message, flag_or_label);
-                        }});
+                        },
+                        .trace_folder = {}});  // --trace names the file itself
 }
 
 int study_exit_code(const StudyResult& result) {

@@ -27,12 +27,13 @@ const char* study_kind_name(StudyKind kind) {
     case StudyKind::single_run: return "single run";
     case StudyKind::comparison: return "comparison";
     case StudyKind::sweep: return "sweep";
+    case StudyKind::lesson: return "lesson";
     }
     return "";
 }
 
 std::optional<StudyKind> parse_study_kind(std::string_view name) {
-    for (const StudyKind kind : {StudyKind::single_run, StudyKind::comparison, StudyKind::sweep})
+    for (const StudyKind kind : {StudyKind::single_run, StudyKind::comparison, StudyKind::sweep, StudyKind::lesson})
         if (name == study_kind_name(kind)) return kind;
     return std::nullopt;
 }
@@ -44,6 +45,7 @@ std::vector<PlannedRun> StudyPlan::runs() const {
             if (only_point && *only_point != i) continue;
             PlannedRun run = points[i];
             run.repeat = repeat;
+            if (repeat > 0) run.config.retune = false;
             out.push_back(std::move(run));
         }
     return out;
@@ -52,7 +54,13 @@ std::vector<PlannedRun> StudyPlan::runs() const {
 StudyPlan single_run_plan(const TrainConfig& config, std::vector<DeviceInfo> devices) {
     StudyPlan plan;
     plan.kind = StudyKind::single_run;
-    plan.points.push_back({config, std::move(devices), 0, 0, {}});
+    plan.points.push_back({config, std::move(devices), 0, 0, {}, {}});
+    return plan;
+}
+
+StudyPlan single_run_plan(const TrainConfig& config) {
+    StudyPlan plan = single_run_plan(config, select_devices(config.devices));
+    validate_points(plan);
     return plan;
 }
 
@@ -68,8 +76,24 @@ StudyPlan comparison_plan(const TrainConfig& base, std::vector<DeviceInfo> devic
     for (TrainConfig& config :
          comparison_configs(base, devices, device_counts, scale_batch_and_lr, snapshot_dir)) {
         std::vector<DeviceInfo> run_devices = first_devices(devices, config.devices.size());
-        plan.points.push_back({std::move(config), std::move(run_devices), plan.points.size(), 0, group});
+        plan.points.push_back({std::move(config), std::move(run_devices), plan.points.size(), 0, group, {}});
     }
+    validate_points(plan);
+    return plan;
+}
+
+StudyPlan comparison_plan(const TrainConfig& base, const std::vector<int>& device_counts,
+                          bool scale_batch_and_lr, int repeats, const std::string& snapshot_dir) {
+    return comparison_plan(base, select_devices(base.devices), device_counts, scale_batch_and_lr, repeats,
+                           snapshot_dir);
+}
+
+StudyPlan lesson_plan(const std::vector<RequestedRun>& runs) {
+    StudyPlan plan;
+    plan.kind = StudyKind::lesson;
+    for (const RequestedRun& run : runs)
+        plan.points.push_back({run.config, select_devices(run.config.devices), plan.points.size(), 0,
+                               run.comparison_group, run.name});
     validate_points(plan);
     return plan;
 }
@@ -99,7 +123,7 @@ StudyPlan sweep_plan(const TrainConfig& base, std::vector<DeviceInfo> devices,
         TrainConfig config =
             std::move(comparison_configs(cell_base, devices, {point.devices}, false).front());
         plan.points.push_back({std::move(config), first_devices(devices, std::size_t(point.devices)),
-                               plan.points.size(), 0, group});
+                               plan.points.size(), 0, group, {}});
     }
     if (only_point && *only_point >= plan.points.size())
         throw Error("--sweep-index " + std::to_string(*only_point) + " is past the grid's last point: " +

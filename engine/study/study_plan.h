@@ -13,9 +13,10 @@
 namespace dp {
 
 // What a study is: one run, a 1-vs-N comparison (d2l 12.5-12.6) with
-// repeats, or a sweep over a grid of settings.
-enum class StudyKind { single_run, comparison, sweep };
-// "single run", "comparison", "sweep": the word a study file stores.
+// repeats, a sweep over a grid of settings, or a lesson's runs (the
+// workbench's Classroom: a list of runs, some of them comparisons).
+enum class StudyKind { single_run, comparison, sweep, lesson };
+// "single run", "comparison", "sweep", "lesson": the word a study file stores.
 const char* study_kind_name(StudyKind kind);
 std::optional<StudyKind> parse_study_kind(std::string_view name);
 
@@ -26,6 +27,7 @@ struct PlannedRun {
     std::size_t point = 0;            // the point of the plan it runs (StudyPlan::points)
     int repeat = 0;                   // 0 for the first time the point runs
     std::string comparison_group;     // the runs that are each other's baseline; "" for none
+    std::string name;                 // RunRecord::name; "" labels the run by its settings
 };
 
 // A study's runs, resolved once: the machine's devices are read and every
@@ -42,12 +44,17 @@ struct StudyPlan {
 
     // The runs in the order they train: repeat after repeat, each repeat the
     // points in order (a comparison's device counts alternate 1, N, 1, N, so
-    // that load that drifts hits each count alike).
+    // that load that drifts hits each count alike). A retune request
+    // (TrainConfig::retune) is the first repeat's: the repeats reuse the
+    // kernels it measured, so that they compare like with like.
     std::vector<PlannedRun> runs() const;
 };
 
 // One run of `config` on `devices` (config.devices resolved by the caller).
 StudyPlan single_run_plan(const TrainConfig& config, std::vector<DeviceInfo> devices);
+// One run of `config` on the devices config.devices names, resolved here
+// (select_devices), its settings checked. Throws dp::Error when they do not hold.
+StudyPlan single_run_plan(const TrainConfig& config);
 
 // dp-train --compare COUNTS [--scale-lr] [--repeat R]: the runs of
 // comparison_configs (scaling/scaling_comparison.h) on the first N of
@@ -56,6 +63,19 @@ StudyPlan single_run_plan(const TrainConfig& config, std::vector<DeviceInfo> dev
 StudyPlan comparison_plan(const TrainConfig& base, std::vector<DeviceInfo> devices,
                           const std::vector<int>& device_counts, bool scale_batch_and_lr,
                           int repeats, const std::string& snapshot_dir);
+// comparison_plan on the devices base.devices names, resolved here.
+StudyPlan comparison_plan(const TrainConfig& base, const std::vector<int>& device_counts,
+                          bool scale_batch_and_lr, int repeats, const std::string& snapshot_dir);
+
+// A run a front end asks for by its settings, on the devices config.devices names.
+struct RequestedRun {
+    TrainConfig config;
+    std::string comparison_group;  // PlannedRun's
+    std::string name;              // PlannedRun's
+};
+// A lesson's runs (the workbench's Classroom), in the order given, each on
+// its devices resolved once here. Throws dp::Error when a run's settings do not hold.
+StudyPlan lesson_plan(const std::vector<RequestedRun>& runs);
 
 // dp-train --sweep GRID [--repeat R] [--sweep-index I]: every point of the
 // grid over `base` (sweep_points order), each (batch size, lr) cell a

@@ -1,5 +1,6 @@
 #include "study/study_runner.h"
 
+#include <filesystem>
 #include <optional>
 
 #include "train/recorded_run.h"
@@ -52,11 +53,24 @@ private:
 
 }  // namespace
 
-StudyResult StudyRunner::run(const StudyPlan& plan, StudyObserver& observer) const {
+void StudyRunner::request_stop() {
+    const std::lock_guard lock(stop_->mutex);
+    stop_->requested = true;
+    if (stop_->trainer) stop_->trainer->request_stop();
+}
+
+StudyResult StudyRunner::run(const StudyPlan& plan, StudyObserver& observer) {
     StudyResult result;
     observer.on_study_started(plan);
     result.complete = true;
     for (const PlannedRun& run : plan.runs()) {
+        {
+            const std::lock_guard lock(stop_->mutex);
+            if (stop_->requested) {
+                result.complete = false;
+                break;
+            }
+        }
         result.runs.push_back(run_one(run, observer));
         if (result.runs.back().outcome != RunOutcome::finished) {
             result.complete = false;
@@ -70,22 +84,36 @@ StudyResult StudyRunner::run(const StudyPlan& plan, StudyObserver& observer) con
     return result;
 }
 
-StudyRunResult StudyRunner::run_one(const PlannedRun& run, StudyObserver& observer) const {
+StudyRunResult StudyRunner::run_one(const PlannedRun& run, StudyObserver& observer) {
     StudyRunResult result;
     result.run = run;
+    TrainConfig config = run.config;
     // The record names the devices the run has, resolved.
     TrainConfig as_run = run.config;
     as_run.devices.clear();
     for (const DeviceInfo& device : run.devices) as_run.devices.push_back(device.id);
     RunRecord started = start_run_record(as_run, options_.source);
+    if (!options_.trace_folder.empty())
+        started.config.trace_path = config.trace_path =
+            (std::filesystem::path(options_.trace_folder) / (started.id + ".trace.json")).string();
     started.comparison_group = run.comparison_group;
+    started.name = run.name;
     // Kept even without sinks: its load measurement is the run's one.
-    RecordedRun record(std::move(started), options_.sinks ? options_.sinks(run.config)
+    RecordedRun record(std::move(started), options_.sinks ? options_.sinks(config)
                                                           : std::vector<std::unique_ptr<RunRecordSink>>{});
     RecordingObserver recording(record, observer, options_.render_error);
-    Trainer trainer(run.config, run.devices);
+    Trainer trainer(config, run.devices);
+    {
+        const std::lock_guard lock(stop_->mutex);
+        stop_->trainer = &trainer;
+        if (stop_->requested) trainer.request_stop();  // asked between the check and here
+    }
     observer.on_run_started(run, trainer);
     result.outcome = trainer.run(recording);
+    {
+        const std::lock_guard lock(stop_->mutex);
+        stop_->trainer = nullptr;
+    }
     result.record_error = record.finish(result.outcome, recording.failure());
     result.record = record.record();
     result.summary = recording.summary();

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -62,17 +63,35 @@ public:
         // How a run's error reads in its record and result (dp-train names
         // settings by their flags); none: as the engine says it.
         std::function<std::string(const std::string&)> render_error;
+        // Where each run writes its Chrome step trace, named by the run's id
+        // ("<id>.trace.json"; the folder must exist); "": as the run's
+        // settings say (TrainConfig::trace_path).
+        std::string trace_folder;
     };
-    explicit StudyRunner(Options options) : options_(std::move(options)) {}
+    explicit StudyRunner(Options options)
+        : options_(std::move(options)), stop_(std::make_unique<StopRequest>()) {}
 
     // Blocks until the study ends. A sink that cannot be written when a run
     // starts throws its dp::Error, as a run that cannot keep its record would.
-    StudyResult run(const StudyPlan& plan, StudyObserver& observer) const;
+    StudyResult run(const StudyPlan& plan, StudyObserver& observer);
+
+    // Callable from any thread: the run in flight stops after its batch in
+    // flight (keeping its completed epochs), and the study ends with it; a
+    // study not yet begun runs no run.
+    void request_stop();
 
 private:
-    StudyRunResult run_one(const PlannedRun& run, StudyObserver& observer) const;
+    StudyRunResult run_one(const PlannedRun& run, StudyObserver& observer);
+
+    // The stop request and the trainer it reaches, shared with other threads.
+    struct StopRequest {
+        std::mutex mutex;
+        bool requested = false;
+        Trainer* trainer = nullptr;  // the run in flight's; null between runs
+    };
 
     Options options_;
+    std::unique_ptr<StopRequest> stop_;
 };
 
 }  // namespace dp

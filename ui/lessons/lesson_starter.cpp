@@ -16,25 +16,23 @@
 #include "run_config_panel.h"
 #include "run_manager.h"
 
-namespace {
-
-// The run manager adds its own outputs (trace, preview) to a run's
-// settings: a run is the lesson's when the settings every device shares
-// and its devices are.
-bool sameRun(const dp::TrainConfig& queued, const dp::TrainConfig& started)
-{
-    return queued.devices == started.devices && dp::shared_settings(queued) == dp::shared_settings(started);
-}
-
-}  // namespace
-
 LessonStarter::LessonStarter(RunConfigPanel* panel, RunManager* runs, LessonBanner* banner, QObject* parent)
     : QObject(parent), panel_(panel), runs_(runs), banner_(banner)
 {
+    // The banner stays for a lesson's runs only.
+    connect(runs_, &RunManager::studyStarted, this, [this](int study) {
+        if (queuing_)
+            lessonOfStudy_[study] = queuing_;  // it starts as it is queued, the window idle
+        if (!lessonOfStudy_.contains(study))
+            banner_->hide();
+    });
     connect(runs_, &RunManager::runStarted, this, &LessonStarter::followRunStarted);
     connect(runs_, &RunManager::runEnded, this, &LessonStarter::followRunEnded);
-    // Stop drops the queue: the lessons' runs that waited will not start.
-    connect(runs_->queue(), &QAbstractItemModel::modelReset, this, [this] { waiting_.clear(); });
+    // Stop drops the queue: the lessons queued behind the one in flight will not start.
+    connect(runs_->queue(), &QAbstractItemModel::modelReset, this, [this] {
+        std::erase_if(lessonOfStudy_, [this](const auto& entry) { return entry.first != runs_->runningStudy(); });
+    });
+    connect(runs_, &RunManager::studyEnded, this, &LessonStarter::followStudyEnded);
 }
 
 QString LessonStarter::start(const QString& name)
@@ -47,13 +45,13 @@ QString LessonStarter::start(const QString& name)
         return tr("no lesson is named %1 (the lessons: %2)").arg(name, known.join(QStringLiteral(", ")));
     }
     std::vector<dp::TrainConfig> configs;
+    dp::StudyPlan plan;
     auto snapshots = std::make_unique<QTemporaryDir>();
     try {
         const std::string dataDir = panel_->dataFolders().value(QStringLiteral("fashion-mnist")).toStdString();
         configs = lessonConfigs(*lesson, dp::select_devices({}), dataDir,
                                 snapshots->isValid() ? snapshots->path().toStdString() : std::string());
-        for (const dp::TrainConfig& config : configs)
-            dp::validate(config);
+        plan = lessonPlan(*lesson, configs);  // every run's settings checked
     } catch (const dp::Error& error) {
         return engineMessage(error.what());
     }
@@ -69,35 +67,31 @@ QString LessonStarter::start(const QString& name)
     shown.snapshot_dir.clear();
     shown.drift_from.clear();
     panel_->setConfig(shown);
-    queue(*lesson, configs);
+    queuing_ = lesson;
+    lessonOfStudy_[runs_->enqueue(std::move(plan))] = lesson;
+    queuing_ = nullptr;
     return {};
 }
 
-void LessonStarter::queue(const Lesson& lesson, const std::vector<dp::TrainConfig>& configs)
+dp::StudyPlan LessonStarter::lessonPlan(const Lesson& lesson, const std::vector<dp::TrainConfig>& configs)
 {
     const std::vector<int> comparisons = lessonComparisons(lesson);
     std::vector<std::string> groups;  // by comparison, numbered in run order from 0
     for (const int comparison : comparisons)
         if (comparison >= int(groups.size()))
             groups.push_back(dp::new_comparison_group());
-    for (const dp::TrainConfig& config : configs)
-        waiting_.push_back({config, &lesson});
+    std::vector<dp::RequestedRun> runs;
     for (std::size_t i = 0; i < configs.size(); ++i)
-        runs_->enqueue(configs[i], comparisons[i] < 0 ? std::string() : groups[std::size_t(comparisons[i])],
-                       lessonRunName(lesson.runs[i], configs[i]));
+        runs.push_back({configs[i], comparisons[i] < 0 ? std::string() : groups[std::size_t(comparisons[i])],
+                        lessonRunName(lesson.runs[i], configs[i])});
+    // One study: a run that fails or is stopped ends the lesson.
+    return dp::lesson_plan(runs);
 }
 
-void LessonStarter::followRunStarted(const dp::RunRecord& record)
+void LessonStarter::followRunStarted(const dp::RunRecord& /*record*/)
 {
-    const auto queued = std::find_if(waiting_.begin(), waiting_.end(),
-                                     [&](const WaitingRun& run) { return sameRun(run.config, record.config); });
-    if (queued != waiting_.end()) {
-        running_ = queued->lesson;
-        waiting_.erase(queued);
-    } else {
-        running_ = nullptr;
-        banner_->hide();
-    }
+    const auto lesson = lessonOfStudy_.find(runs_->runningStudy().value_or(0));
+    running_ = lesson != lessonOfStudy_.end() ? lesson->second : nullptr;
 }
 
 void LessonStarter::followRunEnded(const dp::RunRecord& record)
@@ -112,7 +106,12 @@ void LessonStarter::followRunEnded(const dp::RunRecord& record)
             ended_.clear();
         }
     }
-    if (waiting_.empty() && holdsSettings())
+}
+
+void LessonStarter::followStudyEnded(int study)
+{
+    lessonOfStudy_.erase(study);
+    if (lessonOfStudy_.empty() && holdsSettings())
         giveSettingsBack();
 }
 

@@ -3,11 +3,13 @@
 #include <QObject>
 #include <QTemporaryDir>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "config/train_config.h"
+#include "study/study_plan.h"
 #include "record/run_record.h"
 
 class LessonBanner;
@@ -36,24 +38,24 @@ public:
     bool holdsSettings() const { return userSettings_.has_value(); }
 
 private:
-    // A lesson's run queued and not started yet.
-    struct WaitingRun {
-        dp::TrainConfig config;
-        const Lesson* lesson;
-    };
-    // Queues `configs`, the runs of `lesson`: each comparison a group, each run named where its label cannot tell it.
-    void queue(const Lesson& lesson, const std::vector<dp::TrainConfig>& configs);
-    // Keeps the banner for the lessons' runs, hides it for any other.
+    // `configs`, the runs of `lesson`, as one study: each comparison a group,
+    // each run named where its label cannot tell it. Throws dp::Error when a
+    // run's settings do not hold.
+    static dp::StudyPlan lessonPlan(const Lesson& lesson, const std::vector<dp::TrainConfig>& configs);
+    // Whether the run that started is a lesson's.
     void followRunStarted(const dp::RunRecord& record);
-    // Keeps a lesson's ended runs; after its last, checks them against its text,
-    // and gives the user's settings back once no lesson's run is left.
+    // Keeps a lesson's ended runs; after its last, checks them against its text.
     void followRunEnded(const dp::RunRecord& record);
+    // Gives the user's settings back once no lesson's study is left.
+    void followStudyEnded(int study);
     void giveSettingsBack();
 
     RunConfigPanel* panel_;
     RunManager* runs_;
     LessonBanner* banner_;
-    std::vector<WaitingRun> waiting_;
+    // The lessons queued or in flight, by their study (RunManager::enqueue's number).
+    std::map<int, const Lesson*> lessonOfStudy_;
+    const Lesson* queuing_ = nullptr;  // the lesson being handed to RunManager::enqueue
     // The lesson of the run in flight; null when it is none's.
     const Lesson* running_ = nullptr;
     // The runs of the lesson in flight that ended so far, in order.

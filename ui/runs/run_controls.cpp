@@ -21,7 +21,7 @@
 #include "run_time_estimates.h"
 #include "runs_panel.h"
 #include "runs_table_model.h"
-#include "scaling/scaling_comparison.h"
+#include "study/study_plan.h"
 #include "scratch_folders.h"
 #include "status_line.h"
 #include "vocabulary.h"
@@ -70,6 +70,8 @@ void RunControls::followRuns()
     connect(runs_, &RunManager::runStarted, this, &RunControls::onRunStarted);
     connect(runs_, &RunManager::runUpdated, this, &RunControls::onRunUpdated);
     connect(runs_, &RunManager::runEnded, this, &RunControls::onRunEnded);
+    // A study stopped before its first run started ends with no run's end.
+    connect(runs_, &RunManager::studyEnded, this, &RunControls::updateControls);
 }
 
 void RunControls::estimateWith(RunTimeEstimates* timeEstimates)
@@ -85,22 +87,19 @@ void RunControls::startRun()
         return;
     }
     const bool queued = runs_->isRunning();
-    runs_->enqueue(withRetuneRequest(withOneIdPerDevice(settings_->config())));
+    try {
+        // The engine resolves the devices once: "cpu:0x2" is one entry and
+        // two devices, recorded each ("cpu:0#0", "cpu:0#1") as a
+        // comparison's runs are, so that the runs table counts replicas.
+        runs_->enqueue(dp::single_run_plan(withRetuneRequest(settings_->config())));
+    } catch (const dp::Error& error) {
+        status_->show(tr("Cannot start: %1").arg(engineMessage(error.what())), true);
+        return;
+    }
     retuneAction_->setChecked(false);  // a request for one run
+    updateControls();  // Stop, before the run's start arrives from the training thread
     if (queued)
         status_->show(tr("Queued: it starts when the current run ends"));
-}
-
-dp::TrainConfig RunControls::withOneIdPerDevice(dp::TrainConfig config)
-{
-    // "cpu:0x2" is one entry and two devices: the record lists each
-    // ("cpu:0#0", "cpu:0#1"), as a comparison's runs do, so that the runs
-    // table, the labels and speedups count replicas (it said "1× cpu").
-    std::vector<std::string> ids;
-    for (const dp::DeviceInfo& device : dp::select_devices(config.devices))
-        ids.push_back(device.id);
-    config.devices = std::move(ids);
-    return config;
 }
 
 dp::TrainConfig RunControls::withRetuneRequest(dp::TrainConfig config) const
@@ -128,20 +127,16 @@ void RunControls::startComparison()
         // Where the 1-device run leaves its parameters after each epoch for
         // the N-device run's drift; kept while the window is open.
         std::unique_ptr<QTemporaryDir> snapshots = newScratchFolder();
-        const std::vector<dp::TrainConfig> configs =
-            dp::comparison_configs(base, {1, devices}, settings_->scalesWithDeviceCount(),
-                                   snapshots->isValid() ? snapshots->path().toStdString() : "");
-        comparisonSnapshots_.push_back(std::move(snapshots));
-        for (const dp::TrainConfig& config : configs)
-            dp::validate(config);
         // Repeats alternate the counts (1, N, 1, N, ...) within one group:
         // load that drifts hits each alike, and the runs table pairs each
-        // N-device run with the 1-device run before it.
+        // N-device run with the 1-device run before it (study/study_plan.h).
         const int repeats = settings_->comparisonRepeats();
-        const std::string group = dp::new_comparison_group();
-        for (int repeat = 0; repeat < repeats; ++repeat)
-            for (const dp::TrainConfig& config : configs)
-                runs_->enqueue(repeat == 0 ? withRetuneRequest(config) : config, group);
+        dp::StudyPlan plan =
+            dp::comparison_plan(withRetuneRequest(base), {1, devices}, settings_->scalesWithDeviceCount(),
+                                repeats, snapshots->isValid() ? snapshots->path().toStdString() : "");
+        comparisonSnapshots_.push_back(std::move(snapshots));
+        runs_->enqueue(std::move(plan));
+        updateControls();
         retuneAction_->setChecked(false);
         status_->appendLog(tr("— compare 1 vs %1 devices%2%3")
                       .arg(devices)

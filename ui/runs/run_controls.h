@@ -81,8 +81,6 @@ signals:
     void runEnded(const QString& failure);
 
 private:
-    // "cpu:0x2" as one id per device.
-    static dp::TrainConfig withOneIdPerDevice(dp::TrainConfig config);
     // `config` with Run > Re-measure kernels applied.
     dp::TrainConfig withRetuneRequest(dp::TrainConfig config) const;
     void onRunStarted(const dp::RunRecord& record);

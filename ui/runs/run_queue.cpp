@@ -46,6 +46,25 @@ std::optional<QueuedRun> RunQueue::takeNext()
     return next;
 }
 
+void RunQueue::removeStudy(int study)
+{
+    const auto ofStudy = [study](const QueuedRun& run) { return run.study == study; };
+    const auto first = std::find_if(pending_.begin(), pending_.end(), ofStudy);
+    if (first == pending_.end())
+        return;
+    const auto last = std::find_if_not(first, pending_.end(), ofStudy);
+    beginRemoveRows({}, int(first - pending_.begin()), int(last - pending_.begin()) - 1);
+    pending_.erase(first, last);
+    endRemoveRows();
+    if (!pending_.empty())
+        emit dataChanged(index(0), index(rowCount() - 1));
+}
+
+bool RunQueue::holdsStudy(int study) const
+{
+    return std::any_of(pending_.begin(), pending_.end(), [&](const QueuedRun& run) { return run.study == study; });
+}
+
 bool RunQueue::holdsGroup(const std::string& group) const
 {
     return std::any_of(pending_.begin(), pending_.end(),

@@ -16,21 +16,25 @@ TrainingController::TrainingController(QObject* parent)
 TrainingController::~TrainingController()
 {
     requestStop();
-    // The worker's event loop quits once the run returns, within one batch.
+    // The worker's event loop quits once the study returns, within one batch
+    // and the run's end written.
     thread_.quit();
     thread_.wait();
 }
 
-void TrainingController::start(const dp::TrainConfig& config)
+void TrainingController::start(std::shared_ptr<dp::StudyRunner> runner, dp::StudyPlan plan, int study)
 {
-    currentTrainer_ = std::make_shared<dp::Trainer>(config);
+    currentRunner_ = runner;
     QMetaObject::invokeMethod(
-        worker_, [worker = worker_, trainer = currentTrainer_] { worker->run(trainer); },
+        worker_,
+        [worker = worker_, runner = std::move(runner), plan = std::move(plan), study] {
+            worker->run(runner, plan, study);
+        },
         Qt::QueuedConnection);
 }
 
 void TrainingController::requestStop()
 {
-    if (currentTrainer_)
-        currentTrainer_->request_stop();
+    if (currentRunner_)
+        currentRunner_->request_stop();
 }

@@ -1,6 +1,6 @@
 #include "training_worker.h"
 
-#include "engine_message.h"
+#include <exception>
 
 namespace {
 
@@ -14,23 +14,45 @@ constexpr qint64 kLossSignalIntervalMs = 150;
 
 }  // namespace
 
-void TrainingWorker::run(std::shared_ptr<dp::Trainer> trainer)
+void TrainingWorker::run(std::shared_ptr<dp::StudyRunner> runner, const dp::StudyPlan& plan, int study)
 {
-    summary_ = {};
-    failure_.clear();
+    dp::StudyResult result;
+    QString problem;
+    try {
+        result = runner->run(plan, *this);
+    } catch (const std::exception& error) {
+        // A record sink that could not start a run: the study ends with nothing to show.
+        problem = QString::fromStdString(error.what());
+    }
+    emit studyFinished(study, result, problem);
+}
+
+void TrainingWorker::reportHistoryProblem(const QString& problem)
+{
+    if (writingEnd_)
+        endNotKept_ = problem;
+    emit historyFailed(problem);
+}
+
+void TrainingWorker::on_run_started(const dp::PlannedRun& /*run*/, dp::Trainer& /*trainer*/)
+{
     sinceBatchSignal_.invalidate();
     sinceStepSignal_.invalidate();
     sinceLossSignal_.start();
     batchClock_ = {};
     pendingLosses_.clear();
+    writingEnd_ = false;
+    endNotKept_.clear();
+}
 
-    // Trainer::run reports errors through on_failed, never by throwing.
-    const dp::RunOutcome outcome = trainer->run(*this);
+void TrainingWorker::on_run_finished(const dp::StudyRunResult& result)
+{
     flushLosses();
-    if (outcome == dp::RunOutcome::failed)
-        emit runFailed(failure_);
-    else
-        emit runFinished(summary_, outcome == dp::RunOutcome::stopped);
+    writingEnd_ = false;
+    // The failure as the runner rendered it: settings named in the panel's words.
+    const std::string message =
+        result.outcome == dp::RunOutcome::failed ? result.failure : result.summary.summary_line();
+    emit runEnded(result.record, QString::fromStdString(message), endNotKept_);
 }
 
 void TrainingWorker::on_log(const std::string& line)
@@ -41,10 +63,12 @@ void TrainingWorker::on_log(const std::string& line)
 void TrainingWorker::on_batch(const dp::BatchProgress& progress)
 {
     pendingLosses_.append(batchClock_.point(progress));
-    if (sinceLossSignal_.elapsed() >= kLossSignalIntervalMs)
+    const bool lastOfEpoch = progress.batch == progress.batches_per_epoch;
+    // An epoch's losses land on the chart before its accuracy point, which
+    // the record's write of the epoch brings (recordWritten).
+    if (lastOfEpoch || sinceLossSignal_.elapsed() >= kLossSignalIntervalMs)
         flushLosses();
 
-    const bool lastOfEpoch = progress.batch == progress.batches_per_epoch;
     if (!lastOfEpoch && sinceBatchSignal_.isValid()
         && sinceBatchSignal_.elapsed() < kMinBatchSignalIntervalMs)
         return;
@@ -62,10 +86,8 @@ void TrainingWorker::on_step(const dp::StepReport& report)
 
 void TrainingWorker::on_epoch(const dp::EpochMetrics& metrics)
 {
-    // The epoch's losses land on the chart before its accuracy point.
-    flushLosses();
+    flushLosses();  // any the epoch's last batch report did not carry
     batchClock_.end_epoch(metrics.seconds);
-    emit epochFinished(metrics);
 }
 
 void TrainingWorker::on_predictions(const dp::PredictionSamples& samples)
@@ -73,14 +95,14 @@ void TrainingWorker::on_predictions(const dp::PredictionSamples& samples)
     emit predictionsReported(samples);
 }
 
-void TrainingWorker::on_finished(const dp::RunSummary& summary)
+void TrainingWorker::on_finished(const dp::RunSummary& /*summary*/)
 {
-    summary_ = summary;
+    writingEnd_ = true;
 }
 
-void TrainingWorker::on_failed(const std::string& message)
+void TrainingWorker::on_failed(const std::string& /*message*/)
 {
-    failure_ = engineMessage(message);  // settings named in the panel's words
+    writingEnd_ = true;
 }
 
 void TrainingWorker::flushLosses()
