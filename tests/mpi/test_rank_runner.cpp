@@ -17,9 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
+#include "error_of.h"
 #include "record/run_process.h"
 #include "record/run_record_sink.h"
+#include "small_linear_run.h"
 #include "study/rank_death_watch.h"
 #include "study/rank_runner.h"
 
@@ -107,15 +108,7 @@ struct EventLog : dp::StudyObserver {
     void on_study_finished(const dp::StudyResult& result) override { study = result; }
 };
 
-dp::TrainConfig small_run() {
-    dp::TrainConfig config;
-    config.model = "linear";
-    config.dataset = "random";
-    config.samples = 64;
-    config.batch_size = 32;  // 2 steps an epoch
-    config.epochs = 2;
-    return config;
-}
+dp::TrainConfig small_run() { return small_linear_run(64, 32, 2); }  // 2 steps an epoch
 
 }  // namespace
 
@@ -219,13 +212,8 @@ private slots:
         dp::StudyPlan plan = dp::single_run_plan(small_run(), {});
         plan.repeats = 2;
         EventLog events;
-        bool refused = false;
-        try {
-            rank_runner().run(plan, events);
-        } catch (const dp::Error& error) {
-            refused = std::string(error.what()).find("one run") != std::string::npos;
-        }
-        QVERIFY(refused);
+        const std::string refusal = error_of([&] { rank_runner().run(plan, events); });
+        QVERIFY2(refusal.find("trains one run, not a plan of 2") != std::string::npos, refusal.c_str());
         QCOMPARE(events.studies_started, 0);
     }
 
