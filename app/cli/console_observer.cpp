@@ -24,7 +24,6 @@ void ConsoleObserver::on_log(const std::string& line) {
 }
 
 void ConsoleObserver::on_batch(const BatchProgress& progress) {
-    if (options_.record) options_.record->add_batch_loss(batch_clock_.point(progress));
     if (!options_.quiet) progress_.update(progress, options_.epochs);
 }
 
@@ -36,8 +35,6 @@ void ConsoleObserver::on_step(const StepReport& report) {
 }
 
 void ConsoleObserver::on_epoch(const EpochMetrics& m) {
-    batch_clock_.end_epoch(m.seconds);
-    if (options_.record) options_.record->add_epoch(m);
     if (options_.quiet) return;
     progress_.clear();
     std::printf("%s\n", epoch_line(m, options_.epochs).c_str());
@@ -48,8 +45,6 @@ void ConsoleObserver::on_epoch(const EpochMetrics& m) {
 
 void ConsoleObserver::on_finished(const RunSummary& summary) {
     summary_ = summary;
-    // Kept in the record, which the run's end writes, for the speedup-gap breakdown.
-    if (options_.record) options_.record->set_step_totals(summary);
 }
 
 void ConsoleObserver::on_failed(const std::string& message) {

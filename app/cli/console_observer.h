@@ -4,13 +4,12 @@
 #include <vector>
 
 #include "cli/progress_bar.h"
-#include "cli/record_sinks.h"
 #include "train/train_observer.h"
 
 namespace dp {
 
 // dp-train's view of a run: per-epoch lines on stdout, progress and errors on
-// stderr, and the run record when one is kept. A quiet observer (a rank
+// stderr (the engine's runners keep the record). A quiet observer (a rank
 // other than 0 of a multi-process run) prints only its failure.
 class ConsoleObserver final : public TrainObserver {
 public:
@@ -19,7 +18,6 @@ public:
         bool verbose = false;  // each device's step time breakdown per epoch
         bool quiet = false;
         std::string failure_prefix;  // "rank 2: " in a multi-process run
-        RecordedRun* record = nullptr;  // null: no record kept
     };
     explicit ConsoleObserver(Options options);
 
@@ -42,7 +40,6 @@ private:
 
     Options options_;
     ProgressBar progress_;
-    BatchLossClock batch_clock_;  // places each batch's loss in the record
     std::vector<DeviceStepTiming> step_totals_;
     int steps_ = 0;
     bool kernels_printed_ = false;

@@ -7,14 +7,14 @@
 namespace dp {
 
 // dp-train --distributed: this process is one rank of an mpirun job. MPI
-// starts here (and only for such a run); the engine checks that every rank
-// was given the same settings and gives the rank one device and the
-// communicator among all ranks (train/distributed_init.h); the rank trains
-// its share of every global batch, and only rank 0 prints, saves checkpoints
-// and keeps the record. A rank that fails prints "dp-train: rank R: <message>",
-// writes the run's end as failed (rank 0 may be stopped or about to be
-// killed) and aborts the job, so every rank exits non-zero. Returns the exit code (0, or 2 for
-// settings that no rank can run).
+// starts here (and only for such a run); the engine runs the rank's whole
+// life cycle (study/rank_runner.h): every rank given the same settings, one
+// device each, the rank's share of every global batch; only rank 0 prints,
+// saves checkpoints and keeps the record. A rank that fails prints
+// "dp-train: rank R: <message>", writes the run's end as failed (rank 0 may
+// be stopped or about to be killed) and aborts the job, so every rank exits
+// non-zero. Returns the exit code (0, 2 for settings that no rank can run,
+// 128 + the signal, or 1, for a run a signal stopped).
 int train_distributed(const CliCommand& command, int& argc, char**& argv);
 
 // dp-train --distributed with a command line that could not be read

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "train/recorded_run.h"
+#include "record/run_record_sink.h"
 
 class HistorySink;
 class QCoreApplication;

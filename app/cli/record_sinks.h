@@ -3,7 +3,8 @@
 #include <memory>
 #include <vector>
 
-#include "train/recorded_run.h"
+#include "config/train_config.h"
+#include "record/run_record_sink.h"
 
 namespace dp {
 

@@ -23,9 +23,8 @@ void StudyConsole::on_run_started(const PlannedRun& run, Trainer& trainer) {
     }
     run_console_.emplace(ConsoleObserver::Options{.epochs = run.config.epochs,
                                                   .verbose = command_.verbose,
-                                                  .quiet = false,
-                                                  .failure_prefix = "",
-                                                  .record = nullptr});
+                                                  .quiet = voice_.quiet,
+                                                  .failure_prefix = voice_.failure_prefix});
     stop_on_interrupt_.emplace(trainer);
 }
 
@@ -46,15 +45,15 @@ void StudyConsole::print_busy_note() const {
         std::printf("note: some runs were measured while the machine was busy (marked above)\n");
 }
 
-StudyRunner cli_study_runner(const CliCommand& command) {
+StudyRunner::Options cli_study_options(const CliCommand& command) {
     const bool history = command.history;
-    return StudyRunner({.source = "dp-train",
-                        .sinks = [history](const TrainConfig& config) { return record_sinks(config, history); },
-                        .render_error = [](const std::string& message) {
-                            return render_settings(message, flag_or_label);
-                        },
-                        .trace_folder = {}});  // --trace names the file itself
+    return {.source = "dp-train",
+            .sinks = [history](const TrainConfig& config) { return record_sinks(config, history); },
+            .render_error = [](const std::string& message) { return render_settings(message, flag_or_label); },
+            .trace_folder = {}};  // --trace names the file itself
 }
+
+StudyRunner cli_study_runner(const CliCommand& command) { return StudyRunner(cli_study_options(command)); }
 
 int study_exit_code(const StudyResult& result) {
     if (result.runs.empty()) return 0;

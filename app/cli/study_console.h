@@ -18,7 +18,14 @@ namespace dp {
 // under a header line and flagged when the machine was busy.
 class StudyConsole : public StudyObserver {
 public:
+    // How its runs speak (ConsoleObserver's options): a rank other than 0
+    // of an MPI job says only its failure, each rank's failure naming it.
+    struct Voice {
+        bool quiet = false;
+        std::string failure_prefix;  // "rank 2: "
+    };
     explicit StudyConsole(const CliCommand& command) : command_(command) {}
+    StudyConsole(const CliCommand& command, Voice voice) : command_(command), voice_(std::move(voice)) {}
 
     void on_study_started(const StudyPlan& plan) override;
     void on_run_started(const PlannedRun& run, Trainer& trainer) override;
@@ -40,13 +47,16 @@ protected:
     const StudyPlan* plan_ = nullptr;
 
 private:
+    Voice voice_;
     std::optional<ConsoleObserver> run_console_;
     std::optional<StopOnInterrupt> stop_on_interrupt_;
     bool any_busy_ = false;
 };
 
-// The runner dp-train's studies go through: records kept where --record
-// and the history keep them, errors naming settings by their flags.
+// How dp-train's runs are kept and told: records where --record and the
+// history keep them, errors naming settings by their flags.
+StudyRunner::Options cli_study_options(const CliCommand& command);
+// The runner dp-train's studies go through, with cli_study_options.
 StudyRunner cli_study_runner(const CliCommand& command);
 
 // dp-train's exit code for a study: 0 when every run finished; 1 for a run

@@ -3,55 +3,9 @@
 #include <filesystem>
 #include <optional>
 
-#include "train/recorded_run.h"
+#include "study/recording_observer.h"
 
 namespace dp {
-namespace {
-
-// A run's events into its record (batch losses, epochs, step totals), then
-// on to the study's observer.
-class RecordingObserver final : public TrainObserver {
-public:
-    RecordingObserver(RecordedRun& record, StudyObserver& observer,
-                      const std::function<std::string(const std::string&)>& render_error)
-        : record_(record), observer_(observer), render_error_(render_error) {}
-
-    void on_log(const std::string& line) override { observer_.on_log(line); }
-    void on_batch(const BatchProgress& progress) override {
-        record_.add_batch_loss(batch_clock_.point(progress));
-        observer_.on_batch(progress);
-    }
-    void on_step(const StepReport& report) override { observer_.on_step(report); }
-    void on_epoch(const EpochMetrics& metrics) override {
-        batch_clock_.end_epoch(metrics.seconds);
-        record_.add_epoch(metrics);  // a sink that cannot keep it fails the run (recorded_run.h)
-        observer_.on_epoch(metrics);
-    }
-    void on_predictions(const PredictionSamples& samples) override { observer_.on_predictions(samples); }
-    void on_finished(const RunSummary& summary) override {
-        summary_ = summary;
-        // Kept in the record, which the run's end writes, for the speedup-gap breakdown.
-        record_.set_step_totals(summary);
-        observer_.on_finished(summary);
-    }
-    void on_failed(const std::string& message) override {
-        failure_ = render_error_ ? render_error_(message) : message;
-        observer_.on_failed(message);
-    }
-
-    const RunSummary& summary() const { return summary_; }
-    const std::string& failure() const { return failure_; }
-
-private:
-    RecordedRun& record_;
-    StudyObserver& observer_;
-    const std::function<std::string(const std::string&)>& render_error_;
-    BatchLossClock batch_clock_;  // places each batch's loss in the record
-    RunSummary summary_;
-    std::string failure_;
-};
-
-}  // namespace
 
 void StudyRunner::request_stop() {
     const std::lock_guard lock(stop_->mutex);

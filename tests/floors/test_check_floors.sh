@@ -2,7 +2,8 @@
 # scripts/check-floors on small trees of its own: a clean one passes; a ui/
 # file that reaches backend/ or devices/ second-hand, through a header of the
 # engine's face or a ui/ header, fails with the chain named; platform/
-# including a floor above it fails; a cycle of includes ends.
+# including a floor above it fails; a cycle of includes ends; app/ driving
+# a run's life cycle itself fails.
 #
 #   test_check_floors.sh PATH/TO/check-floors
 set -euo pipefail
@@ -104,6 +105,13 @@ clean_tree platform
 put engine/platform/cuda_module.h '#pragma once' '#include "backend/backend.h"'
 if run_check platform; then fail "platform/ including backend/ passes"; fi
 expect_line platform 'engine/platform/cuda_module.h:2: includes "backend/backend.h"'
+
+# An MPI rank's run driven from app/ (issue 41): the life cycle is the engine's.
+clean_tree rank-in-app
+put app/cli/distributed_run.cpp '#include "cli/distributed_run.h"' '#include "parallel/mpi_session.h"'
+put app/cli/distributed_run.h '#pragma once'
+if run_check rank-in-app; then fail "app/ joining the MPI job itself passes"; fi
+expect_line rank-in-app 'app/cli/distributed_run.cpp:2: includes "parallel/mpi_session.h" (a run'"'"'s life cycle is the engine'"'"'s'
 
 if [ "$failures" -gt 0 ]; then
     echo "test_check_floors: $failures failure(s)"

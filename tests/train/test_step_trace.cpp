@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 
 #include "devices/device.h"
+#include "small_linear_run.h"
 #include "train/step_trace.h"
 #include "train/trainer.h"
 
@@ -80,12 +81,7 @@ class TestStepTrace : public QObject {
 private slots:
     void twoDeviceRunWritesAValidChromeTrace() {
         QTemporaryDir dir;
-        dp::TrainConfig config;
-        config.model = "linear";
-        config.dataset = "random";
-        config.samples = 96;
-        config.batch_size = 32;  // 3 steps an epoch
-        config.epochs = 2;
+        dp::TrainConfig config = small_linear_run(96, 32, 2);  // 3 steps an epoch
         config.devices = {"cpu:0", "cpu:1"};
         config.trace_path = dir.filePath("trace.json").toStdString();
         Quiet observer;

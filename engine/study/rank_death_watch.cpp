@@ -1,4 +1,4 @@
-#include "cli/rank_watch.h"
+#include "study/rank_death_watch.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
