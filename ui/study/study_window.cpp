@@ -88,7 +88,6 @@ StudyWindow::StudyWindow(dp::Study study, int plannedRuns, QWidget* parent)
     layout->addWidget(splitter, 1);
     layout->addWidget(exportButton, 0, Qt::AlignRight);
     resize(860, 640);
-    showRuns();
 }
 
 void StudyWindow::addRun(const dp::RunRecord& record)

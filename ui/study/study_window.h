@@ -49,6 +49,7 @@ public:
     bool exportCsv(const QString& path, QString* problem = nullptr) const;
 
 private:
+    // The window's parts, empty until the public constructors show the study.
     StudyWindow(dp::Study study, int plannedRuns, QWidget* parent);
     void showRuns();
     void showLearningRates();
