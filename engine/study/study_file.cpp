@@ -78,6 +78,18 @@ Study gather_studies(const std::vector<Study>& parts) {
                         described(gathered) + "): gather one sweep's tasks at a time");
         gathered.runs.insert(gathered.runs.end(), part.runs.begin(), part.runs.end());
     }
+    // Each task planned its point in a process of its own, so each task's
+    // run has a comparison group of its own: give a (batch size, lr) cell's
+    // runs one group again, as one process's sweep_plan does, so that the
+    // workbench pairs the cell's N-device runs with its baseline run. The
+    // cell's first run's group is kept: gathering again changes nothing.
+    std::map<std::pair<int, float>, std::string> cell_groups;
+    for (RunRecord& run : gathered.runs) {
+        const auto [cell, first] = cell_groups.try_emplace({run.config.batch_size, run.config.lr},
+                                                           run.comparison_group);
+        if (first && cell->second.empty()) cell->second = new_comparison_group();
+        run.comparison_group = cell->second;
+    }
     return gathered;
 }
 

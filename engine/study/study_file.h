@@ -37,8 +37,9 @@ std::string study_json(const Study& study);
 
 // The studies a Slurm job array's tasks wrote (each one point of one sweep:
 // dp-train --sweep ... --sweep-index I) as one study, their runs in the
-// order given. Throws dp::Error, naming the part, unless every part is a
-// sweep of the same grid and repeats.
+// order given, each (batch size, lr) cell's runs one comparison group (the
+// cell's first run's). Throws dp::Error, naming the part, unless every part
+// is a sweep of the same grid and repeats.
 Study gather_studies(const std::vector<Study>& parts);
 
 // Writes study_json atomically (io/atomic_file.h). Throws dp::Error.

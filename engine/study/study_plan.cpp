@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/setting_ref.h"
 #include "record/run_record.h"
 #include "scaling/scaling_comparison.h"
 
@@ -104,7 +105,7 @@ StudyPlan sweep_plan(const TrainConfig& base, std::vector<DeviceInfo> devices,
         throw Error("--sweep devices=" + std::to_string(grid.device_counts.back()) + ": only " +
                     std::to_string(devices.size()) +
                     " devices here (see --list-devices); list counts up to " +
-                    std::to_string(devices.size()) + ", or name more with --devices");
+                    std::to_string(devices.size()) + ", or name more with " + setting("devices"));
     StudyPlan plan;
     plan.kind = StudyKind::sweep;
     plan.repeats = repeats;

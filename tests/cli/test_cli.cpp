@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "backend/onednn/onednn_backend.h"
 #include "cli/cli_options.h"
@@ -722,6 +724,48 @@ private slots:
         QVERIFY2(too_many.err == "dp-train: --sweep devices=64: only 2 devices here (see "
                                  "--list-devices); list counts up to 2, or name more with --devices\n",
                  qPrintable(too_many.err));
+    }
+
+    // A job array's tasks each plan their point in a process of their own, so
+    // each task's run has a comparison group of its own: gathered, a (batch
+    // size, lr) cell's runs share one group again (the workbench pairs a
+    // cell's N-device runs with its baseline by group), and cells stay apart.
+    void gatheredStudyGivesEachCellOneComparisonGroup() {
+        dp::SweepGrid grid;
+        dp::add_sweep_axis(grid, "devices=1,2");
+        dp::add_sweep_axis(grid, "batch-size=32,64");
+        std::vector<dp::DeviceInfo> devices(2);
+        devices[0].id = "cpu:0";
+        devices[1].id = "cpu:1";
+        std::vector<dp::Study> parts;
+        for (std::size_t task = 0; task < 4; ++task) {
+            // What one task's process plans: the whole grid, freshly grouped, one point run.
+            const dp::StudyPlan plan = dp::sweep_plan(dp::TrainConfig{}, devices, grid, 2, task);
+            dp::Study part{dp::StudyKind::sweep, dp::sweep_grid_text(grid), 2, {}};
+            for (const dp::PlannedRun& run : plan.runs()) {
+                dp::RunRecord record = dp::start_run_record(run.config, "dp-train");
+                record.comparison_group = run.comparison_group;
+                part.runs.push_back(record);
+            }
+            parts.push_back(part);
+        }
+        QVERIFY(parts[0].runs[0].comparison_group != parts[1].runs[0].comparison_group);  // as tasks leave them
+        const dp::Study gathered = dp::gather_studies(parts);
+        QCOMPARE(gathered.runs.size(), std::size_t(8));
+        std::map<int, std::set<std::string>> groups_by_batch;
+        for (const dp::RunRecord& run : gathered.runs) {
+            QVERIFY(!run.comparison_group.empty());
+            groups_by_batch[run.config.batch_size].insert(run.comparison_group);
+        }
+        QCOMPARE(groups_by_batch.size(), std::size_t(2));
+        QCOMPARE(groups_by_batch[32].size(), std::size_t(1));  // 1 and 2 devices, both repeats
+        QCOMPARE(groups_by_batch[64].size(), std::size_t(1));
+        QVERIFY(*groups_by_batch[32].begin() != *groups_by_batch[64].begin());
+        // The cell's first run's group is kept: gathering again changes nothing.
+        QCOMPARE(*groups_by_batch[32].begin(), parts[0].runs[0].comparison_group);
+        const dp::Study again = dp::gather_studies({gathered});
+        for (std::size_t i = 0; i < gathered.runs.size(); ++i)
+            QCOMPARE(again.runs[i].comparison_group, gathered.runs[i].comparison_group);
     }
 
     // The study file's reader refuses what is not a study, in one line.

@@ -3,6 +3,10 @@
 // across the charts over epochs), loss smoothing, style keys, log scale and
 // export; and the run palette.
 #include <QCategoryAxis>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QImage>
@@ -40,9 +44,12 @@
 #include "efficiency_heat_map.h"
 #include "study_table_model.h"
 #include "study_window.h"
+#include "sweep_dialog.h"
+#include "text_floor.h"
 #include "record/run_record.h"
 #include "record/run_record_json.h"
 #include "study/study_file.h"
+#include "study/sweep_grid.h"
 
 namespace {
 
@@ -191,6 +198,59 @@ bool labelsAreWholeNumbers(QCategoryAxis& axis)
     });
 }
 
+// The panel's run a sweep starts from: the random data set, which needs no files.
+dp::TrainConfig sweepBase()
+{
+    dp::TrainConfig config;
+    config.model = "linear";
+    config.dataset = "random";
+    config.batch_size = 64;
+    config.lr = 0.1f;
+    config.epochs = 2;
+    return config;
+}
+
+// `count` CPU devices, as the panel's device list has them checked.
+std::vector<dp::DeviceInfo> cpuDevices(int count)
+{
+    std::vector<dp::DeviceInfo> devices(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i)
+        devices[std::size_t(i)].id = "cpu:" + std::to_string(i);
+    return devices;
+}
+
+// The record of a planned run that finished with steady epochs of `seconds`.
+dp::RunRecord finishedPlannedRun(const dp::PlannedRun& run, double seconds)
+{
+    dp::RunRecord record = dp::start_run_record(run.config, "dp-workbench");
+    record.comparison_group = run.comparison_group;
+    record.status = dp::RunStatus::finished;
+    record.epochs = {{1, 0.9, 0.6, 0.7, seconds * 1.5}, {2, 0.5, 0.8, 0.8, seconds}};
+    return record;
+}
+
+// A sweep of devices=1,2 batch-size=64,256 lr=0.1,0.2, once each: 8 runs.
+dp::StudyPlan twoLrSweep()
+{
+    dp::SweepGrid grid;
+    dp::add_sweep_axis(grid, "devices=1,2");
+    dp::add_sweep_axis(grid, "batch-size=64,256");
+    dp::add_sweep_axis(grid, "lr=0.1,0.2");
+    return dp::sweep_plan(sweepBase(), cpuDevices(2), grid, 1);
+}
+
+// Its steady seconds per epoch: 2 s on 1 device; on 2 devices at lr 0.1,
+// 1.6 s at batch 64 (efficiency 62.5%) and 1 s at 256 (100%); at lr 0.2,
+// 1.25 s (80%) at either batch.
+double sweepSeconds(const dp::PlannedRun& run)
+{
+    if (run.config.devices.size() == 1)
+        return 2.0;
+    if (run.config.lr == 0.2f)
+        return 1.25;
+    return run.config.batch_size == 64 ? 1.6 : 1.0;
+}
+
 }  // namespace
 
 class TestUiCharts : public QObject {
@@ -221,6 +281,10 @@ private slots:
     void epochTicksAreWholeNumbers();
     void stepViewAndScalingChartExportAtThePictureSize();
     void studyOpensAsTableAndEfficiencyHeatMap();
+    void sweepDialogChecksEveryEditThroughTheEngine();
+    void sweepDialogPlansTheGridAsTyped();
+    void runningStudyWindowFillsAsRunsEnd();
+    void heatMapShowsTheLearningRatePicked();
     void gapWaterfallWalksFromIdealToMeasured();
     void gapWaterfallDrawsNoiseGreyAndNoNegativeShares();
     void utilisationShowsEachDeviceOfTheNewestRun();
@@ -1342,6 +1406,201 @@ void TestUiCharts::studyOpensAsTableAndEfficiencyHeatMap()
     QVERIFY(!dp::is_study_file(record.toStdString()));
     QVERIFY(!openStudyWindow(record, &parent, &problem));
     QVERIFY2(problem.contains("not a valid study: \"format\" is not \"dp-train study\""), qPrintable(problem));
+}
+
+// Run ▸ Sweep…: prefilled from the panel's settings and checked devices; an
+// edit the engine refuses disables OK and shows the engine's one line, with
+// settings named in the panel's words.
+void TestUiCharts::sweepDialogChecksEveryEditThroughTheEngine()
+{
+    QCOMPARE(defaultDeviceCounts(6), QString("1,2,4,6"));
+    QCOMPARE(defaultDeviceCounts(8), QString("1,2,4,8"));
+    QCOMPARE(defaultDeviceCounts(1), QString("1"));
+    QCOMPARE(defaultDeviceCounts(0), QString());
+
+    SweepDialog dialog(sweepBase(), cpuDevices(2));
+    auto* counts = dialog.findChild<QLineEdit*>("sweepDeviceCounts");
+    auto* batches = dialog.findChild<QLineEdit*>("sweepBatchSizes");
+    auto* lrs = dialog.findChild<QLineEdit*>("sweepLearningRates");
+    auto* repeats = dialog.findChild<QSpinBox*>("sweepRepeats");
+    QPushButton* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    QVERIFY(counts && batches && lrs && repeats && ok);
+    QCOMPARE(counts->text(), QString("1,2"));
+    QCOMPARE(batches->text(), QString("64,256"));
+    QCOMPARE(lrs->text(), QString("0.1"));
+    QCOMPARE(repeats->value(), 1);
+    QCOMPARE(repeats->maximum(), 10);
+    QVERIFY(dialog.isValid() && ok->isEnabled());
+    QCOMPARE(dialog.status(), QString("4 points × 1 repeat = 4 runs"));
+
+    const auto refused = [&](QLineEdit* field, const QString& text, const QString& message) {
+        field->setText(text);
+        if (dialog.isValid() || ok->isEnabled() || !dialog.status().contains(message))
+            return QStringLiteral("'%1' gave \"%2\"").arg(text, dialog.status());
+        return QString();
+    };
+    QString problem = refused(counts, "", "an empty value; list the values separated by commas");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    problem = refused(counts, "0", "0 is not above 0");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    problem = refused(counts, "1,2,", "an empty value");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    counts->setText("1,2");
+    problem = refused(batches, "64,x", "'x' is not a whole number");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    batches->setText("64");
+    problem = refused(lrs, "0.1,0.1", "lists 0.1 twice");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    lrs->setText("0.1");
+    // More devices than the panel has checked: the fix names the panel's setting, not the flag.
+    problem = refused(counts, "1,4", "only 2 devices here");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QVERIFY2(dialog.status().endsWith("or name more with “devices”"), qPrintable(dialog.status()));
+    // A point the run's own checks (validate) refuse.
+    counts->setText("1,2");
+    problem = refused(batches, "1", "batch size 1 is smaller than the 2 devices");
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QVERIFY2(!dialog.status().contains("--batch-size"), qPrintable(dialog.status()));
+
+    // The text floor at 1024x768, with the error's lines shown: the dialog fits, nothing clipped.
+    QVERIFY(dialog.sizeHint().width() <= 1024 && dialog.sizeHint().height() <= 768);
+    dialog.resize(dialog.sizeHint());
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QCOMPARE(text_floor::textProblems(dialog, 12), QStringList());
+
+    batches->setText("64,256");
+    QVERIFY(dialog.isValid() && ok->isEnabled());
+    QCOMPARE(text_floor::textProblems(dialog, 12), QStringList());
+}
+
+// A good grid, typed with spaces: the run count, and the plan's points are
+// the engine's sweep_points in order on the first N of the checked devices.
+void TestUiCharts::sweepDialogPlansTheGridAsTyped()
+{
+    const dp::TrainConfig base = sweepBase();
+    SweepDialog dialog(base, cpuDevices(4));
+    QCOMPARE(dialog.findChild<QLineEdit*>("sweepDeviceCounts")->text(), QString("1,2,4"));
+    dialog.findChild<QLineEdit*>("sweepDeviceCounts")->setText("1, 4");
+    dialog.findChild<QLineEdit*>("sweepBatchSizes")->setText("32, 64");
+    dialog.findChild<QLineEdit*>("sweepLearningRates")->setText("0.05,0.2");
+    dialog.findChild<QSpinBox*>("sweepRepeats")->setValue(3);
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.status()));
+    QCOMPARE(dialog.status(), QString("8 points × 3 repeats = 24 runs"));
+
+    const dp::StudyPlan& plan = dialog.plan();
+    QCOMPARE(plan.kind, dp::StudyKind::sweep);
+    QCOMPARE(plan.repeats, 3);
+    QCOMPARE(plan.runs().size(), std::size_t(24));
+    QCOMPARE(dp::sweep_grid_text(plan.grid), std::string("devices=1,4 batch-size=32,64 lr=0.05,0.2"));
+    const std::vector<dp::SweepPoint> points = dp::sweep_points(plan.grid, base, 4);
+    QCOMPARE(plan.points.size(), points.size());
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const dp::PlannedRun& run = plan.points[i];
+        QCOMPARE(int(run.devices.size()), points[i].devices);
+        QCOMPARE(run.devices.front().id, std::string("cpu:0"));
+        QCOMPARE(run.config.batch_size, points[i].batch_size);
+        QCOMPARE(run.config.lr, points[i].lr);
+        QCOMPARE(run.config.model, base.model);
+    }
+}
+
+// A study the workbench runs, followed as each run ends: the heading and the
+// title say "k of M runs", the table and heat map grow, CSV exports at any time.
+void TestUiCharts::runningStudyWindowFillsAsRunsEnd()
+{
+    const dp::StudyPlan plan = twoLrSweep();
+    const std::vector<dp::PlannedRun> runs = plan.runs();
+    QCOMPARE(runs.size(), std::size_t(8));
+    StudyWindow window(plan);
+    QVERIFY(window.isRunning());
+    QCOMPARE(window.plannedRuns(), 8);
+    QCOMPARE(window.heading(), QString("sweep devices=1,2 batch-size=64,256 lr=0.1,0.2: 0 of 8 runs, each point once"));
+    QVERIFY2(window.windowTitle().contains("0 of 8 runs"), qPrintable(window.windowTitle()));
+    QCOMPARE(window.tableModel()->rowCount(), 0);
+    QTemporaryDir dir;
+    QString problem;
+    const QString csv = dir.filePath("table.csv");
+    QVERIFY2(window.exportCsv(csv, &problem), qPrintable(problem));  // before any run: the header
+    QFile empty(csv);
+    QVERIFY(empty.open(QIODevice::ReadOnly));
+    QCOMPARE(empty.readAll().toStdString(), dp::study_table_csv({}));
+
+    window.addRun(finishedPlannedRun(runs[0], sweepSeconds(runs[0])));
+    window.addRun(finishedPlannedRun(runs[1], sweepSeconds(runs[1])));
+    QVERIFY2(window.heading().contains("2 of 8 runs"), qPrintable(window.heading()));
+    QVERIFY2(window.windowTitle().contains("2 of 8 runs"), qPrintable(window.windowTitle()));
+    const StudyTableModel* model = window.tableModel();
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(model->index(0, StudyTableModel::Speedup).data().toString(), QString("baseline"));
+    QCOMPARE(model->index(1, StudyTableModel::Devices).data().toInt(), 2);
+    QCOMPARE(model->index(1, StudyTableModel::Efficiency).data().toString(), QString("63%"));
+    QCOMPARE(*window.heatMap()->efficiencyAt(2, 64), 0.625);
+    QVERIFY(!window.heatMap()->efficiencyAt(2, 256));  // not run yet
+
+    // A run that failed counts as ended, but has no row.
+    dp::RunRecord failed = finishedPlannedRun(runs[2], 2.0);
+    failed.status = dp::RunStatus::failed;
+    window.addRun(failed);
+    QVERIFY2(window.heading().contains("3 of 8 runs"), qPrintable(window.heading()));
+    QCOMPARE(model->rowCount(), 2);
+
+    for (std::size_t i = 3; i < runs.size(); ++i)
+        window.addRun(finishedPlannedRun(runs[i], sweepSeconds(runs[i])));
+    QCOMPARE(model->rowCount(), 7);  // 8 points, less the one that failed
+    QVERIFY2(window.exportCsv(csv, &problem), qPrintable(problem));
+    QFile written(csv);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QCOMPARE(written.readAll().toStdString(), dp::study_table_csv(window.study().table()));
+
+    const QString path = dir.filePath("study-1.json");
+    dp::write_study(path.toStdString(), window.study());
+    window.studyEnded(path);
+    QVERIFY(!window.isRunning());
+    QCOMPARE(window.heading(), QString("sweep devices=1,2 batch-size=64,256 lr=0.1,0.2: 8 runs, each point once"));
+    QVERIFY2(window.windowTitle().contains("study-1.json"), qPrintable(window.windowTitle()));
+    QCOMPARE(dp::read_study(path.toStdString()).runs.size(), std::size_t(8));
+}
+
+// A grid of two learning rates: a picker above the heat map (none for one
+// lr) chooses whose efficiencies it shows, and keeps the choice as runs end.
+void TestUiCharts::heatMapShowsTheLearningRatePicked()
+{
+    const dp::StudyPlan plan = twoLrSweep();
+    const std::vector<dp::PlannedRun> runs = plan.runs();
+    StudyWindow window(plan);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QComboBox* picker = window.learningRatePicker();
+    EfficiencyHeatMap* map = window.heatMap();
+    for (std::size_t i = 0; i < 4; ++i)  // lr 0.1's four points
+        window.addRun(finishedPlannedRun(runs[i], sweepSeconds(runs[i])));
+    QVERIFY(!picker->isVisible());
+    QCOMPARE(map->title(), QString("Scaling efficiency, lr 0.1"));
+
+    window.addRun(finishedPlannedRun(runs[4], sweepSeconds(runs[4])));
+    window.addRun(finishedPlannedRun(runs[5], sweepSeconds(runs[5])));  // lr 0.2, batch 64
+    QVERIFY(picker->isVisible());
+    QCOMPARE(picker->count(), 2);
+    QCOMPARE(picker->itemText(0), QString("0.1"));
+    QCOMPARE(picker->itemText(1), QString("0.2"));
+    QCOMPARE(picker->currentIndex(), 0);
+    QCOMPARE(*map->efficiencyAt(2, 64), 0.625);  // still lr 0.1's
+
+    picker->setCurrentIndex(1);
+    QCOMPARE(map->shownLearningRate(), 0.2f);
+    QCOMPARE(map->title(), QString("Scaling efficiency, lr 0.2"));
+    QCOMPARE(*map->efficiencyAt(2, 64), 0.8);
+    QVERIFY(!map->efficiencyAt(2, 256));  // lr 0.2 at batch 256 has not run yet
+    QCOMPARE(map->batchSizes(), (QList<int>{64}));
+
+    // The next run keeps lr 0.2 shown, and fills its cell.
+    window.addRun(finishedPlannedRun(runs[6], sweepSeconds(runs[6])));
+    window.addRun(finishedPlannedRun(runs[7], sweepSeconds(runs[7])));
+    QCOMPARE(picker->currentIndex(), 1);
+    QCOMPARE(map->shownLearningRate(), 0.2f);
+    QCOMPARE(*map->efficiencyAt(2, 256), 0.8);
+    QCOMPARE(text_floor::textProblems(window, 12), QStringList());
 }
 
 QTEST_MAIN(TestUiCharts)

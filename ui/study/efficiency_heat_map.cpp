@@ -33,26 +33,39 @@ EfficiencyHeatMap::EfficiencyHeatMap(QWidget* parent) : QWidget(parent)
 
 void EfficiencyHeatMap::setRows(const std::vector<dp::StudyRow>& rows)
 {
+    rows_ = rows;
+    learningRates_.clear();
+    for (const dp::StudyRow& row : rows_)
+        if (!learningRates_.contains(row.lr))
+            learningRates_.append(row.lr);
+    // A study that grows run by run keeps showing the lr the user picked.
+    if (!learningRates_.contains(shownLr_))
+        shownLr_ = learningRates_.isEmpty() ? 0.0f : learningRates_.front();
+    showRowsOfShownLr();
+}
+
+void EfficiencyHeatMap::showLearningRate(float lr)
+{
+    if (!learningRates_.contains(lr) || lr == shownLr_)
+        return;
+    shownLr_ = lr;
+    showRowsOfShownLr();
+}
+
+void EfficiencyHeatMap::showRowsOfShownLr()
+{
     deviceCounts_.clear();
     batchSizes_.clear();
     shown_.clear();
-    QList<float> lrs;
-    for (const dp::StudyRow& row : rows)
-        if (!lrs.contains(row.lr))
-            lrs.append(row.lr);
-    for (const dp::StudyRow& row : rows) {
-        if (row.lr != lrs.front())
+    for (const dp::StudyRow& row : rows_) {
+        if (row.lr != shownLr_)
             continue;
         shown_.push_back(row);
         insertSorted(deviceCounts_, row.devices);
         insertSorted(batchSizes_, row.batch_size);
     }
-    title_ = lrs.isEmpty() ? tr("Scaling efficiency: no finished runs")
-             : lrs.size() == 1
-                 ? tr("Scaling efficiency, lr %1").arg(double(lrs.front()))
-                 : tr("Scaling efficiency, lr %1 (the first of %2 learning rates)")
-                       .arg(double(lrs.front()))
-                       .arg(lrs.size());
+    title_ = learningRates_.isEmpty() ? tr("Scaling efficiency: no finished runs")
+                                      : tr("Scaling efficiency, lr %1").arg(double(shownLr_));
     updateGeometry();
     update();
 }

@@ -1,10 +1,14 @@
 #include "study_window.h"
 
+#include <QComboBox>
 #include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -15,28 +19,32 @@
 #include "study_table_model.h"
 
 StudyWindow::StudyWindow(dp::Study study, const QString& path, QWidget* parent)
-    : QWidget(parent, Qt::Window), study_(std::move(study)), model_(new StudyTableModel(this)),
-      table_(new QTableView), heatMap_(new EfficiencyHeatMap)
+    : StudyWindow(std::move(study), 0, parent)
+{
+    studyEnded(path);
+}
+
+StudyWindow::StudyWindow(const dp::StudyPlan& plan, QWidget* parent)
+    : StudyWindow(dp::Study{plan.kind, plan.kind == dp::StudyKind::sweep ? dp::sweep_grid_text(plan.grid) : "",
+                            plan.repeats, {}},
+                  int(plan.runs().size()), parent)
+{
+    running_ = true;
+    showRuns();
+}
+
+StudyWindow::StudyWindow(dp::Study study, int plannedRuns, QWidget* parent)
+    : QWidget(parent, Qt::Window), study_(std::move(study)), plannedRuns_(plannedRuns),
+      model_(new StudyTableModel(this)), table_(new QTableView), heatMap_(new EfficiencyHeatMap),
+      lrRow_(new QWidget), lrPicker_(new QComboBox), summary_(new QLabel), source_(new QLabel)
 {
     setObjectName(QStringLiteral("studyWindow"));
     setAttribute(Qt::WA_DeleteOnClose);
-    const QString grid = QString::fromStdString(study_.grid);
-    setWindowTitle(tr("Study %1 — DP Workbench").arg(QFileInfo(path).fileName()));
-    const std::vector<dp::StudyRow> rows = study_.table();
-    model_->setRows(rows);
-    heatMap_->setRows(rows);
-
-    auto* about = new QLabel(
-        tr("%1 %2: %3 runs, %4")
-            .arg(QString(dp::study_kind_name(study_.kind)), grid)
-            .arg(study_.runs.size())
-            .arg(study_.repeats == 1 ? tr("each point once")
-                                     : tr("each point %1 times (median and range)").arg(study_.repeats)));
-    about->setObjectName(QStringLiteral("studySummary"));
-    about->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* source = new QLabel(path);
-    source->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    source->setForegroundRole(QPalette::PlaceholderText);
+    summary_->setObjectName(QStringLiteral("studySummary"));
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    source_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    source_->setForegroundRole(QPalette::PlaceholderText);
+    source_->hide();  // until the study is in a file
 
     table_->setObjectName(QStringLiteral("studyTable"));
     table_->setModel(model_);
@@ -45,22 +53,95 @@ StudyWindow::StudyWindow(dp::Study study, const QString& path, QWidget* parent)
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
 
+    lrPicker_->setObjectName(QStringLiteral("heatMapLr"));
+    lrPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(lrPicker_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index >= 0)
+            heatMap_->showLearningRate(float(lrPicker_->itemData(index).toDouble()));
+    });
+    auto* lrLabel = new QLabel(tr("Heat map of learning rate"));
+    lrLabel->setBuddy(lrPicker_);
+    auto* lrLayout = new QHBoxLayout(lrRow_);
+    lrLayout->setContentsMargins(0, 0, 0, 0);
+    lrLayout->addWidget(lrLabel);
+    lrLayout->addWidget(lrPicker_);
+    lrLayout->addStretch(1);
+    auto* heatMapPane = new QWidget;
+    auto* heatMapLayout = new QVBoxLayout(heatMapPane);
+    heatMapLayout->setContentsMargins(0, 0, 0, 0);
+    heatMapLayout->addWidget(lrRow_);
+    heatMapLayout->addWidget(heatMap_, 1);
+
     auto* exportButton = new QPushButton(tr("Export CSV…"));
     exportButton->setObjectName(QStringLiteral("exportStudyCsv"));
     connect(exportButton, &QPushButton::clicked, this, &StudyWindow::chooseCsvFile);
 
     auto* splitter = new QSplitter(Qt::Vertical);
     splitter->addWidget(table_);
-    splitter->addWidget(heatMap_);
+    splitter->addWidget(heatMapPane);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
 
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(about);
-    layout->addWidget(source);
+    layout->addWidget(summary_);
+    layout->addWidget(source_);
     layout->addWidget(splitter, 1);
     layout->addWidget(exportButton, 0, Qt::AlignRight);
     resize(860, 640);
+}
+
+void StudyWindow::addRun(const dp::RunRecord& record)
+{
+    study_.runs.push_back(record);
+    showRuns();
+}
+
+void StudyWindow::studyEnded(const QString& path)
+{
+    running_ = false;
+    path_ = path;
+    source_->setText(path);
+    source_->setVisible(!path.isEmpty());
+    showRuns();
+}
+
+QString StudyWindow::heading() const
+{
+    QString what = QString(dp::study_kind_name(study_.kind));
+    if (!study_.grid.empty())
+        what += QLatin1Char(' ') + QString::fromStdString(study_.grid);
+    const QString runs = running_ ? tr("%1 of %2 runs").arg(study_.runs.size()).arg(plannedRuns_)
+                                  : tr("%1 runs").arg(study_.runs.size());
+    return tr("%1: %2, %3")
+        .arg(what, runs,
+             study_.repeats == 1 ? tr("each point once")
+                                 : tr("each point %1 times (median and range)").arg(study_.repeats));
+}
+
+void StudyWindow::showRuns()
+{
+    const std::vector<dp::StudyRow> rows = study_.table();
+    model_->setRows(rows);
+    heatMap_->setRows(rows);
+    showLearningRates();
+    summary_->setText(heading());
+    if (running_)
+        setWindowTitle(tr("Study running, %1 of %2 runs — DP Workbench").arg(study_.runs.size()).arg(plannedRuns_));
+    else if (!path_.isEmpty())
+        setWindowTitle(tr("Study %1 — DP Workbench").arg(QFileInfo(path_).fileName()));
+    else
+        setWindowTitle(tr("Study — DP Workbench"));
+}
+
+void StudyWindow::showLearningRates()
+{
+    const QList<float>& lrs = heatMap_->learningRates();
+    const QSignalBlocker quiet(lrPicker_);  // the map already shows its lr
+    lrPicker_->clear();
+    for (const float lr : lrs)
+        lrPicker_->addItem(QString::number(double(lr), 'g', 6), double(lr));
+    lrPicker_->setCurrentIndex(int(lrs.indexOf(heatMap_->shownLearningRate())));
+    lrRow_->setVisible(lrs.size() > 1);
 }
 
 bool StudyWindow::exportCsv(const QString& path, QString* problem) const
