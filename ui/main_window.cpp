@@ -49,6 +49,7 @@
 #include "runs_panel_fit.h"
 #include "runs_table_model.h"
 #include "status_line.h"
+#include "sweep_starter.h"
 #include "training_worker.h"
 #include "workbench_menus.h"
 
@@ -449,6 +450,11 @@ void MainWindow::startComparison()
     runControls_->startComparison();
 }
 
+void MainWindow::chooseSweep()
+{
+    sweeps_->chooseSweep();
+}
+
 void MainWindow::stopRun()
 {
     runControls_->stopRun();
@@ -516,6 +522,8 @@ void MainWindow::buildMenus()
 {
     lessonBanner_ = new LessonBanner;
     lessons_ = new LessonStarter(configPanel_, runs_.get(), lessonBanner_, this);
+    sweeps_ = new SweepStarter(configPanel_, runs_.get(), status_, this);
+    sweeps_->setObjectName(QStringLiteral("sweepStarter"));
     menus_ = new WorkbenchMenus(this, {runs_.get(), runControls_, presenterMode_, charts_});
     connect(menus_, &WorkbenchMenus::switchesChanged, this, &MainWindow::saveSettings);
 }

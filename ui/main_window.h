@@ -23,6 +23,7 @@ class QScrollArea;
 class QSplitter;
 class ScalingPredictionPage;
 class StatusLine;
+class SweepStarter;
 class QTabWidget;
 class RunConfigPanel;
 class RunControls;
@@ -91,6 +92,8 @@ public slots:
     void startRun();
     // Queues the panel's settings on 1 device and on the checked N.
     void startComparison();
+    // Run ▸ Sweep…: asks for a grid over the panel's settings and queues it as one study.
+    void chooseSweep();
     // Stops the run in flight within one batch and drops the queued ones.
     void stopRun();
     // Stops the run in flight as Stop does and closes the window once its
@@ -156,6 +159,7 @@ private:
     ComparisonViews* comparisonViews_ = nullptr;  // the speedup chart, the Scaling tab and the card
     LessonBanner* lessonBanner_ = nullptr;  // above the charts while a lesson's runs go
     LessonStarter* lessons_ = nullptr;
+    SweepStarter* sweeps_ = nullptr;  // Run ▸ Sweep… and the windows following sweeps
     RunTimeEstimates* timeEstimates_ = nullptr;  // Compare's time, the queue's
     RunControls* runControls_ = nullptr;  // Start, Compare, Stop and the progress bar
     WorkbenchMenus* menus_ = nullptr;  // the menu bar, and the chart switches beside the charts

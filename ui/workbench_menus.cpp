@@ -81,6 +81,7 @@ void WorkbenchMenus::buildRunMenu()
     runMenu->addAction(tr("&Start or queue"), QKeySequence(tr("Ctrl+R")), window_,
                        &MainWindow::startRun);
     runMenu->addAction(tr("&Compare 1 vs N"), window_, &MainWindow::startComparison);
+    runMenu->addAction(tr("S&weep…"), window_, &MainWindow::chooseSweep);
     runMenu->addAction(tr("S&top"), QKeySequence(tr("Ctrl+.")), window_, &MainWindow::stopRun);
     runMenu->addSeparator();
     runMenu->addAction(runControls_->retuneAction());

@@ -57,6 +57,11 @@
 #include "run_config_panel.h"
 #include "run_history.h"
 #include "run_time_estimates.h"
+#include "study/study_file.h"
+#include "study/study_plan.h"
+#include "study_table_model.h"
+#include "study_window.h"
+#include "sweep_starter.h"
 #include "training_time_probe.h"
 #include "scaling/scaling_comparison.h"
 #include "runs_table_model.h"
@@ -247,6 +252,7 @@ private slots:
     void configRoundTripsEverySetting();
     void lastSettingsAreRestoredOnLaunch();
     void compareOneVsTwoQueuesBothAndFillsTheTable();
+    void aSweepIsOneStudyItsWindowFillsAndItsFileOpens();
     void compareSaysHowLongAndAsksOnceWhenLong();
     void compareProbesBothRunsWhileIdle();
     void replicasOfOneDeviceAreCountedInRunsAndComparisons();
@@ -724,6 +730,50 @@ void TestMainWindow::lastSettingsAreRestoredOnLaunch()
     QCOMPARE(restored.allreduce, config.allreduce);
     QCOMPARE(restored.devices, config.devices);
     QVERIFY(reopened.findChild<QCheckBox*>(QStringLiteral("scaleCheck"))->isChecked());
+}
+
+// Issue 41: Run ▸ Sweep… queues the grid as one study of the engine's; a
+// window follows it run by run, and its end is a study file that reopens.
+void TestMainWindow::aSweepIsOneStudyItsWindowFillsAndItsFileOpens()
+{
+    REQUIRE_FASHION_MNIST();
+    if (dp::available_devices().size() < 2)
+        QSKIP("needs 2 devices");
+    MainWindow window;
+    const WindowParts parts(window);
+    QVERIFY(parts.allFound());
+    auto* starter = window.findChild<SweepStarter*>(QStringLiteral("sweepStarter"));
+    QVERIFY(starter);
+    dp::TrainConfig base = shortRunOnTwoDevices(1);
+    dp::SweepGrid grid;
+    dp::add_sweep_axis(grid, "devices=1,2");
+    dp::StudyPlan plan = dp::sweep_plan(base, dp::select_devices(base.devices), grid, 1);
+    const QPointer<StudyWindow> studyWindow = starter->startSweep(plan);
+    QVERIFY(studyWindow && studyWindow->isRunning());
+    // The 1-device run trains; the 2-device one waits in the queue.
+    QVERIFY(window.isRunning());
+    QCOMPARE(parts.queueView->model()->rowCount(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isRunning(), 2 * kRunTimeoutMs);
+    QTRY_VERIFY(!studyWindow->isRunning());
+    QCOMPARE(parts.queueView->model()->rowCount(), 0);
+
+    // Both runs in the runs table, paired as a comparison; both rows in the study's table.
+    QCOMPARE(parts.runs->rowCount(), 2);
+    QVERIFY(!parts.runs->record(0).comparison_group.empty());
+    QCOMPARE(parts.runs->record(0).comparison_group, parts.runs->record(1).comparison_group);
+    QCOMPARE(studyWindow->tableModel()->rowCount(), 2);
+    QVERIFY2(studyWindow->heading().contains(QStringLiteral("devices=1,2")), qPrintable(studyWindow->heading()));
+
+    const QDir studies(QDir(qEnvironmentVariable("DP_WORKBENCH_DATA_DIR")).filePath(QStringLiteral("studies")));
+    const QStringList files = studies.entryList({QStringLiteral("study-*.json")}, QDir::Files, QDir::Time);
+    QVERIFY2(!files.isEmpty(), qPrintable(studies.path()));
+    const dp::Study saved = dp::read_study(studies.filePath(files.front()).toStdString());
+    QCOMPARE(saved.kind, dp::StudyKind::sweep);
+    QCOMPARE(saved.grid, std::string("devices=1,2"));
+    QCOMPARE(saved.runs.size(), std::size_t(2));
+    QCOMPARE(saved.table().size(), std::size_t(2));
+    QCOMPARE(saved.runs[1].config.devices.size(), std::size_t(2));
+    delete studyWindow.data();
 }
 
 void TestMainWindow::compareOneVsTwoQueuesBothAndFillsTheTable()

@@ -135,6 +135,7 @@ void RunManager::endRun(const dp::RunRecord& record, const QString& message, con
     const dp::RunRecord ended = edits_->appliedTo(record);
     edits_->forget(record.id);
     current_.reset();
+    const int study = running_.value_or(0);
     // A run that did not finish ends its study (study_runner.h), as does
     // its last: the manager is idle, or on to the next study, when the
     // window hears of the end. The worker starts that study once this one
@@ -142,6 +143,7 @@ void RunManager::endRun(const dp::RunRecord& record, const QString& message, con
     if (running_ && (record.status != dp::RunStatus::finished || !queue_.holdsStudy(*running_)))
         finishStudy();
     emit runEnded(ended, message);
+    emit studyRunEnded(study, ended);
     if (!endNotKept.isEmpty() && history_) {
         // Lest the run be gone at the next launch: its record where File > Import finds it.
         QString asideProblem;

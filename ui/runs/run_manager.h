@@ -72,6 +72,8 @@ signals:
     void runUpdated(const dp::RunRecord& record);
     // `message` is d2l's summary line, or the error of a failed run.
     void runEnded(const dp::RunRecord& record, const QString& message);
+    // Beside runEnded: the run was one of study `study`'s.
+    void studyRunEnded(int study, const dp::RunRecord& record);
     // After the last run of study `study` (enqueue's number) ended, or the
     // first that did not finish: its runs and table (study/study_table.h).
     void studyEnded(int study, const dp::StudyResult& result);
