@@ -170,9 +170,12 @@ std::vector<ComparisonRow> compare_runs(const std::vector<TrainConfig>& configs,
         row.seconds_min = time.min;
         row.seconds_max = time.max;
         row.speedup = base_throughput > 0 ? throughput / base_throughput : 0;
-        if (time.min > 0 && time.max > 0 && i > 0) {
-            const EpochTime base = runs[0].epoch_time();
-            // Around the speedup whatever the rounding (one steady epoch each: all three alike).
+        const EpochTime base = runs[0].epoch_time();
+        if (i > 0 && (time.steady_epochs < 2 || base.steady_epochs < 2)) {
+            // One epoch's time has no spread to read: no range, no verdict.
+            row.speedup_min = row.speedup_max = std::nan("");
+        } else if (time.min > 0 && time.max > 0 && i > 0) {
+            // Around the speedup whatever the rounding.
             row.speedup_min = std::min(row.speedup, base.min / time.max);
             row.speedup_max = std::max(row.speedup, base.max / time.min);
         } else {
@@ -210,6 +213,7 @@ std::vector<RepeatedSpeedup> repeated_speedups(
 }
 
 SpeedupVerdict speedup_verdict(double min, double max) {
+    if (!has_speedup_range(min, max)) return SpeedupVerdict::too_few_epochs;
     if (min > 1) return SpeedupVerdict::faster;
     if (max < 1) return SpeedupVerdict::slower;
     return SpeedupVerdict::no_measurable_difference;
@@ -219,9 +223,14 @@ const char* speedup_verdict_text(SpeedupVerdict verdict) {
     switch (verdict) {
     case SpeedupVerdict::faster: return "faster";
     case SpeedupVerdict::slower: return "slower";
+    case SpeedupVerdict::too_few_epochs: return "too few epochs to tell";
     case SpeedupVerdict::no_measurable_difference: break;
     }
     return "no measurable difference";
+}
+
+std::string speedup_range_text(double min, double max) {
+    return has_speedup_range(min, max) ? format("%.2f-%.2f", min, max) : "no range";
 }
 
 std::string format_repeated_speedups(const std::vector<RepeatedSpeedup>& speedups) {
@@ -230,9 +239,8 @@ std::string format_repeated_speedups(const std::vector<RepeatedSpeedup>& speedup
         const RepeatedSpeedup& s = speedups[i];
         const std::string over = s.repeats > 1 ? format("over %d repeats", s.repeats)
                                                : std::string("from the steady epochs");
-        text += format("%d device%s: %.2fx (%.2f-%.2f) %s: %s\n", s.devices,
-                       s.devices == 1 ? "" : "s", s.median, s.min, s.max, over.c_str(),
-                       speedup_verdict_text(s.verdict()));
+        text += format("%d device%s: %.2fx (%s) %s: %s\n", s.devices, s.devices == 1 ? "" : "s", s.median,
+                       speedup_range_text(s.min, s.max).c_str(), over.c_str(), speedup_verdict_text(s.verdict()));
     }
     return text;
 }

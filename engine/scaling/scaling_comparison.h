@@ -61,7 +61,8 @@ struct ComparisonRow {
     double seconds_min = 0, seconds_max = 0;  // the steady epochs' range
     // The speedup the two runs' steady epochs allow at their extremes: the
     // baseline's fastest over this run's slowest to the reverse. What a
-    // comparison run once can say of its own noise.
+    // comparison run once can say of its own noise; NaN when either run has
+    // a single steady epoch (no spread was measured: SpeedupVerdict).
     double speedup_min = 0, speedup_max = 0;
     // How busy the rest of the machine was while this run trained (unknown
     // unless the caller measured it: dp-train --compare does).
@@ -72,10 +73,17 @@ struct ComparisonRow {
 // range is above 1, "slower" only when it is all below; a range that holds 1
 // says "no measurable difference", whatever side the median fell on (a
 // median of 0.92x with a range of 0.89-1.24 is no evidence of slowing down).
-enum class SpeedupVerdict { faster, slower, no_measurable_difference };
+// No range at all (NaN: one run each with a single steady epoch, whose
+// spread nothing measured) says "too few epochs to tell": a 1.05x from two
+// single epochs is no evidence of anything.
+enum class SpeedupVerdict { faster, slower, no_measurable_difference, too_few_epochs };
 SpeedupVerdict speedup_verdict(double min, double max);
-// "faster", "slower", "no measurable difference"
+// "faster", "slower", "no measurable difference", "too few epochs to tell"
 const char* speedup_verdict_text(SpeedupVerdict verdict);
+// Whether [min, max] is a measured range (not NaN: see SpeedupVerdict).
+inline bool has_speedup_range(double min, double max) { return min <= max; }
+// "1.49-2.05", or "no range" where there is none (the verdict says why).
+std::string speedup_range_text(double min, double max);
 
 // Throughput is epochs over the steady epochs' median time, not a mean of
 // rates; the first epoch (kernel tuning, warm-up) is left out where there are others. `runs[i]` ran

@@ -107,8 +107,9 @@ std::string format_study_table(const std::vector<StudyRow>& rows) {
         if (std::isfinite(row.speedup)) {
             speedup = is_baseline(row)
                           ? std::string("baseline")
-                          : format("%.2fx (%.2f-%.2f) %s", row.speedup, row.speedup_min,
-                                   row.speedup_max, speedup_verdict_text(row.verdict()));
+                          : format("%.2fx (%s) %s", row.speedup,
+                                   speedup_range_text(row.speedup_min, row.speedup_max).c_str(),
+                                   speedup_verdict_text(row.verdict()));
             efficiency = format("%.0f%%", 100 * row.efficiency);
         }
         out += format("%7d %6d %8g %24s %40s %10s %8.3f%s\n", row.devices, row.batch_size,

@@ -419,6 +419,19 @@ private slots:
                  std::string("2 devices: 1.16x (1.00-1.33) from the steady epochs: no measurable difference\n"));
         const auto faster = dp::compare_runs({one, two}, {run({20, 10, 12}), run({20, 5, 6})});
         QCOMPARE(dp::repeated_speedups({faster})[1].verdict(), dp::SpeedupVerdict::faster);
+
+        // One steady epoch a run measures no spread: 10 s against 5 s is a
+        // figure, not a verdict (it said "faster" from the two single epochs).
+        const auto single = dp::compare_runs({one, two}, {run({20, 10}), run({20, 5})});
+        QCOMPARE(single[1].speedup, 2.0);
+        QVERIFY(!dp::has_speedup_range(single[1].speedup_min, single[1].speedup_max));
+        const auto unranged = dp::repeated_speedups({single});
+        QCOMPARE(unranged[1].verdict(), dp::SpeedupVerdict::too_few_epochs);
+        QCOMPARE(dp::format_repeated_speedups(unranged),
+                 std::string("2 devices: 2.00x (no range) from the steady epochs: too few epochs to tell\n"));
+        // Repeated, the repeats' own spread is the range again.
+        const auto again = dp::compare_runs({one, two}, {run({20, 10}), run({20, 6})});
+        QCOMPARE(dp::repeated_speedups({single, again})[1].verdict(), dp::SpeedupVerdict::faster);
     }
 };
 

@@ -1275,7 +1275,13 @@ void TestUiCharts::busyAndScalingAreSaidOnTheCard()
     QVERIFY2(ComparisonSummaryCard::verdictText({one, two}, comparisons)
                  .contains("slower: 0.92× 1 device's speed on 2 devices (0.85–0.95 from the steady epochs)"),
              qPrintable(ComparisonSummaryCard::verdictText({one, two}, comparisons)));
+    // One steady epoch a run: no range, so no verdict from the two epochs.
     comparisons[1].speedup = 1.9;
+    comparisons[1].speedupRange = RepeatRange{1.9, std::nan(""), std::nan("")};
+    const QString unranged = ComparisonSummaryCard::verdictText({one, two}, comparisons);
+    QVERIFY2(unranged.contains("too few epochs to tell on 2 devices (1.90×, one steady epoch a run: no spread")
+                 && !unranged.contains("faster") && !unranged.contains("nan"),
+             qPrintable(unranged));
     comparisons[1].speedupRange.reset();
     QVERIFY(!text.contains("busy"));
     comparisons[1].scaling = MeasuredScaling::strong;

@@ -39,8 +39,13 @@ std::vector<MeasuredSpeedup> speedupsOf(const std::vector<dp::RunRecord>& runs)
         const RunComparison& comparison = comparisons[i];
         if (runs[i].device_count() < 2 || !comparison.speedup || !comparison.speedupRange)
             continue;
-        speedups.push_back({i, comparison.speedupRange->median, comparison.speedupRange->min,
-                            comparison.speedupRange->max});
+        const RepeatRange& range = *comparison.speedupRange;
+        // Without a range (one steady epoch a run) the note judges the figure
+        // itself, and its reasons say there were too few steps to measure.
+        if (dp::has_speedup_range(range.min, range.max))
+            speedups.push_back({i, range.median, range.min, range.max});
+        else
+            speedups.push_back({i, range.median, range.median, range.median});
     }
     return speedups;
 }

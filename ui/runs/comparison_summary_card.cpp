@@ -63,7 +63,10 @@ QString speedClause(const RunComparison& c, const QString& where, const QString&
     const double speedup = quotedSpeedup(c);
     const RepeatRange range = c.speedupRange.value_or(RepeatRange{speedup, speedup, speedup});
     QString spread;
-    if (c.repeated)
+    const bool ranged = dp::has_speedup_range(range.min, range.max);
+    if (!ranged)
+        spread = ComparisonSummaryCard::tr(" (one steady epoch a run: no spread to read; train 3 or more epochs)");
+    else if (c.repeated)
         spread = ComparisonSummaryCard::tr(" (%1–%2 over %3 repeats)")
                      .arg(range.min, 0, 'f', 2)
                      .arg(range.max, 0, 'f', 2)
@@ -81,6 +84,10 @@ QString speedClause(const RunComparison& c, const QString& where, const QString&
         // The word first: an elided line keeps it.
         return ComparisonSummaryCard::tr("%1: %2 1 device's speed %3%4")
             .arg(emphasis.arg(ComparisonSummaryCard::tr("slower")), figure, where, spread);
+    case dp::SpeedupVerdict::too_few_epochs:
+        return ComparisonSummaryCard::tr("%1 %2 (%3%4)")
+            .arg(emphasis.arg(ComparisonSummaryCard::tr("too few epochs to tell")), where, figure,
+                 QStringLiteral(", ") + spread.chopped(1).mid(2));
     case dp::SpeedupVerdict::no_measurable_difference:
         break;
     }

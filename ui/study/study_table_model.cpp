@@ -59,6 +59,8 @@ QVariant StudyTableModel::data(const QModelIndex& index, int role) const
             return QStringLiteral("–");
         if (dp::is_baseline(row))
             return tr("baseline");
+        if (!dp::has_speedup_range(row.speedup_min, row.speedup_max))
+            return tr("%1× (no range)").arg(row.speedup, 0, 'f', 2);
         return QStringLiteral("%1× (%2–%3)")
             .arg(row.speedup, 0, 'f', 2)
             .arg(row.speedup_min, 0, 'f', 2)

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Drives dp-workbench through its menus as a user would, under xvfb with a
+# window manager (openbox), and grabs the whole screen (menus and dialogs
+# included, which the workbench's own --screenshot cannot show) at each
+# step: the Run menu, Run ▸ Sweep…'s dialog, the sweep's study window as it
+# runs and when it is done. Each screen size starts from fresh settings and
+# an empty history in a temporary folder. Needs a Release build, xvfb-run,
+# openbox, xdotool and xwd (scripts/setup).
+#
+#   tests/ui/drive-menus.sh [OUTPUT_DIR]     (default build/screenshots/menus)
+#     SIZES  screen sizes (default "1024x768 1280x720 1366x768 1920x1080")
+#     DP_WORKBENCH  the binary (default build/release/app/dp-workbench)
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+binary="${DP_WORKBENCH:-$repo_root/build/release/app/dp-workbench}"
+output_dir="${1:-$repo_root/build/screenshots/menus}"
+if [[ ! -x "$binary" ]]; then
+  echo "drive-menus: $binary not found; build with scripts/build" >&2
+  exit 1
+fi
+for tool in xvfb-run openbox xdotool xwd; do
+  command -v "$tool" >/dev/null || { echo "drive-menus: $tool is missing; run scripts/setup" >&2; exit 1; }
+done
+mkdir -p "$output_dir"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+
+# One screen size's session, run inside xvfb-run (a script of its own:
+# xvfb-run's sh drops exported bash functions): session.sh SIZE OUT BINARY.
+cat >"$scratch/session.sh" <<'SESSION'
+size="$1" out="$2" binary="$3"
+grab() { xwd -root -silent | /usr/bin/python3 "$XWD_TO_PNG" "$out-$1.png"; }
+openbox & sleep 1
+# LeNet on 2,048 images, 2 epochs: a sweep of 4 runs takes seconds.
+"$binary" --model lenet --limit-train 2048 --limit-test 512 --epochs 2 --devices cpu:0,cpu:1 &
+for _ in $(seq 40); do
+  wid=$(xdotool search --name "^DP Workbench" 2>/dev/null | head -1) && [[ -n "$wid" ]] && break
+  sleep 0.5
+done
+xdotool windowactivate --sync "$wid"
+xdotool windowsize "$wid" 100% 100%; sleep 1
+xdotool key alt+r; sleep 1; grab 1-run-menu
+xdotool key w; sleep 2; grab 2-sweep-dialog
+xdotool key Return; sleep 4; grab 3-sweep-running
+# Done once the study window is named after its file.
+for _ in $(seq 120); do
+  xdotool search --name "^Study study-" >/dev/null 2>&1 && break
+  sleep 1
+done
+sleep 2; grab 4-sweep-done
+kill %2 2>/dev/null || true
+SESSION
+
+for size in ${SIZES:-1024x768 1280x720 1366x768 1920x1080}; do
+  home="$scratch/$size"
+  mkdir -p "$home"
+  DP_WORKBENCH_DATA_DIR="$home/data" XDG_CONFIG_HOME="$home/config" XDG_RUNTIME_DIR="$home" \
+    XWD_TO_PNG="$repo_root/tests/ui/xwd_to_png.py" \
+    xvfb-run -a -s "-screen 0 ${size}x24" bash "$scratch/session.sh" "$size" "$output_dir/$size" "$binary" \
+    2>"$home/err.txt" || { echo "drive-menus: $size failed:" >&2; cat "$home/err.txt" >&2; exit 1; }
+  echo "drive-menus: $size: $(ls "$output_dir/$size"-*.png | wc -l) screens"
+done
+echo "drive-menus: $output_dir"
