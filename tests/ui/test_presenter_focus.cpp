@@ -8,6 +8,8 @@
 // scrolling, no text under 12 px). And every text large and whole: in
 // presenter mode at 1024x768 through 3840x2160 (16 px), outside it at 1024x768
 // and 3840x2160 (12 px), on the charts, the Scaling tab and the Classroom's views.
+// And presenter mode's text growing with the screen: every text on 3840x2160
+// about twice its size on 1920x1080, following the window to another screen.
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
