@@ -349,6 +349,7 @@ private slots:
     void presenterTextGrowsWithTheScreen();
     void presenterTextTwiceAsLargeAt3840x2160();
     void presenterTextFollowsTheWindowToAnotherScreen();
+    void presenterTextSizedForTheScreenTheWindowOpensOn();
 
 private:
     QTemporaryDir scratch_;
@@ -800,6 +801,20 @@ void TestPresenterFocus::presenterTextFollowsTheWindowToAnotherScreen()
     presenter->trigger();
     QCOMPARE(window.font().pointSizeF(), normalPoints);
     QCOMPARE(progress->font().pointSizeF(), normalPoints);
+}
+
+// --presenter: presenter mode set before the window is shown, sized for the
+// first screen (the projector's 1280x720); the window opens on the 4K screen:
+// its text twice presenter mode's full-HD size.
+void TestPresenterFocus::presenterTextSizedForTheScreenTheWindowOpensOn()
+{
+    MainWindow window;
+    const qreal normalPoints = window.font().pointSizeF();
+    window.setPresenterMode(true);
+    QCOMPARE(window.screen()->geometry().size(), QSize(kScreenWidth, kScreenHeight));
+    QCOMPARE(window.font().pointSizeF(), 1.6 * normalPoints);
+    QVERIFY(showMaximizedOn(window, kUhdScreen));
+    QCOMPARE(window.font().pointSizeF(), 3.2 * normalPoints);
 }
 
 // The offscreen platform's screen is 800x600 unless told otherwise: this
