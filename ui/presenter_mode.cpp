@@ -4,12 +4,17 @@
 #include <QAction>
 #include <QApplication>
 #include <QChart>
+#include <QEvent>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLegend>
 #include <QMainWindow>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSplitter>
+#include <QWindow>
+
+#include <algorithm>
 
 #include "chart_board.h"
 #include "comparison_summary_card.h"
@@ -19,11 +24,25 @@
 
 namespace {
 
-// Presenter mode: text a class can read from the back of the room.
+// Presenter mode: text a class can read from the back of the room, on a
+// full-HD screen or a smaller one (1024x768 still holds every view).
 constexpr double kPresenterFontScale = 1.6;
+// Larger screens (a 4K projector or TV) get text larger by as much, up to
+// 8K's: past it a "screen" is a video wall, read from nearer its parts.
+const QSize kFullHd(1920, 1080);
+constexpr double kMostScreenGrowth = 4;
 // No plot shorter outside presenter mode: shorter, the charts show one at a
 // time (the focus view) rather than 60 px strips.
 constexpr int kLeastPlotHeight = 200;
+
+// How many times as large as full HD a screen of `size` is, in the direction
+// it is least so (a portrait or ultra-wide screen has room for no more), at
+// least 1, at most kMostScreenGrowth.
+double screenGrowth(QSize size)
+{
+    const double growth = std::min(double(size.width()) / kFullHd.width(), double(size.height()) / kFullHd.height());
+    return std::clamp(growth, 1.0, kMostScreenGrowth);
+}
 
 // A chart's title, legend and axes in `font`: presenter mode enlarges the
 // Scaling chart with the rest of the window.
@@ -84,6 +103,66 @@ PresenterMode::PresenterMode(const Parts& parts, QObject* parent)
     connect(settingsPanelAction_, &QAction::toggled, this, [this](bool shown) {
         settingsColumn_->setVisible(shown && !presenterAction_->isChecked());
     });
+    window_->installEventFilter(this);
+}
+
+double PresenterMode::fontScaleOn(QSize screenSize)
+{
+    return kPresenterFontScale * screenGrowth(screenSize);
+}
+
+bool PresenterMode::eventFilter(QObject* watched, QEvent* event)
+{
+    // Its native window exists from now on; it may have opened on another
+    // screen than the one presenter mode was sized for (--presenter).
+    if (watched == window_ && event->type() == QEvent::Show) {
+        followScreen();
+        fitFontsToScreen();
+    }
+    return QObject::eventFilter(watched, event);
+}
+
+void PresenterMode::followScreen()
+{
+    QWindow* native = window_->windowHandle();
+    if (native && native != followedWindow_) {
+        followedWindow_ = native;
+        connect(native, &QWindow::screenChanged, this, [this] {
+            followScreen();
+            fitFontsToScreen();
+        });
+    }
+    disconnect(screenResized_);
+    if (QScreen* screen = window_->screen())
+        screenResized_ = connect(screen, &QScreen::geometryChanged, this, &PresenterMode::fitFontsToScreen);
+}
+
+double PresenterMode::presentedScreenGrowth() const
+{
+    const QScreen* screen = window_->screen();
+    return presenterAction_->isChecked() && screen ? screenGrowth(screen->geometry().size()) : 1.0;
+}
+
+void PresenterMode::fitFontsToScreen()
+{
+    if (presenterAction_->isChecked() && kPresenterFontScale * presentedScreenGrowth() != appliedFontScale_)
+        applyFonts();
+}
+
+void PresenterMode::applyFonts()
+{
+    const double growth = presentedScreenGrowth();
+    const double scale = presenterAction_->isChecked() ? kPresenterFontScale * growth : 1.0;
+    QFont font = QApplication::font();
+    font.setPointSizeF(font.pointSizeF() * scale);
+    window_->setFont(font);  // the window, so that no widget of it keeps the small font
+    // A widget with a style sheet takes no font from its parent.
+    for (QWidget* styled : {static_cast<QWidget*>(presenterHints_), progressBar_})
+        styled->setFont(font);
+    window_->menuBar()->setFont(font);
+    charts_->setFontScale(scale, growth);
+    scaleChartFonts(*scalingPage_->chart()->chart(), font);
+    appliedFontScale_ = scale;
 }
 
 void PresenterMode::windowResized()
@@ -107,16 +186,7 @@ void PresenterMode::setPresenting(bool on)
     // whoever shows it: --presenter, the tests).
     settingsColumn_->setVisible(!on && settingsPanelAction_->isChecked());
     bottomTabs_->setVisible(!on);
-    QFont font = QApplication::font();
-    if (on)
-        font.setPointSizeF(font.pointSizeF() * kPresenterFontScale);
-    window_->setFont(font);  // the window, so that no widget of it keeps the small font
-    // A widget with a style sheet takes no font from its parent.
-    for (QWidget* styled : {static_cast<QWidget*>(presenterHints_), progressBar_})
-        styled->setFont(font);
-    window_->menuBar()->setFont(font);
-    charts_->setFontScale(on ? kPresenterFontScale : 1.0);
-    scaleChartFonts(*scalingPage_->chart()->chart(), font);
+    applyFonts();
     showHints();
     presenterAction_->setShortcuts(presenterShortcuts(on));
     // The card's verdict line leaves a projector's short screen to the

@@ -8,6 +8,8 @@
 // scrolling, no text under 12 px). And every text large and whole: in
 // presenter mode at 1024x768 through 3840x2160 (16 px), outside it at 1024x768
 // and 3840x2160 (12 px), on the charts, the Scaling tab and the Classroom's views.
+// And presenter mode's text growing with the screen: every text on 3840x2160
+// about twice its size on 1920x1080, following the window to another screen.
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -38,6 +40,7 @@
 #include "config/train_config.h"
 #include "gap_waterfall_chart.h"
 #include "main_window.h"
+#include "presenter_mode.h"
 #include "record/run_record.h"
 #include "run_chart_view.h"
 #include "run_config_panel.h"
@@ -179,6 +182,153 @@ QString chartShorterThan(const ChartBoard& board, int least)
     return {};
 }
 
+// A comparison repeated three times, as Compare does by default, saved and
+// checked: six runs, each a line under the Scaling tab's chart.
+void saveRepeatedComparison()
+{
+    RunHistory history;
+    QStringList checked;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        for (int devices = 1; devices <= 2; ++devices) {
+            const std::string id = QStringLiteral("c%1-%2").arg(repeat).arg(devices).toStdString();
+            history.save(timedComparedRun(id, "2026-11-20T10:0" + std::to_string(2 * repeat + devices) + ":00Z", devices));
+            checked << QString::fromStdString(id);
+        }
+    }
+    QSettings().setValue(QStringLiteral("runs/checked"), checked);
+}
+
+// The views a class is shown after a comparison, in the order the tests show them.
+enum class View { charts, scaling, classroom, ring };
+
+// Shows `view` of `window` (after saveRepeatedComparison) once it is drawn:
+// the Scaling tab once this machine is measured, the Classroom's step, its
+// ring all-reduce after a step. Adds the scroll areas there that scroll up
+// and down by design to `mayScroll`. Fails the test where it cannot.
+void showView(MainWindow& window, View view, QList<const QAbstractScrollArea*>& mayScroll)
+{
+    auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    auto* scaling = window.findChild<ScalingPredictionPage*>();
+    auto* classroom = window.findChild<ClassroomPage*>(QStringLiteral("classroomPage"));
+    QVERIFY(tabs && scaling && classroom);
+    switch (view) {
+    case View::charts:
+        tabs->setCurrentIndex(0);
+        QTest::qWait(50);  // the layouts settle
+        break;
+    case View::scaling: {
+        tabs->setCurrentWidget(scaling);
+        QTRY_VERIFY_WITH_TIMEOUT(!scaling->isMeasuring(), 60000);
+        QTRY_VERIFY(scaling->statusText().startsWith(QStringLiteral("Predicting from")));
+        // Its notes and the lines beside its chart scroll under the chart.
+        auto* notes = scaling->findChild<QScrollArea*>(QStringLiteral("predictionNotesScroll"));
+        auto* caption = scaling->findChild<QScrollArea*>(QStringLiteral("predictionCaptionScroll"));
+        QVERIFY(notes && caption);
+        mayScroll << notes << caption;
+        break;
+    }
+    case View::classroom:
+        tabs->setCurrentWidget(classroom);
+        QTRY_VERIFY(!classroom->batchSplitView()->lastShards().empty());
+        QTRY_VERIFY(classroom->batchSplitView()->labelsEveryRow());  // its painted rows
+        break;
+    case View::ring: {
+        tabs->setCurrentWidget(classroom);
+        classroom->showRingAllReduce(true);
+        RingAllReduceView* ring = classroom->ringAllReduceView();
+        QTRY_VERIFY_WITH_TIMEOUT(!ring->awaitsMeasurement(), 60000);
+        ring->setStep(1);
+        // The traffic table scrolls beside the ring.
+        auto* traffic = ring->findChild<QScrollArea*>(QStringLiteral("ringTrafficScroll"));
+        QVERIFY(traffic);
+        mayScroll << traffic;
+        break;
+    }
+    }
+}
+
+// Where `widget` sits in `window`: each holder's object name, or its class
+// and place among its siblings; the same in two windows built alike.
+QString widgetPath(const QWidget& widget, const QWidget& window)
+{
+    QStringList path;
+    for (const QWidget* part = &widget; part && part != &window; part = part->parentWidget()) {
+        QString name = part->objectName();
+        if (name.isEmpty()) {
+            const QObjectList siblings = part->parent() ? part->parent()->children() : QObjectList();
+            name = QStringLiteral("%1#%2").arg(QString::fromUtf8(part->metaObject()->className())).arg(siblings.indexOf(part));
+        }
+        path.prepend(name);
+    }
+    return path.join(QLatin1Char('/'));
+}
+
+// The size in pixels of each text `window` shows, by where it is: each
+// visible widget's font, the smallest text it paints itself, its chart's
+// title, legend, axes and the scene's other texts.
+std::map<QString, double> textSizes(QWidget& window)
+{
+    std::map<QString, double> sizes;
+    const auto note = [&sizes](const QString& what, double pixels) {
+        const auto [place, added] = sizes.emplace(what, pixels);
+        if (!added)
+            place->second = std::min(place->second, pixels);
+    };
+    for (QWidget* widget : window.findChildren<QWidget*>()) {
+        if (!widget->isVisible() || widget->size().isEmpty())
+            continue;
+        const QString path = widgetPath(*widget, window);
+        note(path, text_floor::pixelSize(widget->font()));
+        text_floor::TextSizeRecorder recorder(*widget);
+        widget->render(&recorder, QPoint(), QRegion(), QWidget::RenderFlags());
+        for (const auto& [text, pixels] : recorder.texts())
+            if (!text.trimmed().isEmpty())
+                note(path + QStringLiteral(" paints"), pixels);
+        const auto* view = qobject_cast<const QChartView*>(widget);
+        if (!view)
+            continue;
+        const QChart& chart = *view->chart();
+        if (!chart.title().isEmpty())
+            note(path + QStringLiteral(" title"), text_floor::pixelSize(chart.titleFont()));
+        if (chart.legend()->isVisible() && !chart.legend()->markers().isEmpty())
+            note(path + QStringLiteral(" legend"), text_floor::pixelSize(chart.legend()->font()));
+        for (const QAbstractAxis* axis : chart.axes())
+            if (axis->isVisible() && axis->labelsVisible())
+                note(path + QStringLiteral(" axis labels"), text_floor::pixelSize(axis->labelsFont()));
+        for (const QGraphicsItem* item : view->scene()->items()) {
+            if (const auto* simple = dynamic_cast<const QGraphicsSimpleTextItem*>(item);
+                simple && simple->isVisible() && !simple->text().trimmed().isEmpty())
+                note(path + QStringLiteral(" scene text"), text_floor::pixelSize(simple->font()));
+            if (const auto* rich = dynamic_cast<const QGraphicsTextItem*>(item);
+                rich && rich->isVisible() && !rich->toPlainText().trimmed().isEmpty())
+                note(path + QStringLiteral(" scene text"), text_floor::pixelSize(rich->font()));
+        }
+    }
+    return sizes;
+}
+
+// The size of every text (textSizes) on each view (showView) of a window in
+// presenter mode on a screen of `screenSize`, after saveRepeatedComparison,
+// by view and place.
+void presentedTextSizes(QSize screenSize, std::map<QString, double>& sizes)
+{
+    MainWindow window;
+    QVERIFY(showMaximizedOn(window, screenSize));
+    window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
+    QTRY_COMPARE(window.size(), screenSize);
+    QList<const QAbstractScrollArea*> mayScroll;
+    const std::pair<View, const char*> views[] = {
+        {View::charts, "charts"}, {View::scaling, "scaling"}, {View::classroom, "classroom"}, {View::ring, "ring"}};
+    for (const auto& [view, name] : views) {
+        showView(window, view, mayScroll);
+        if (QTest::currentTestFailed())
+            return;
+        QTest::qWait(50);  // the layouts settle
+        for (const auto& [where, pixels] : textSizes(window))
+            sizes[QLatin1String(name) + QStringLiteral(": ") + where] = pixels;
+    }
+}
+
 }  // namespace
 
 class TestPresenterFocus : public QObject {
@@ -196,6 +346,10 @@ private slots:
     void textLargeAndWholeOnEveryView();
     void textLargeAndWholeBeforeAnyRun_data();
     void textLargeAndWholeBeforeAnyRun();
+    void presenterTextGrowsWithTheScreen();
+    void presenterTextTwiceAsLargeAt3840x2160();
+    void presenterTextFollowsTheWindowToAnotherScreen();
+    void presenterTextSizedForTheScreenTheWindowOpensOn();
 
 private:
     QTemporaryDir scratch_;
@@ -488,34 +642,18 @@ void TestPresenterFocus::textLargeAndWholeOnEveryView()
     QFETCH(QSize, screenSize);
     QFETCH(bool, presenting);
     const int floor = presenting ? kPresenterFloor : kDeskFloor;
-    {
-        // A comparison repeated three times, as Compare does by default: six
-        // runs, each a line under the Scaling tab's chart.
-        RunHistory history;
-        QStringList checked;
-        for (int repeat = 0; repeat < 3; ++repeat) {
-            for (int devices = 1; devices <= 2; ++devices) {
-                const std::string id = QStringLiteral("c%1-%2").arg(repeat).arg(devices).toStdString();
-                history.save(timedComparedRun(id, "2026-11-20T10:0" + std::to_string(2 * repeat + devices) + ":00Z", devices));
-                checked << QString::fromStdString(id);
-            }
-        }
-        QSettings().setValue(QStringLiteral("runs/checked"), checked);
-    }
+    saveRepeatedComparison();
     MainWindow window;
     QVERIFY(showMaximizedOn(window, screenSize));
     if (presenting) {
         window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
         QTRY_COMPARE(window.size(), screenSize);
     }
-    auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
-    auto* scaling = window.findChild<ScalingPredictionPage*>();
-    auto* classroom = window.findChild<ClassroomPage*>(QStringLiteral("classroomPage"));
     const QScrollArea* settings = nullptr;
     for (const QScrollArea* area : window.findChildren<QScrollArea*>())
         if (area->widget() == window.findChild<RunConfigPanel*>())
             settings = area;
-    QVERIFY(tabs && scaling && classroom && settings);
+    QVERIFY(settings);
     // The settings panel scrolls on a short screen, by design (hidden in presenter mode);
     // so does the run legend past its few lines (ChartBoard::fitLegend), which the CPU
     // view beside it narrows.
@@ -523,36 +661,15 @@ void TestPresenterFocus::textLargeAndWholeOnEveryView()
     QVERIFY(legend);
     QList<const QAbstractScrollArea*> mayScroll{settings, legend};
 
-    // The charts after the comparison: nothing else scrolls there.
-    QTest::qWait(50);  // the layouts settle
-    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
-
-    // The Scaling tab, once this machine is measured; its notes scroll under the chart.
-    tabs->setCurrentWidget(scaling);
-    QTRY_VERIFY_WITH_TIMEOUT(!scaling->isMeasuring(), 60000);
-    QTRY_VERIFY(scaling->statusText().startsWith(QStringLiteral("Predicting from")));
-    auto* notes = scaling->findChild<QScrollArea*>(QStringLiteral("predictionNotesScroll"));
-    auto* caption = scaling->findChild<QScrollArea*>(QStringLiteral("predictionCaptionScroll"));
-    QVERIFY(notes && caption);
-    mayScroll << notes << caption;
-    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
-
-    // The Classroom: the saved run's mean step.
-    tabs->setCurrentWidget(classroom);
-    QTRY_VERIFY(!classroom->batchSplitView()->lastShards().empty());
-    QTRY_VERIFY(classroom->batchSplitView()->labelsEveryRow());  // its painted rows
-    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
-
-    // Its ring all-reduce, once this machine's threads are measured; the
-    // traffic table scrolls beside the ring.
-    classroom->showRingAllReduce(true);
-    RingAllReduceView* ring = classroom->ringAllReduceView();
-    QTRY_VERIFY_WITH_TIMEOUT(!ring->awaitsMeasurement(), 60000);
-    ring->setStep(1);
-    auto* traffic = ring->findChild<QScrollArea*>(QStringLiteral("ringTrafficScroll"));
-    QVERIFY(traffic);
-    mayScroll << traffic;
-    QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+    // The charts after the comparison (nothing else scrolls there), the
+    // Scaling tab, the Classroom's mean step of the saved run, its ring all-reduce.
+    for (const View view : {View::charts, View::scaling, View::classroom, View::ring}) {
+        showView(window, view, mayScroll);
+        if (QTest::currentTestFailed())
+            return;
+        QTRY_COMPARE(textProblemsShown(window, floor, mayScroll), QString());
+    }
+    RingAllReduceView* ring = window.findChild<ClassroomPage*>(QStringLiteral("classroomPage"))->ringAllReduceView();
     // Every link's name whole in the combo, not only the first.
     auto* links = ring->findChild<QComboBox*>(QStringLiteral("ringLinkCombo"));
     QVERIFY(links);
@@ -591,6 +708,113 @@ void TestPresenterFocus::textLargeAndWholeBeforeAnyRun()
     QVERIFY(settings);
     QTest::qWait(50);  // the layouts settle
     QTRY_COMPARE(textProblemsShown(window, presenting ? kPresenterFloor : kDeskFloor, {settings}), QString());
+}
+
+// Presenter mode's text: 1.6 times its normal size up to full HD (small
+// screens hold every view at that size), then as much larger as the screen
+// is in its shorter direction, up to 8K's.
+void TestPresenterFocus::presenterTextGrowsWithTheScreen()
+{
+    for (const QSize today : {kSmallScreen, QSize(kScreenWidth, kScreenHeight), QSize(kLaptopWidth, kLaptopHeight),
+                              kFullHdScreen, QSize(1920, 1200), QSize(1080, 1920)})
+        QCOMPARE(PresenterMode::fontScaleOn(today), 1.6);
+    QCOMPARE(PresenterMode::fontScaleOn(kUhdScreen), 3.2);
+    QCOMPARE(PresenterMode::fontScaleOn(QSize(2560, 1440)), 1.6 * 4 / 3);
+    QCOMPARE(PresenterMode::fontScaleOn(QSize(3440, 1440)), 1.6 * 4 / 3);  // ultra-wide: as tall as 1440
+    QCOMPARE(PresenterMode::fontScaleOn(QSize(2160, 3840)), 1.6 * 2160 / 1920);  // portrait: as narrow as 2160
+    QCOMPARE(PresenterMode::fontScaleOn(QSize(7680, 4320)), 6.4);
+    QCOMPARE(PresenterMode::fontScaleOn(QSize(11520, 6480)), 6.4);  // a wall of screens: 8K's
+}
+
+// The same comparison presented on a 3840x2160 screen and on a 1920x1080 one:
+// every text of the charts, the Scaling tab, the Classroom and its ring
+// (each widget's font, what it paints, its chart's texts) at least 1.9 times
+// as large on the first, as the screen is twice as large each way. Presenter
+// mode doubles the font; 1.9 leaves room for pixel sizes rounding (19.2 px
+// is 19, 38.4 is 38) and for a painted label shrunk to fit its bar.
+void TestPresenterFocus::presenterTextTwiceAsLargeAt3840x2160()
+{
+    constexpr double kLeastGrowth = 1.9;
+    saveRepeatedComparison();
+    std::map<QString, double> fullHd;
+    std::map<QString, double> uhd;
+    presentedTextSizes(kFullHdScreen, fullHd);
+    if (QTest::currentTestFailed())
+        return;
+    presentedTextSizes(kUhdScreen, uhd);
+    if (QTest::currentTestFailed())
+        return;
+    QStringList tooSmall;
+    int compared = 0;
+    for (const auto& [where, pixels] : fullHd) {
+        const auto large = uhd.find(where);
+        if (large == uhd.end())
+            continue;
+        ++compared;
+        if (large->second < kLeastGrowth * pixels)
+            tooSmall << QStringLiteral("%1: %2 px at 1920x1080, %3 px at 3840x2160")
+                            .arg(where)
+                            .arg(pixels, 0, 'f', 1)
+                            .arg(large->second, 0, 'f', 1);
+    }
+    // Nearly every text is on both screens (a few wrap or scroll differently).
+    QVERIFY2(compared > 0.9 * double(fullHd.size()) && compared > 100,
+             qPrintable(QStringLiteral("%1 texts of %2 compared").arg(compared).arg(fullHd.size())));
+    QCOMPARE(tooSmall.join(QLatin1Char('\n')), QString());
+}
+
+// Presenting on a full-HD screen, the window moved to a 4K one: its text
+// twice as large; back, as it was. Leaving presenter mode there: the normal size.
+void TestPresenterFocus::presenterTextFollowsTheWindowToAnotherScreen()
+{
+    MainWindow window;
+    const qreal normalPoints = window.font().pointSizeF();
+    QVERIFY(showMaximizedOn(window, kFullHdScreen));
+    auto* presenter = window.findChild<QAction*>(QStringLiteral("presenterAction"));
+    auto* progress = window.findChild<QProgressBar*>(QStringLiteral("batchProgressBar"));
+    QVERIFY(presenter && progress);
+    presenter->trigger();
+    QTRY_COMPARE(window.size(), kFullHdScreen);
+    QCOMPARE(window.font().pointSizeF(), 1.6 * normalPoints);
+    QCOMPARE(progress->font().pointSizeF(), 1.6 * normalPoints);
+
+    QScreen* uhd = nullptr;
+    QScreen* fullHd = window.screen();
+    for (QScreen* screen : QGuiApplication::screens())
+        if (screen->geometry().size() == kUhdScreen)
+            uhd = screen;
+    QVERIFY(uhd);
+    window.setScreen(uhd);
+    QTRY_COMPARE(window.font().pointSizeF(), 3.2 * normalPoints);
+    QCOMPARE(progress->font().pointSizeF(), 3.2 * normalPoints);
+    // As a window manager fits a full-screen window to its new screen: every text whole there.
+    window.showNormal();
+    window.showFullScreen();
+    QTRY_COMPARE(window.size(), kUhdScreen);
+    QTest::qWait(50);  // the layouts settle
+    QTRY_COMPARE(textProblemsShown(window, kPresenterFloor, {}), QString());
+    window.setScreen(fullHd);
+    QTRY_COMPARE(window.font().pointSizeF(), 1.6 * normalPoints);
+
+    window.setScreen(uhd);
+    QTRY_COMPARE(window.font().pointSizeF(), 3.2 * normalPoints);
+    presenter->trigger();
+    QCOMPARE(window.font().pointSizeF(), normalPoints);
+    QCOMPARE(progress->font().pointSizeF(), normalPoints);
+}
+
+// --presenter: presenter mode set before the window is shown, sized for the
+// first screen (the projector's 1280x720); the window opens on the 4K screen:
+// its text twice presenter mode's full-HD size.
+void TestPresenterFocus::presenterTextSizedForTheScreenTheWindowOpensOn()
+{
+    MainWindow window;
+    const qreal normalPoints = window.font().pointSizeF();
+    window.setPresenterMode(true);
+    QCOMPARE(window.screen()->geometry().size(), QSize(kScreenWidth, kScreenHeight));
+    QCOMPARE(window.font().pointSizeF(), 1.6 * normalPoints);
+    QVERIFY(showMaximizedOn(window, kUhdScreen));
+    QCOMPARE(window.font().pointSizeF(), 3.2 * normalPoints);
 }
 
 // The offscreen platform's screen is 800x600 unless told otherwise: this

@@ -490,16 +490,18 @@ void ChartBoard::setLogScaleLoss(bool log)
     loss_->setLogScaleY(log);
 }
 
-void ChartBoard::setFontScale(double scale)
+void ChartBoard::setFontScale(double scale, double screenGrowth)
 {
     for (const auto& [chart, name] : charts_)
         chart->setFontScale(scale);
     gap_->setFontScale(scale);
-    utilisation_->setFontScale(scale);
-    // Enlarged half as much as the charts: a dozen full run names would
-    // otherwise take the rows the plots need on a 720-line projector.
+    // The legend and the CPU view: enlarged half as much as the charts, or a
+    // dozen full run names would take the rows the plots need on a 720-line
+    // projector; but as much as the screen grows, which grows those rows too.
+    const double sideScale = (1 + (scale / screenGrowth - 1) / 2) * screenGrowth;
+    utilisation_->setFontScale(sideScale);
     QFont legendFont = QApplication::font();
-    legendFont.setPointSizeF(legendFont.pointSizeF() * (1 + (scale - 1) / 2));
+    legendFont.setPointSizeF(legendFont.pointSizeF() * sideScale);
     legend_->setFont(legendFont);
     fitLegend();
 }

@@ -85,7 +85,10 @@ public:
     // The settings' key of the loss smoothing's strength.
     static const QString kSmoothingStrengthKey;
     void setLogScaleLoss(bool log);
-    void setFontScale(double scale);
+    // The text `scale` times its normal size; of that, `screenGrowth` is the
+    // screen's (presenter mode on a screen larger than full HD), which the
+    // legend and the CPU view follow in full, keeping their share of it.
+    void setFontScale(double scale, double screenGrowth = 1.0);
     // Every chart shows all its data again.
     void resetZoom();
     // Redraws the loss chart now rather than at its next timer tick.

@@ -74,7 +74,7 @@ void DeviceUtilisationView::setRoom(bool room)
 void DeviceUtilisationView::setFontScale(double scale)
 {
     QFont scaled = baseFont_;
-    scaled.setPointSizeF(baseFont_.pointSizeF() * (1 + (scale - 1) / 2));
+    scaled.setPointSizeF(baseFont_.pointSizeF() * scale);
     setFont(scaled);
     refresh();
 }

@@ -35,7 +35,7 @@ public:
     void showRun(const dp::RunRecord& record, const QColor& color);
     // Taken off the board.
     void forgetRun(const std::string& id);
-    // 1 is normal; presenter mode enlarges the text (half as much, as the legend).
+    // 1 is normal; presenter mode enlarges the text (ChartBoard: as the legend).
     void setFontScale(double scale);
     // Whether the board has room for the view beside the legend; without, it
     // stays hidden (ChartBoard::fitLegend: the runs' names come first).

@@ -44,13 +44,36 @@ int preferredHeight(const QWidget& section, int width)
                                       : section.sizeHint().height();
 }
 
+// A combo as wide as its longest item as drawn: Qt's AdjustToContents
+// measures the items' ink (QFontMetrics::boundingRect), a few pixels short of
+// the advance they are drawn in, which cut the last letter off at a 4K
+// presenter's 38 px.
+class WholeItemsComboBox : public QComboBox {
+public:
+    QSize sizeHint() const override { return widened(QComboBox::sizeHint()); }
+    QSize minimumSizeHint() const override { return widened(QComboBox::minimumSizeHint()); }
+
+private:
+    QSize widened(QSize size) const
+    {
+        int ink = 0;
+        int advance = 0;
+        for (int item = 0; item < count(); ++item) {
+            ink = std::max(ink, fontMetrics().boundingRect(itemText(item)).width());
+            advance = std::max(advance, fontMetrics().horizontalAdvance(itemText(item)));
+        }
+        size.rwidth() += std::max(0, advance - ink);
+        return size;
+    }
+};
+
 }  // namespace
 
 ClassroomPage::ClassroomPage(QWidget* parent)
     : QWidget(parent),
       runHeading_(new QLabel(tr("No run yet: start one, or check one in the Runs table, to see "
                                 "its steps here"))),
-      runPicker_(new QComboBox),
+      runPicker_(new WholeItemsComboBox),
       headingRow_(new QHBoxLayout),
       batchSplitView_(new BatchSplitView),
       predictionStrip_(new PredictionStrip),
