@@ -576,7 +576,13 @@ private slots:
             QVERIFY2(!part["advice"].toString().contains('{'), qPrintable(part["advice"].toString()));
         }
         QVERIFY(std::abs(seconds - gap["gap"].toDouble()) < 1e-9);
-        QVERIFY(std::abs(shares - 1) < 1e-9);
+        // Shares are of the time lost; a gap within the noise, or none (the
+        // 2-device run as fast as ideal on a busy machine), has no shares at all.
+        const bool shared = gap["gap"].toDouble() > 0 && gap["gap"].toDouble() > gap["noise"].toDouble() &&
+                            gap["lost"].toDouble() > 0;
+        QVERIFY2(std::abs(shares - (shared ? 1 : 0)) < 1e-9,
+                 qPrintable(QString("shares %1, gap %2, noise %3").arg(shares).arg(gap["gap"].toDouble())
+                                .arg(gap["noise"].toDouble())));
         // LeNet's gradients fit one bucket: no advice to grow it.
         QVERIFY2(!parts[1]["advice"].toString().contains("--bucket-mb") &&
                      parts[1]["advice"].toString().contains("--batch-size"),
