@@ -6,7 +6,9 @@
 #include <QFile>
 #include <QTemporaryDir>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -43,6 +45,7 @@ private slots:
     void aLessonPlanWithARunThatCannotRunIsRefused();
     void aStopEndsTheStudyAfterTheRunInFlight();
     void aStopBeforeTheStudyRunsNoRun();
+    void aStopFromAnotherThreadReachesTheRunInFlight();
     void eachRunIsNamedAndTracedByItsId();
 };
 
@@ -116,6 +119,31 @@ void TestStudyRunner::aStopBeforeTheStudyRunsNoRun()
     const dp::StudyResult result = runner.run(dp::single_run_plan(config), observer);
     QCOMPARE(observer.started, 0);
     QVERIFY(result.runs.empty());
+    QVERIFY(!result.complete);
+}
+
+// As the workbench stops a study: from its GUI thread while the study
+// trains on another (scripts/tsan runs this under ThreadSanitizer).
+void TestStudyRunner::aStopFromAnotherThreadReachesTheRunInFlight()
+{
+    class FirstEpochSignal final : public dp::StudyObserver {
+    public:
+        void on_epoch(const dp::EpochMetrics&) override { epoch_done.store(true); }
+        std::atomic<bool> epoch_done{false};
+    } observer;
+    dp::TrainConfig config = small_linear_run(96, 32, 100000);  // never ends on its own
+    config.devices = {"cpu:0"};
+    dp::StudyPlan plan = dp::single_run_plan(config);
+    plan.repeats = 2;
+    dp::StudyRunner runner({});
+    std::thread stopper([&] {
+        while (!observer.epoch_done.load()) std::this_thread::yield();
+        runner.request_stop();
+    });
+    const dp::StudyResult result = runner.run(plan, observer);
+    stopper.join();
+    QCOMPARE(result.runs.size(), std::size_t(1));
+    QCOMPARE(result.runs[0].outcome, dp::RunOutcome::stopped);
     QVERIFY(!result.complete);
 }
 
