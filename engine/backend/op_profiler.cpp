@@ -60,6 +60,12 @@ void OpProfiler::after_op(OpFamily /*family*/) {
     clock_->mark(2 * calls_.size() - 1);
 }
 
+StepGraphAction OpProfiler::run_step(const StepGraphRequest& request, StepWork step) {
+    StepGraphRequest timed = request;
+    timed.capturable = request.capturable && !recording_;
+    return ForwardingBackend::run_step(timed, step);
+}
+
 void OpProfiler::end_step() {
     if (!recording_) return;
     recording_ = false;

@@ -68,6 +68,10 @@ public:
     void end_step();
     OpProfile profile() const;
 
+    // A timed step is never captured: the notes of each call (its family,
+    // its layer, its clock slots) are host work that a replay would skip.
+    StepGraphAction run_step(const StepGraphRequest& request, StepWork step) override;
+
 protected:
     void before_op(OpFamily family) override;
     void after_op(OpFamily family) override;

@@ -23,13 +23,19 @@
 // no host wait (one replica, or collectives that are graph nodes: NCCL's,
 // not the communication thread's), and enqueueing it twice is harmless on
 // the host (a failed capture runs it again eagerly). Replica::train_step is
-// not that yet (it reads the loss mid-step and waits for its all-reduce), so
-// it does not call Backend::run_step and runs eagerly whatever DP_CUDA_GRAPHS
-// says; dp-gpu-selftest's step_graphs check captures a step that is one
-// (selftest/step_graph_check.cpp). Once the step is free of host reads, the
-// replica wraps its device work (gather by index, forward, loss into device
-// sums, backward, update) in one run_step with this key, one replica at a
-// time, and reads the epoch's sums after the last step.
+// such a step with one replica in the run: it stages the batch's indices at
+// a fixed address, notes its phase laps on the host before the work (the
+// work only marks them: CUDA's marks become event nodes of the graph), and
+// wraps its device work (gather by index, forward, loss into device sums,
+// backward, update) in one run_step; the loss sums are read between steps
+// (every 50 and at the epoch's end). train/step_graph_request.h builds its key and says when it
+// cannot be captured: more than one replica (the all-reduce is host-driven:
+// the threads' ring, one GPU's device copies, MPI, NCCL's polled waits; NCCL
+// collectives as graph nodes would lift this for one process's GPUs), a
+// straggler, dropout, a batch gathered on the host (DP_CUDA_STEP_SYNC=1);
+// the per-op timer refuses the steps it times. DataParallel's step never
+// asks. dp-gpu-selftest's step_graphs check captures dp-train's own step
+// (selftest/step_graph_check.cpp).
 
 #include <algorithm>
 #include <array>

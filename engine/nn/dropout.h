@@ -20,6 +20,7 @@ public:
     void forward(Backend& backend, const Pass& pass, const float* x, float* y) override;
     void backward(Backend& backend, const Pass& pass, const float* x, const float* y,
                   const float* dy, float* dx) override;
+    bool draws_per_step() const override { return true; }
 
 private:
     Unit unit_;

@@ -57,6 +57,11 @@ public:
     // shard: no op is asked to compute a batch of 0 (oneDNN's convolutions
     // die of SIGFPE building one).
     virtual bool runs_on_empty_shard(const Pass& /*pass*/) const { return false; }
+
+    // Whether the layer's device work in training takes Pass::step as an
+    // argument (dropout's masks): a CUDA Graph of one step would replay its
+    // masks (train/step_graph_request.h).
+    virtual bool draws_per_step() const { return false; }
 };
 
 }  // namespace dp

@@ -69,6 +69,12 @@ void Sequential::build(Backend& backend, int max_batch, std::uint64_t seed) {
     }
 }
 
+bool Sequential::draws_per_step() const {
+    for (const auto& layer : layers_)
+        if (layer->draws_per_step()) return true;
+    return false;
+}
+
 std::size_t Sequential::activation_floats_per_sample() const {
     std::size_t floats = 0;
     for (std::size_t i = 0; i < output_shapes_.size(); ++i)

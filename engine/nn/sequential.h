@@ -59,6 +59,8 @@ public:
     SampleShape input_shape() const { return input_; }
     int classes() const { return classes_; }
     Loss loss() const { return loss_; }
+    // Whether a layer's training work depends on the step's number (Layer::draws_per_step).
+    bool draws_per_step() const;
     Backend& backend() { return *backend_; }
 
 private:

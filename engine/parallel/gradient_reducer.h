@@ -36,6 +36,8 @@ public:
     // from backward counts as backward: each phase is the wall time the
     // device thread spent in it, and the phases still add up to the step.
     double seconds() const { return seconds_; }
+    // The ranks the reductions span: with one, a step reduces nothing.
+    int ranks() const { return communicator_.size(); }
 
 private:
     void reduce_next();

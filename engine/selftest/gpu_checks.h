@@ -43,9 +43,10 @@ std::string training_on_n_gpus_matches_one();
 // GPU, or on two replicas of a lone GPU).
 std::string no_allocation_in_step_loop();
 
-// A training step's device work (LeNet's forward, backward, SGD) captured
-// as CUDA Graphs after a warm-up step, one graph for the full batch and one
-// for the last partial one, replays with the bits of eager steps
+// dp-train's LeNet training step (Replica::train_step: the batch gathered on
+// the device, forward, loss into device sums, backward, SGD) captured as
+// CUDA Graphs after a warm-up step, one graph for the full batch and one for
+// the last partial one, replays with the bits of eager steps over 3 epochs
 // (deterministic mode; step_graph_check.cpp).
 std::string step_graphs_replay_like_eager();
 

@@ -1,96 +1,60 @@
-// The step_graphs check (gpu_checks.h): CUDA Graphs capture and replay a
-// training step's device work with the bits of running it eagerly.
+// The step_graphs check (gpu_checks.h): dp-train's own training step
+// (Replica::train_step through Backend::run_step), captured as CUDA Graphs
+// and replayed, gives the bits of running it eagerly.
 
 #include <cstring>
-#include <random>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "backend/cuda/cuda_backend.h"
 #include "core/error.h"
-#include "models/model_registry.h"
 #include "selftest/gpu_checks.h"
+#include "selftest/training_checks.h"
 
 namespace dp::gpu_checks {
 namespace {
 
-struct GraphRun {
-    std::vector<float> parameters;
-    std::vector<StepGraphAction> actions;
-};
+// Three epochs of 2 full batches of 64 and a last partial one of 40.
+constexpr int kSamples = 2 * selftest::kBatch + 40;
+constexpr int kEpochs = 3;
 
-// LeNet's step without its loss: forward, backward from fixed output
-// gradients, SGD. It reads nothing back to the host, so it can be captured
-// (Replica's step cannot yet: step_graph.h). Five full batches of 64, then
-// two last partial batches of 40: two graphs.
-GraphRun run_steps(bool graphs) {
-    CudaBackendOptions options;
-    options.deterministic = true;  // the same cuDNN algorithms in both runs
-    options.step_graphs = graphs;
-    auto backend = make_cuda_backend(0, options);
-    constexpr int kRows = 64, kClasses = 10;
-    const SampleShape input{1, 28, 28};
-    auto model = build_model("lenet", input, kClasses);
-    model->build(*backend, kRows, 1);
-    std::mt19937 rng(5);
-    std::uniform_real_distribution<float> pixel(0.f, 1.f), gradient(-1e-2f, 1e-2f);
-    std::vector<float> host_images(kRows * input.size()), host_dlogits(kRows * kClasses);
-    for (float& v : host_images) v = pixel(rng);
-    for (float& v : host_dlogits) v = gradient(rng);
-    DeviceBuffer images = backend->allocate(host_images.size()),
-                 dlogits = backend->allocate(host_dlogits.size());
-    backend->upload(host_images.data(), images.get(), host_images.size());
-    backend->upload(host_dlogits.data(), dlogits.get(), host_dlogits.size());
-    ParameterStore& parameters = model->parameters();
-    constexpr float kLr = 0.05f;
-    GraphRun run;
-    for (int rows : {kRows, kRows, kRows, kRows, kRows, 40, 40, 40}) {
-        const Pass pass{.batch = rows, .training = true};
-        auto work = [&] {
-            model->forward(pass, images.get());
-            model->backward(pass, images.get(), dlogits.get());
-            backend->sgd_update(parameters.total_size(), kLr, parameters.values(),
-                                parameters.gradients());
-        };
-        const StepGraphRequest request{
-            .key = {.rows = rows,
-                    .global_batch = rows,
-                    .lr_bits = float_bits(kLr),
-                    .buffers = {images.get(), dlogits.get(), parameters.values(),
-                                parameters.gradients()}},
-            .capturable = true};
-        run.actions.push_back(backend->run_step(request, work));
-    }
-    run.parameters.resize(parameters.total_size());
-    backend->download(parameters.values(), run.parameters.data(), run.parameters.size());
-    return run;
-}
-
-std::string actions_text(const std::vector<StepGraphAction>& actions) {
-    std::string text;
-    for (StepGraphAction action : actions) {
-        if (!text.empty()) text += ' ';
-        text += step_graph_action_name(action);  // += : GCC 12's -Wrestrict on a + b
-    }
-    return text;
+// The replica's CUDA backend, in deterministic mode (the same cuDNN
+// algorithms in both runs), with graphs on or off: the group's own backend,
+// made from the environment's switches, is set aside for it.
+BackendWrapper deterministic_cuda(bool graphs) {
+    return [graphs](std::unique_ptr<Backend>, int) {
+        CudaBackendOptions options;
+        options.deterministic = true;
+        options.step_graphs = graphs;
+        return make_cuda_backend(0, options);
+    };
 }
 
 }  // namespace
 
 std::string step_graphs_replay_like_eager() {
-    const GraphRun eager = run_steps(false), graphed = run_steps(true);
-    const std::vector<StepGraphAction> expected{
-        StepGraphAction::warm_up, StepGraphAction::capture, StepGraphAction::replay,
-        StepGraphAction::replay,  StepGraphAction::replay,  StepGraphAction::warm_up,
-        StepGraphAction::capture, StepGraphAction::replay};
+    const TrainTestSets data = selftest::training_subset();
+    const auto eager =
+        selftest::train_lenet_resident("cuda:0", data, kSamples, kEpochs, deterministic_cuda(false));
+    const auto graphed =
+        selftest::train_lenet_resident("cuda:0", data, kSamples, kEpochs, deterministic_cuda(true));
+    using A = StepGraphAction;
+    // Per epoch: the full batch's key warms up, is captured, then replays;
+    // the partial batch's warms up in the first epoch and is captured in the second.
+    const std::vector<A> expected{A::warm_up, A::capture, A::warm_up,  // epoch 1
+                                  A::replay,  A::replay,  A::capture,  // epoch 2
+                                  A::replay,  A::replay,  A::replay};  // epoch 3
     if (graphed.actions != expected)
-        throw Error("CUDA Graphs: the steps ran as '" + actions_text(graphed.actions) +
-                    "', not '" + actions_text(expected) + "' (eager: a capture failed)");
+        throw Error("CUDA Graphs: the steps ran as '" + selftest::step_actions_text(graphed.actions) +
+                    "', not '" + selftest::step_actions_text(expected) +
+                    "' (eager: a capture failed, or the step asked for none)");
     if (std::memcmp(eager.parameters.data(), graphed.parameters.data(),
-                    eager.parameters.size() * sizeof(float)) != 0)
-        throw Error("CUDA Graphs: 8 LeNet steps replayed from graphs differ from eager ones "
-                    "(deterministic mode: they must be bit-identical)");
-    return "8 LeNet steps (" + actions_text(graphed.actions) +
+                    eager.parameters.size() * sizeof(float)) != 0 ||
+        eager.loss.loss_sum != graphed.loss.loss_sum || eager.loss.correct != graphed.loss.correct)
+        throw Error("CUDA Graphs: 9 LeNet training steps replayed from graphs differ from eager "
+                    "ones (deterministic mode: parameters and loss must be bit-identical)");
+    return "9 LeNet training steps (" + selftest::step_actions_text(graphed.actions) +
            ") bit-identical to eager in deterministic mode";
 }
 

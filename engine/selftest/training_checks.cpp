@@ -1,5 +1,6 @@
 #include "selftest/training_checks.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -35,6 +36,21 @@ std::vector<int> file_order(const Dataset& set) {
     const auto order = sampler.order(0);
     return {order.begin(), order.end()};
 }
+
+// Notes what each step's Backend::run_step answered.
+class StepActionLog final : public ForwardingBackend {
+public:
+    StepActionLog(std::unique_ptr<Backend> inner, std::vector<StepGraphAction>& actions)
+        : ForwardingBackend(std::move(inner)), actions_(actions) {}
+    StepGraphAction run_step(const StepGraphRequest& request, StepWork step) override {
+        const StepGraphAction action = ForwardingBackend::run_step(request, step);
+        actions_.push_back(action);
+        return action;
+    }
+
+private:
+    std::vector<StepGraphAction>& actions_;
+};
 
 void check_enough_batches(const Dataset& set, int steps) {
     if (std::size_t(steps) * kBatch > std::size_t(set.count))
@@ -118,6 +134,44 @@ std::string steps_allocate_nothing(const std::vector<std::string>& devices,
                         ": " + std::to_string(before[i]) + " before, " +
                         std::to_string(after[i]) + " after): something allocated");
     return std::to_string(steps - 1) + " LeNet steps on " + joined(devices) + " allocated nothing";
+}
+
+StepActionsRun train_lenet_resident(const std::string& device, const TrainTestSets& data,
+                                    int samples, int epochs, const BackendWrapper& backend) {
+    if (samples > data.train.count)
+        throw Error("the self-test's training subset has " + std::to_string(data.train.count) +
+                    " images, fewer than " + std::to_string(samples));
+    Dataset set = data.train;
+    set.count = samples;
+    set.images.resize(std::size_t(samples) * set.sample_size());
+    set.labels.resize(std::size_t(samples));
+    StepActionsRun run;
+    const BackendWrapper logged = [&](std::unique_ptr<Backend> made, int local) {
+        std::unique_ptr<Backend> used = backend ? backend(std::move(made), local) : std::move(made);
+        return std::unique_ptr<Backend>(std::make_unique<StepActionLog>(std::move(used), run.actions));
+    };
+    const TrainConfig config = lenet_config({device});
+    ReplicaGroup group(select_devices(config.devices), config, kInput, kClasses, logged);
+    const std::vector<int> order = file_order(set);
+    for (int epoch = 0; epoch < epochs; ++epoch) {
+        const std::span<const int> resident = group.start_epoch(set, order);
+        for (int first = 0; first < samples; first += kBatch)
+            group.train_step(set, resident.subspan(std::size_t(first),
+                                                   std::size_t(std::min(kBatch, samples - first))),
+                             config.lr);
+    }
+    run.loss = group.take_loss();
+    run.parameters = group.parameters(0);
+    return run;
+}
+
+std::string step_actions_text(const std::vector<StepGraphAction>& actions) {
+    std::string text;
+    for (StepGraphAction action : actions) {
+        if (!text.empty()) text += ' ';
+        text += step_graph_action_name(action);  // += : GCC 12's -Wrestrict on a + b
+    }
+    return text;
 }
 
 }  // namespace dp::selftest

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
+#include "backend/forwarding_backend.h"
 #include "data/dataset.h"
 #include "config/train_config.h"
 
@@ -48,5 +50,23 @@ using MemoryProbe = std::function<std::vector<std::size_t>()>;
 // Ten LeNet steps on `devices` after the first leave `probe`'s numbers unchanged.
 std::string steps_allocate_nothing(const std::vector<std::string>& devices,
                                    const TrainTestSets& data, const MemoryProbe& probe);
+
+// dp-train's own step (Replica::train_step, the epoch's order resident and
+// each batch gathered on the device) for LeNet on `device`: `epochs` epochs
+// of the first `samples` training images in file order at batch kBatch, the
+// last batch of each epoch partial when kBatch does not divide `samples`.
+// `backend`, when given, replaces each device's backend (the step_graphs
+// check's CUDA backends with graphs on and off). Returns what each step's
+// Backend::run_step answered, the parameters and the loss summed over every step.
+struct StepActionsRun {
+    std::vector<StepGraphAction> actions;
+    std::vector<float> parameters;
+    Backend::LossResult loss;
+};
+StepActionsRun train_lenet_resident(const std::string& device, const TrainTestSets& data,
+                                    int samples, int epochs, const BackendWrapper& backend = {});
+
+// "warm-up capture replay ...": the actions' names.
+std::string step_actions_text(const std::vector<StepGraphAction>& actions);
 
 }  // namespace dp::selftest

@@ -11,6 +11,7 @@
 #include "data/epoch_sampler.h"
 #include "models/model_registry.h"
 #include "parallel/batch_split.h"
+#include "train/step_graph_request.h"
 #include "train/straggler_wait.h"
 
 namespace dp {
@@ -43,7 +44,8 @@ Replica::Replica(const DeviceInfo& device, const std::string& model, const Sampl
       eval_indices_(max_rows),
       images_(backend_->allocate(std::size_t(max_rows) * input.size())),
       labels_(backend_->allocate(max_rows)),
-      dlogits_(backend_->allocate(std::size_t(max_rows) * model_->classes())) {
+      dlogits_(backend_->allocate(std::size_t(max_rows) * model_->classes())),
+      step_indices_(backend_->allocate(std::size_t(max_rows) * std::size_t(micro_batches))) {
     model_->build(*backend_, max_rows, seed);
     if (micro_batches > 1) accumulated_ = backend_->allocate(model_->parameters().total_size());
     if (gathered_rows > 0) {
@@ -81,23 +83,37 @@ bool Replica::is_resident(const Dataset& set) const {
     return &set == resident_set_ && set.images.data() == resident_images_source_;
 }
 
-void Replica::load(const Dataset& set, std::span<const int> indices) {
+bool Replica::in_epoch_order(const Dataset& set, std::span<const int> indices) const {
     const std::less_equal<const int*> not_after;
-    const bool in_epoch_order =
-        is_resident(set) && !epoch_order_host_.empty() &&
-        not_after(epoch_order_host_.data(), indices.data()) &&
-        not_after(indices.data() + indices.size(),
-                  epoch_order_host_.data() + epoch_order_host_.size());
-    if (in_epoch_order) {
-        const float* order = epoch_order_.get() + (indices.data() - epoch_order_host_.data());
-        backend_->gather_rows(resident_images_.get(), set.sample_size(), order, indices.size(),
-                              images_.get());
-        backend_->gather_rows(resident_labels_.get(), 1, order, indices.size(), labels_.get());
+    return is_resident(set) && !epoch_order_host_.empty() &&
+           not_after(epoch_order_host_.data(), indices.data()) &&
+           not_after(indices.data() + indices.size(),
+                     epoch_order_host_.data() + epoch_order_host_.size());
+}
+
+void Replica::gather_resident(std::size_t sample_floats, const float* order, std::size_t count) {
+    backend_->gather_rows(resident_images_.get(), sample_floats, order, count, images_.get());
+    backend_->gather_rows(resident_labels_.get(), 1, order, count, labels_.get());
+}
+
+void Replica::load(const Dataset& set, std::span<const int> indices) {
+    if (in_epoch_order(set, indices)) {
+        gather_resident(set.sample_size(),
+                        epoch_order_.get() + (indices.data() - epoch_order_host_.data()),
+                        indices.size());
         return;
     }
     gather_batch(set, indices, host_images_.data(), host_labels_.data());
     backend_->upload(host_images_.data(), images_.get(), indices.size() * set.sample_size());
     backend_->upload_labels(host_labels_.data(), labels_.get(), indices.size());
+}
+
+bool Replica::stage_shard(const Dataset& set, std::span<const int> shard) {
+    if (!in_epoch_order(set, shard)) return false;
+    if (!shard.empty())
+        backend_->copy(shard.size(), epoch_order_.get() + (shard.data() - epoch_order_host_.data()),
+                       step_indices_.get());
+    return true;
 }
 
 Backend::LossResult Replica::compute_loss(const float* outputs, int rows, const float* labels,
@@ -121,34 +137,62 @@ void Replica::train_step(const Dataset& set, std::span<const int> shard, const P
     const int rows = pass.batch;
     DeviceStepTiming& timing = timing_;
     timing = {.shard = rows};
-    laps_.start();
-    reducer.begin_step();
     ParameterStore& parameters = model_->parameters();
     double& backward = timing.backward;  // with the wait for the all-reduce until step_timing()
     // A straggler reduces no bucket before its wait: the others then wait
     // for it in the all-reduce, as they would for a slower device.
     const bool straggler = slowdown_ > 1;
-    if (rows == 0 && !pass.sync_batch_norm) {
-        backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
-    } else {  // an empty shard still joins synchronized BatchNorm's collectives
-        const int micro_batches = std::clamp(rows, 1, micro_batches_);
+    // An empty shard still joins synchronized BatchNorm's collectives.
+    const int micro_batches =
+        rows > 0 || pass.sync_batch_norm ? std::clamp(rows, 1, micro_batches_) : 0;
+    // The batch's indices at a fixed address (step_indices_), outside the
+    // work: a graph replays the addresses it captured.
+    const bool staged = stage_shard(set, shard);
+    // The laps' phases, noted before the work that marks them (PhaseLaps):
+    // per micro-batch its data, forward and backward (the last one's with
+    // the all-reduce's wait), an empty shard's backward, a straggler's wait,
+    // the update.
+    laps_.start();
+    for (int m = 0; m < micro_batches; ++m) {
+        laps_.plan(timing.data);
+        laps_.plan(timing.forward);
+        laps_.plan(backward);
+    }
+    if (micro_batches == 0) laps_.plan(backward);
+    if (straggler) {
+        laps_.plan(untimed_);
+        laps_.plan(backward);
+    }
+    laps_.plan(timing.update);
+    reducer.begin_step();
+    // The step's device work, which a backend may capture and replay
+    // (Backend::run_step): nothing in it may leave host state that the step
+    // needs later, since a replay runs none of it and a failed capture runs it twice.
+    auto work = [&] {
+        std::size_t lap = 0;
+        const auto mark_lap = [&] { laps_.mark(++lap); };
+        if (micro_batches == 0) backend_->fill(parameters.gradients(), parameters.total_size(), 0.f);
         for (int m = 0; m < micro_batches; ++m) {
             const BatchShard micro = batch_shard(rows, micro_batches, m);
             Pass micro_pass = pass;
             micro_pass.batch = micro.rows;
             micro_pass.first_sample = pass.first_sample + std::uint64_t(micro.offset);
-            load(set, shard.subspan(std::size_t(micro.offset), std::size_t(micro.rows)));
-            laps_.lap(timing.data);
+            if (staged)
+                gather_resident(set.sample_size(), step_indices_.get() + micro.offset,
+                                std::size_t(micro.rows));
+            else
+                load(set, shard.subspan(std::size_t(micro.offset), std::size_t(micro.rows)));
+            mark_lap();
             const float* logits = model_->forward(micro_pass, images_.get());
             // An empty shard has no loss, and its backward reads no dlogits.
             if (micro.rows > 0)
                 add_loss(logits, micro.rows, labels_.get(), dlogits_.get(),
                          1.f / float(pass.global_batch));
-            laps_.lap(timing.forward);
+            mark_lap();
             if (m + 1 < micro_batches) {
                 model_->backward(micro_pass, images_.get(), dlogits_.get());
                 add_gradients_into_accumulated(parameters, /*first=*/m == 0);
-                laps_.lap(backward);
+                mark_lap();
                 continue;
             }
             // The last micro-batch: as each layer's gradients become final,
@@ -173,20 +217,34 @@ void Replica::train_step(const Dataset& set, std::span<const int> shard, const P
             if (micro_batches > 1 && folded_from > 0)  // parameters no layer reported final
                 backend_->sgd_update(folded_from, -1.f, parameters.gradients(), accumulated_.get());
         }
-    }
-    if (straggler) {
-        // The one wait for the device inside a step, by design: a simulated
-        // slower device waits in host time for a multiple of its own compute.
-        backend_->synchronize();
-        laps_.lap(backward);
-        laps_.resolve();
-        timing.straggler_wait = wait_as_straggler(slowdown_, timing.forward + backward);
-        laps_.lap(untimed_);
-    }
-    reducer.finish_step();
-    laps_.lap(backward);
-    update(lr, weight_decay);
-    laps_.lap(timing.update);
+        if (straggler) {
+            // The one wait for the device inside a step, by design: a simulated
+            // slower device waits in host time for a multiple of its own compute.
+            backend_->synchronize();
+            mark_lap();
+            laps_.resolve(lap);
+            timing.straggler_wait = wait_as_straggler(slowdown_, timing.forward + backward);
+            mark_lap();
+        }
+        reducer.finish_step();
+        mark_lap();
+        update(lr, weight_decay);
+        mark_lap();
+    };
+    const ReplicaStep step{.world = reducer.ranks(),
+                           .straggler = straggler,
+                           .draws_per_step = model_->draws_per_step(),
+                           .batch_on_device = staged,
+                           .rows = rows,
+                           .global_batch = pass.global_batch,
+                           .micro_batches = micro_batches,
+                           .lr = lr,
+                           .weight_decay = weight_decay,
+                           .step = pass.step,
+                           .buffers = {resident_images_.get(), resident_labels_.get(),
+                                       step_indices_.get(), images_.get(), labels_.get(),
+                                       dlogits_.get(), parameters.values(), loss_totals_.get()}};
+    backend_->run_step(step_graph_request(step), work);
     timing.allreduce = reducer.seconds();
     allreduce_in_backward_ = true;
 }

@@ -56,7 +56,11 @@ public:
     // added on the device to the sums take_loss() reads. The step never
     // waits for the device (issue 40) but for a straggler's simulated wait;
     // its phases are timed by marks in the backend's queue, which
-    // step_timing() reads after it.
+    // step_timing() reads after it. Its device work goes to the backend in one
+    // Backend::run_step, which CUDA with DP_CUDA_GRAPHS=1 captures and
+    // replays where step_graph_request() allows it (one replica, the batch
+    // gathered on the device, no dropout, no straggler; not a step the per-op
+    // timer times).
     void train_step(const Dataset& set, std::span<const int> shard, const Pass& pass, float lr,
                     GradientReducer& reducer, float weight_decay = 0);
 
@@ -108,6 +112,15 @@ private:
     // The samples `indices` of `set` into images_ and labels_: gathered on
     // the device when they lie in the epoch's order (start_epoch), else on the host and uploaded.
     void load(const Dataset& set, std::span<const int> indices);
+    // Whether `indices` lie in the epoch's order of the resident `set` (start_epoch).
+    bool in_epoch_order(const Dataset& set, std::span<const int> indices) const;
+    // `count` samples of the resident set into images_ and labels_, by the
+    // float indices at `order` in device memory.
+    void gather_resident(std::size_t sample_floats, const float* order, std::size_t count);
+    // A training step's shard: its indices copied to step_indices_ when it
+    // lies in the epoch's order (then true: the step gathers from there),
+    // else false (each micro-batch is loaded from the host).
+    bool stage_shard(const Dataset& set, std::span<const int> shard);
     // Whether start_epoch made `set`, as it is now, resident.
     bool is_resident(const Dataset& set) const;
     // Loads samples [first, first + rows) of `set` (rows <= max_rows) and
@@ -149,6 +162,9 @@ private:
     std::vector<std::int32_t> host_labels_;
     std::vector<int> eval_indices_;
     DeviceBuffer images_, labels_, dlogits_;
+    // The step's shard of the epoch's order, at one address for every step:
+    // a CUDA Graph of the step gathers its batch from here.
+    DeviceBuffer step_indices_;
     // DataParallel: every rank's outputs (and their gradients, labels) for a global batch.
     std::vector<std::int32_t> host_gathered_labels_;
     DeviceBuffer gathered_outputs_{nullptr, nullptr}, gathered_doutputs_{nullptr, nullptr},

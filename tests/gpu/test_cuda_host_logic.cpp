@@ -3,6 +3,8 @@
 // and device-description wording, and device selection when no GPU is found.
 #include <QtTest>
 
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "backend/algorithm_choice.h"
@@ -12,6 +14,7 @@
 #include "platform/cuda/device_call_error.h"
 #include "core/error.h"
 #include "devices/device.h"
+#include "train/step_graph_request.h"
 
 namespace {
 
@@ -272,6 +275,55 @@ private slots:
         for (int i = 0; i < 3; ++i)
             QCOMPARE(backend.run_step(request, work), dp::StepGraphAction::eager);
         QCOMPARE(runs, 3);
+    }
+
+    // A replica's step may be a graph only alone in its run, without a
+    // straggler or dropout, its batch gathered on the device; each refusal
+    // says why. The key carries the by-value arguments, the float bits
+    // exactly, and dropout's step only where a layer reads it.
+    void replicaStepsBecomeGraphsOnlyWhenNothingOnTheHostTakesPart() {
+        int buffer = 0;
+        const dp::ReplicaStep step{.batch_on_device = true,
+                                   .rows = 96,
+                                   .global_batch = 96,
+                                   .micro_batches = 2,
+                                   .lr = 0.1f,
+                                   .weight_decay = 5e-4f,
+                                   .step = 41,
+                                   .buffers = {&buffer}};
+        QVERIFY(dp::step_graph_refusal(step) == nullptr);
+        const dp::StepGraphRequest request = dp::step_graph_request(step);
+        QVERIFY(request.capturable);
+        QCOMPARE(request.key.rows, 96);
+        QCOMPARE(request.key.global_batch, 96);
+        QCOMPARE(request.key.micro_batches, 2);
+        QCOMPARE(request.key.lr_bits, std::uint32_t(0x3dcccccd));
+        QCOMPARE(request.key.weight_decay_bits, dp::float_bits(5e-4f));
+        QCOMPARE(request.key.dropout_step, std::uint64_t(0));  // no layer reads it
+        QVERIFY(request.key.buffers[0] == &buffer && request.key.buffers[1] == nullptr);
+        dp::ReplicaStep nudged = step;
+        nudged.lr = std::nextafter(0.1f, 1.f);  // one ulp: another graph
+        QVERIFY(!(dp::step_graph_request(nudged).key == request.key));
+
+        const auto refused = [&](dp::ReplicaStep changed, const char* why) {
+            const char* refusal = dp::step_graph_refusal(changed);
+            QVERIFY2(refusal && std::string(refusal).find(why) != std::string::npos,
+                     refusal ? refusal : "(none)");
+            QVERIFY(!dp::step_graph_request(changed).capturable);
+        };
+        dp::ReplicaStep changed = step;
+        changed.world = 2;
+        refused(changed, "more than one replica");
+        changed = step;
+        changed.straggler = true;
+        refused(changed, "straggler");
+        changed = step;
+        changed.batch_on_device = false;
+        refused(changed, "gathered on the host");
+        changed = step;
+        changed.draws_per_step = true;
+        refused(changed, "dropout");
+        QCOMPARE(dp::step_graph_request(changed).key.dropout_step, std::uint64_t(41));
     }
 
     void callErrorsNameFunctionPlaceAndDevice() {

@@ -5,9 +5,11 @@
 #include <QtTest>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
+#include "backend/backend_factory.h"
 #include "core/error.h"
 #include "devices/device.h"
 #include "selftest/training_checks.h"
@@ -68,6 +70,28 @@ private slots:
         } catch (const dp::Error& error) {
             QVERIFY2(std::string(error.what()).find("probe 1") != std::string::npos, error.what());
         }
+    }
+
+    // The step_graphs check's run on the CPU: dp-train's step over 3 epochs
+    // of 2 full batches and a partial one, each through one run_step (a CPU
+    // backend runs it eagerly); a backend put in place of the device's own
+    // (as the check puts its CUDA ones) trains with the same bits.
+    void residentStepsGoThroughRunStepOnceEach() {
+        const int samples = 2 * dp::selftest::kBatch + 40;
+        const auto run = dp::selftest::train_lenet_resident("cpu:0", data_, samples, 3);
+        QCOMPARE(QString::fromStdString(dp::selftest::step_actions_text(run.actions)),
+                 QString("eager eager eager eager eager eager eager eager eager"));
+        QVERIFY(run.loss.loss_sum > 0 && std::isfinite(run.loss.loss_sum));
+        QVERIFY(run.loss.correct >= 0 && run.loss.correct <= 3 * samples);
+        const dp::DeviceInfo cpu = dp::select_devices({"cpu:0"}).front();
+        const auto replaced = dp::selftest::train_lenet_resident(
+            "cpu:0", data_, samples, 3, [&](std::unique_ptr<dp::Backend>, int) {
+                return dp::make_backend(cpu, dp::Precision::fp32);
+            });
+        QVERIFY(replaced.parameters == run.parameters);
+        QCOMPARE(replaced.loss.loss_sum, run.loss.loss_sum);
+        QVERIFY_THROWS_EXCEPTION(dp::Error,
+                                 dp::selftest::train_lenet_resident("cpu:0", data_, 100000, 1));
     }
 
 private:

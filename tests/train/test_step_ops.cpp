@@ -2,12 +2,20 @@
 // (dp-train --profile-ops) against a fake clock, and the sync-free step: a
 // counting backend shows that a steady step neither waits for its device,
 // nor reads from it, nor allocates, and gathers its batch from the resident
-// data set instead of uploading it.
+// data set instead of uploading it. The step as a CUDA Graph: a recording
+// backend shows which steps ask Backend::run_step for capture, with which
+// key, and, answering as CUDA Graphs would, that a replay needs none of the
+// host work of the step it replays.
 #include <QtTest>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <span>
+#include <string>
 #include <numeric>
 #include <vector>
 
@@ -15,6 +23,7 @@
 #include "backend/loss_totals.h"
 #include "backend/op_profiler.h"
 #include "backend/reference/reference_backend.h"
+#include "backend/step_graph.h"
 #include "data/dataset.h"
 #include "data/epoch_sampler.h"
 #include "devices/device.h"
@@ -52,6 +61,138 @@ protected:
 private:
     std::array<std::int64_t, dp::kOpFamilies> calls_{};
 };
+
+// Each mark 1 ms after the previous one. While `capturing` points to a
+// list, the slots marked go into it: what a captured graph's event record
+// nodes mark again on each replay.
+class TickClock final : public dp::OpClock {
+public:
+    explicit TickClock(std::size_t capacity) : times_(capacity) {}
+    std::size_t capacity() const override { return times_.size(); }
+    void mark(std::size_t slot) override {
+        now_ += 1e-3;
+        times_[slot] = now_;
+        if (capturing) capturing->push_back(slot);
+    }
+    double seconds(std::size_t from, std::size_t to) override { return times_[to] - times_[from]; }
+    std::vector<std::size_t>* capturing = nullptr;
+
+private:
+    std::vector<double> times_;
+    double now_ = 0;
+};
+
+// Records every request that reaches Backend::run_step. With `graphs`, it
+// answers as CudaBackend with DP_CUDA_GRAPHS=1 does (a StepGraphBook
+// decides): a capture runs the work once, noting the phase clock's marks;
+// a replay runs none of it and marks those slots again, as the graph's
+// event nodes do. Only what a replay does on the device is missing: a
+// replayed step leaves the parameters and the loss sums as they were.
+class StepRecordingBackend final : public dp::ForwardingBackend {
+public:
+    StepRecordingBackend(std::unique_ptr<dp::Backend> inner, bool graphs)
+        : ForwardingBackend(std::move(inner)), book_(graphs) {}
+
+    std::unique_ptr<dp::OpClock> make_op_clock(std::size_t capacity) override {
+        auto clock = std::make_unique<TickClock>(capacity);
+        clock_ = clock.get();  // the replica's phase clock, its only one
+        return clock;
+    }
+    dp::StepGraphAction run_step(const dp::StepGraphRequest& request, dp::StepWork step) override {
+        requests.push_back(request);
+        const dp::StepGraphAction action = book_.decide(request);
+        if (action == dp::StepGraphAction::replay) {
+            for (const std::size_t slot : graph_marks_[book_.graph_index()]) clock_->mark(slot);
+        } else if (action == dp::StepGraphAction::capture) {
+            graph_marks_.resize(book_.graph_index() + 1);
+            clock_->capturing = &graph_marks_[book_.graph_index()];
+            step();
+            clock_->capturing = nullptr;
+            book_.captured(request.key, true);
+        } else {
+            step();
+        }
+        actions.push_back(action);
+        return action;
+    }
+
+    // The indices each gather read: a graph replays the addresses it captured.
+    void gather_rows(const float* rows, std::size_t row_floats, const float* indices,
+                     std::size_t count, float* out) override {
+        gathered_from.push_back(indices);
+        ForwardingBackend::gather_rows(rows, row_floats, indices, count, out);
+    }
+
+    std::vector<dp::StepGraphRequest> requests;
+    std::vector<dp::StepGraphAction> actions;
+    std::vector<const float*> gathered_from;
+
+private:
+    dp::StepGraphBook book_;
+    TickClock* clock_ = nullptr;
+    std::vector<std::vector<std::size_t>> graph_marks_;
+};
+
+// LeNet (or `config.model`) steps of `batch` rows over `set` through a
+// ReplicaGroup whose devices' backends record their run_step requests.
+// `resident`: the epoch's order made resident first, as dp-train does
+// unless DP_CUDA_STEP_SYNC=1. `lr_of_step`: each step's learning rate.
+// With `profiled_step` >= 0, an OpProfiler outside each recorder times that step.
+struct RecordedRun {
+    std::vector<StepRecordingBackend*> recorders;  // per device, owned by the group
+    std::unique_ptr<dp::ReplicaGroup> group;
+    std::vector<dp::DeviceStepTiming> timings;  // device 0's, per step
+};
+RecordedRun record_steps(const dp::TrainConfig& config, const dp::Dataset& set, int steps,
+                         bool resident, bool graphs = false,
+                         const std::function<float(int)>& lr_of_step = {},
+                         int profiled_step = -1) {
+    RecordedRun run;
+    run.recorders.resize(config.devices.size(), nullptr);
+    std::vector<dp::OpProfiler*> profilers(config.devices.size(), nullptr);
+    const dp::BackendWrapper recording = [&](std::unique_ptr<dp::Backend> backend, int local) {
+        auto recorder = std::make_unique<StepRecordingBackend>(std::move(backend), graphs);
+        run.recorders[std::size_t(local)] = recorder.get();
+        if (profiled_step < 0) return std::unique_ptr<dp::Backend>(std::move(recorder));
+        auto profiler = std::make_unique<dp::OpProfiler>(std::move(recorder));
+        profilers[std::size_t(local)] = profiler.get();
+        return std::unique_ptr<dp::Backend>(std::move(profiler));
+    };
+    run.group = std::make_unique<dp::ReplicaGroup>(dp::select_devices(config.devices), config,
+                                                   dp::SampleShape{set.channels, set.height, set.width},
+                                                   10, recording);
+    dp::EpochSampler sampler(set.count, 0, false);
+    const std::vector<int> file_order(sampler.order(0).begin(), sampler.order(0).end());
+    const int batches = (set.count + config.batch_size - 1) / config.batch_size;
+    std::span<const int> order = file_order;
+    for (int step = 0; step < steps; ++step) {
+        const int batch = step % batches;
+        if (batch == 0 && resident) order = run.group->start_epoch(set, file_order);
+        const int first = batch * config.batch_size;
+        const int rows = std::min(config.batch_size, set.count - first);
+        if (step == profiled_step)
+            for (auto* profiler : profilers) profiler->start_step();
+        run.timings.push_back(
+            run.group->train_step(set, order.subspan(std::size_t(first), std::size_t(rows)),
+                                  lr_of_step ? lr_of_step(step) : config.lr)[0]);
+        if (step == profiled_step)
+            run.group->on_each_device([&](int local) { profilers[std::size_t(local)]->end_step(); });
+    }
+    return run;
+}
+
+dp::TrainConfig step_config(const std::string& model, int devices, int batch) {
+    dp::TrainConfig config;
+    config.model = model;
+    config.batch_size = batch;
+    config.lr = 0.05f;
+    for (int i = 0; i < devices; ++i) config.devices.push_back("cpu:" + std::to_string(i));
+    return config;
+}
+
+dp::Dataset fashion_mnist_train(int count) {
+    return dp::load_mnist_format(dp::default_fashion_mnist_dir(), count, 0).train;
+}
 
 const dp::OpProfileRow* row_named(const std::vector<dp::OpProfileRow>& rows, const std::string& name) {
     for (const auto& row : rows)
@@ -216,6 +357,120 @@ private slots:
         const dp::Backend::LossResult loss = group.take_loss();
         QVERIFY(loss.loss_sum > 0 && std::isfinite(loss.loss_sum));
         QVERIFY(loss.correct >= 0 && loss.correct <= 3 * batch);
+    }
+
+    // dp-train's step on one device goes through Backend::run_step once a
+    // step, asking for capture, with a key that follows the step: its rows
+    // (the last partial batch's 8), its global batch, its learning rate (a
+    // warm-up ramp, then constant) and the fixed buffers of the replica.
+    void eachStepOfOneDeviceAsksRunStepOnceWithItsKey() {
+        if (!std::filesystem::exists(dp::default_fashion_mnist_dir()))
+            QSKIP("Fashion-MNIST not found: run scripts/setup (installs dataset-fashion-mnist)");
+        const dp::Dataset set = fashion_mnist_train(40);  // batches of 16, 16, 8
+        const auto lr_of_step = [](int step) { return step < 3 ? 0.01f * float(step + 1) : 0.05f; };
+        const RecordedRun run = record_steps(step_config("lenet", 1, 16), set, 6, true, false, lr_of_step);
+        const auto& requests = run.recorders[0]->requests;
+        QCOMPARE(requests.size(), std::size_t(6));
+        const int rows[] = {16, 16, 8, 16, 16, 8};
+        for (int step = 0; step < 6; ++step) {
+            const dp::StepGraphRequest& request = requests[std::size_t(step)];
+            QVERIFY2(request.capturable, qPrintable(QString("step %1").arg(step)));
+            QCOMPARE(request.key.rows, rows[step]);
+            QCOMPARE(request.key.global_batch, rows[step]);
+            QCOMPARE(request.key.micro_batches, 1);
+            QCOMPARE(request.key.lr_bits, dp::float_bits(lr_of_step(step)));
+            QCOMPARE(request.key.weight_decay_bits, dp::float_bits(0.f));
+            QCOMPARE(request.key.dropout_step, std::uint64_t(0));
+            QVERIFY(std::all_of(request.key.buffers.begin(), request.key.buffers.end(),
+                                [](const void* buffer) { return buffer != nullptr; }));
+            QVERIFY(request.key.buffers == requests[0].key.buffers);  // the same memory every step
+        }
+        // Each step gathers its images and labels by the indices at one
+        // address, wherever its batch lies in the epoch's order.
+        const auto& gathered = run.recorders[0]->gathered_from;
+        QCOMPARE(gathered.size(), std::size_t(12));
+        QVERIFY(std::all_of(gathered.begin(), gathered.end(),
+                            [&](const float* indices) { return indices == gathered[0]; }));
+        QVERIFY(requests[3].key == requests[4].key);  // steady: the graph of step 4 replays at step 5
+        QVERIFY(!(requests[3].key == requests[5].key));
+        QVERIFY(!(requests[0].key == requests[1].key));  // the warm-up's lr
+    }
+
+    // Steps that cannot be a graph still go through run_step, not capturable:
+    // two replicas (their all-reduce), a batch gathered on the host
+    // (DP_CUDA_STEP_SYNC=1 makes nothing resident), dropout, a straggler, the
+    // step the per-op timer times; DataParallel's step does not use run_step.
+    // Accumulation on one device can be a graph, its key with 2 micro-batches.
+    void stepsThatCannotBeGraphsAskNoCapture_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("devices");
+        QTest::addColumn<bool>("resident");
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<QString>("capturable");  // per step, of device 0; "" for no run_step
+        QTest::newRow("2 devices, ring") << "lenet" << 2 << true << "" << "---";
+        QTest::newRow("batch gathered on the host") << "lenet" << 1 << false << "" << "---";
+        QTest::newRow("dropout") << "mnistnet" << 1 << true << "" << "---";
+        QTest::newRow("straggler") << "lenet" << 1 << true << "straggler" << "---";
+        QTest::newRow("step 2 profiled") << "lenet" << 1 << true << "profile" << "+-+";
+        QTest::newRow("dataparallel") << "lenet" << 2 << true << "dataparallel" << "";
+        QTest::newRow("1 device, accumulate 2") << "lenet" << 1 << true << "accumulate" << "+++";
+    }
+    void stepsThatCannotBeGraphsAskNoCapture() {
+        QFETCH(QString, model);
+        QFETCH(int, devices);
+        QFETCH(bool, resident);
+        QFETCH(QString, change);
+        QFETCH(QString, capturable);
+        if (!std::filesystem::exists(dp::default_fashion_mnist_dir()))
+            QSKIP("Fashion-MNIST not found: run scripts/setup (installs dataset-fashion-mnist)");
+        const dp::Dataset set = fashion_mnist_train(48);
+        dp::TrainConfig config = step_config(model.toStdString(), devices, 16);
+        if (change == "straggler") config.slow_devices = {"cpu:0=1.01"};
+        if (change == "dataparallel") config.allreduce = dp::AllReduceStrategy::dataparallel;
+        if (change == "accumulate") config.accumulate = 2;
+        const RecordedRun run = record_steps(config, set, 3, resident, false, {},
+                                             change == "profile" ? 1 : -1);
+        for (const StepRecordingBackend* recorder : run.recorders) {
+            QString asked;
+            for (const auto& request : recorder->requests) asked += request.capturable ? '+' : '-';
+            QCOMPARE(asked, capturable);
+            if (change == "accumulate")
+                for (const auto& request : recorder->requests) QCOMPARE(request.key.micro_batches, 2);
+        }
+    }
+
+    // Answered as CUDA Graphs answer (warm-up, capture, then replays that
+    // run none of the step's work), the caller needs nothing the work does
+    // on the host: the replayed steps' phases come from the graph's marks
+    // alone (1 ms a lap on the tick clock), their all-reduce wait is none,
+    // and the parameters and the loss sums are exactly those of the two
+    // steps that ran, as in a run of just those two. (A caller that noted its
+    // laps inside the work would time the replays at 0; one that read the
+    // loss inside it would count steps that did not run.)
+    void aReplayNeedsNoHostWorkOfTheStep() {
+        if (!std::filesystem::exists(dp::default_fashion_mnist_dir()))
+            QSKIP("Fashion-MNIST not found: run scripts/setup (installs dataset-fashion-mnist)");
+        const dp::Dataset set = fashion_mnist_train(64);
+        const dp::TrainConfig config = step_config("lenet", 1, 16);
+        const RecordedRun graphed = record_steps(config, set, 4, true, true);
+        for (int step = 2; step < 4; ++step) {  // the replays
+            const dp::DeviceStepTiming& timing = graphed.timings[std::size_t(step)];
+            QCOMPARE(timing.shard, 16);
+            for (const double phase : {timing.data, timing.forward, timing.backward, timing.update})
+                QVERIFY2(std::abs(phase - 1e-3) < 1e-9,
+                         qPrintable(QString("step %1: a lap of %2 s").arg(step).arg(phase)));
+            QCOMPARE(timing.allreduce, 0.0);
+        }
+        const auto& actions = graphed.recorders[0]->actions;
+        using A = dp::StepGraphAction;
+        QVERIFY(actions == (std::vector<A>{A::warm_up, A::capture, A::replay, A::replay}));
+
+        const RecordedRun two_steps = record_steps(config, set, 2, true);
+        QVERIFY(graphed.group->parameters(0) == two_steps.group->parameters(0));
+        const dp::Backend::LossResult replayed = graphed.group->take_loss(),
+                                      ran = two_steps.group->take_loss();
+        QCOMPARE(replayed.loss_sum, ran.loss_sum);
+        QCOMPARE(replayed.correct, ran.correct);
     }
 };
 

@@ -16,8 +16,12 @@ namespace {
 
 static_assert(sizeof(LossTotals) <= Backend::kLossTotalsFloats * sizeof(float));
 
-// Marks are events recorded on the backend's stream; the first seconds()
-// after a mark waits for the latest mark's event, once.
+// Marks are events recorded on the backend's stream. Under a step's capture
+// (DP_CUDA_GRAPHS=1) a mark becomes an event record node of the graph
+// (cudaEventRecordExternal; outside a capture the flag changes nothing), so
+// each replay records the step's phase events again without the host
+// calling mark(): seconds() therefore keeps no note of the latest mark and
+// waits for its `to` event each time, at once when it has completed.
 class CudaEventClock final : public OpClock {
 public:
     CudaEventClock(int device, cudaStream_t stream, std::size_t capacity)
@@ -33,15 +37,11 @@ public:
 
     std::size_t capacity() const override { return events_.size(); }
     void mark(std::size_t slot) override {
-        DP_CUDA_CHECK(device_, cudaEventRecord(events_[slot], stream_));
-        latest_ = slot;
-        waited_ = false;
+        DP_CUDA_CHECK(device_,
+                      cudaEventRecordWithFlags(events_[slot], stream_, cudaEventRecordExternal));
     }
     double seconds(std::size_t from, std::size_t to) override {
-        if (!waited_) {
-            DP_CUDA_CHECK(device_, cudaEventSynchronize(events_[latest_]));
-            waited_ = true;
-        }
+        DP_CUDA_CHECK(device_, cudaEventSynchronize(events_[to]));
         float ms = 0;
         DP_CUDA_CHECK(device_, cudaEventElapsedTime(&ms, events_[from], events_[to]));
         return double(ms) * 1e-3;
@@ -51,8 +51,6 @@ private:
     int device_;
     cudaStream_t stream_;
     std::vector<cudaEvent_t> events_;
-    std::size_t latest_ = 0;
-    bool waited_ = true;
 };
 
 }  // namespace
