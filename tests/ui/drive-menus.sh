@@ -30,7 +30,13 @@ trap 'rm -rf "$scratch"' EXIT
 # xvfb-run's sh drops exported bash functions): session.sh SIZE OUT BINARY.
 cat >"$scratch/session.sh" <<'SESSION'
 size="$1" out="$2" binary="$3"
-grab() { xwd -root -silent | /usr/bin/python3 "$XWD_TO_PNG" "$out-$1.png"; }
+# grab NAME [WINDOW]: the whole screen, or one window (a dialog: xwd -root
+# shows a modal dialog of Qt's black where xwd -id shows it drawn).
+grab() {
+  local source=(-root)
+  [[ -n "${2:-}" ]] && source=(-id "$2")
+  xwd "${source[@]}" -silent | /usr/bin/python3 "$XWD_TO_PNG" "$out-$1.png"
+}
 openbox & sleep 1
 # LeNet on 2,048 images, 2 epochs: a sweep of 4 runs takes seconds.
 "$binary" --model lenet --limit-train 2048 --limit-test 512 --epochs 2 --devices cpu:0,cpu:1 &
@@ -41,7 +47,8 @@ done
 xdotool windowactivate --sync "$wid"
 xdotool windowsize "$wid" 100% 100%; sleep 1
 xdotool key alt+r; sleep 1; grab 1-run-menu
-xdotool key w; sleep 2; grab 2-sweep-dialog
+xdotool key w
+dialog=$(xdotool search --sync --onlyvisible --name "^Sweep$" | head -1); sleep 2; grab 2-sweep-dialog "$dialog"
 xdotool key Return; sleep 4; grab 3-sweep-running
 # Done once the study window is named after its file.
 for _ in $(seq 120); do
