@@ -140,7 +140,9 @@ int replica_suffix(const std::string& entry, char separator, int low, const char
 }
 
 DeviceInfo as_replica(DeviceInfo device, int replica) {
-    device.id += "#" + std::to_string(replica);
+    // Appended in two steps: GCC 12 warns -Wrestrict, falsely, on "#" + to_string (its bug 105651).
+    device.id += '#';
+    device.id += std::to_string(replica);
     device.description = "replica " + std::to_string(replica) + " on " + device.description;
     device.replica = replica;
     return device;
