@@ -12,13 +12,8 @@
 #     DP_WORKBENCH  the binary (default build/release/app/dp-workbench)
 set -euo pipefail
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-binary="${DP_WORKBENCH:-$repo_root/build/release/app/dp-workbench}"
+source "$(dirname "${BASH_SOURCE[0]}")/workbench_binary.sh" drive-menus
 output_dir="${1:-$repo_root/build/screenshots/menus}"
-if [[ ! -x "$binary" ]]; then
-  echo "drive-menus: $binary not found; build with scripts/build" >&2
-  exit 1
-fi
 for tool in xvfb-run openbox xdotool xwd; do
   command -v "$tool" >/dev/null || { echo "drive-menus: $tool is missing; run scripts/setup" >&2; exit 1; }
 done

@@ -18,13 +18,8 @@
 #           e.g. ONLY='runs-30-.*|presenter-comparison-720p'
 set -euo pipefail
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-binary="${DP_WORKBENCH:-$repo_root/build/release/app/dp-workbench}"
+source "$(dirname "${BASH_SOURCE[0]}")/workbench_binary.sh" screenshots
 output_dir="${1:-$repo_root/build/screenshots}"
-if [[ ! -x "$binary" ]]; then
-  echo "screenshots: $binary not found; build with scripts/build" >&2
-  exit 1
-fi
 mkdir -p "$output_dir"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT

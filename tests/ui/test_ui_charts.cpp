@@ -1437,7 +1437,12 @@ void TestUiCharts::sweepDialogChecksEveryEditThroughTheEngine()
     QCOMPARE(repeats->value(), 1);
     QCOMPARE(repeats->maximum(), 10);
     QVERIFY(dialog.isValid() && ok->isEnabled());
-    QCOMPARE(dialog.status(), QString("4 points × 1 repeat = 4 runs"));
+    // 2 epochs run once: one steady epoch a run, no range for any speedup (said before the runs).
+    QCOMPARE(dialog.status(), QString("4 points × 1 repeat = 4 runs\nSpeedups will have no range: train 3 or "
+                                      "more epochs, or repeat 2 or more times."));
+    repeats->setValue(2);
+    QCOMPARE(dialog.status(), QString("4 points × 2 repeats = 8 runs"));
+    repeats->setValue(1);
 
     const auto refused = [&](QLineEdit* field, const QString& text, const QString& message) {
         field->setText(text);

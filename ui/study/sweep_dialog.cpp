@@ -112,10 +112,16 @@ void SweepDialog::checkGrid()
         dp::add_sweep_axis(grid, axisSpec("lr", *lrs_));
         plan_ = dp::sweep_plan(base_, devices_, grid, repeats_->value());
         valid_ = true;
-        status_->setText(tr("%1 × %2 = %3")
+        QString status = tr("%1 × %2 = %3")
                              .arg(counted(qsizetype(plan_.points.size()), tr("point"), tr("points")),
                                   counted(plan_.repeats, tr("repeat"), tr("repeats")),
-                                  counted(qsizetype(plan_.runs().size()), tr("run"), tr("runs"))));
+                                  counted(qsizetype(plan_.runs().size()), tr("run"), tr("runs")));
+        // A speedup's range comes from the repeats, or from each run's
+        // steady epochs (after the first): one of those has none, and the
+        // table would say "too few epochs to tell" in every row.
+        if (plan_.repeats < 2 && base_.epochs < 3)
+            status += QLatin1Char('\n') + tr("Speedups will have no range: train 3 or more epochs, or repeat 2 or more times.");
+        status_->setText(status);
     } catch (const dp::Error& error) {
         valid_ = false;
         plan_ = {};
