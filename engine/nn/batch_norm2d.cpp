@@ -33,24 +33,41 @@ BatchNorm2dShape BatchNorm2d::shape(int batch) const {
 }
 
 void BatchNorm2d::forward(Backend& backend, const Pass& pass, const float* x, float* y) {
+    normalize(backend, pass, x, y, false);
+}
+
+void BatchNorm2d::forward_relu(Backend& backend, const Pass& pass, const float* x, float* y) {
+    normalize(backend, pass, x, y, true);
+}
+
+void BatchNorm2d::normalize(Backend& backend, const Pass& pass, const float* x, float* y,
+                            bool relu) {
     const float* gamma = store_->value(weight_);
     const float* beta = store_->value(bias_);
     float* running_mean = store_->buffer(running_mean_);
     float* running_var = store_->buffer(running_var_);
+    const auto s = shape(pass.batch);
+    // An empty shard (synchronized statistics) has no element to rectify.
+    const bool relu_after = relu && s.size() > 0;
     if (!pass.training) {
-        backend.batch_norm2d_forward_given_stats(shape(pass.batch), x, gamma, beta, running_mean,
-                                                 running_var, y);
+        backend.batch_norm2d_forward_given_stats(s, x, gamma, beta, running_mean, running_var, y);
+        if (relu_after) backend.relu_forward(s.size(), y, y);
         return;
     }
-    if (pass.sync_batch_norm)
+    if (pass.sync_batch_norm) {
         forward_synchronized(backend, pass, x, y);
-    else
-        backend.batch_norm2d_forward_training(shape(pass.batch), x, gamma, beta, y, mean_.get(),
-                                              var_.get(), running_mean, running_var);
+        if (relu_after) backend.relu_forward(s.size(), y, y);
+    } else if (relu) {
+        backend.batch_norm2d_relu_forward_training(s, x, gamma, beta, y, mean_.get(), var_.get(),
+                                                   running_mean, running_var);
+    } else {
+        backend.batch_norm2d_forward_training(s, x, gamma, beta, y, mean_.get(), var_.get(),
+                                              running_mean, running_var);
+    }
     // running_mean += momentum x the input's skipped bias (sgd_update's
     // param -= lr x grad with lr = -momentum).
     if (biased_input_)
-        backend.sgd_update(std::size_t(channels_), -shape(pass.batch).momentum, running_mean,
+        backend.sgd_update(std::size_t(channels_), -s.momentum, running_mean,
                            biased_input_->bias());
     float* tracked = store_->buffer(batches_tracked_);
     backend.add(1, tracked, one_.get(), tracked);
@@ -67,6 +84,17 @@ void BatchNorm2d::backward(Backend& backend, const Pass& pass, const float* x, c
     backend.batch_norm2d_backward(shape(pass.batch), x, dy, store_->value(weight_), mean_.get(),
                                   var_.get(), dx, store_->gradient(weight_),
                                   store_->gradient(bias_));
+}
+
+void BatchNorm2d::backward_relu(Backend& backend, const Pass& pass, const float* x,
+                                const float* y, const float* dy, float* dx, float* masked_dy) {
+    const auto s = shape(pass.batch);
+    if (!pass.sync_batch_norm)
+        return backend.batch_norm2d_relu_backward(s, x, y, dy, store_->value(weight_), mean_.get(),
+                                                  var_.get(), dx, store_->gradient(weight_),
+                                                  store_->gradient(bias_));
+    if (s.size() > 0) backend.relu_backward(s.size(), y, dy, masked_dy);
+    backward_synchronized(backend, pass, x, masked_dy, dx);
 }
 
 // nn.SyncBatchNorm: statistics of the global batch from all-reduced

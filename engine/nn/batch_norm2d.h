@@ -19,6 +19,16 @@ public:
     void forward(Backend& backend, const Pass& pass, const float* x, float* y) override;
     void backward(Backend& backend, const Pass& pass, const float* x, const float* y,
                   const float* dy, float* dx) override;
+    // This layer followed by a ReLU, y = max(forward's y, 0), for
+    // BatchNorm2dRelu: training with per-replica statistics runs the
+    // backend's fused ops (one pass each way on CUDA); evaluation and
+    // synchronized statistics have none, so they run the ReLU after. The
+    // backward takes y (the ReLU's output) and dy (its gradient);
+    // `masked_dy`, as large as y, holds the ReLU's input gradient where the
+    // ops are not fused.
+    void forward_relu(Backend& backend, const Pass& pass, const float* x, float* y);
+    void backward_relu(Backend& backend, const Pass& pass, const float* x, const float* y,
+                       const float* dy, float* dx, float* masked_dy);
     // Synchronized: on 0 samples its sums are zero, and it keeps the same
     // global statistics and running statistics as every other replica.
     bool runs_on_empty_shard(const Pass& pass) const override {
@@ -33,6 +43,7 @@ public:
 
 private:
     BatchNorm2dShape shape(int batch) const;
+    void normalize(Backend& backend, const Pass& pass, const float* x, float* y, bool relu);
     void forward_synchronized(Backend& backend, const Pass& pass, const float* x, float* y);
     void backward_synchronized(Backend& backend, const Pass& pass, const float* x,
                                const float* dy, float* dx);
