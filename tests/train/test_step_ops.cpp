@@ -5,7 +5,8 @@
 // data set instead of uploading it. The step as a CUDA Graph: a recording
 // backend shows which steps ask Backend::run_step for capture, with which
 // key, and, answering as CUDA Graphs would, that a replay needs none of the
-// host work of the step it replays.
+// host work of the step it replays. ResNet-18's BatchNorm+ReLU pairs: a
+// backend counting those ops shows which a step runs fused.
 #include <QtTest>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "backend/op_profiler.h"
 #include "backend/reference/reference_backend.h"
 #include "backend/step_graph.h"
+#include "core/error.h"
 #include "data/dataset.h"
 #include "data/epoch_sampler.h"
 #include "devices/device.h"
@@ -60,6 +62,55 @@ protected:
 
 private:
     std::array<std::int64_t, dp::kOpFamilies> calls_{};
+};
+
+// Counts the BatchNorm training and ReLU ops by name, fused and unfused:
+// which pairs a step runs fused (issue 40 item 3).
+class BatchNormReluCounter final : public dp::ForwardingBackend {
+public:
+    using ForwardingBackend::ForwardingBackend;
+    // Calls of: batch_norm2d_forward_training, batch_norm2d_backward,
+    // relu_forward, relu_backward, and the fused forward and backward.
+    std::array<int, 6> calls{};
+
+    void batch_norm2d_forward_training(const dp::BatchNorm2dShape& s, const float* x,
+                                       const float* gamma, const float* beta, float* y,
+                                       float* mean, float* var, float* running_mean,
+                                       float* running_var) override {
+        ++calls[0];
+        ForwardingBackend::batch_norm2d_forward_training(s, x, gamma, beta, y, mean, var,
+                                                         running_mean, running_var);
+    }
+    void batch_norm2d_backward(const dp::BatchNorm2dShape& s, const float* x, const float* dy,
+                               const float* gamma, const float* mean, const float* var,
+                               float* dx, float* dgamma, float* dbeta) override {
+        ++calls[1];
+        ForwardingBackend::batch_norm2d_backward(s, x, dy, gamma, mean, var, dx, dgamma, dbeta);
+    }
+    void relu_forward(std::size_t n, const float* x, float* y) override {
+        ++calls[2];
+        ForwardingBackend::relu_forward(n, x, y);
+    }
+    void relu_backward(std::size_t n, const float* y, const float* dy, float* dx) override {
+        ++calls[3];
+        ForwardingBackend::relu_backward(n, y, dy, dx);
+    }
+    void batch_norm2d_relu_forward_training(const dp::BatchNorm2dShape& s, const float* x,
+                                            const float* gamma, const float* beta, float* y,
+                                            float* mean, float* var, float* running_mean,
+                                            float* running_var) override {
+        ++calls[4];
+        ForwardingBackend::batch_norm2d_relu_forward_training(s, x, gamma, beta, y, mean, var,
+                                                              running_mean, running_var);
+    }
+    void batch_norm2d_relu_backward(const dp::BatchNorm2dShape& s, const float* x,
+                                    const float* y, const float* dy, const float* gamma,
+                                    const float* mean, const float* var, float* dx,
+                                    float* dgamma, float* dbeta) override {
+        ++calls[5];
+        ForwardingBackend::batch_norm2d_relu_backward(s, x, y, dy, gamma, mean, var, dx, dgamma,
+                                                      dbeta);
+    }
 };
 
 // Each mark 1 ms after the previous one. While `capturing` points to a
@@ -357,6 +408,74 @@ private slots:
         const dp::Backend::LossResult loss = group.take_loss();
         QVERIFY(loss.loss_sum > 0 && std::isfinite(loss.loss_sum));
         QVERIFY(loss.correct >= 0 && loss.correct <= 3 * batch);
+    }
+
+    // Issue 40 item 3: ResNet-18 has 17 BatchNorms and 17 ReLUs, 9 of them
+    // plain BN+ReLU pairs (the stem's, and each of the 8 blocks' bn1; bn2's
+    // relu follows the shortcut's add). A training step runs those 9 through
+    // the fused ops, each way, and the other 8 BatchNorms and ReLUs unfused;
+    // DP_FUSED_BN_RELU=0 gives the old 17 of each and no fused op.
+    void resnet18StepFusesEachBatchNormReluPair_data() {
+        QTest::addColumn<QByteArray>("switch_value");
+        QTest::addColumn<QList<int>>("expected");  // BatchNormReluCounter::calls
+        QTest::newRow("unset: fused") << QByteArray() << QList<int>{8, 8, 8, 8, 9, 9};
+        QTest::newRow("DP_FUSED_BN_RELU=1") << QByteArray("1") << QList<int>{8, 8, 8, 8, 9, 9};
+        QTest::newRow("DP_FUSED_BN_RELU=0") << QByteArray("0") << QList<int>{17, 17, 17, 17, 0, 0};
+    }
+    void resnet18StepFusesEachBatchNormReluPair() {
+        QFETCH(QByteArray, switch_value);
+        QFETCH(QList<int>, expected);
+        if (!std::filesystem::exists(dp::default_fashion_mnist_dir()))
+            QSKIP("Fashion-MNIST not found: run scripts/setup (installs dataset-fashion-mnist)");
+        constexpr int batch = 2;
+        const dp::Dataset set = dp::load_mnist_format(dp::default_fashion_mnist_dir(), 2 * batch, 0).train;
+        dp::TrainConfig config;
+        config.model = "resnet18";
+        config.batch_size = batch;
+        config.devices = {"cpu:0"};
+        BatchNormReluCounter* counter = nullptr;
+        const dp::BackendWrapper counting = [&](std::unique_ptr<dp::Backend> backend, int) {
+            auto wrapped = std::make_unique<BatchNormReluCounter>(std::move(backend));
+            counter = wrapped.get();
+            return std::unique_ptr<dp::Backend>(std::move(wrapped));
+        };
+        // The switch is read as the model is built.
+        if (switch_value.isNull())
+            qunsetenv("DP_FUSED_BN_RELU");
+        else
+            qputenv("DP_FUSED_BN_RELU", switch_value);
+        auto group = std::make_unique<dp::ReplicaGroup>(dp::select_devices(config.devices), config,
+                                                        dp::SampleShape{set.channels, set.height, set.width},
+                                                        10, counting);
+        qunsetenv("DP_FUSED_BN_RELU");
+        QVERIFY(counter);
+        dp::EpochSampler sampler(set.count, 0, true);
+        const auto order = group->start_epoch(set, sampler.order(0));
+        group->train_step(set, order.subspan(0, std::size_t(batch)), 0.05f);
+        const std::array<int, 6> first = counter->calls;
+        group->train_step(set, order.subspan(std::size_t(batch), std::size_t(batch)), 0.05f);
+        QList<int> in_step;
+        for (std::size_t op = 0; op < first.size(); ++op) in_step.push_back(counter->calls[op] - first[op]);
+        QCOMPARE(in_step, expected);
+        const dp::Backend::LossResult loss = group->take_loss();
+        QVERIFY(loss.loss_sum > 0 && std::isfinite(loss.loss_sum));
+    }
+
+    // A bad value is an error naming the variable, before any training.
+    void aBadFusionSwitchIsAnErrorNamingIt() {
+        qputenv("DP_FUSED_BN_RELU", "yes please");
+        dp::TrainConfig config;
+        config.model = "resnet18";
+        config.batch_size = 2;
+        config.devices = {"cpu:0"};
+        QString message;
+        try {
+            dp::ReplicaGroup group(dp::select_devices(config.devices), config, {1, 28, 28}, 10, {});
+        } catch (const dp::Error& error) {
+            message = error.what();
+        }
+        qunsetenv("DP_FUSED_BN_RELU");
+        QVERIFY2(message.contains("DP_FUSED_BN_RELU must be 1 or 0"), qPrintable(message));
     }
 
     // dp-train's step on one device goes through Backend::run_step once a
