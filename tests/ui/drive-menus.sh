@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Drives dp-workbench through its menus as a user would, under xvfb with a
-# window manager (openbox), and grabs the whole screen (menus and dialogs
-# included, which the workbench's own --screenshot cannot show) at each
-# step: the Run menu, Run ▸ Sweep…'s dialog, the sweep's study window as it
-# runs and when it is done. Each screen size starts from fresh settings and
+# window manager (openbox), and grabs what a user sees at each step (menus
+# and dialogs included, which the workbench's own --screenshot cannot show):
+# the Run menu, Run ▸ Sweep…'s dialog, the sweep's study window as it runs
+# and when it is done, each beside the whole screen (*-window.png). Each screen size starts from fresh settings and
 # an empty history in a temporary folder. Needs a Release build, xvfb-run,
 # openbox, xdotool and xwd (scripts/setup).
 #
@@ -25,32 +25,41 @@ trap 'rm -rf "$scratch"' EXIT
 # xvfb-run's sh drops exported bash functions): session.sh SIZE OUT BINARY.
 cat >"$scratch/session.sh" <<'SESSION'
 size="$1" out="$2" binary="$3"
-# grab NAME [WINDOW]: the whole screen, or one window (a dialog: xwd -root
-# shows a modal dialog of Qt's black where xwd -id shows it drawn).
+# grab NAME [WINDOW]: the whole screen, or one window. Under Xvfb a root
+# grab shows Qt's popup menus, dialogs and second windows black where a grab
+# of the window itself shows them drawn, so those are grabbed by their id.
 grab() {
   local source=(-root)
   [[ -n "${2:-}" ]] && source=(-id "$2")
   xwd "${source[@]}" -silent | /usr/bin/python3 "$XWD_TO_PNG" "$out-$1.png"
 }
+# The open popup menu: the override-redirect window of the workbench's.
+popup() {
+  local w
+  for w in $(xdotool search --onlyvisible --name "^DP Workbench$"); do
+    xwininfo -id "$w" | grep -q "Override Redirect State: yes" && { echo "$w"; return; }
+  done
+}
 openbox & sleep 1
 # LeNet on 2,048 images, 2 epochs: a sweep of 4 runs takes seconds.
-"$binary" --model lenet --limit-train 2048 --limit-test 512 --epochs 2 --devices cpu:0,cpu:1 &
+"$binary" --maximized --model lenet --limit-train 2048 --limit-test 512 --epochs 2 --devices cpu:0,cpu:1 &
 for _ in $(seq 40); do
   wid=$(xdotool search --name "^DP Workbench" 2>/dev/null | head -1) && [[ -n "$wid" ]] && break
   sleep 0.5
 done
-xdotool windowactivate --sync "$wid"
-xdotool windowsize "$wid" 100% 100%; sleep 1
-xdotool key alt+r; sleep 1; grab 1-run-menu
+xdotool windowactivate --sync "$wid"; sleep 1
+xdotool key alt+r; sleep 1; grab 1-run-menu "$(popup)"
 xdotool key w
 dialog=$(xdotool search --sync --onlyvisible --name "^Sweep$" | head -1); sleep 2; grab 2-sweep-dialog "$dialog"
-xdotool key Return; sleep 4; grab 3-sweep-running
+xdotool key Return; sleep 4
+grab 3-sweep-running-window; grab 3-sweep-running "$(xdotool search --onlyvisible --name "^Study" | head -1)"
 # Done once the study window is named after its file.
 for _ in $(seq 120); do
   xdotool search --name "^Study study-" >/dev/null 2>&1 && break
   sleep 1
 done
-sleep 2; grab 4-sweep-done
+sleep 2
+grab 4-sweep-done-window; grab 4-sweep-done "$(xdotool search --onlyvisible --name "^Study study-" | head -1)"
 kill %2 2>/dev/null || true
 SESSION
 
