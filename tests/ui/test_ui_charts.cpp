@@ -1459,6 +1459,9 @@ void TestUiCharts::sweepDialogChecksEveryEditThroughTheEngine()
     counts->setText("1,2");
     problem = refused(batches, "64,x", "'x' is not a whole number");
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    // In the dialog's words: its field, not dp-train's flag.
+    QVERIFY2(dialog.status().startsWith("Batch sizes: 'x' is not a whole number") && !dialog.status().contains("--"),
+             qPrintable(dialog.status()));
     batches->setText("64");
     problem = refused(lrs, "0.1,0.1", "lists 0.1 twice");
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
@@ -1466,7 +1469,9 @@ void TestUiCharts::sweepDialogChecksEveryEditThroughTheEngine()
     // More devices than the panel has checked: the fix names the panel's setting, not the flag.
     problem = refused(counts, "1,4", "only 2 devices here");
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
-    QVERIFY2(dialog.status().endsWith("or name more with “devices”"), qPrintable(dialog.status()));
+    QVERIFY2(dialog.status().endsWith("or name more with “devices”") && dialog.status().startsWith("Device counts: only 2 devices here; list counts up to 2")
+                 && !dialog.status().contains("--"),
+             qPrintable(dialog.status()));
     // A point the run's own checks (validate) refuse.
     counts->setText("1,2");
     problem = refused(batches, "1", "batch size 1 is smaller than the 2 devices");

@@ -8,6 +8,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <cstring>
+#include <utility>
+
 #include "core/error.h"
 #include "engine_message.h"
 #include "io/json.h"
@@ -20,6 +23,30 @@ std::string axisSpec(const char* key, const QLineEdit& field)
     QString values = field.text();
     values.remove(QLatin1Char(' '));
     return std::string(key) + "=" + values.toStdString();
+}
+
+// The engine words a grid's problems for dp-train ("--sweep devices: 'x' is
+// not a whole number", "--sweep devices=4: only 2 devices here (see
+// --list-devices)"); the dialog names its own fields instead of the flag.
+QString inDialogWords(const std::string& message)
+{
+    QString text = engineMessage(message);
+    const std::pair<const char*, QString> axes[] = {
+        {"--sweep devices", SweepDialog::tr("Device counts")},
+        {"--sweep batch-size", SweepDialog::tr("Batch sizes")},
+        {"--sweep lr", SweepDialog::tr("Learning rates")},
+    };
+    for (const auto& [flag, field] : axes)
+        if (text.startsWith(QLatin1String(flag))) {
+            QString rest = text.mid(int(std::strlen(flag)));
+            // "=4: only 2 devices here": the field shows what it holds.
+            if (rest.startsWith(QLatin1Char('=')) && rest.contains(QStringLiteral(": ")))
+                rest = rest.mid(rest.indexOf(QStringLiteral(": ")));
+            text = field + rest;
+            break;
+        }
+    text.replace(QStringLiteral(" (see --list-devices)"), QString());
+    return text;
 }
 
 // "1 point", "3 points": the count and its noun.
@@ -125,7 +152,7 @@ void SweepDialog::checkGrid()
     } catch (const dp::Error& error) {
         valid_ = false;
         plan_ = {};
-        status_->setText(engineMessage(error.what()));
+        status_->setText(inDialogWords(error.what()));
     }
     buttons_->button(QDialogButtonBox::Ok)->setEnabled(valid_);
 }
