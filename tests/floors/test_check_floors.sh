@@ -36,7 +36,8 @@ clean_tree() {
     put engine/core/error.h '#pragma once'
     put ui/run_panel.cpp '#include "run_panel.h"' '#include "config/train_config.h"'
     put ui/run_panel.h '#pragma once' '#include <QWidget>'
-    put ui/runs/training_worker.h '#pragma once' '#include "train/trainer.h"'
+    put engine/study/study_runner.h '#pragma once' '#include "train/trainer.h"'
+    put ui/runs/training_worker.h '#pragma once' '#include "study/study_runner.h"'
     put ui/main_window.cpp '#include "training_worker.h"'
 }
 
@@ -64,7 +65,7 @@ put engine/nn/layer.h '#pragma once' '#include "backend/backend.h"'
 if run_check second-hand; then fail "a second-hand include of backend/ from ui/ passes"; fi
 expect_line second-hand "ui/run_panel.cpp:2: reaches ui/run_panel.cpp -> config/train_config.h -> nn/layer.h -> backend/backend.h"
 # ...and through the ui/ header: reported once, where it leaves ui/.
-expect_line second-hand "ui/runs/training_worker.h:2: reaches ui/runs/training_worker.h -> train/trainer.h -> config/train_config.h -> nn/layer.h -> backend/backend.h"
+expect_line second-hand "ui/runs/training_worker.h:2: reaches ui/runs/training_worker.h -> study/study_runner.h -> train/trainer.h -> config/train_config.h -> nn/layer.h -> backend/backend.h"
 grep -q '^ui/main_window.cpp' "$scratch/second-hand.out" &&
     fail "second-hand: a ui/ file is reported for a ui/ header's include: $(cat "$scratch/second-hand.out")"
 
@@ -112,6 +113,12 @@ put app/cli/distributed_run.cpp '#include "cli/distributed_run.h"' '#include "pa
 put app/cli/distributed_run.h '#pragma once'
 if run_check rank-in-app; then fail "app/ joining the MPI job itself passes"; fi
 expect_line rank-in-app 'app/cli/distributed_run.cpp:2: includes "parallel/mpi_session.h" (a run'"'"'s life cycle is the engine'"'"'s'
+
+# A run the workbench would live itself (issue 41): its Trainer is the engine's runner's.
+clean_tree run-in-ui
+put ui/runs/run_manager.cpp '#include "run_manager.h"' '#include "train/trainer.h"'
+if run_check run-in-ui; then fail "ui/ starting a Trainer of its own passes"; fi
+expect_line run-in-ui 'ui/runs/run_manager.cpp:2: includes "train/trainer.h" (a run'"'"'s life cycle is the engine'"'"'s'
 
 if [ "$failures" -gt 0 ]; then
     echo "test_check_floors: $failures failure(s)"

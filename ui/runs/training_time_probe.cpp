@@ -11,13 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "dataset_metadata.h"
-
-#include "train/trainer.h"
+#include "study/study_runner.h"
 
 // What a probe's thread hands back: the end of each epoch on its clock and
 // its training seconds (EpochMetrics::seconds).
-struct TrainingTimeProbe::Result : dp::TrainObserver {
+struct TrainingTimeProbe::Result : dp::StudyObserver {
     std::atomic<bool> discarded{false};  // stopped: its timing says nothing
     ImagesPerEpoch images;               // the probe's own
     QElapsedTimer clock;
@@ -195,11 +195,20 @@ void TrainingTimeProbe::measure(const dp::TrainConfig& config)
     }
     next_.reset();
     result_ = std::make_shared<Result>();
-    trainer_ = std::make_shared<dp::Trainer>(probeConfig(config, result_->images));
+    // A study of one unrecorded run, as every run the window starts is one
+    // (study/study_runner.h); settings that cannot run leave no timing.
+    std::optional<dp::StudyPlan> plan;
+    try {
+        plan = dp::single_run_plan(probeConfig(config, result_->images));
+    } catch (const dp::Error&) {
+        // No epochs: remembered as a probe that failed, as a run that fails is.
+    }
+    runner_ = std::make_shared<dp::StudyRunner>(dp::StudyRunner::Options{});
     runningKey_ = key;
-    thread_ = QThread::create([trainer = trainer_, result = result_] {
+    thread_ = QThread::create([runner = runner_, result = result_, plan = std::move(plan)] {
         result->clock.start();
-        trainer->run(*result);  // failures come to on_failed, which leaves no timing
+        if (plan)
+            runner->run(*plan, *result);  // a failure comes to on_failed, which leaves no timing
     });
     connect(thread_, &QThread::finished, this, &TrainingTimeProbe::takeResult);
     thread_->start(QThread::LowPriority);
@@ -227,7 +236,7 @@ void TrainingTimeProbe::abandonRunning()
     if (!thread_)
         return;
     result_->discarded = true;
-    trainer_->request_stop();
+    runner_->request_stop();
 }
 
 void TrainingTimeProbe::takeResult()
@@ -235,7 +244,7 @@ void TrainingTimeProbe::takeResult()
     const std::shared_ptr<Result> result = std::exchange(result_, nullptr);
     thread_->deleteLater();
     thread_ = nullptr;
-    trainer_.reset();
+    runner_.reset();
     const QString key = std::exchange(runningKey_, QString());
     if (!result->discarded) {
         // A failed probe (no data yet, say) is remembered too: no estimate

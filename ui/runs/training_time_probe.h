@@ -13,7 +13,7 @@
 class QThread;
 
 namespace dp {
-class Trainer;
+class StudyRunner;
 }
 
 // How long a run takes on this machine, measured rather than guessed: a few
@@ -91,7 +91,7 @@ private:
 
     QHash<QString, std::optional<ProbeTiming>> timings_;
     QThread* thread_ = nullptr;
-    std::shared_ptr<dp::Trainer> trainer_;
+    std::shared_ptr<dp::StudyRunner> runner_;  // the running probe's
     std::shared_ptr<Result> result_;
     QString runningKey_;
     std::optional<dp::TrainConfig> next_;  // asked for while another probe stopped
