@@ -44,10 +44,7 @@ int sweep(const CliCommand& command) {
                 format_study_table(result.table).c_str());
     console.print_busy_note();
     // The runs that finished are kept even when a later one failed or was stopped.
-    Study study{.kind = StudyKind::sweep, .grid = sweep_grid_text(plan.grid),
-                .repeats = command.repeats, .runs = {}};
-    for (const StudyRunResult& run : result.runs) study.runs.push_back(run.record);
-    write_study(study_path, study);
+    write_study(study_path, study_of(plan, result.records()));
     std::printf("study: %s\n", study_path.c_str());
     if (!command.sweep_csv_path.empty()) {
         write_text_file(command.sweep_csv_path, study_table_csv(result.table));

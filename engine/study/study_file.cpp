@@ -44,6 +44,13 @@ std::string row_json(const StudyRow& row) {
 
 }  // namespace
 
+Study study_of(const StudyPlan& plan, std::vector<RunRecord> runs) {
+    return {.kind = plan.kind,
+            .grid = plan.kind == StudyKind::sweep ? sweep_grid_text(plan.grid) : "",
+            .repeats = plan.repeats,
+            .runs = std::move(runs)};
+}
+
 std::string study_json(const Study& study) {
     std::string table = "[";
     const std::vector<StudyRow> rows = study.table();

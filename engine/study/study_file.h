@@ -24,6 +24,10 @@ struct Study {
     std::vector<StudyRow> table() const { return study_table(runs); }
 };
 
+// The study `plan` is, with the records of the runs it has trained so far
+// (none before it starts; a study that ended early keeps those that ran).
+Study study_of(const StudyPlan& plan, std::vector<RunRecord> runs = {});
+
 // The study as one JSON object (format version 1):
 //   {"format": "dp-train study", "version": 1, "kind": "sweep", "grid":
 //    "devices=1,2 batch-size=64,256", "repeats": 2,

@@ -7,6 +7,12 @@
 
 namespace dp {
 
+std::vector<RunRecord> StudyResult::records() const {
+    std::vector<RunRecord> records;
+    for (const StudyRunResult& run : runs) records.push_back(run.record);
+    return records;
+}
+
 void StudyRunner::request_stop() {
     const std::lock_guard lock(stop_->mutex);
     stop_->requested = true;
@@ -31,9 +37,7 @@ StudyResult StudyRunner::run(const StudyPlan& plan, StudyObserver& observer) {
             break;
         }
     }
-    std::vector<RunRecord> records;
-    for (const StudyRunResult& run : result.runs) records.push_back(run.record);
-    result.table = study_table(records);
+    result.table = study_table(result.records());
     observer.on_study_finished(result);
     return result;
 }

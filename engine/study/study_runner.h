@@ -34,6 +34,8 @@ struct StudyResult {
     std::vector<StudyRunResult> runs;
     std::vector<StudyRow> table;
     bool complete = false;  // every planned run finished
+    // Each run's record, in the order they trained.
+    std::vector<RunRecord> records() const;
 };
 
 // One event stream for a study, on the thread that runs it: the study's

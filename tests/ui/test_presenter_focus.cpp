@@ -133,6 +133,25 @@ bool showMaximizedOn(QWidget& window, QSize size)
            });
 }
 
+// Shows `window` maximized on the screen of `screenSize`, in presenter mode
+// (full screen) if `presenting`, for a text check. Returns the settings
+// panel's scroll area, which scrolls on a short screen by design; null if
+// the window did not show so.
+const QScrollArea* showForTextCheck(MainWindow& window, QSize screenSize, bool presenting)
+{
+    if (!showMaximizedOn(window, screenSize))
+        return nullptr;
+    if (presenting) {
+        window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
+        if (!QTest::qWaitFor([&] { return window.size() == screenSize; }))
+            return nullptr;
+    }
+    for (const QScrollArea* area : window.findChildren<QScrollArea*>())
+        if (area->widget() == window.findChild<RunConfigPanel*>())
+            return area;
+    return nullptr;
+}
+
 // Why `area` hides part of its content from the user (it neither holds it
 // nor shows a scroll bar to reach the rest), or empty.
 QString unreachable(const QAbstractScrollArea& area)
@@ -644,15 +663,7 @@ void TestPresenterFocus::textLargeAndWholeOnEveryView()
     const int floor = presenting ? kPresenterFloor : kDeskFloor;
     saveRepeatedComparison();
     MainWindow window;
-    QVERIFY(showMaximizedOn(window, screenSize));
-    if (presenting) {
-        window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
-        QTRY_COMPARE(window.size(), screenSize);
-    }
-    const QScrollArea* settings = nullptr;
-    for (const QScrollArea* area : window.findChildren<QScrollArea*>())
-        if (area->widget() == window.findChild<RunConfigPanel*>())
-            settings = area;
+    const QScrollArea* settings = showForTextCheck(window, screenSize, presenting);
     QVERIFY(settings);
     // The settings panel scrolls on a short screen, by design (hidden in presenter mode);
     // so does the run legend past its few lines (ChartBoard::fitLegend), which the CPU
@@ -696,15 +707,7 @@ void TestPresenterFocus::textLargeAndWholeBeforeAnyRun()
     QFETCH(QSize, screenSize);
     QFETCH(bool, presenting);
     MainWindow window;
-    QVERIFY(showMaximizedOn(window, screenSize));
-    if (presenting) {
-        window.findChild<QAction*>(QStringLiteral("presenterAction"))->trigger();
-        QTRY_COMPARE(window.size(), screenSize);
-    }
-    const QScrollArea* settings = nullptr;
-    for (const QScrollArea* area : window.findChildren<QScrollArea*>())
-        if (area->widget() == window.findChild<RunConfigPanel*>())
-            settings = area;
+    const QScrollArea* settings = showForTextCheck(window, screenSize, presenting);
     QVERIFY(settings);
     QTest::qWait(50);  // the layouts settle
     QTRY_COMPARE(textProblemsShown(window, presenting ? kPresenterFloor : kDeskFloor, {settings}), QString());

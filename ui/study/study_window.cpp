@@ -25,9 +25,7 @@ StudyWindow::StudyWindow(dp::Study study, const QString& path, QWidget* parent)
 }
 
 StudyWindow::StudyWindow(const dp::StudyPlan& plan, QWidget* parent)
-    : StudyWindow(dp::Study{plan.kind, plan.kind == dp::StudyKind::sweep ? dp::sweep_grid_text(plan.grid) : "",
-                            plan.repeats, {}},
-                  int(plan.runs().size()), parent)
+    : StudyWindow(dp::study_of(plan), int(plan.runs().size()), parent)
 {
     running_ = true;
     showRuns();

@@ -59,16 +59,10 @@ void SweepStarter::followStudyEnded(int study, const dp::StudyResult& result)
         return;
     const Sweep sweep = std::move(found->second);
     sweeps_.erase(found);
-    dp::Study ended{.kind = dp::StudyKind::sweep,
-                    .grid = dp::sweep_grid_text(sweep.plan.grid),
-                    .repeats = sweep.plan.repeats,
-                    .runs = {}};
-    for (const dp::StudyRunResult& run : result.runs)
-        ended.runs.push_back(run.record);
     QString path;
     try {
         const std::filesystem::path file = dp::new_study_path();
-        dp::write_study(file, ended);
+        dp::write_study(file, dp::study_of(sweep.plan, result.records()));
         path = QString::fromStdString(file.string());
         status_->appendLog(tr("sweep: %1 of %2 runs, saved as %3")
                                .arg(result.runs.size())
